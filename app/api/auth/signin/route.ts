@@ -1,0 +1,5 @@
+import { signInHandler } from "@/lib/auth/browser";
+
+export const dynamic = "force-dynamic";
+
+export const POST = signInHandler;

@@ -1,0 +1,5 @@
+import { signOutHandler } from "@/lib/auth/browser";
+
+export const dynamic = "force-dynamic";
+
+export const POST = signOutHandler;

@@ -1,0 +1,30 @@
+import Link from "next/link";
+import { getDb } from "@/lib/db/client";
+import { requireUser } from "@/lib/auth/page";
+import { listFamilies } from "@/lib/projects/families";
+import { Shell } from "@/components/ui/shell";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Families" };
+
+export default async function FamiliesPage() {
+  const user = await requireUser("/families");
+  const families = await listFamilies(getDb());
+  return (
+    <Shell user={user} crumbs={[{ label: "Families" }]}>
+      <div className="grid gap-3 md:grid-cols-2">
+        {families.map((f) => (
+          <Link key={f.id} href={`/families/${f.id}`} className="block rounded-md border border-zinc-200 bg-white p-3 hover:border-zinc-400">
+            <div className="flex items-baseline gap-2">
+              <span className="font-semibold">{f.id}</span>
+              <span className="text-xs text-zinc-400">v{f.version}</span>
+              <span className="ml-auto text-xs text-zinc-500">{f.builtin ? "built-in" : "registered"}</span>
+            </div>
+            <p className="mt-1 text-zinc-600">{f.description}</p>
+            <p className="mt-1 text-xs text-zinc-500">{f.fields.length} fields</p>
+          </Link>
+        ))}
+      </div>
+    </Shell>
+  );
+}

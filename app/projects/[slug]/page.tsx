@@ -1,0 +1,97 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { getDb } from "@/lib/db/client";
+import { requireUser } from "@/lib/auth/page";
+import { NotFound, DomainError } from "@/lib/api/errors";
+import { getProjectFor } from "@/lib/projects/service";
+import { listGenerationsWithMetrics } from "@/lib/generations/overview";
+import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { count, fixed, pct } from "@/components/ui/format";
+import { GenerationTrend } from "@/components/charts/generation-trend";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ slug: string }> }) {
+  return { title: (await params).slug };
+}
+
+export default async function ProjectPage({ params }: { params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const user = await requireUser(`/projects/${slug}`);
+  const db = getDb();
+  const project = await getProjectFor(db, slug, user).catch((err) => {
+    if (err instanceof NotFound) notFound();
+    if (err instanceof DomainError) notFound();
+    throw err;
+  });
+  const gens = await listGenerationsWithMetrics(db, project);
+  const latest = gens[gens.length - 1];
+  return (
+    <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { label: project.name }]}>
+      <div className="mb-4 flex items-baseline gap-3">
+        <h1 className="text-xl font-semibold">{project.name}</h1>
+        <Link href={`/families/${project.familyId}`} className="text-zinc-500 hover:underline">
+          {project.familyId}
+        </Link>
+        <span className="text-zinc-400">success threshold {project.successThreshold}</span>
+      </div>
+      <div className="mb-4 grid grid-cols-2 gap-2 md:grid-cols-6">
+        <Stat label="Generations" value={count(gens.length)} />
+        <Stat label="Latest environments" value={count(latest?.environments)} />
+        <Stat label="Latest rollouts" value={count(latest?.rollouts)} />
+        <Stat label="Latest success" value={pct(latest?.metrics.successRate)} />
+        <Stat label="Latest learnability" value={fixed(latest?.metrics.learnability)} hint="mean E[q(1-q)] under the Beta posterior" />
+        <Stat label="Latest zero-signal" value={pct(latest?.metrics.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
+      </div>
+      {gens.length > 1 && (
+        <Panel title="Across generations" className="mb-4">
+          <GenerationTrend points={gens.map((g) => ({ index: g.index, ...g.metrics }))} />
+        </Panel>
+      )}
+      <Panel title="Generations">
+        {gens.length === 0 ? (
+          <p className="text-zinc-500">No generations yet: POST /api/v1/projects/{project.slug}/generations creates one.</p>
+        ) : (
+          <table className="w-full" data-testid="generations-table">
+            <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
+              <tr>
+                <th className="py-1.5">Gen</th>
+                <th>Status</th>
+                <th>Source</th>
+                <th className="text-right">Envs</th>
+                <th className="text-right">Rollouts</th>
+                <th className="text-right">Success</th>
+                <th className="text-right">Mean reward</th>
+                <th className="text-right">pass@1</th>
+                <th className="text-right">Learnability</th>
+                <th className="text-right">Zero-signal</th>
+                <th className="text-right">Infra errors</th>
+              </tr>
+            </thead>
+            <tbody>
+              {[...gens].reverse().map((g) => (
+                <tr key={g.index} className="num border-t border-zinc-100 hover:bg-zinc-50">
+                  <td className="py-1.5">
+                    <Link href={`/projects/${project.slug}/generations/${g.index}`} className="font-medium hover:underline">
+                      G{g.index}
+                    </Link>
+                  </td>
+                  <td>{g.status}</td>
+                  <td className="text-zinc-500">{g.source}</td>
+                  <td className="text-right">{count(g.environments)}</td>
+                  <td className="text-right">{count(g.rollouts)}</td>
+                  <td className="text-right">{pct(g.metrics.successRate)}</td>
+                  <td className="text-right">{fixed(g.metrics.meanReward, 4)}</td>
+                  <td className="text-right">{pct(g.metrics.passAtK["1"])}</td>
+                  <td className="text-right">{fixed(g.metrics.learnability)}</td>
+                  <td className="text-right">{pct(g.metrics.zeroSignalFraction)}</td>
+                  <td className="text-right">{pct(g.metrics.infraErrorRate)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Panel>
+    </Shell>
+  );
+}

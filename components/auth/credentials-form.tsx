@@ -1,0 +1,73 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+
+interface ApiError {
+  error?: { message?: string; details?: { path?: string; message: string }[] };
+}
+
+/** The sign-in and first-run forms: posts to a route handler, shows its error next to the field. */
+export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"; next?: string }) {
+  const router = useRouter();
+  const [fields, setFields] = useState({ email: "", name: "", password: "" });
+  const mutation = useMutation({
+    mutationFn: async () => {
+      const body = mode === "setup" ? fields : { email: fields.email, password: fields.password };
+      const res = await fetch(mode === "setup" ? "/api/auth/setup" : "/api/auth/signin", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) {
+        const data = (await res.json().catch(() => ({}))) as ApiError;
+        throw new Error(data.error?.message ?? `Request failed (${res.status})`);
+      }
+    },
+    onSuccess: () => {
+      router.push(next.startsWith("/") && !next.startsWith("//") ? next : "/");
+      router.refresh();
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    mutation.mutate();
+  };
+  const input = "mt-1 w-full rounded border border-zinc-300 px-2 py-1.5 outline-none focus:border-zinc-500";
+  return (
+    <form onSubmit={submit} className="space-y-3">
+      <label className="block">
+        <span className="text-zinc-700">Email</span>
+        <input className={input} name="email" type="email" autoComplete="username" required value={fields.email} onChange={(e) => setFields({ ...fields, email: e.target.value })} autoFocus />
+      </label>
+      {mode === "setup" && (
+        <label className="block">
+          <span className="text-zinc-700">Name</span>
+          <input className={input} name="name" required value={fields.name} onChange={(e) => setFields({ ...fields, name: e.target.value })} />
+        </label>
+      )}
+      <label className="block">
+        <span className="text-zinc-700">Password{mode === "setup" && <span className="text-zinc-400"> (10 characters or more)</span>}</span>
+        <input
+          className={input}
+          name="password"
+          type="password"
+          autoComplete={mode === "setup" ? "new-password" : "current-password"}
+          required
+          minLength={mode === "setup" ? 10 : 1}
+          value={fields.password}
+          onChange={(e) => setFields({ ...fields, password: e.target.value })}
+        />
+      </label>
+      {mutation.error && (
+        <p role="alert" className="rounded bg-red-50 px-2 py-1.5 text-red-700">
+          {mutation.error.message}
+        </p>
+      )}
+      <button type="submit" disabled={mutation.isPending} className="w-full rounded bg-zinc-900 px-3 py-1.5 font-medium text-white hover:bg-zinc-700 disabled:opacity-50">
+        {mode === "setup" ? "Create admin account" : mutation.isPending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

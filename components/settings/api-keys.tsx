@@ -1,0 +1,122 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+
+interface KeyRow {
+  id: number;
+  name: string;
+  role: string;
+  project: string | null;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+async function api<T>(path: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(path, { ...init, headers: { "content-type": "application/json", ...init?.headers } });
+  if (!res.ok) {
+    const data = await res.json().catch(() => ({}));
+    throw new Error(data?.error?.message ?? `Request failed (${res.status})`);
+  }
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+/** Admin: list, create (secret shown once) and revoke API keys. */
+export function ApiKeys({ projects }: { projects: string[] }) {
+  const qc = useQueryClient();
+  const keys = useQuery({ queryKey: ["keys"], queryFn: () => api<{ keys: KeyRow[] }>("/api/v1/keys") });
+  const [form, setForm] = useState({ name: "", role: "ingest", project: "" });
+  const [secret, setSecret] = useState<string | null>(null);
+  const create = useMutation({
+    mutationFn: () => api<{ id: number; key: string }>("/api/v1/keys", { method: "POST", body: JSON.stringify({ name: form.name, role: form.role, project: form.project || undefined }) }),
+    onSuccess: (r) => {
+      setSecret(r.key);
+      setForm({ ...form, name: "" });
+      void qc.invalidateQueries({ queryKey: ["keys"] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: number) => api(`/api/v1/keys/${id}`, { method: "DELETE" }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: ["keys"] }),
+  });
+  const field = "rounded border border-zinc-300 px-2 py-1";
+  return (
+    <div className="space-y-4">
+      <form
+        className="flex flex-wrap items-end gap-2 rounded-md border border-zinc-200 bg-white p-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <label className="flex flex-col">
+          <span className="text-xs text-zinc-500">Name</span>
+          <input className={field} value={form.name} required onChange={(e) => setForm({ ...form, name: e.target.value })} placeholder="trainer-ci" />
+        </label>
+        <label className="flex flex-col">
+          <span className="text-xs text-zinc-500">Role</span>
+          <select className={field} value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
+            {["admin", "reviewer", "ingest", "viewer"].map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col">
+          <span className="text-xs text-zinc-500">Limited to project</span>
+          <select className={field} value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })}>
+            <option value="">(all projects)</option>
+            {projects.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </select>
+        </label>
+        <button className="rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50" disabled={create.isPending}>
+          Create key
+        </button>
+        {create.error && <span className="text-red-700">{create.error.message}</span>}
+      </form>
+      {secret && (
+        <div role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-3">
+          <div className="mb-1 text-emerald-800">Copy the key now: it is shown only once.</div>
+          <code data-testid="new-key" className="select-all break-all font-mono">
+            {secret}
+          </code>
+        </div>
+      )}
+      <table className="w-full rounded-md border border-zinc-200 bg-white">
+        <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
+          <tr>
+            <th className="px-3 py-2">Name</th>
+            <th>Role</th>
+            <th>Project</th>
+            <th>Prefix</th>
+            <th>Created</th>
+            <th>Status</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {keys.data?.keys.map((k) => (
+            <tr key={k.id} className="border-t border-zinc-100">
+              <td className="px-3 py-1.5">{k.name}</td>
+              <td>{k.role}</td>
+              <td>{k.project ?? "all"}</td>
+              <td className="font-mono text-xs">{k.prefix}…</td>
+              <td className="text-zinc-500">{new Date(k.createdAt).toLocaleString()}</td>
+              <td>{k.revokedAt ? <span className="text-zinc-400">revoked</span> : "active"}</td>
+              <td className="pr-3 text-right">
+                {!k.revokedAt && (
+                  <button className="text-red-700 hover:underline" onClick={() => revoke.mutate(k.id)}>
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {keys.error && <p className="text-red-700">{keys.error.message}</p>}
+    </div>
+  );
+}

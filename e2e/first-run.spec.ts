@@ -1,0 +1,75 @@
+import { expect, test, type Page } from "@playwright/test";
+
+const ADMIN = { email: "ada@example.org", name: "Ada", password: "correct-horse-battery" };
+
+test.describe.configure({ mode: "serial" });
+
+async function signIn(page: Page) {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(ADMIN.email);
+  await page.getByLabel("Password").fill(ADMIN.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("current-user")).toContainText(ADMIN.name);
+}
+
+test("first run creates the admin, who lands on the demo project", async ({ page }) => {
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/setup$/);
+  await page.getByLabel("Email").fill(ADMIN.email);
+  await page.getByLabel("Name").fill(ADMIN.name);
+  await page.getByLabel(/Password/).fill(ADMIN.password);
+  await page.getByRole("button", { name: "Create admin account" }).click();
+  await expect(page.getByTestId("current-user")).toContainText("Ada");
+  await expect(page.getByRole("link", { name: "Demo: FrozenLake MAPF curriculum" })).toBeVisible();
+  await page.screenshot({ path: "test-results/screens/projects.png", fullPage: true });
+  // the first-run page closes once an account exists
+  await page.goto("/setup");
+  await expect(page).not.toHaveURL(/\/setup$/);
+});
+
+test("sign-in rejects a wrong password and accepts the right one", async ({ page }) => {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(ADMIN.email);
+  await page.getByLabel("Password").fill("wrong-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Wrong email or password.")).toBeVisible();
+  await page.getByLabel("Password").fill(ADMIN.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("current-user")).toContainText("Ada");
+});
+
+test("demo project shows generations, a trend, and a generation's environments", async ({ page }) => {
+  await signIn(page);
+  await page.getByRole("link", { name: "Demo: FrozenLake MAPF curriculum" }).click();
+  const table = page.getByTestId("generations-table");
+  await expect(table.getByRole("row")).toHaveCount(5); // header + 4 generations
+  await expect(page.getByTestId("generation-trend").locator("svg").first()).toBeVisible();
+  await page.screenshot({ path: "test-results/screens/project.png", fullPage: true });
+  await table.getByRole("link", { name: "G1" }).click();
+  await expect(page.getByRole("heading", { name: "Generation 1" })).toBeVisible();
+  const envs = page.getByTestId("environments-table");
+  await expect(envs.getByRole("row").nth(1)).toBeVisible();
+  await expect(envs).toContainText("keep");
+  await page.screenshot({ path: "test-results/screens/generation.png", fullPage: true });
+});
+
+test("family page lists fields with direction and difficulty sign", async ({ page }) => {
+  await signIn(page);
+  await page.goto("/families/frozenlake-mapf");
+  const fields = page.getByTestId("family-fields");
+  await expect(fields.getByRole("row", { name: /slip_probability/ })).toContainText("uncertainty");
+  await page.screenshot({ path: "test-results/screens/family.png", fullPage: true });
+});
+
+test("an API key with the viewer role can read but not create", async ({ request }) => {
+  const admin = { Authorization: "Bearer e2e-bootstrap-token-0123456789" };
+  const key = await request.post("/api/v1/keys", { headers: admin, data: { name: "e2e-viewer", role: "viewer" } });
+  expect(key.status()).toBe(201);
+  const viewer = { Authorization: `Bearer ${(await key.json()).key}` };
+  expect((await request.get("/api/v1/projects", { headers: viewer })).status()).toBe(200);
+  const denied = await request.post("/api/v1/projects", { headers: viewer, data: { slug: "nope", name: "n", family: "search-agent" } });
+  expect(denied.status()).toBe(403);
+  // a cross-site browser mutation with a session cookie is refused
+  const health = await request.get("/api/health");
+  expect(await health.json()).toEqual({ status: "ok", db: "ok" });
+});

@@ -1,0 +1,200 @@
+import { describe, expect, it } from "vitest";
+import {
+  classifyRollout,
+  clusterFailures,
+  clusterId,
+  failureCategoryCounts,
+  failureSignature,
+  normalizeMessage,
+  parseVerifierOutput,
+  type FailureRow,
+} from "./failures";
+
+const PYTEST_FAILED = `============================= test session starts ==============================
+platform linux -- Python 3.13.7, pytest-8.4.1, pluggy-1.6.0
+collected 3 items
+
+../tests/test_outputs.py F.F                                               [100%]
+
+=================================== FAILURES ===================================
+E       AssertionError: Failed to match rows: [0, 1, 2]
+=========================== short test summary info ============================
+FAILED ../tests/test_outputs.py::test_z_last - AssertionError: Failed to match...
+FAILED ../tests/test_outputs.py::test_a_first[case-1] - assert False
+========================= 2 failed, 1 passed in 0.96s ==========================
+`;
+
+const CURL_MISSING = `Hit:1 http://archive.ubuntu.com/ubuntu noble InRelease
+Reading package lists...
+E: Could not get lock /var/lib/dpkg/lock. It is held by process 635 (dpkg)
+E: Unable to lock the administration directory (/var/lib/dpkg/), is another process using it?
+/tests/test.sh: line 8: curl: command not found
+/tests/test.sh: line 10: /root/.local/bin/env: No such file or directory
+/tests/test.sh: line 19: uvx: command not found
+`;
+
+const SEGFAULT = `============================= test session starts ==============================
+collected 2 items
+
+../tests/test_outputs.py Fatal Python error: Segmentation fault
+
+Current thread 0x00007b5f1295a740 (most recent call first):
+  File "/tests/test_outputs.py", line 25 in test_accuracy
+`;
+
+describe("parseVerifierOutput", () => {
+  it("reads pytest's summary and failing tests", () => {
+    const r = parseVerifierOutput(PYTEST_FAILED);
+    expect(r).toMatchObject({ testsRan: true, passed: 1, failed: 2, crash: null, setupFailure: null });
+    expect(r.failedTests).toEqual(["test_outputs.py::test_a_first[*]", "test_outputs.py::test_z_last"]);
+  });
+  it("finds the first missing tool and what broke before it", () => {
+    const r = parseVerifierOutput(CURL_MISSING);
+    expect(r.testsRan).toBe(false);
+    expect(r.setupFailure).toBe("curl: command not found");
+    expect(r.setupCause).toBe("apt: dpkg lock held by another process");
+  });
+  it("reads a crash without a verdict", () => {
+    const r = parseVerifierOutput(SEGFAULT);
+    expect(r.testsRan).toBe(false);
+    expect(r.crash).toBe("Fatal Python error: Segmentation fault");
+  });
+  it("sees a full disk through uv's line wrapping", () => {
+    const r = parseVerifierOutput("  ╰─▶ failed to write to file\n      `/root/.cache/uv/x.so.12`: No\n      space left on device (os error 28)\n");
+    expect(r).toMatchObject({ testsRan: false, setupFailure: "no space left on device" });
+  });
+});
+
+describe("classifyRollout", () => {
+  it("returns null for successes, even after an exception", () => {
+    expect(classifyRollout({ reward: 1 })).toBeNull();
+    expect(classifyRollout({ reward: 1, status: "errored", errorType: "AgentTimeoutError" })).toBeNull();
+    expect(classifyRollout({ reward: 0.7, threshold: 0.5 })).toBeNull();
+  });
+  it("maps Harbor's timeouts", () => {
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "AgentTimeoutError", errorMessage: "Agent execution timed out after 900.0 seconds" })).toBe(
+      "agent_timeout",
+    );
+    expect(classifyRollout({ reward: null, hasVerdict: false, status: "errored", errorType: "AgentTimeoutError" })).toBe("agent_timeout");
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "VerifierTimeoutError" })).toBe("verifier_timeout");
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "AgentSetupTimeoutError" })).toBe("infra_error");
+  });
+  it("recognises context length and format errors", () => {
+    expect(
+      classifyRollout({ reward: 0, status: "errored", errorType: "BadRequestError", errorMessage: "This model's maximum context length is 32768 tokens." }),
+    ).toBe("context_length_exceeded");
+    expect(classifyRollout({ reward: 0, errorType: "ContextLengthExceededError" })).toBe("context_length_exceeded");
+    expect(
+      classifyRollout({ reward: 0, verifierOutput: PYTEST_FAILED, finalMessage: "Format error: Your last response did not include a valid `bash` tool call." }),
+    ).toBe("format_error");
+  });
+  it("separates infrastructure from policy failures", () => {
+    expect(classifyRollout({ reward: 0, verifierOutput: CURL_MISSING })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, verifierOutput: SEGFAULT })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, verifierOutput: "INTERNALERROR> Traceback (most recent call last):\n" })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, verifierOutput: "Traceback (most recent call last):\n  File x\nKeyError: 1\n" })).toBe("infra_error");
+    expect(classifyRollout({ reward: null })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, hasVerdict: false })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "RewardFileNotFoundError" })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "DaytonaError" })).toBe("infra_error");
+  });
+  it("treats a missing tool as policy failure once tests actually ran", () => {
+    expect(classifyRollout({ reward: 0, verifierOutput: `/tests/test.sh: line 8: curl: command not found\n${PYTEST_FAILED}` })).toBe("verifier_failed");
+  });
+  it("falls back to errored_other and verifier_failed", () => {
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "ValueError", errorMessage: "bad" })).toBe("errored_other");
+    expect(classifyRollout({ reward: 0, verifierOutput: PYTEST_FAILED })).toBe("verifier_failed");
+    expect(classifyRollout({ reward: 0 })).toBe("verifier_failed");
+  });
+});
+
+describe("normalizeMessage", () => {
+  it.each([
+    ["Agent execution timed out after 900.0 seconds", "Agent execution timed out after <n> seconds"],
+    ["Sandbox 3f2b1c9e-1234-4abc-8def-0123456789ab failed", "Sandbox <uuid> failed"],
+    ["cannot open /tmp/run_42/out.txt: denied", "cannot open <path>: denied"],
+    ["object at 0x7f3a2b1c failed", "object at <hex> failed"],
+    ["commit 69671fbaac6d67a7ef0dfec016cc38a64ef7a77c missing", "commit <hex> missing"],
+    ["trial NUp6a7rX9 crashed", "trial <id> crashed"],
+    ["see https://example.com/a/b?c=1 now", "see <url> now"],
+    ["first line\nsecond line", "first line"],
+    ["  spaced   out  ", "spaced out"],
+  ])("%s", (input, expected) => {
+    expect(normalizeMessage(input)).toBe(expected);
+  });
+  it("keeps the words of and/or", () => {
+    expect(normalizeMessage("read and/or write")).toBe("read and/or write");
+  });
+});
+
+describe("failureSignature", () => {
+  it("uses the exception type with the normalized message", () => {
+    expect(failureSignature({ reward: 0, errorType: "AgentTimeoutError", errorMessage: "Agent execution timed out after 3600.0 seconds" })).toBe(
+      "AgentTimeoutError: Agent execution timed out after <n> seconds",
+    );
+  });
+  it("lists failing tests sorted", () => {
+    expect(failureSignature({ reward: 0, verifierOutput: PYTEST_FAILED })).toBe("test_outputs.py::test_a_first[*], test_outputs.py::test_z_last");
+  });
+  it("caps long test lists and says how many were left out", () => {
+    const names = Array.from({ length: 40 }, (_, i) => `FAILED tests/test_x.py::test_number_${String(i).padStart(2, "0")} - boom`);
+    const sig = failureSignature({ reward: 0, verifierOutput: `${names.join("\n")}\n=== 40 failed in 1.00s ===\n` });
+    expect(sig.length).toBeLessThanOrEqual(240);
+    expect(sig).toMatch(/ \(\+\d+ more\)$/);
+    expect(sig.startsWith("test_x.py::test_number_00, ")).toBe(true);
+  });
+  it("describes infra failures", () => {
+    expect(failureSignature({ reward: 0, verifierOutput: CURL_MISSING })).toBe(
+      "verifier setup: curl: command not found (apt: dpkg lock held by another process)",
+    );
+    expect(failureSignature({ reward: 0, verifierOutput: SEGFAULT })).toBe("verifier crashed: Fatal Python error: Segmentation fault");
+    expect(failureSignature({ reward: null })).toBe("no verifier verdict (verifier did not run)");
+  });
+  it("describes format errors from the final message", () => {
+    expect(failureSignature({ reward: 0, finalMessage: "Format error: Your last response did not include a valid `bash` tool call.\n\nPlease..." })).toBe(
+      "Format error: Your last response did not include a valid `bash` tool call.",
+    );
+  });
+  it("is empty for successes", () => {
+    expect(failureSignature({ reward: 1 })).toBe("");
+  });
+});
+
+describe("clusterFailures", () => {
+  const rows: FailureRow[] = [
+    { rolloutId: "r5", environmentKey: "env-b", category: "infra_error", signature: "verifier setup: curl: command not found" },
+    { rolloutId: "r1", environmentKey: "env-a", category: "verifier_failed", signature: "test_a" },
+    { rolloutId: "r9", environmentKey: "env-c", category: "infra_error", signature: "verifier setup: curl: command not found" },
+    { rolloutId: "r2", environmentKey: "env-b", category: "infra_error", signature: "verifier setup: curl: command not found" },
+    { rolloutId: "r7", environmentKey: "env-d", category: "infra_error", signature: "verifier setup: curl: command not found" },
+    { rolloutId: "r3", environmentKey: "env-a", category: "agent_timeout", signature: "AgentTimeoutError: x" },
+  ];
+
+  it("groups by category and signature, largest first", () => {
+    const clusters = clusterFailures(rows);
+    expect(clusters.map((c) => [c.category, c.count, c.environments])).toEqual([
+      ["infra_error", 4, 3],
+      ["agent_timeout", 1, 1],
+      ["verifier_failed", 1, 1],
+    ]);
+    expect(clusters[0].environmentKeys).toEqual(["env-b", "env-c", "env-d"]);
+  });
+  it("picks exemplars deterministically, one per environment first", () => {
+    const a = clusterFailures(rows)[0];
+    const b = clusterFailures([...rows].reverse())[0];
+    expect(a.exemplarRolloutIds).toEqual(["r2", "r7", "r9"]);
+    expect(b).toEqual(a);
+  });
+  it("has stable ids", () => {
+    expect(clusterId("infra_error", "x")).toBe(clusterId("infra_error", "x"));
+    expect(clusterId("infra_error", "x")).not.toBe(clusterId("verifier_failed", "x"));
+    expect(clusterId("infra_error", "x")).toMatch(/^[0-9a-f]{16}$/);
+  });
+  it("counts categories", () => {
+    expect(failureCategoryCounts(rows)).toEqual([
+      { category: "infra_error", count: 4 },
+      { category: "agent_timeout", count: 1 },
+      { category: "verifier_failed", count: 1 },
+    ]);
+  });
+});

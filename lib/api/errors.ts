@@ -1,0 +1,115 @@
+/** Typed domain errors, mapped to HTTP in one place (toErrorResponse). */
+import { z } from "zod";
+
+export interface ErrorDetail {
+  path?: string;
+  line?: number;
+  message: string;
+  code?: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export class Invalid extends DomainError {
+  constructor(message: string, details: ErrorDetail[] = [], status = 422) {
+    super(status, "invalid", message, details);
+  }
+}
+export class BadRequest extends DomainError {
+  constructor(message: string, details: ErrorDetail[] = []) {
+    super(400, "bad_request", message, details);
+  }
+}
+export class Unauthorized extends DomainError {
+  constructor(message = "Missing or unknown API key: send `Authorization: Bearer <key>` or sign in.") {
+    super(401, "unauthorized", message);
+  }
+}
+export class Forbidden extends DomainError {
+  constructor(message: string) {
+    super(403, "forbidden", message);
+  }
+}
+export class NotFound extends DomainError {
+  constructor(message: string) {
+    super(404, "not_found", message);
+  }
+}
+export class Conflict extends DomainError {
+  constructor(message: string, details: ErrorDetail[] = []) {
+    super(409, "conflict", message, details);
+  }
+}
+export class PayloadTooLarge extends DomainError {
+  constructor(message: string) {
+    super(413, "payload_too_large", message);
+  }
+}
+export class UnsupportedMediaType extends DomainError {
+  constructor(message: string) {
+    super(415, "unsupported_media_type", message);
+  }
+}
+export class Unavailable extends DomainError {
+  constructor(message: string) {
+    super(503, "unavailable", message);
+  }
+}
+
+/** zod issues -> details with dot-joined field paths. */
+export function zodDetails(error: z.ZodError, prefix = ""): ErrorDetail[] {
+  return error.issues.map((issue) => {
+    const keys = issue.code === "unrecognized_keys" ? (issue as { keys?: string[] }).keys : undefined;
+    const base = [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
+    const path = keys?.length === 1 ? [base, keys[0]].filter(Boolean).join(".") : base;
+    return { path: path || "(root)", message: issue.message, code: issue.code };
+  });
+}
+
+/** Parse `value` with `schema` or throw Invalid naming every offending field path. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, what = "request body", status = 422): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const details = zodDetails(parsed.error);
+  const first = details[0];
+  throw new Invalid(`The ${what} is not valid: ${first.path}: ${first.message}`, details, status);
+}
+
+const PG_CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P02", "57P03", "08006", "08001", "08003"]);
+
+/** True for errors that mean the database is unreachable or restarting. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return false;
+  if (e.code && PG_CONNECTION_CODES.has(e.code)) return true;
+  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|terminating connection/i.test(
+    e.message ?? "",
+  );
+}
+
+/** Any thrown value -> the API's JSON error response. */
+export function toErrorResponse(err: unknown): Response {
+  if (err instanceof DomainError) {
+    return Response.json({ error: { code: err.code, message: err.message, details: err.details } }, { status: err.status });
+  }
+  if (isDatabaseUnavailable(err)) {
+    return Response.json(
+      { error: { code: "database_unavailable", message: "The database is unreachable right now; retry in a moment.", details: [] } },
+      { status: 503, headers: { "Retry-After": "2" } },
+    );
+  }
+  console.error("[api] unexpected error:", err);
+  return Response.json(
+    { error: { code: "internal", message: "Unexpected server error; the server log has the details.", details: [] } },
+    { status: 500 },
+  );
+}

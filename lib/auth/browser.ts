@@ -1,0 +1,50 @@
+/** Browser sign-in flows as route handlers (not under /api/v1: they set the session cookie). */
+import { getDb } from "@/lib/db/client";
+import { parseOrThrow, toErrorResponse } from "@/lib/api/errors";
+import { readJsonBody } from "@/lib/api/route";
+import { assertSameOrigin, SESSION_COOKIE } from "./principal";
+import { clearedSessionCookie, sessionCookie } from "./cookies";
+import { createFirstAdmin, openSession, setupSchema, signIn, signInSchema, signOut } from "./users";
+
+/** POST /api/auth/setup: the first admin account (loopback only, only while none exists). */
+export async function setupHandler(req: Request): Promise<Response> {
+  try {
+    assertSameOrigin(req);
+    const db = getDb();
+    const input = parseOrThrow(setupSchema, await readJsonBody(req));
+    const userId = await createFirstAdmin(db, input, req.headers.get("x-envforge-peer"));
+    const session = await openSession(db, userId);
+    return Response.json({ ok: true }, { status: 201, headers: { "Set-Cookie": sessionCookie(session.token, session.expiresAt, req) } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}
+
+/** POST /api/auth/signin. */
+export async function signInHandler(req: Request): Promise<Response> {
+  try {
+    assertSameOrigin(req);
+    const db = getDb();
+    const input = parseOrThrow(signInSchema, await readJsonBody(req));
+    const session = await signIn(db, input);
+    return Response.json({ ok: true }, { headers: { "Set-Cookie": sessionCookie(session.token, session.expiresAt, req) } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}
+
+/** POST /api/auth/signout. */
+export async function signOutHandler(req: Request): Promise<Response> {
+  try {
+    assertSameOrigin(req);
+    const cookie = req.headers.get("cookie") ?? "";
+    const token = cookie
+      .split(";")
+      .map((c) => c.trim().split("="))
+      .find(([k]) => k === SESSION_COOKIE)?.[1];
+    if (token) await signOut(getDb(), decodeURIComponent(token));
+    return Response.json({ ok: true }, { headers: { "Set-Cookie": clearedSessionCookie() } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}

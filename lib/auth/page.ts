@@ -1,0 +1,29 @@
+/** Server-component guards: who is signed in, and where to send someone who is not. */
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { getDb } from "@/lib/db/client";
+import { principalFromSession, SESSION_COOKIE, type Principal } from "./principal";
+import { hasScope, type Scope } from "./roles";
+import { needsSetup } from "./users";
+
+/** The signed-in user, or null. */
+export async function currentUser(): Promise<Principal | null> {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  if (!token) return null;
+  return principalFromSession(getDb(), token);
+}
+
+/** The signed-in user; otherwise a redirect to the first-run page or to sign-in. */
+export async function requireUser(next?: string): Promise<Principal> {
+  const user = await currentUser();
+  if (user) return user;
+  if (await needsSetup(getDb())) redirect("/setup");
+  redirect(next ? `/signin?next=${encodeURIComponent(next)}` : "/signin");
+}
+
+/** The signed-in user holding `scope`; otherwise a 403 page via notFound-like redirect. */
+export async function requireUserWith(scope: Scope, next?: string): Promise<Principal> {
+  const user = await requireUser(next);
+  if (!hasScope(user.role, scope)) redirect(`/forbidden?need=${encodeURIComponent(scope)}`);
+  return user;
+}

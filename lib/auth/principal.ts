@@ -1,0 +1,104 @@
+/** Who is calling: an API key (Bearer) or a signed-in browser session (cookie), with role and project limit. */
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { apiKeys, sessions, users } from "@/lib/db/schema";
+import { Forbidden, Unauthorized } from "@/lib/api/errors";
+import { hasScope, type Role, type Scope } from "./roles";
+import { digestToken } from "./secrets";
+
+export const SESSION_COOKIE = "envforge_session";
+
+export interface Principal {
+  kind: "key" | "user";
+  id: number;
+  /** How the audit log names this actor, e.g. `user:ada@lab.org` or `key:ci-trainer`. */
+  actor: string;
+  role: Role;
+  /** A key limited to one project carries its id. */
+  projectId: number | null;
+  name: string;
+}
+
+function readCookie(header: string | null, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return decodeURIComponent(v.join("="));
+  }
+  return undefined;
+}
+
+/** Resolve the principal behind an API key secret, or null. */
+export async function principalFromKey(db: Db, secret: string): Promise<Principal | null> {
+  const [row] = await db
+    .select({ id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, projectId: apiKeys.projectId })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, digestToken(secret)), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row) return null;
+  return { kind: "key", id: row.id, actor: `key:${row.name}`, role: row.role as Role, projectId: row.projectId, name: row.name };
+}
+
+/** Resolve the principal behind a session cookie token, or null. */
+export async function principalFromSession(db: Db, token: string): Promise<Principal | null> {
+  const [row] = await db
+    .select({ id: users.id, email: users.email, name: users.name, role: users.role })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.id, digestToken(token)), gt(sessions.expiresAt, new Date())))
+    .limit(1);
+  if (!row) return null;
+  return { kind: "user", id: row.id, actor: `user:${row.email}`, role: row.role as Role, projectId: null, name: row.name };
+}
+
+/**
+ * Authenticate a request. Cookie-authenticated mutations must come from our own origin
+ * (Origin or Sec-Fetch-Site), which makes them CSRF-safe; Bearer requests are not sent by browsers on their own.
+ */
+export async function authenticate(db: Db, req: Request): Promise<Principal> {
+  const auth = req.headers.get("authorization");
+  if (auth) {
+    const m = /^Bearer\s+(\S+)$/i.exec(auth.trim());
+    if (!m) throw new Unauthorized("The Authorization header must be `Bearer <api key>`.");
+    const p = await principalFromKey(db, m[1]);
+    if (!p) throw new Unauthorized("Unknown or revoked API key.");
+    return p;
+  }
+  const token = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
+  if (!token) throw new Unauthorized();
+  const p = await principalFromSession(db, token);
+  if (!p) throw new Unauthorized("Your session has expired: sign in again.");
+  if (!["GET", "HEAD", "OPTIONS"].includes(req.method)) assertSameOrigin(req);
+  return p;
+}
+
+/** Refuse a cookie-authenticated mutation that does not come from this site. */
+export function assertSameOrigin(req: Request): void {
+  const site = req.headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") throw new Forbidden("Cross-site request refused.");
+  const origin = req.headers.get("origin");
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  if (origin) {
+    let originHost: string;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      throw new Forbidden("Cross-site request refused.");
+    }
+    if (originHost !== host) throw new Forbidden("Cross-site request refused.");
+  } else if (!site) {
+    // neither header: not a browser we can vouch for; cookie mutations need one of them
+    throw new Forbidden("Cross-site request refused: browser mutations must send Origin.");
+  }
+}
+
+/** Throw 403 unless the principal has `scope` (and, for project-limited keys, the project matches). */
+export function requireScope(p: Principal, scope: Scope, projectId?: number): void {
+  if (!hasScope(p.role, scope)) throw new Forbidden(`Your role (${p.role}) may not do this (needs ${scope}).`);
+  if (p.projectId !== null && projectId !== undefined && p.projectId !== projectId) {
+    throw new Forbidden("This API key is limited to another project.");
+  }
+  if (p.projectId !== null && projectId === undefined && scope !== "projects:read") {
+    throw new Forbidden("This API key is limited to one project and cannot act outside it.");
+  }
+}

@@ -1,0 +1,45 @@
+/** Roles and the permission scopes they grant; checked on the server and mirrored in the UI. */
+export const ROLES = ["admin", "reviewer", "ingest", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+export type Scope =
+  | "projects:read"
+  | "projects:create"
+  | "families:write"
+  | "generations:write"
+  | "rollouts:write"
+  | "proposals:create"
+  | "proposals:review"
+  | "targets:manage"
+  | "dispatch:create"
+  | "keys:manage"
+  | "audit:read";
+
+const GRANTS: Record<Role, readonly Scope[]> = {
+  admin: [
+    "projects:read",
+    "projects:create",
+    "families:write",
+    "generations:write",
+    "rollouts:write",
+    "proposals:create",
+    "proposals:review",
+    "targets:manage",
+    "dispatch:create",
+    "keys:manage",
+    "audit:read",
+  ],
+  reviewer: ["projects:read", "generations:write", "proposals:create", "proposals:review", "dispatch:create", "audit:read"],
+  ingest: ["projects:read", "generations:write", "rollouts:write"],
+  viewer: ["projects:read", "audit:read"],
+};
+
+/** Whether `role` carries `scope`. */
+export function hasScope(role: Role, scope: Scope): boolean {
+  return GRANTS[role].includes(scope);
+}
+
+/** Whether `value` names a role. */
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}

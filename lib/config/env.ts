@@ -1,0 +1,46 @@
+/** Settings from environment variables, validated with zod once at start. */
+import path from "node:path";
+import { z } from "zod";
+
+const flag = z
+  .enum(["0", "1", "true", "false", "yes", "no", ""])
+  .transform((v) => v === "1" || v === "true" || v === "yes");
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  ENVFORGE_DATA_DIR: z.string().min(1).default(".envforge"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
+    .optional(),
+  ENVFORGE_BOOTSTRAP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  ENVFORGE_DEMO: flag.optional(),
+  ENVFORGE_PG_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  ENVFORGE_MAX_BODY_MB: z.coerce.number().positive().default(256),
+  ENVFORGE_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  ENVFORGE_WORKER: flag.default(true),
+  ENVFORGE_WEB: flag.default(true),
+});
+
+export type Settings = z.infer<typeof envSchema> & { dataDir: string; demo: boolean };
+
+export class SettingsError extends Error {}
+
+/** Parse and validate the process environment; a bad value throws one readable sentence. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Settings {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0]);
+    throw new SettingsError(`Setting ${name}=${JSON.stringify(env[name])} is not valid: ${issue.message}.`);
+  }
+  const s = parsed.data;
+  return {
+    ...s,
+    dataDir: path.resolve(cwd, s.ENVFORGE_DATA_DIR),
+    // the demo is seeded by default on the embedded database only
+    demo: s.ENVFORGE_DEMO ?? !s.DATABASE_URL,
+  };
+}

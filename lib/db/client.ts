@@ -1,0 +1,37 @@
+/** The shared pg pool and Drizzle instance, one per process (kept on globalThis across hot reloads). */
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import * as schema from "./schema";
+
+export type Db = NodePgDatabase<typeof schema>;
+
+interface DbHandle {
+  pool: pg.Pool;
+  db: Db;
+  url: string;
+}
+
+const globalKey = Symbol.for("envforge.db");
+type GlobalWithDb = typeof globalThis & { [globalKey]?: DbHandle };
+
+/** Create a pool and Drizzle instance for a connection string (callers own its lifetime). */
+export function createDb(url: string, max = 10): DbHandle {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  // a restarting database surfaces as errors on idle clients; the pool replaces them on the next query
+  pool.on("error", () => {});
+  return { pool, db: drizzle(pool, { schema }), url };
+}
+
+/** The process-wide database handle, built from DATABASE_URL on first use. */
+export function getDbHandle(): DbHandle {
+  const g = globalThis as GlobalWithDb;
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: start EnvForge with `npm start`, which provides it.");
+  if (!g[globalKey] || g[globalKey].url !== url) g[globalKey] = createDb(url, Number(process.env.ENVFORGE_DB_POOL ?? 10));
+  return g[globalKey];
+}
+
+/** The process-wide Drizzle instance. */
+export function getDb(): Db {
+  return getDbHandle().db;
+}

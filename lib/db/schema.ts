@@ -1,0 +1,432 @@
+/** Drizzle schema: every concept of PRODUCT.md as a table. Migrations in drizzle/ are generated from this file. */
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+
+// ---------------------------------------------------------------- auth
+
+export const users = pgTable("users", {
+  id: serial("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  name: text("name").notNull(),
+  passwordHash: text("password_hash").notNull(),
+  role: text("role").notNull(), // admin | reviewer | ingest | viewer
+  createdAt: createdAt(),
+});
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    // sha256 of the cookie token: a stolen database does not give live sessions
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: serial("id").primaryKey(),
+    name: text("name").notNull(),
+    role: text("role").notNull(),
+    projectId: integer("project_id").references(() => projects.id, { onDelete: "cascade" }),
+    keyHash: text("key_hash").notNull().unique(),
+    prefix: text("prefix").notNull(),
+    createdBy: text("created_by"),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [index("api_keys_role_idx").on(t.role)],
+);
+
+// ---------------------------------------------------------------- families and projects
+
+export const families = pgTable("families", {
+  id: text("id").primaryKey(),
+  version: text("version").notNull(),
+  jsonSchema: jsonb("json_schema").notNull(),
+  fields: jsonb("fields").notNull(),
+  createdBy: text("created_by"),
+  createdAt: createdAt(),
+});
+
+export const projects = pgTable("projects", {
+  id: serial("id").primaryKey(),
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  familyId: text("family_id").notNull(),
+  successThreshold: doublePrecision("success_threshold").notNull().default(1),
+  isDemo: boolean("is_demo").notNull().default(false),
+  settings: jsonb("settings").notNull().default(sql`'{}'::jsonb`),
+  createdAt: createdAt(),
+});
+
+// ---------------------------------------------------------------- environments and generations
+
+export const environments = pgTable(
+  "environments",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    config: jsonb("config").notNull(),
+    configHash: text("config_hash").notNull(),
+    parentId: bigint("parent_id", { mode: "number" }),
+    op: text("op").notNull().default("seed"), // seed | keep | mutate | add | crossover | import
+    direction: text("direction"),
+    validationState: text("validation_state").notNull().default("unvalidated"),
+    pMax: doublePrecision("p_max"),
+    validationDetails: jsonb("validation_details"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("environments_project_key_uq").on(t.projectId, t.key),
+    index("environments_project_hash_idx").on(t.projectId, t.configHash),
+    index("environments_parent_idx").on(t.parentId),
+  ],
+);
+
+export const generations = pgTable(
+  "generations",
+  {
+    id: serial("id").primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    index: integer("index").notNull(),
+    // draft | active | approved | materialized | archived
+    status: text("status").notNull().default("active"),
+    source: text("source").notNull().default("seed"), // seed | import | proposal
+    parentIndex: integer("parent_index"),
+    proposalId: uuid("proposal_id"),
+    trainingSteps: integer("training_steps"),
+    mixWeight: doublePrecision("mix_weight"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("generations_project_index_uq").on(t.projectId, t.index)],
+);
+
+export const generationEnvironments = pgTable(
+  "generation_environments",
+  {
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    environmentId: bigint("environment_id", { mode: "number" })
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    weight: doublePrecision("weight").notNull().default(1),
+    op: text("op").notNull().default("seed"),
+    direction: text("direction"),
+    rationale: text("rationale"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.generationId, t.environmentId] }),
+    index("generation_environments_env_idx").on(t.environmentId),
+  ],
+);
+
+export const policies = pgTable(
+  "policies",
+  {
+    id: serial("id").primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    step: integer("step"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("policies_project_name_uq").on(t.projectId, t.name)],
+);
+
+// ---------------------------------------------------------------- rollouts (narrow) and their payloads
+
+export const rollouts = pgTable(
+  "rollouts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    environmentId: bigint("environment_id", { mode: "number" })
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    policyId: integer("policy_id")
+      .notNull()
+      .references(() => policies.id, { onDelete: "cascade" }),
+    externalId: text("external_id").notNull(),
+    reward: doublePrecision("reward"),
+    success: boolean("success").notNull(),
+    status: text("status").notNull().default("completed"), // completed | errored
+    failureCategory: text("failure_category"),
+    failureSignature: text("failure_signature"),
+    errorType: text("error_type"),
+    errorMessage: text("error_message"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    turns: integer("turns"),
+    flags: text("flags").array(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("rollouts_project_external_uq").on(t.projectId, t.externalId),
+    index("rollouts_generation_policy_idx").on(t.generationId, t.policyId),
+    index("rollouts_environment_idx").on(t.environmentId, t.policyId),
+    index("rollouts_generation_category_idx").on(t.generationId, t.failureCategory),
+  ],
+);
+
+export const rolloutPayloads = pgTable("rollout_payloads", {
+  rolloutId: bigint("rollout_id", { mode: "number" })
+    .primaryKey()
+    .references(() => rollouts.id, { onDelete: "cascade" }),
+  trajectory: jsonb("trajectory"),
+  verifierOutput: text("verifier_output"),
+  metadata: jsonb("metadata"),
+});
+
+export const syncCursors = pgTable(
+  "sync_cursors",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    source: text("source").notNull(),
+    url: text("url").notNull(),
+    cursor: text("cursor"),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.source, t.url] })],
+);
+
+export const imports = pgTable(
+  "imports",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(), // ndjson | harbor
+    status: text("status").notNull().default("queued"),
+    progress: jsonb("progress"),
+    summary: jsonb("summary"),
+    error: text("error"),
+    createdBy: text("created_by"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("imports_project_idx").on(t.projectId)],
+);
+
+// ---------------------------------------------------------------- summaries, engineer runs, proposals
+
+export const failureSummaries = pgTable(
+  "failure_summaries",
+  {
+    id: serial("id").primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    policyId: integer("policy_id").references(() => policies.id, { onDelete: "cascade" }),
+    summary: jsonb("summary").notNull(),
+    tokenEstimate: integer("token_estimate").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("failure_summaries_generation_idx").on(t.generationId)],
+);
+
+export const proposals = pgTable(
+  "proposals",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    baseGeneration: integer("base_generation").notNull(),
+    engineer: text("engineer").notNull(), // heuristic | llm
+    status: text("status").notNull().default("queued"),
+    options: jsonb("options").notNull().default(sql`'{}'::jsonb`),
+    summaryId: integer("summary_id").references(() => failureSummaries.id, { onDelete: "set null" }),
+    error: text("error"),
+    progress: jsonb("progress"),
+    materializedGeneration: integer("materialized_generation"),
+    createdBy: text("created_by"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("proposals_project_idx").on(t.projectId, t.createdAt)],
+);
+
+export const engineerRuns = pgTable(
+  "engineer_runs",
+  {
+    id: serial("id").primaryKey(),
+    proposalId: uuid("proposal_id")
+      .notNull()
+      .references(() => proposals.id, { onDelete: "cascade" }),
+    engineer: text("engineer").notNull(),
+    model: text("model"),
+    status: text("status").notNull(),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    latencyMs: integer("latency_ms"),
+    costUsd: doublePrecision("cost_usd"),
+    attempts: integer("attempts").notNull().default(0),
+    rawOutput: text("raw_output"),
+    error: text("error"),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [index("engineer_runs_proposal_idx").on(t.proposalId)],
+);
+
+export const proposalItems = pgTable(
+  "proposal_items",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    proposalId: uuid("proposal_id")
+      .notNull()
+      .references(() => proposals.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    op: text("op").notNull(), // keep | mutate | add | retire
+    environmentKey: text("environment_key"),
+    parentKey: text("parent_key"),
+    config: jsonb("config").notNull(),
+    editedConfig: jsonb("edited_config"),
+    direction: text("direction"),
+    rationale: text("rationale").notNull(),
+    evidence: jsonb("evidence").notNull().default(sql`'[]'::jsonb`),
+    predictedSuccess: doublePrecision("predicted_success"),
+    proposer: text("proposer"),
+    flags: jsonb("flags"),
+    decision: text("decision").notNull().default("pending"),
+    decidedBy: text("decided_by"),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+  },
+  (t) => [index("proposal_items_proposal_idx").on(t.proposalId, t.position)],
+);
+
+export const comments = pgTable(
+  "comments",
+  {
+    id: serial("id").primaryKey(),
+    proposalId: uuid("proposal_id")
+      .notNull()
+      .references(() => proposals.id, { onDelete: "cascade" }),
+    itemId: uuid("item_id").references(() => proposalItems.id, { onDelete: "cascade" }),
+    author: text("author").notNull(),
+    body: text("body").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("comments_proposal_idx").on(t.proposalId)],
+);
+
+// ---------------------------------------------------------------- dispatch
+
+export const dispatchTargets = pgTable(
+  "dispatch_targets",
+  {
+    id: serial("id").primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    kind: text("kind").notNull(), // sandbox | trainer
+    adapter: text("adapter").notNull(), // local | webhook | ray | kubernetes | export
+    config: jsonb("config").notNull(),
+    // AES-256-GCM ciphertext of the target's secrets (ENVFORGE_SECRET_KEY); never returned by the API
+    secretCiphertext: text("secret_ciphertext"),
+    maxAttempts: integer("max_attempts").notNull().default(5),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("dispatch_targets_project_name_uq").on(t.projectId, t.name)],
+);
+
+export const dispatches = pgTable(
+  "dispatches",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    targetId: integer("target_id")
+      .notNull()
+      .references(() => dispatchTargets.id, { onDelete: "cascade" }),
+    status: text("status").notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    externalId: text("external_id"),
+    createdBy: text("created_by"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("dispatches_project_idx").on(t.projectId, t.createdAt)],
+);
+
+export const dispatchEvents = pgTable(
+  "dispatch_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    dispatchId: uuid("dispatch_id")
+      .notNull()
+      .references(() => dispatches.id, { onDelete: "cascade" }),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    status: text("status").notNull(),
+    message: text("message"),
+    data: jsonb("data"),
+  },
+  (t) => [index("dispatch_events_dispatch_idx").on(t.dispatchId, t.at)],
+);
+
+// ---------------------------------------------------------------- audit (append-only, no foreign keys so it survives deletes)
+
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    projectId: integer("project_id"),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    entity: text("entity").notNull(),
+    entityId: text("entity_id").notNull(),
+    before: jsonb("before"),
+    after: jsonb("after"),
+  },
+  (t) => [index("audit_events_project_idx").on(t.projectId, t.id)],
+);

@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { createRng } from "../rng";
+import { persuasionGameFamily, validatePersuasion, type PersuasionConfig } from "./index";
+import { bayesPosterior, persuasionPMax, simulatePersuasion, updateBelief, type DecisionMakerParams, type GameParams, type Signal } from "./simulator";
+
+const bayes: DecisionMakerParams = { decision_model: "bayesian", evidence_strength: 0.8 };
+const game = (overrides: Partial<GameParams> = {}): GameParams => ({ ...bayes, prior: 0.5, num_rounds: 2, target_belief: 0.9, ...overrides });
+
+describe("decision makers", () => {
+  it("update by Bayes' rule (numbers checked by hand)", () => {
+    // Prior 0.5, signal accuracy 0.8: LR 4 for a supporting signal, 1/4 against.
+    expect(updateBelief(bayes, 0.5, 1)).toBeCloseTo(0.8, 12);
+    expect(updateBelief(bayes, 0.5, -1)).toBeCloseTo(0.2, 12);
+    expect(updateBelief(bayes, 0.8, 1)).toBeCloseTo(16 / 17, 12);
+    // Prior 0.2: odds 1/4 * 4 = 1 -> 0.5.
+    expect(updateBelief(bayes, 0.2, 1)).toBeCloseTo(0.5, 12);
+    expect(bayesPosterior(0.3, 1)).toBeCloseTo(0.3, 12);
+  });
+
+  it("Grether with alpha = beta = 1 and affine with slope 1, intercept 0 equal Bayes", () => {
+    const rng = createRng("models");
+    for (let i = 0; i < 200; i++) {
+      const belief = rng.float(0.01, 0.99);
+      const q = rng.float(0.5, 0.99);
+      const signal: Signal = rng.bool() ? 1 : -1;
+      const expected = updateBelief({ decision_model: "bayesian", evidence_strength: q }, belief, signal);
+      expect(updateBelief({ decision_model: "grether", alpha: 1, beta: 1, evidence_strength: q }, belief, signal)).toBeCloseTo(expected, 10);
+      expect(updateBelief({ decision_model: "affine", affine_slope: 1, affine_intercept: 0, evidence_strength: q }, belief, signal)).toBeCloseTo(expected, 10);
+      expect(updateBelief({ decision_model: "motivated", motivation_strength: 0, evidence_strength: q }, belief, signal)).toBeCloseTo(expected, 10);
+    }
+  });
+
+  it("Grether weighs likelihood by alpha and prior odds by beta", () => {
+    // Odds after: 4^0.5 * 1^1 = 2 -> 2/3; prior 0.2 with beta 0: odds 4^1 * 1 -> 0.8.
+    expect(updateBelief({ decision_model: "grether", alpha: 0.5, beta: 1, evidence_strength: 0.8 }, 0.5, 1)).toBeCloseTo(2 / 3, 12);
+    expect(updateBelief({ decision_model: "grether", alpha: 1, beta: 0, evidence_strength: 0.8 }, 0.2, 1)).toBeCloseTo(0.8, 12);
+    // alpha = 0 ignores evidence: with beta = 1 the belief never moves.
+    expect(updateBelief({ decision_model: "grether", alpha: 0, beta: 1, evidence_strength: 0.9 }, 0.3, 1)).toBeCloseTo(0.3, 12);
+  });
+
+  it("affine distorts the Bayesian posterior and clamps to [0, 1]", () => {
+    expect(updateBelief({ decision_model: "affine", affine_slope: 0.5, affine_intercept: 0.1, evidence_strength: 0.8 }, 0.5, 1)).toBeCloseTo(0.5, 12);
+    expect(updateBelief({ decision_model: "affine", affine_slope: 2, affine_intercept: 0.2, evidence_strength: 0.8 }, 0.5, 1)).toBe(1);
+    expect(updateBelief({ decision_model: "affine", affine_slope: 0.5, affine_intercept: -0.5, evidence_strength: 0.8 }, 0.5, -1)).toBe(0);
+  });
+
+  it("motivated reasoning discounts only the evidence the decision maker does not want", () => {
+    const motivated: DecisionMakerParams = { decision_model: "motivated", motivation_strength: 0.5, evidence_strength: 0.8 };
+    // Pro-H evidence: log LR halved -> odds 1 * 4^0.5 = 2 -> 2/3.
+    expect(updateBelief(motivated, 0.5, 1)).toBeCloseTo(2 / 3, 12);
+    // Con-H evidence counts fully, like Bayes.
+    expect(updateBelief(motivated, 0.5, -1)).toBeCloseTo(0.2, 12);
+    expect(updateBelief({ ...motivated, motivation_strength: 1 }, 0.4, 1)).toBeCloseTo(0.4, 12);
+  });
+});
+
+describe("persuasionPMax", () => {
+  it("matches hand-computed probabilities for the Bayesian decision maker", () => {
+    // From 0.5 with q = 0.8 the target 0.9 needs a net +2 signals: PP within 2 rounds.
+    expect(persuasionPMax(game())).toBeCloseTo(0.64, 12);
+    expect(persuasionPMax(game({ num_rounds: 3 }))).toBeCloseTo(0.64, 12);
+    // Within 4 rounds: PP, PCPP, CPPP -> 0.64 + 2 * 0.8^3 * 0.2.
+    expect(persuasionPMax(game({ num_rounds: 4 }))).toBeCloseTo(0.8448, 12);
+    expect(persuasionPMax(game({ num_rounds: 1 }))).toBe(0);
+  });
+
+  it("rises with evidence strength and falls with the target", () => {
+    let previous = -1;
+    for (const q of [0.55, 0.65, 0.75, 0.85, 0.95]) {
+      const p = persuasionPMax(game({ evidence_strength: q, num_rounds: 10 }));
+      expect(p).toBeGreaterThan(previous);
+      previous = p;
+    }
+    expect(persuasionPMax(game({ target_belief: 0.95, num_rounds: 10 }))).toBeLessThan(persuasionPMax(game({ target_belief: 0.85, num_rounds: 10 })));
+  });
+
+  it("agrees with Monte Carlo simulation of the optimal persuader", () => {
+    const params = game({ decision_model: "affine", affine_slope: 0.9, affine_intercept: 0.08, evidence_strength: 0.7, prior: 0.3, target_belief: 0.75, num_rounds: 12 });
+    const rng = createRng("mc");
+    let wins = 0;
+    const runs = 6000;
+    for (let i = 0; i < runs; i++) if (simulatePersuasion(params, rng.next).reached) wins++;
+    expect(Math.abs(wins / runs - persuasionPMax(params))).toBeLessThan(0.025);
+  });
+
+  it("simulates deterministically and stops once the target is reached", () => {
+    const params = game({ num_rounds: 10 });
+    const a = simulatePersuasion(params, createRng(1).next);
+    const b = simulatePersuasion(params, createRng(1).next);
+    expect(a).toEqual(b);
+    const allPro = simulatePersuasion(params, () => 0);
+    expect(allPro.reached).toBe(true);
+    expect(allPro.rounds).toBe(2);
+    expect(allPro.beliefs).toHaveLength(3);
+    expect(allPro.beliefs[2]).toBeCloseTo(16 / 17, 12);
+  });
+});
+
+describe("validatePersuasion", () => {
+  const base: PersuasionConfig = { decision_model: "bayesian", prior: 0.3, evidence_strength: 0.8, num_rounds: 6, target_belief: 0.8 };
+
+  it("is valid with p_max in (0, 1] for a persuadable decision maker", () => {
+    const result = persuasionGameFamily.validate(base);
+    expect(result.state).toBe("valid");
+    expect(result.pMax).toBeGreaterThan(0);
+    expect(result.pMax).toBeLessThanOrEqual(1);
+  });
+
+  it("is unsolvable when the decision maker never moves (Grether alpha = 0)", () => {
+    const result = validatePersuasion({ ...base, decision_model: "grether", alpha: 0, beta: 1 });
+    expect(result.state).toBe("unsolvable");
+    expect(result.pMax).toBe(0);
+    expect(result.errors[0].path).toBe("alpha");
+    // The same parameters on a Bayesian decision maker are ignored.
+    expect(validatePersuasion({ ...base, alpha: 0 }).state).toBe("valid");
+  });
+
+  it("is unsolvable for uninformative evidence and for a fully motivated decision maker", () => {
+    expect(validatePersuasion({ ...base, evidence_strength: 0.5 }).errors[0].path).toBe("evidence_strength");
+    expect(validatePersuasion({ ...base, decision_model: "motivated", motivation_strength: 1 }).state).toBe("unsolvable");
+  });
+
+  it("is invalid when the target is not above the prior", () => {
+    const result = persuasionGameFamily.validate({ ...base, prior: 0.9 });
+    expect(result.state).toBe("invalid");
+    expect(result.errors[0].path).toBe("target_belief");
+  });
+
+  it("is harder for a motivated than a Bayesian decision maker", () => {
+    const bayesian = persuasionGameFamily.difficulty!(base);
+    const motivated = persuasionGameFamily.difficulty!({ ...base, decision_model: "motivated", motivation_strength: 0.8 });
+    expect(motivated.pMax).toBeLessThan(bayesian.pMax);
+    expect(motivated.difficulty).toBeGreaterThan(bayesian.difficulty);
+  });
+});

@@ -1,0 +1,147 @@
+/** Read models of generations: headline metrics per generation, per policy, and environment pages. */
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { environments, generationEnvironments, policies, rollouts } from "@/lib/db/schema";
+import { NotFound } from "@/lib/api/errors";
+import { environmentLearnability, populationMetrics, type EnvironmentAggregate } from "@/lib/analytics/metrics";
+import type { ProjectRow } from "@/lib/projects/service";
+import { listGenerationEnvironments, listGenerationRows, type GenerationRow } from "./service";
+
+export interface EnvironmentAggregateRow extends EnvironmentAggregate {
+  environmentId: number;
+}
+
+/** Per-environment rollout aggregates of generations (optionally one policy), computed in SQL. */
+export async function environmentAggregates(db: Db, generationIds: number[], policyId?: number) {
+  if (generationIds.length === 0) return new Map<number, EnvironmentAggregateRow[]>();
+  const rows = await db
+    .select({
+      generationId: rollouts.generationId,
+      environmentId: rollouts.environmentId,
+      n: sql<number>`count(*)::int`,
+      s: sql<number>`count(*) filter (where ${rollouts.success})::int`,
+      rewardSum: sql<number>`coalesce(sum(${rollouts.reward}), 0)::float8`,
+      infraErrors: sql<number>`count(*) filter (where ${rollouts.failureCategory} = 'infra_error')::int`,
+      errored: sql<number>`count(*) filter (where ${rollouts.status} = 'errored')::int`,
+      unrewarded: sql<number>`count(*) filter (where ${rollouts.reward} is null)::int`,
+      pMax: sql<number | null>`(select ${environments.pMax} from ${environments} where ${environments.id} = ${rollouts.environmentId})`,
+    })
+    .from(rollouts)
+    .where(and(inArray(rollouts.generationId, generationIds), policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined))
+    .groupBy(rollouts.generationId, rollouts.environmentId);
+  const byGeneration = new Map<number, EnvironmentAggregateRow[]>();
+  for (const r of rows) {
+    const list = byGeneration.get(r.generationId) ?? [];
+    list.push({ ...r, pMax: r.pMax ?? undefined });
+    byGeneration.set(r.generationId, list);
+  }
+  return byGeneration;
+}
+
+async function memberCounts(db: Db, generationIds: number[]) {
+  if (generationIds.length === 0) return new Map<number, number>();
+  const rows = await db
+    .select({ generationId: generationEnvironments.generationId, n: sql<number>`count(*)::int` })
+    .from(generationEnvironments)
+    .where(inArray(generationEnvironments.generationId, generationIds))
+    .groupBy(generationEnvironments.generationId);
+  return new Map(rows.map((r) => [r.generationId, r.n]));
+}
+
+/** Resolve a policy name of the project to its id, or 404. */
+export async function resolvePolicy(db: Db, projectId: number, name: string) {
+  const [p] = await db.select().from(policies).where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
+  if (!p) throw new NotFound(`Policy '${name}' has no rollouts in this project.`);
+  return p;
+}
+
+/** Every generation with counts and metrics (the project overview and GET .../generations). */
+export async function listGenerationsWithMetrics(db: Db, project: ProjectRow) {
+  const gens = await listGenerationRows(db, project.id);
+  const ids = gens.map((g) => g.id);
+  const [aggs, members] = await Promise.all([environmentAggregates(db, ids), memberCounts(db, ids)]);
+  return gens.map((g) => {
+    const metrics = populationMetrics(aggs.get(g.id) ?? []);
+    return {
+      index: g.index,
+      status: g.status,
+      source: g.source,
+      parentIndex: g.parentIndex,
+      createdAt: g.createdAt.toISOString(),
+      environments: members.get(g.id) ?? 0,
+      rollouts: metrics.rollouts,
+      metrics,
+    };
+  });
+}
+
+/** GET .../generations/{index}: status and metrics, optionally for one policy. */
+export async function generationDetail(db: Db, project: ProjectRow, g: GenerationRow, policyName?: string) {
+  const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
+  const [aggs, members, policyRows] = await Promise.all([
+    environmentAggregates(db, [g.id], policy?.id),
+    memberCounts(db, [g.id]),
+    db
+      .selectDistinct({ name: policies.name })
+      .from(rollouts)
+      .innerJoin(policies, eq(policies.id, rollouts.policyId))
+      .where(eq(rollouts.generationId, g.id))
+      .orderBy(asc(policies.name)),
+  ]);
+  const metrics = populationMetrics(aggs.get(g.id) ?? []);
+  return {
+    index: g.index,
+    status: g.status,
+    source: g.source,
+    parentIndex: g.parentIndex,
+    trainingSteps: g.trainingSteps,
+    mixWeight: g.mixWeight,
+    createdAt: g.createdAt.toISOString(),
+    policy: policy?.name ?? null,
+    policies: policyRows.map((p) => p.name),
+    environments: members.get(g.id) ?? 0,
+    metrics: { ...metrics, environments: metrics.environments },
+  };
+}
+
+/** GET .../generations/{index}/environments: a cursor page with per-environment stats. */
+export async function generationEnvironmentsPage(db: Db, project: ProjectRow, g: GenerationRow, cursor: string | undefined, limit: number) {
+  const page = await listGenerationEnvironments(db, g.id, cursor, limit);
+  const aggs = (await environmentAggregates(db, [g.id])).get(g.id) ?? [];
+  const byEnv = new Map(aggs.map((a) => [a.environmentId, a]));
+  return {
+    items: page.rows.map((r) => {
+      const a = byEnv.get(r.id);
+      return {
+        key: r.key,
+        config: r.config,
+        parentKey: r.parentKey,
+        op: r.op,
+        direction: r.direction,
+        weight: r.weight,
+        rationale: r.rationale,
+        validation: { state: r.validationState, pMax: r.pMax },
+        stats: {
+          rollouts: a?.n ?? 0,
+          successRate: a && a.n > 0 ? a.s / a.n : null,
+          learnability: a ? environmentLearnability(a) : null,
+        },
+      };
+    }),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/** GET /projects/{slug}: the project with its family and generation headlines. */
+export async function projectOverview(db: Db, project: ProjectRow) {
+  const gens = await listGenerationsWithMetrics(db, project);
+  return {
+    slug: project.slug,
+    name: project.name,
+    family: project.familyId,
+    successThreshold: project.successThreshold,
+    demo: project.isDemo,
+    createdAt: project.createdAt.toISOString(),
+    generations: gens,
+  };
+}

@@ -1,0 +1,451 @@
+/**
+ * Reads Harbor job directories (one folder per trial) into normalized rollouts and
+ * `terminal-task` environments. Layout: shared/fixtures/harbor-tb2/README.md.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import {
+  NO_REWARD_FLAG,
+  countTurns,
+  normalizeOpenAIMessages,
+  rolloutSchema,
+  type Message,
+  type NormalizedRollout,
+} from "./normalized";
+
+// --- Harbor file shapes (only what we read; everything else passes through) -------------
+
+const nullableString = z.string().nullish();
+const nullableNumber = z.number().nullish();
+const phaseSchema = z.looseObject({ started_at: nullableString, finished_at: nullableString }).nullish();
+
+const trialConfigSchema = z.looseObject({
+  task: z.looseObject({ path: nullableString, git_url: nullableString, git_commit_id: nullableString, source: nullableString }).nullish(),
+  trial_name: nullableString,
+  timeout_multiplier: nullableNumber,
+  agent_timeout_multiplier: nullableNumber,
+  agent: z.looseObject({ model_name: nullableString, override_timeout_sec: nullableNumber, max_timeout_sec: nullableNumber }).nullish(),
+  environment: z.looseObject({ override_cpus: nullableNumber, override_memory_mb: nullableNumber }).nullish(),
+  job_id: nullableString,
+});
+
+const trialResultSchema = z.looseObject({
+  id: nullableString,
+  task_name: nullableString,
+  trial_name: nullableString,
+  source: nullableString,
+  task_checksum: nullableString,
+  task_id: z.looseObject({ git_url: nullableString, git_commit_id: nullableString, path: nullableString }).nullish(),
+  config: trialConfigSchema.nullish(),
+  agent_info: z
+    .looseObject({
+      name: nullableString,
+      version: nullableString,
+      model_info: z.looseObject({ name: nullableString, provider: nullableString }).nullish(),
+    })
+    .nullish(),
+  agent_result: z
+    .looseObject({ n_input_tokens: nullableNumber, n_cache_tokens: nullableNumber, n_output_tokens: nullableNumber, cost_usd: nullableNumber })
+    .nullish(),
+  verifier_result: z.looseObject({ rewards: z.record(z.string(), z.number().nullable()).nullish() }).nullish(),
+  exception_info: z
+    .looseObject({ exception_type: nullableString, exception_message: nullableString, exception_traceback: nullableString, occurred_at: nullableString })
+    .nullish(),
+  started_at: nullableString,
+  finished_at: nullableString,
+  environment_setup: phaseSchema,
+  agent_setup: phaseSchema,
+  agent_execution: phaseSchema,
+  verifier: phaseSchema,
+});
+type TrialResult = z.infer<typeof trialResultSchema>;
+
+const usageSchema = z.looseObject({ prompt_tokens: nullableNumber, completion_tokens: nullableNumber, max_steps: nullableNumber });
+const timingSchema = z.array(z.looseObject({ format_error: z.boolean().nullish() }));
+
+const evalSchema = z.looseObject({
+  n_trials: nullableNumber,
+  n_errors: nullableNumber,
+  metrics: z.array(z.record(z.string(), z.unknown())).nullish(),
+  pass_at_k: z.record(z.string(), z.number()).nullish(),
+  reward_stats: z.record(z.string(), z.record(z.string(), z.array(z.string()))).nullish(),
+  exception_stats: z.record(z.string(), z.array(z.string())).nullish(),
+});
+
+const jobResultSchema = z.looseObject({
+  id: nullableString,
+  started_at: nullableString,
+  finished_at: nullableString,
+  n_total_trials: nullableNumber,
+  stats: z
+    .looseObject({
+      n_completed_trials: nullableNumber,
+      n_errored_trials: nullableNumber,
+      evals: z.record(z.string(), evalSchema).nullish(),
+    })
+    .nullish(),
+});
+
+// --- Public shapes ----------------------------------------------------------------------
+
+/** Config of a `terminal-task` environment as far as a Harbor trial reveals it. */
+export interface TerminalTaskConfig {
+  task_name: string;
+  source?: string;
+  git_commit?: string;
+  agent_timeout_sec?: number;
+  cpus?: number;
+  memory_mb?: number;
+  allow_internet?: boolean;
+}
+
+/** Why a trial deserves a second look. */
+export type HarborTrialFlag =
+  | typeof NO_REWARD_FLAG
+  | "no_trajectory"
+  | "unreadable_trajectory"
+  | "no_verifier_output"
+  | "rewarded_despite_exception";
+
+/** One trial read into the normalized shape. */
+export interface HarborTrial {
+  trialName: string;
+  taskName: string;
+  rollout: NormalizedRollout;
+  environment: { key: string; config: TerminalTaskConfig };
+  flags: HarborTrialFlag[];
+}
+
+/** Harbor's own figures of one eval in a job's result.json. */
+export interface HarborEvalFigures {
+  name: string;
+  nTrials: number | null;
+  nErrors: number | null;
+  mean: number | null;
+  passAtK: Record<string, number>;
+  /** reward value (as Harbor prints it, e.g. "1.0") -> number of trials */
+  rewardCounts: Record<string, number>;
+  /** exception type -> number of trials */
+  exceptionCounts: Record<string, number>;
+}
+
+/** Harbor's own figures of a job (job-level result.json). */
+export interface HarborJobFigures {
+  jobId: string | null;
+  nTotalTrials: number | null;
+  nCompletedTrials: number | null;
+  nErroredTrials: number | null;
+  evals: HarborEvalFigures[];
+  /** the single eval's mean, pass@k and exception counts (null when the job has several evals) */
+  mean: number | null;
+  passAtK: Record<string, number>;
+  exceptionCounts: Record<string, number>;
+}
+
+/** A Harbor job read from disk. */
+export interface HarborJob {
+  job: { id: string; name: string; dir: string; config: unknown; result: unknown; figures: HarborJobFigures | null };
+  trials: HarborTrial[];
+  /** trial folders that could not be read, with the reason (every folder is either here or in trials) */
+  unreadable: { trialDir: string; reason: string }[];
+}
+
+/** A Harbor file that is missing or malformed. */
+export class HarborFormatError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+  ) {
+    super(`${file}: ${message}`);
+    this.name = "HarborFormatError";
+  }
+}
+
+// --- Reading ----------------------------------------------------------------------------
+
+async function readJson(file: string): Promise<unknown | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new HarborFormatError(`not valid JSON (${(e as Error).message})`, file);
+  }
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const first = r.error.issues[0];
+    throw new HarborFormatError(`unexpected shape at ${first.path.join(".") || "(root)"}: ${first.message}`, file);
+  }
+  return r.data;
+}
+
+/** Harbor writes trial times with a Z and job times without; the API wants an offset. */
+function isoTimestamp(value: string | null | undefined): string | undefined {
+  if (!value) return undefined;
+  const withZone = /(?:Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
+  return Number.isNaN(Date.parse(withZone)) ? undefined : withZone;
+}
+
+function phase(p: z.infer<typeof phaseSchema>) {
+  const startedAt = isoTimestamp(p?.started_at);
+  const finishedAt = isoTimestamp(p?.finished_at);
+  if (!startedAt && !finishedAt) return null;
+  const durationSec = startedAt && finishedAt ? (Date.parse(finishedAt) - Date.parse(startedAt)) / 1000 : null;
+  return { startedAt: startedAt ?? null, finishedAt: finishedAt ?? null, durationSec };
+}
+
+function definedOnly<T extends object>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined && v !== null)) as T;
+}
+
+function terminalTaskConfig(taskName: string, result: TrialResult): TerminalTaskConfig {
+  const cfg = result.config;
+  const multiplier = cfg?.agent_timeout_multiplier ?? cfg?.timeout_multiplier ?? 1;
+  const timeout = cfg?.agent?.override_timeout_sec;
+  return definedOnly<TerminalTaskConfig>({
+    task_name: taskName,
+    source: result.source ?? cfg?.task?.source ?? undefined,
+    git_commit: result.task_id?.git_commit_id ?? cfg?.task?.git_commit_id ?? undefined,
+    agent_timeout_sec: typeof timeout === "number" ? timeout * multiplier : undefined,
+    cpus: cfg?.environment?.override_cpus ?? undefined,
+    memory_mb: cfg?.environment?.override_memory_mb ?? undefined,
+  });
+}
+
+function policyOf(result: TrialResult): string | undefined {
+  const model = result.agent_info?.model_info?.name;
+  if (model) return model;
+  const configured = result.config?.agent?.model_name;
+  if (configured) return configured.includes("/") ? configured.slice(configured.indexOf("/") + 1) : configured;
+  return result.agent_info?.name ?? undefined;
+}
+
+const TRACEBACK_MAX = 8 * 1024;
+
+/** Reads one Harbor trial folder (result.json, config.json, agent/, verifier/) into a normalized rollout. */
+export async function readHarborTrial(trialDir: string): Promise<HarborTrial> {
+  const resultFile = path.join(trialDir, "result.json");
+  const rawResult = await readJson(resultFile);
+  if (rawResult === undefined) throw new HarborFormatError("missing (the trial never finished?)", resultFile);
+  const result = parseWith(trialResultSchema, rawResult, resultFile);
+  if (!result.config) {
+    const rawConfig = await readJson(path.join(trialDir, "config.json"));
+    if (rawConfig !== undefined) result.config = parseWith(trialConfigSchema, rawConfig, path.join(trialDir, "config.json"));
+  }
+
+  const folder = path.basename(trialDir);
+  const trialName = result.trial_name ?? folder;
+  const taskName = result.task_name ?? result.config?.task?.path ?? trialName.split("__")[0];
+  const policy = policyOf(result);
+  if (!policy) throw new HarborFormatError("no agent_info.model_info.name nor config.agent.model_name to name the policy", resultFile);
+
+  const flags: HarborTrialFlag[] = [];
+  const reward = result.verifier_result?.rewards?.reward;
+  const hasReward = typeof reward === "number" && Number.isFinite(reward);
+  if (!hasReward) flags.push(NO_REWARD_FLAG);
+
+  const exception = result.exception_info;
+  if (exception && hasReward && (reward as number) > 0) flags.push("rewarded_despite_exception");
+
+  const [rawTrajectory, rawUsage, rawTiming, verifierOutput] = await Promise.all([
+    readJson(path.join(trialDir, "agent", "trajectory.json")).catch(() => null),
+    readJson(path.join(trialDir, "agent", "usage.json")).catch(() => undefined),
+    readJson(path.join(trialDir, "agent", "timing.json")).catch(() => undefined),
+    readText(path.join(trialDir, "verifier", "test-stdout.txt")),
+  ]);
+
+  let trajectory: Message[] | undefined;
+  if (rawTrajectory === undefined) flags.push("no_trajectory");
+  else if (rawTrajectory === null) flags.push("unreadable_trajectory");
+  else {
+    try {
+      // Some harnesses wrap the list: { messages: [...] }.
+      const list = Array.isArray(rawTrajectory) ? rawTrajectory : (rawTrajectory as { messages?: unknown }).messages;
+      trajectory = normalizeOpenAIMessages(list);
+    } catch {
+      flags.push("unreadable_trajectory");
+    }
+  }
+  if (verifierOutput === undefined) flags.push("no_verifier_output");
+
+  const usage = usageSchema.safeParse(rawUsage);
+  const timing = timingSchema.safeParse(rawTiming);
+  const agentResult = result.agent_result;
+  const inputTokens = agentResult?.n_input_tokens ?? (usage.success ? usage.data.prompt_tokens : undefined) ?? undefined;
+  const outputTokens = agentResult?.n_output_tokens ?? (usage.success ? usage.data.completion_tokens : undefined) ?? undefined;
+
+  const metadata = definedOnly({
+    source: "harbor",
+    flags,
+    trialName,
+    taskName,
+    jobId: result.config?.job_id ?? undefined,
+    taskChecksum: result.task_checksum ?? undefined,
+    taskGitUrl: result.task_id?.git_url ?? undefined,
+    agent: result.agent_info
+      ? definedOnly({
+          name: result.agent_info.name ?? undefined,
+          version: result.agent_info.version ?? undefined,
+          provider: result.agent_info.model_info?.provider ?? undefined,
+        })
+      : undefined,
+    rewards: result.verifier_result?.rewards ?? undefined,
+    cacheTokens: agentResult?.n_cache_tokens ?? undefined,
+    costUsd: agentResult?.cost_usd ?? undefined,
+    maxSteps: usage.success ? (usage.data.max_steps ?? undefined) : undefined,
+    formatErrors: timing.success ? timing.data.filter((s) => s.format_error === true).length : undefined,
+    phases: definedOnly({
+      environmentSetup: phase(result.environment_setup),
+      agentSetup: phase(result.agent_setup),
+      agentExecution: phase(result.agent_execution),
+      verifier: phase(result.verifier),
+    }),
+    exceptionTraceback: exception?.exception_traceback ? exception.exception_traceback.slice(-TRACEBACK_MAX) : undefined,
+    exceptionOccurredAt: exception?.occurred_at ?? undefined,
+  });
+
+  const candidate = definedOnly({
+    externalId: result.id ?? trialName,
+    environmentKey: taskName,
+    policy,
+    reward: hasReward ? reward : 0,
+    status: exception ? "errored" : "completed",
+    error: exception ? { type: exception.exception_type ?? "Exception", message: exception.exception_message ?? "" } : undefined,
+    inputTokens: typeof inputTokens === "number" ? Math.round(inputTokens) : undefined,
+    outputTokens: typeof outputTokens === "number" ? Math.round(outputTokens) : undefined,
+    turns: trajectory ? countTurns(trajectory) : undefined,
+    startedAt: isoTimestamp(result.started_at),
+    finishedAt: isoTimestamp(result.finished_at),
+    trajectory,
+    verifierOutput,
+    metadata,
+  });
+  const parsed = rolloutSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new HarborFormatError(`does not map to a rollout: ${first.path.join(".")}: ${first.message}`, resultFile);
+  }
+  return {
+    trialName,
+    taskName,
+    rollout: parsed.data,
+    environment: { key: taskName, config: terminalTaskConfig(taskName, result) },
+    flags,
+  };
+}
+
+/** Harbor's own figures from a job-level result.json (mean, pass@k, reward and exception buckets). */
+export function harborJobFigures(result: unknown): HarborJobFigures {
+  const r = parseWith(jobResultSchema, result, "result.json");
+  const evals: HarborEvalFigures[] = Object.entries(r.stats?.evals ?? {}).map(([name, e]) => {
+    const meanEntry = (e.metrics ?? []).find((m) => typeof m.mean === "number");
+    const rewardCounts: Record<string, number> = {};
+    for (const [value, trials] of Object.entries(e.reward_stats?.reward ?? {})) rewardCounts[value] = trials.length;
+    const exceptionCounts: Record<string, number> = {};
+    for (const [type, trials] of Object.entries(e.exception_stats ?? {})) exceptionCounts[type] = trials.length;
+    return {
+      name,
+      nTrials: e.n_trials ?? null,
+      nErrors: e.n_errors ?? null,
+      mean: meanEntry ? (meanEntry.mean as number) : null,
+      passAtK: { ...(e.pass_at_k ?? {}) },
+      rewardCounts,
+      exceptionCounts,
+    };
+  });
+  const only = evals.length === 1 ? evals[0] : null;
+  return {
+    jobId: r.id ?? null,
+    nTotalTrials: r.n_total_trials ?? null,
+    nCompletedTrials: r.stats?.n_completed_trials ?? null,
+    nErroredTrials: r.stats?.n_errored_trials ?? null,
+    evals,
+    mean: only?.mean ?? null,
+    passAtK: only?.passAtK ?? {},
+    exceptionCounts: only?.exceptionCounts ?? {},
+  };
+}
+
+async function isTrialDir(dir: string): Promise<boolean> {
+  // A trial folder holds config.json (written first) and, once finished, result.json.
+  for (const f of ["config.json", "result.json"]) {
+    try {
+      if ((await stat(path.join(dir, f))).isFile()) return true;
+    } catch {
+      // keep looking
+    }
+  }
+  return false;
+}
+
+/** Options of readHarborJob. */
+export interface ReadHarborJobOptions {
+  /** trials read at once (default 16) */
+  concurrency?: number;
+  /** called after each trial folder, read or not */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Reads a Harbor job directory: job config and result (with Harbor's own figures) and every
+ * trial folder, in trial-name order; a folder that cannot be read is listed in `unreadable`.
+ */
+export async function readHarborJob(jobDir: string, options: ReadHarborJobOptions = {}): Promise<HarborJob> {
+  const entries = await readdir(jobDir, { withFileTypes: true });
+  const candidates = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => path.join(jobDir, e.name))
+    .sort();
+  const trialDirs: string[] = [];
+  for (const dir of candidates) if (await isTrialDir(dir)) trialDirs.push(dir);
+
+  const [config, result] = await Promise.all([readJson(path.join(jobDir, "config.json")), readJson(path.join(jobDir, "result.json"))]);
+  const figures = result === undefined ? null : harborJobFigures(result);
+  const jobName =
+    (config && typeof (config as { job_name?: unknown }).job_name === "string" ? (config as { job_name: string }).job_name : undefined) ??
+    path.basename(jobDir);
+
+  const trials: (HarborTrial | undefined)[] = new Array(trialDirs.length);
+  const unreadable: { trialDir: string; reason: string }[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < trialDirs.length) {
+      const i = next++;
+      try {
+        trials[i] = await readHarborTrial(trialDirs[i]);
+      } catch (e) {
+        unreadable.push({ trialDir: trialDirs[i], reason: (e as Error).message });
+      }
+      done += 1;
+      options.onProgress?.(done, trialDirs.length);
+    }
+  };
+  const workers = Math.max(1, Math.min(options.concurrency ?? 16, trialDirs.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+
+  unreadable.sort((a, b) => (a.trialDir < b.trialDir ? -1 : 1));
+  return {
+    job: { id: figures?.jobId ?? jobName, name: jobName, dir: jobDir, config: config ?? null, result: result ?? null, figures },
+    trials: trials.filter((t): t is HarborTrial => t !== undefined),
+    unreadable,
+  };
+}

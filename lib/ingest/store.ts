@@ -1,0 +1,347 @@
+/**
+ * Storing normalized rollouts: validation per line, environment/generation/policy resolution,
+ * failure classification, and bulk inserts (unnest arrays) in short transactions. A line is one
+ * unit: its rollout row and its payload row commit together or not at all.
+ */
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { environments, generationEnvironments, generations, policies } from "@/lib/db/schema";
+import { classifyRollout, failureSignature } from "@/lib/analytics/failures";
+import { rolloutOutcome } from "@/lib/analytics/metrics";
+import { configHash } from "@/lib/families/hash";
+import { parseConfig } from "@/lib/families/parse";
+import type { FamilyDefinition } from "@/lib/families/types";
+import type { ProjectRow } from "@/lib/projects/service";
+import { failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
+
+export interface RejectedLine {
+  line: number;
+  code: string;
+  message: string;
+}
+
+export interface IngestSummary {
+  accepted: number;
+  duplicates: number;
+  rejected: RejectedLine[];
+}
+
+export interface IngestOptions {
+  createEnvironments?: boolean;
+  /** Rollouts per transaction. */
+  batchSize?: number;
+  onProgress?: (s: IngestSummary & { lines: number }) => void;
+}
+
+/** One input unit: a parsed JSON value, or the reason it could not be parsed. */
+export type IngestLine = { line: number; value: unknown } | { line: number; error: string };
+
+interface Prepared {
+  line: number;
+  rollout: NormalizedRollout;
+  environmentId: number;
+  generationId: number;
+  policyName: string;
+}
+
+/** Caches per request: environments by key, generations by index, policies by name. */
+class Resolver {
+  private envs = new Map<string, { id: number; hash: string }>();
+  private gens = new Map<number, number>();
+  private latestGenByEnv = new Map<number, number | null>();
+  private policies = new Map<string, number>();
+
+  constructor(
+    private db: Db,
+    private project: ProjectRow,
+    private family: FamilyDefinition,
+    private opts: IngestOptions,
+  ) {}
+
+  async preload(keys: string[]) {
+    const missing = [...new Set(keys)].filter((k) => !this.envs.has(k));
+    if (!missing.length) return;
+    const rows = await this.db
+      .select({ id: environments.id, key: environments.key, hash: environments.configHash })
+      .from(environments)
+      .where(and(eq(environments.projectId, this.project.id), inArray(environments.key, missing)));
+    for (const r of rows) this.envs.set(r.key, { id: r.id, hash: r.hash });
+  }
+
+  async generationId(index: number, create: boolean): Promise<number | null> {
+    if (this.gens.has(index)) return this.gens.get(index)!;
+    const [g] = await this.db
+      .select({ id: generations.id })
+      .from(generations)
+      .where(and(eq(generations.projectId, this.project.id), eq(generations.index, index)));
+    if (g) {
+      this.gens.set(index, g.id);
+      return g.id;
+    }
+    if (!create) return null;
+    const [made] = await this.db
+      .insert(generations)
+      .values({ projectId: this.project.id, index, status: "active", source: "import" })
+      .onConflictDoNothing()
+      .returning({ id: generations.id });
+    const id = made?.id ?? (await this.generationId(index, false))!;
+    this.gens.set(index, id);
+    return id;
+  }
+
+  /** The newest generation holding the environment (rollouts without `generation` go there). */
+  async latestGenerationOf(environmentId: number): Promise<number | null> {
+    if (this.latestGenByEnv.has(environmentId)) return this.latestGenByEnv.get(environmentId)!;
+    const [g] = await this.db
+      .select({ id: generations.id })
+      .from(generationEnvironments)
+      .innerJoin(generations, eq(generations.id, generationEnvironments.generationId))
+      .where(eq(generationEnvironments.environmentId, environmentId))
+      .orderBy(desc(generations.index))
+      .limit(1);
+    this.latestGenByEnv.set(environmentId, g?.id ?? null);
+    return g?.id ?? null;
+  }
+
+  async latestGenerationIndex(): Promise<number | null> {
+    const [g] = await this.db
+      .select({ index: generations.index })
+      .from(generations)
+      .where(eq(generations.projectId, this.project.id))
+      .orderBy(desc(generations.index))
+      .limit(1);
+    return g?.index ?? null;
+  }
+
+  /** Resolve one rollout to ids, creating environments when allowed; a string is a rejection. */
+  async resolve(r: NormalizedRollout): Promise<{ environmentId: number; generationId: number } | { code: string; message: string }> {
+    let env = this.envs.get(r.environmentKey);
+    if (!env) {
+      if (!this.opts.createEnvironments) {
+        return { code: "unknown_environment", message: `environmentKey '${r.environmentKey}' is not an environment of this project (send ?createEnvironments=1 with environmentConfig to create it)` };
+      }
+      if (!r.environmentConfig) {
+        return { code: "missing_environment_config", message: `environmentKey '${r.environmentKey}' is new: environmentConfig is required with ?createEnvironments=1` };
+      }
+      const parsed = parseConfig(this.family, r.environmentConfig);
+      if (!parsed.ok) {
+        const e = parsed.errors[0];
+        return { code: "invalid_environment_config", message: `environmentConfig.${e.path}: ${e.message}` };
+      }
+      const hash = configHash(parsed.config);
+      const [row] = await this.db
+        .insert(environments)
+        .values({ projectId: this.project.id, key: r.environmentKey, config: parsed.config, configHash: hash, op: "import" })
+        .onConflictDoNothing()
+        .returning({ id: environments.id });
+      if (row) env = { id: row.id, hash };
+      else {
+        // another request created it in between
+        this.envs.delete(r.environmentKey);
+        await this.preload([r.environmentKey]);
+        env = this.envs.get(r.environmentKey)!;
+      }
+      this.envs.set(r.environmentKey, env);
+    } else if (r.environmentConfig && this.opts.createEnvironments) {
+      const parsed = parseConfig(this.family, r.environmentConfig);
+      if (parsed.ok && configHash(parsed.config) !== env.hash) {
+        return { code: "environment_conflict", message: `environmentKey '${r.environmentKey}' exists with a different config; environments are immutable` };
+      }
+    }
+
+    let generationId: number | null;
+    if (r.generation !== undefined) {
+      generationId = await this.generationId(r.generation, !!this.opts.createEnvironments);
+      if (generationId === null) return { code: "unknown_generation", message: `generation ${r.generation} does not exist in this project` };
+    } else {
+      generationId = await this.latestGenerationOf(env.id);
+      if (generationId === null && this.opts.createEnvironments) {
+        const latest = await this.latestGenerationIndex();
+        generationId = await this.generationId(latest ?? 0, true);
+      }
+      if (generationId === null) {
+        return { code: "no_generation", message: `environment '${r.environmentKey}' belongs to no generation; send \`generation\`` };
+      }
+    }
+    if (this.opts.createEnvironments) {
+      await this.db.insert(generationEnvironments).values({ generationId, environmentId: env.id, op: "import" }).onConflictDoNothing();
+    }
+    return { environmentId: env.id, generationId };
+  }
+
+  async policyIds(names: string[]): Promise<Map<string, number>> {
+    const missing = [...new Set(names)].filter((n) => !this.policies.has(n));
+    if (missing.length) {
+      await this.db
+        .insert(policies)
+        .values(missing.map((name) => ({ projectId: this.project.id, name, step: stepFromName(name) })))
+        .onConflictDoNothing();
+      const rows = await this.db
+        .select({ id: policies.id, name: policies.name })
+        .from(policies)
+        .where(and(eq(policies.projectId, this.project.id), inArray(policies.name, missing)));
+      for (const r of rows) this.policies.set(r.name, r.id);
+    }
+    return this.policies;
+  }
+}
+
+/** `swerl-step200` -> 200: a training step read from a checkpoint name, when it carries one. */
+export function stepFromName(name: string): number | null {
+  const m = /(?:step|ckpt|checkpoint|global_step)[-_]?(\d+)/i.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
+/** Store rollouts from an async source of lines; returns what was accepted, duplicated and rejected. */
+export async function ingestRollouts(
+  db: Db,
+  project: ProjectRow,
+  family: FamilyDefinition,
+  lines: AsyncIterable<IngestLine> | Iterable<IngestLine>,
+  opts: IngestOptions = {},
+): Promise<IngestSummary> {
+  const batchSize = opts.batchSize ?? 1000;
+  const resolver = new Resolver(db, project, family, opts);
+  const summary: IngestSummary = { accepted: 0, duplicates: 0, rejected: [] };
+  const seen = new Set<string>();
+  let batch: { line: number; rollout: NormalizedRollout }[] = [];
+  let lineCount = 0;
+
+  const flush = async () => {
+    if (!batch.length) return;
+    const current = batch;
+    batch = [];
+    await resolver.preload(current.map((b) => b.rollout.environmentKey));
+    const prepared: Prepared[] = [];
+    for (const { line, rollout } of current) {
+      const res = await resolver.resolve(rollout);
+      if ("code" in res) summary.rejected.push({ line, code: res.code, message: res.message });
+      else prepared.push({ line, rollout, ...res, policyName: rollout.policy });
+    }
+    if (prepared.length) {
+      const policyIds = await resolver.policyIds(prepared.map((p) => p.policyName));
+      const inserted = await insertBatch(db, project, prepared, policyIds);
+      summary.accepted += inserted;
+      summary.duplicates += prepared.length - inserted;
+    }
+    opts.onProgress?.({ ...summary, lines: lineCount });
+  };
+
+  for await (const item of lines as AsyncIterable<IngestLine>) {
+    lineCount = Math.max(lineCount, item.line);
+    if ("error" in item) {
+      summary.rejected.push({ line: item.line, code: "malformed_json", message: item.error });
+      continue;
+    }
+    const parsed = parseRollout(item.value);
+    if (!parsed.ok) {
+      const first = parsed.issues[0];
+      summary.rejected.push({
+        line: item.line,
+        code: "invalid_rollout",
+        message: parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ") || first?.message || "invalid",
+      });
+      continue;
+    }
+    const id = parsed.rollout.externalId;
+    if (seen.has(id)) {
+      summary.duplicates++;
+      continue;
+    }
+    seen.add(id);
+    batch.push({ line: item.line, rollout: parsed.rollout });
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  summary.rejected.sort((a, b) => a.line - b.line);
+  return summary;
+}
+
+/** Insert one batch in one transaction; returns how many rows were new (the rest were known externalIds). */
+async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policyIds: Map<string, number>): Promise<number> {
+  const cols = {
+    generationId: [] as number[],
+    environmentId: [] as number[],
+    policyId: [] as number[],
+    externalId: [] as string[],
+    reward: [] as (number | null)[],
+    success: [] as boolean[],
+    status: [] as string[],
+    category: [] as (string | null)[],
+    signature: [] as (string | null)[],
+    errorType: [] as (string | null)[],
+    errorMessage: [] as (string | null)[],
+    inputTokens: [] as (number | null)[],
+    outputTokens: [] as (number | null)[],
+    turns: [] as (number | null)[],
+    flags: [] as string[],
+    startedAt: [] as (string | null)[],
+    finishedAt: [] as (string | null)[],
+  };
+  const payloads = new Map<string, { trajectory: string | null; verifier: string | null; metadata: string | null }>();
+  for (const p of rows) {
+    const r = p.rollout;
+    const flags = rolloutFlags(r);
+    const unrewarded = flags.includes(NO_REWARD_FLAG) || r.reward === undefined;
+    const outcome = rolloutOutcome({ reward: unrewarded ? null : r.reward, success: r.success, unrewarded }, project.successThreshold);
+    const failureInput = failureInputFromRollout(r, project.successThreshold);
+    const category = outcome.success ? null : classifyRollout({ ...failureInput, success: false });
+    const status = r.status ?? (r.error ? "errored" : "completed");
+    cols.generationId.push(p.generationId);
+    cols.environmentId.push(p.environmentId);
+    cols.policyId.push(policyIds.get(p.policyName)!);
+    cols.externalId.push(r.externalId);
+    cols.reward.push(unrewarded ? null : (r.reward ?? null));
+    cols.success.push(outcome.success);
+    cols.status.push(status);
+    cols.category.push(category);
+    cols.signature.push(category ? failureSignature({ ...failureInput, success: false }, category) : null);
+    cols.errorType.push(r.error?.type ?? null);
+    cols.errorMessage.push(r.error?.message?.slice(0, 4000) ?? null);
+    cols.inputTokens.push(r.inputTokens ?? null);
+    cols.outputTokens.push(r.outputTokens ?? null);
+    cols.turns.push(r.turns ?? (r.trajectory ? r.trajectory.filter((m) => m.role === "assistant").length : null));
+    // text[] columns travel as one JSON array per row (unnest cannot take ragged 2-D arrays)
+    cols.flags.push(JSON.stringify(unrewarded && !flags.includes(NO_REWARD_FLAG) ? [...flags, NO_REWARD_FLAG] : flags));
+    cols.startedAt.push(r.startedAt ?? null);
+    cols.finishedAt.push(r.finishedAt ?? null);
+    payloads.set(r.externalId, {
+      trajectory: r.trajectory ? JSON.stringify(r.trajectory) : null,
+      verifier: r.verifierOutput ?? null,
+      metadata: r.metadata ? JSON.stringify(r.metadata) : null,
+    });
+  }
+  return db.transaction(async (tx) => {
+    const inserted = await tx.execute<{ id: string; external_id: string }>(sql`
+      insert into rollouts (project_id, generation_id, environment_id, policy_id, external_id, reward, success, status,
+        failure_category, failure_signature, error_type, error_message, input_tokens, output_tokens, turns, flags, started_at, finished_at)
+      select ${project.id}, t.g, t.e, t.p, t.x, t.rw, t.su, t.st, t.fc, t.fs, t.et, t.em, t.it, t.ot, t.tu,
+        array(select jsonb_array_elements_text(t.fl::jsonb)), t.sa::timestamptz, t.fa::timestamptz
+      from unnest(${sql.param(cols.generationId)}::int[], ${sql.param(cols.environmentId)}::bigint[], ${sql.param(cols.policyId)}::int[], ${sql.param(cols.externalId)}::text[],
+        ${sql.param(cols.reward)}::float8[], ${sql.param(cols.success)}::bool[], ${sql.param(cols.status)}::text[], ${sql.param(cols.category)}::text[], ${sql.param(cols.signature)}::text[],
+        ${sql.param(cols.errorType)}::text[], ${sql.param(cols.errorMessage)}::text[], ${sql.param(cols.inputTokens)}::int[], ${sql.param(cols.outputTokens)}::int[], ${sql.param(cols.turns)}::int[],
+        ${sql.param(cols.flags)}::text[], ${sql.param(cols.startedAt)}::text[], ${sql.param(cols.finishedAt)}::text[])
+        as t(g, e, p, x, rw, su, st, fc, fs, et, em, it, ot, tu, fl, sa, fa)
+      on conflict (project_id, external_id) do nothing
+      returning id, external_id`);
+    const ids: number[] = [];
+    const traj: (string | null)[] = [];
+    const ver: (string | null)[] = [];
+    const meta: (string | null)[] = [];
+    for (const row of inserted.rows) {
+      const pl = payloads.get(row.external_id)!;
+      if (pl.trajectory === null && pl.verifier === null && pl.metadata === null) continue;
+      ids.push(Number(row.id));
+      traj.push(pl.trajectory);
+      ver.push(pl.verifier);
+      meta.push(pl.metadata);
+    }
+    if (ids.length) {
+      await tx.execute(sql`
+        insert into rollout_payloads (rollout_id, trajectory, verifier_output, metadata)
+        select t.id, t.tr::jsonb, t.vo, t.md::jsonb
+        from unnest(${sql.param(ids)}::bigint[], ${sql.param(traj)}::text[], ${sql.param(ver)}::text[], ${sql.param(meta)}::text[]) as t(id, tr, vo, md)`);
+    }
+    return inserted.rows.length;
+  });
+}

@@ -1,0 +1,8 @@
+/** The worker's job handlers, one per queue; each validates its payload with a zod schema. */
+import type { Db } from "@/lib/db/client";
+import type { JobHandler, QueueName } from "./boss";
+
+/** Handlers for every queue this build knows how to work. */
+export function workerHandlers(_db: Db): Partial<Record<QueueName, JobHandler>> {
+  return {};
+}

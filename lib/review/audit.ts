@@ -1,0 +1,54 @@
+/** The append-only audit log: every decision, edit, comment, materialization, dispatch and key change. */
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { auditEvents } from "@/lib/db/schema";
+
+export interface AuditInput {
+  projectId: number | null;
+  actor: string;
+  action: string;
+  entity: string;
+  entityId: string | number;
+  before?: unknown;
+  after?: unknown;
+}
+
+type Tx = Pick<Db, "insert" | "select">;
+
+/** Append one audit event (inside the caller's transaction when given one). */
+export async function recordAudit(db: Tx, e: AuditInput): Promise<void> {
+  await db.insert(auditEvents).values({
+    projectId: e.projectId,
+    actor: e.actor,
+    action: e.action,
+    entity: e.entity,
+    entityId: String(e.entityId),
+    before: e.before ?? null,
+    after: e.after ?? null,
+  });
+}
+
+/** A page of a project's audit events, newest first, with an opaque cursor. */
+export async function listAudit(db: Db, projectId: number, cursor: string | undefined, limit = 100) {
+  const before = cursor ? Number(cursor) : undefined;
+  const rows = await db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.projectId, projectId), before ? lt(auditEvents.id, before) : undefined))
+    .orderBy(desc(auditEvents.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  return {
+    events: page.map((r) => ({
+      id: r.id,
+      at: r.at.toISOString(),
+      actor: r.actor,
+      action: r.action,
+      entity: r.entity,
+      entityId: r.entityId,
+      before: r.before ?? undefined,
+      after: r.after ?? undefined,
+    })),
+    nextCursor: rows.length > limit ? String(page[page.length - 1].id) : null,
+  };
+}

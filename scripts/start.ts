@@ -1,0 +1,200 @@
+/**
+ * `npm start`: embedded Postgres (unless DATABASE_URL), migrations, a build when none is current,
+ * the Next.js server and the background worker in one process; Ctrl-C / SIGTERM stops all of it.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import pg from "pg";
+import { loadSettings, SettingsError, type Settings } from "../lib/config/env";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "../lib/db/embedded";
+import { runMigrations } from "../lib/db/migrate";
+import { createDb } from "../lib/db/client";
+import { ensureBootstrapKey } from "../lib/auth/keys";
+import { seedDemo } from "../lib/demo/seed";
+import { runWorkers, startBoss } from "../lib/queue/boss";
+import { workerHandlers } from "../lib/queue/handlers";
+
+const root = path.resolve(import.meta.dirname, "..");
+const dev = process.argv.includes("--dev");
+const say = (line: string) => console.log(`[envforge] ${line}`);
+
+const cleanups: (() => Promise<void>)[] = [];
+let shuttingDown = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!shuttingDown) {
+    shuttingDown = true;
+    for (const fn of cleanups.reverse()) {
+      await fn().catch((err) => console.error("[envforge] while stopping:", err?.message ?? err));
+    }
+  }
+  process.exit(code);
+}
+
+function fail(message: string): Promise<never> {
+  console.error(`[envforge] ${message}`);
+  return shutdown(1);
+}
+
+/** A fingerprint of everything `next build` reads, so a stale build is rebuilt. */
+function sourceFingerprint(): string {
+  const hash = createHash("sha256");
+  const walk = (dir: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.(tsx?|css|json|mjs|js|svg|png|ico)$/.test(entry.name) && !entry.name.includes(".test.")) {
+        hash.update(path.relative(root, full));
+        hash.update(fs.readFileSync(full));
+      }
+    }
+  };
+  for (const dir of ["app", "components", "lib", "public"]) walk(path.join(root, dir));
+  for (const file of ["next.config.ts", "package-lock.json", "tsconfig.json", "postcss.config.mjs"]) {
+    const full = path.join(root, file);
+    if (fs.existsSync(full)) hash.update(fs.readFileSync(full));
+  }
+  return hash.digest("hex");
+}
+
+async function ensureBuild(): Promise<void> {
+  const marker = path.join(root, ".next", "envforge-source");
+  const fingerprint = sourceFingerprint();
+  if (fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === fingerprint) {
+    return;
+  }
+  say("building the web app (first start or changed sources; this takes a minute or two)");
+  const started = Date.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "" },
+    });
+    cleanups.push(async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+    });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build failed (exit ${code})`))));
+  });
+  fs.writeFileSync(marker, fingerprint);
+  say(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("select 1 from pg_database where datname = $1", [name]);
+    if (!rowCount) await client.query(`create database "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function listen(server: http.Server, settings: Settings): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "EADDRINUSE") reject(new SettingsError(`Port ${settings.PORT} on ${settings.HOST} is in use: stop what holds it or start with PORT=<another port>.`));
+      else if (err.code === "EADDRNOTAVAIL") reject(new SettingsError(`HOST=${settings.HOST} is not an address of this machine.`));
+      else if (err.code === "EACCES") reject(new SettingsError(`Port ${settings.PORT} needs privileges: use a port above 1023.`));
+      else reject(err);
+    });
+    server.listen(settings.PORT, settings.HOST, () => resolve());
+  });
+}
+
+async function main() {
+  process.on("SIGINT", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
+
+  let settings: Settings;
+  try {
+    settings = loadSettings();
+  } catch (err) {
+    if (err instanceof SettingsError) return fail(err.message);
+    throw err;
+  }
+  if (settings.ENVFORGE_WEB) {
+    // fail fast on a busy port before spending time on the database and build
+    const probe = http.createServer();
+    await listen(probe, settings).catch((err) => fail(err.message));
+    await new Promise((r) => probe.close(r));
+  }
+
+  let url = settings.DATABASE_URL;
+  let embedded: EmbeddedPostgres | null = null;
+  if (!url) {
+    try {
+      embedded = await startEmbeddedPostgres({ dataDir: settings.dataDir, port: settings.ENVFORGE_PG_PORT, log: say });
+    } catch (err) {
+      return fail(`The embedded database could not start: ${(err as Error).message}`);
+    }
+    cleanups.push(() => embedded!.stop());
+    url = await ensureDatabase(embedded.url, "envforge");
+  }
+  process.env.DATABASE_URL = url;
+
+  try {
+    await runMigrations(url);
+  } catch (err) {
+    return fail(`Could not prepare the database at ${redact(url)}: ${(err as Error).message}`);
+  }
+  const handle = createDb(url, 4);
+  cleanups.push(() => handle.pool.end());
+  if (settings.ENVFORGE_BOOTSTRAP_TOKEN) {
+    const outcome = await ensureBootstrapKey(handle.db, settings.ENVFORGE_BOOTSTRAP_TOKEN);
+    if (outcome === "created") say("created the admin API key from ENVFORGE_BOOTSTRAP_TOKEN");
+  }
+  if (settings.demo) {
+    const seeded = await seedDemo(handle.db);
+    if (seeded) say(`seeded the demo project '${seeded}'`);
+  }
+
+  if (settings.ENVFORGE_WORKER) {
+    const boss = await startBoss(url, { worker: true });
+    cleanups.push(() => boss.stop({ graceful: true, timeout: 10_000 }));
+    await runWorkers(boss, workerHandlers(handle.db));
+    say("worker running");
+  }
+
+  if (settings.ENVFORGE_WEB) {
+    if (!dev) await ensureBuild();
+    const { default: next } = await import("next");
+    const app = next({ dev, dir: root, hostname: settings.HOST, port: settings.PORT });
+    await app.prepare();
+    const handler = app.getRequestHandler();
+    const server = http.createServer((req, res) => {
+      // the first-run page trusts only this header, which only this server sets
+      req.headers["x-envforge-peer"] = req.socket.remoteAddress ?? "";
+      void handler(req, res);
+    });
+    await listen(server, settings).catch((err) => fail(err.message));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    say(`dashboard on http://${settings.HOST}:${settings.PORT}${embedded ? ` (embedded Postgres, data in ${settings.dataDir})` : ""}`);
+  }
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparseable DATABASE_URL)";
+  }
+}
+
+main().catch((err) => fail(`stopped: ${err?.stack ?? err}`));
