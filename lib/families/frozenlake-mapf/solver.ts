@@ -63,90 +63,97 @@ export interface PMaxQuery {
 /**
  * Maximum probability that each agent reaches its goal from its start within its horizon under
  * slip, ignoring the other agents: finite-horizon value iteration V_0 = [goal],
- * V_k+1(s) = max_a E V_k(next), holes absorbing at 0 and the goal at 1. All agents share one sweep
- * (their values sit side by side per cell), stopped early once no value moves by more than 1e-12.
- * Slippery maps reward slow, safe routes, so values keep rising for hundreds of steps: the horizon matters.
+ * V_k+1(s) = max_a E V_k(next), holes absorbing at 0 and the goal at 1. Slippery maps reward slow,
+ * safe routes (pushing against a wall is safe), so values keep rising for hundreds of steps and
+ * the horizon matters. Only cells that can matter are updated: V_k(c) = 0 while k < dist(c, goal),
+ * and V_k(c) cannot reach the start in time once k > horizon - dist(start, c); cells with
+ * dist(start, c) + dist(c, goal) > horizon never matter. Tight step budgets are therefore cheap.
  */
 export function agentsPMax(map: FrozenLakeMap, queries: readonly PMaxQuery[], slip: number): number[] {
-  const result = queries.map(() => 0);
-  const pending: number[] = [];
-  queries.forEach((q, a) => {
-    if (q.horizon < 0) return;
-    if (q.start === q.goal) {
-      result[a] = 1;
-      return;
-    }
-    const d = bfsDistances(map, q.start)[q.goal];
-    if (d < 0 || d > q.horizon) return;
-    if (slip <= 0) result[a] = 1;
-    else pending.push(a);
-  });
-  if (pending.length === 0) return result;
+  return queries.map((q) => reachProbability(map, q.start, q.goal, slip, q.horizon));
+}
 
+function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip: number, horizon: number): number {
+  if (horizon < 0) return 0;
+  if (start === goal) return 1;
+  const fromStart = bfsDistances(map, start);
+  const d = fromStart[goal];
+  if (d < 0 || d > horizon) return 0;
+  if (slip <= 0) return 1;
+  const toGoal = bfsDistances(map, goal);
   const n = map.size * map.size;
   const moves = moveTable(map.size);
-  // Compact state space: cells reachable from any pending start, plus an absorbing hole sentinel.
-  const reachable = new Uint8Array(n);
-  for (const a of pending) {
-    const dist = bfsDistances(map, queries[a].start);
-    for (let cell = 0; cell < n; cell++) if (dist[cell] >= 0) reachable[cell] = 1;
-  }
-  const index = new Int32Array(n).fill(-1);
-  let m = 0;
-  for (let cell = 0; cell < n; cell++) if (reachable[cell]) index[cell] = m++;
-  const HOLE = m;
-  const A = pending.length;
-  const neighbours = new Int32Array(4 * m);
+  // Cells whose update window [dist to goal, horizon - dist from start] is not empty, by dist to goal.
+  const cells: number[] = [];
   for (let cell = 0; cell < n; cell++) {
-    const i = index[cell];
-    if (i < 0) continue;
-    for (let d = 0; d < 4; d++) {
-      const to = moves[cell * 4 + d];
-      neighbours[4 * i + d] = (map.holes[to] ? HOLE : index[to]) * A;
-    }
+    if (cell !== goal && fromStart[cell] >= 0 && toGoal[cell] >= 0 && fromStart[cell] + toGoal[cell] <= horizon) cells.push(cell);
   }
-  const goalSlot = pending.map((a, k) => index[queries[a].goal] * A + k);
-  const startSlot = pending.map((a, k) => index[queries[a].start] * A + k);
-  const horizons = pending.map((a) => queries[a].horizon);
-  const maxHorizon = Math.max(...horizons);
-  let value = new Float64Array((m + 1) * A);
-  let next = new Float64Array((m + 1) * A);
-  for (const slot of goalSlot) value[slot] = 1;
+  cells.sort((a, b) => toGoal[a] - toGoal[b]);
+  const m = cells.length;
+  const ZERO = m;
+  const ONE = m + 1;
+  const index = new Int32Array(n).fill(ZERO);
+  cells.forEach((cell, i) => (index[cell] = i));
+  index[goal] = ONE;
+  const neighbours = new Int32Array(4 * m);
+  const windowStart = new Int32Array(m);
+  const windowEnd = new Int32Array(m);
+  cells.forEach((cell, i) => {
+    for (let dir = 0; dir < 4; dir++) neighbours[4 * i + dir] = index[moves[cell * 4 + dir]];
+    windowStart[i] = toGoal[cell];
+    windowEnd[i] = horizon - fromStart[cell];
+  });
+  let value = new Float64Array(m + 2);
+  let next = new Float64Array(m + 2);
+  value[ONE] = 1;
+  next[ONE] = 1;
   const straight = 1 - slip;
   const side = slip / 2;
-  let k = 0;
-  for (; k < maxHorizon; k++) {
-    let change = 0;
-    for (let i = 0, j = 0, base = 0; i < m; i++, j += 4, base += A) {
-      const n0 = neighbours[j];
-      const n1 = neighbours[j + 1];
-      const n2 = neighbours[j + 2];
-      const n3 = neighbours[j + 3];
-      for (let a = 0; a < A; a++) {
-        const v0 = value[n0 + a];
-        const v1 = value[n1 + a];
-        const v2 = value[n2 + a];
-        const v3 = value[n3 + a];
-        // Up/down slip to the (right, left) pair and right/left to the (up, down) pair, so the best
-        // of four actions is the better of two: straight * max(opposite pair) + side * (other pair).
-        const vertical = straight * (v0 > v2 ? v0 : v2) + side * (v1 + v3);
-        const horizontal = straight * (v1 > v3 ? v1 : v3) + side * (v0 + v2);
-        const best = vertical > horizontal ? vertical : horizontal;
-        const diff = best - value[base + a];
-        if (diff > change) change = diff;
-        next[base + a] = best;
-      }
+  // The live set holds the cells whose window contains k: cells join in order of windowStart
+  // (cells are sorted by it) and leave in order of windowEnd (swap-removal keeps it compact);
+  // a cell leaves only after it joined, since windowStart <= windowEnd for every kept cell.
+  const live = new Int32Array(m);
+  const position = new Int32Array(m);
+  let liveCount = 0;
+  const byEnd = Array.from({ length: m }, (_, i) => i).sort((a, b) => windowEnd[a] - windowEnd[b]);
+  let joined = 0;
+  let left = 0;
+  for (let k = 1; k <= horizon; k++) {
+    while (joined < m && windowStart[joined] <= k) {
+      live[liveCount] = joined;
+      position[joined] = liveCount++;
+      joined++;
     }
-    for (const slot of goalSlot) next[slot] = 1;
+    while (left < m && windowEnd[byEnd[left]] < k) {
+      const gone = byEnd[left++];
+      const last = live[--liveCount];
+      live[position[gone]] = last;
+      position[last] = position[gone];
+    }
+    let change = 0;
+    for (let p = 0; p < liveCount; p++) {
+      const i = live[p];
+      const j = 4 * i;
+      const v0 = value[neighbours[j]];
+      const v1 = value[neighbours[j + 1]];
+      const v2 = value[neighbours[j + 2]];
+      const v3 = value[neighbours[j + 3]];
+      // Up/down slip to the (right, left) pair and right/left to the (up, down) pair, so the best
+      // of four actions is the better of two: straight * max(opposite pair) + side * (other pair).
+      const vertical = straight * (v0 > v2 ? v0 : v2) + side * (v1 + v3);
+      const horizontal = straight * (v1 > v3 ? v1 : v3) + side * (v0 + v2);
+      const best = vertical > horizontal ? vertical : horizontal;
+      const diff = best - value[i];
+      if (diff > change) change = diff;
+      next[i] = best;
+    }
     const swap = value;
     value = next;
     next = swap;
-    for (let p = 0; p < A; p++) if (horizons[p] === k + 1) result[pending[p]] = value[startSlot[p]];
-    if (change < 1e-12) break;
+    // Once every cell has joined, a sweep that changes nothing is a fixed point.
+    if (joined === m && change < 1e-12) break;
   }
-  // Converged early: the remaining agents' values no longer move.
-  for (let p = 0; p < A; p++) if (horizons[p] > k + 1) result[pending[p]] = value[startSlot[p]];
-  return result.map((p) => Math.min(1, Math.max(0, p)));
+  return Math.min(1, Math.max(0, value[index[start]]));
 }
 
 /** Maximum probability that one agent reaches `goal` from `start` within `horizon` moves under slip (see agentsPMax). */
