@@ -28,7 +28,7 @@ export type Settings = z.infer<typeof envSchema> & { dataDir: string; demo: bool
 export class SettingsError extends Error {}
 
 /** Parse and validate the process environment; a bad value throws one readable sentence. */
-export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Settings {
+export function loadSettings(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Settings {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {

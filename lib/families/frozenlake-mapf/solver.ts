@@ -73,6 +73,18 @@ export function agentsPMax(map: FrozenLakeMap, queries: readonly PMaxQuery[], sl
   return queries.map((q) => reachProbability(map, q.start, q.goal, slip, q.horizon));
 }
 
+/** Items ordered by a small non-negative integer key (stable counting sort; comparator sorts dominate otherwise). */
+function countingSort(items: readonly number[], key: ArrayLike<number>): number[] {
+  let maxKey = 0;
+  for (const item of items) if (key[item] > maxKey) maxKey = key[item];
+  const counts = new Int32Array(maxKey + 2);
+  for (const item of items) counts[key[item] + 1]++;
+  for (let k = 1; k < counts.length; k++) counts[k] += counts[k - 1];
+  const out = new Array<number>(items.length);
+  for (const item of items) out[counts[key[item]]++] = item;
+  return out;
+}
+
 function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip: number, horizon: number): number {
   if (horizon < 0) return 0;
   if (start === goal) return 1;
@@ -84,11 +96,11 @@ function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip:
   const n = map.size * map.size;
   const moves = moveTable(map.size);
   // Cells whose update window [dist to goal, horizon - dist from start] is not empty, by dist to goal.
-  const cells: number[] = [];
+  const kept: number[] = [];
   for (let cell = 0; cell < n; cell++) {
-    if (cell !== goal && fromStart[cell] >= 0 && toGoal[cell] >= 0 && fromStart[cell] + toGoal[cell] <= horizon) cells.push(cell);
+    if (cell !== goal && fromStart[cell] >= 0 && toGoal[cell] >= 0 && fromStart[cell] + toGoal[cell] <= horizon) kept.push(cell);
   }
-  cells.sort((a, b) => toGoal[a] - toGoal[b]);
+  const cells = countingSort(kept, toGoal);
   const m = cells.length;
   const ZERO = m;
   const ONE = m + 1;
@@ -115,7 +127,7 @@ function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip:
   const live = new Int32Array(m);
   const position = new Int32Array(m);
   let liveCount = 0;
-  const byEnd = Array.from({ length: m }, (_, i) => i).sort((a, b) => windowEnd[a] - windowEnd[b]);
+  const byEnd = countingSort(Array.from({ length: m }, (_, i) => i), windowEnd);
   let joined = 0;
   let left = 0;
   for (let k = 1; k <= horizon; k++) {

@@ -1,0 +1,8 @@
+import { apiRoute, intParam } from "@/lib/api/route";
+import { getRollout } from "@/lib/ingest/rollouts-api";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute<{ id: string }>(async ({ db, principal, params }) => {
+  return getRollout(db, intParam(params.id, "id"), principal);
+});

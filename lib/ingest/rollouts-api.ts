@@ -1,0 +1,102 @@
+/** POST/GET rollouts for the HTTP API: body streaming, ingestion, and reads with cursors. */
+import { and, desc, eq, lt, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { environments, generations, policies, rolloutPayloads, rollouts } from "@/lib/db/schema";
+import { BadRequest, NotFound, parseOrThrow } from "@/lib/api/errors";
+import { maxBodyBytes } from "@/lib/api/route";
+import type { Principal } from "@/lib/auth/principal";
+import { requireScope } from "@/lib/auth/principal";
+import { getFamily } from "@/lib/projects/families";
+import type { ProjectRow } from "@/lib/projects/service";
+import { bodyKind, jsonArrayElements, limitedBody, ndjsonLines } from "./body";
+import { ingestRollouts, type IngestSummary } from "./store";
+
+/** Handle POST .../rollouts end to end; the summary is what the API returns. */
+export async function postRollouts(db: Db, project: ProjectRow, principal: Principal, req: Request): Promise<IngestSummary> {
+  requireScope(principal, "rollouts:write", project.id);
+  const kind = bodyKind(req.headers.get("content-type"));
+  const createEnvironments = ["1", "true"].includes(new URL(req.url).searchParams.get("createEnvironments") ?? "");
+  const family = await getFamily(db, project.familyId);
+  const { stream, cleanup } = await limitedBody(req, maxBodyBytes());
+  try {
+    const lines = kind === "ndjson" ? ndjsonLines(stream) : jsonArrayElements(stream);
+    const summary = await ingestRollouts(db, project, family, lines, { createEnvironments });
+    if (summary.accepted + summary.duplicates + summary.rejected.length === 0) {
+      throw new BadRequest("The body holds no rollouts.");
+    }
+    return summary;
+  } finally {
+    await cleanup();
+  }
+}
+
+export const listRolloutsQuery = z.object({
+  generation: z.coerce.number().int().min(0).optional(),
+  policy: z.string().optional(),
+  environmentKey: z.string().optional(),
+  success: z.enum(["true", "false"]).optional(),
+  category: z.string().optional(),
+  cursor: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+const rolloutColumns = {
+  id: rollouts.id,
+  externalId: rollouts.externalId,
+  environmentKey: environments.key,
+  generation: generations.index,
+  policy: policies.name,
+  reward: rollouts.reward,
+  success: rollouts.success,
+  status: rollouts.status,
+  failureCategory: rollouts.failureCategory,
+  failureSignature: rollouts.failureSignature,
+  errorType: rollouts.errorType,
+  errorMessage: rollouts.errorMessage,
+  inputTokens: rollouts.inputTokens,
+  outputTokens: rollouts.outputTokens,
+  turns: rollouts.turns,
+  flags: rollouts.flags,
+  startedAt: rollouts.startedAt,
+  finishedAt: rollouts.finishedAt,
+};
+
+/** GET .../rollouts: filtered, newest first, with a cursor. */
+export async function listRollouts(db: Db, project: ProjectRow, query: unknown) {
+  const q = parseOrThrow(listRolloutsQuery, query, "query", 400);
+  const where: (SQL | undefined)[] = [eq(rollouts.projectId, project.id)];
+  if (q.generation !== undefined) where.push(eq(generations.index, q.generation));
+  if (q.policy) where.push(eq(policies.name, q.policy));
+  if (q.environmentKey) where.push(eq(environments.key, q.environmentKey));
+  if (q.success) where.push(eq(rollouts.success, q.success === "true"));
+  if (q.category) where.push(eq(rollouts.failureCategory, q.category));
+  if (q.cursor) where.push(lt(rollouts.id, q.cursor));
+  const rows = await db
+    .select(rolloutColumns)
+    .from(rollouts)
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .innerJoin(generations, eq(generations.id, rollouts.generationId))
+    .innerJoin(policies, eq(policies.id, rollouts.policyId))
+    .where(and(...where))
+    .orderBy(desc(rollouts.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  return { items: page, nextCursor: rows.length > q.limit ? String(page[page.length - 1].id) : null };
+}
+
+/** GET /rollouts/{id}: one rollout with its trajectory, verifier output and metadata. */
+export async function getRollout(db: Db, id: number, principal: Principal) {
+  const [row] = await db
+    .select({ ...rolloutColumns, projectId: rollouts.projectId, trajectory: rolloutPayloads.trajectory, verifierOutput: rolloutPayloads.verifierOutput, metadata: rolloutPayloads.metadata })
+    .from(rollouts)
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .innerJoin(generations, eq(generations.id, rollouts.generationId))
+    .innerJoin(policies, eq(policies.id, rollouts.policyId))
+    .leftJoin(rolloutPayloads, eq(rolloutPayloads.rolloutId, rollouts.id))
+    .where(eq(rollouts.id, id));
+  if (!row) throw new NotFound(`Rollout ${id} does not exist.`);
+  requireScope(principal, "projects:read", row.projectId);
+  const { projectId: _p, ...rest } = row;
+  return rest;
+}

@@ -1,0 +1,114 @@
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "./db";
+import { call } from "./http";
+import { ensureBootstrapKey } from "@/lib/auth/keys";
+import { fixturesDir } from "@/lib/ingest/fixtures-path";
+import { readHarborJob } from "@/lib/ingest/harbor";
+import * as projectsRoute from "@/app/api/v1/projects/route";
+import * as generationsRoute from "@/app/api/v1/projects/[slug]/generations/route";
+import * as generationRoute from "@/app/api/v1/projects/[slug]/generations/[index]/route";
+import * as rolloutsRoute from "@/app/api/v1/projects/[slug]/rollouts/route";
+import * as rolloutRoute from "@/app/api/v1/rollouts/[id]/route";
+
+const ADMIN = "test-bootstrap-token-rollouts-0123";
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+const post = (slug: string, rawBody: string, contentType = "application/x-ndjson", query = "") =>
+  call(rolloutsRoute.POST as never, "POST", `/api/v1/projects/${slug}/rollouts${query}`, { token: ADMIN, rawBody, contentType, params: { slug } });
+
+const config = { size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed: 1 };
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  await ensureBootstrapKey(db.db, ADMIN);
+  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "rr", name: "R", family: "frozenlake-mapf" } });
+  await call(generationsRoute.POST as never, "POST", "/api/v1/projects/rr/generations", { token: ADMIN, params: { slug: "rr" }, body: { environments: [{ key: "e1", config }] } });
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe("POST rollouts", () => {
+  it("stores valid lines, rejects bad ones by line number, and counts duplicates", async () => {
+    const lines = [
+      JSON.stringify({ externalId: "x1", environmentKey: "e1", policy: "p", reward: 1, trajectory: [{ role: "assistant", content: "go" }] }),
+      "{not json",
+      JSON.stringify({ externalId: "x2", environmentKey: "e1", policy: "p", reward: "high" }),
+      JSON.stringify({ externalId: "x3", environmentKey: "nope", policy: "p", reward: 0 }),
+      "",
+      JSON.stringify({ externalId: "x1", environmentKey: "e1", policy: "p", reward: 1 }),
+      JSON.stringify({ externalId: "x4", environmentKey: "e1", policy: "p", status: "errored", error: { type: "AgentTimeoutError", message: "timed out after 900s" } }),
+      JSON.stringify({ externalId: "x5", environmentKey: "e1", policy: "p", reward: 0, bogus: true }),
+    ].join("\n");
+    const r = await post("rr", lines);
+    expect(r.status).toBe(200);
+    expect(r.json.accepted).toBe(2);
+    expect(r.json.duplicates).toBe(1);
+    expect(r.json.rejected.map((x: { line: number; code: string }) => [x.line, x.code])).toEqual([
+      [2, "malformed_json"],
+      [3, "invalid_rollout"],
+      [4, "unknown_environment"],
+      [8, "invalid_rollout"],
+    ]);
+    expect(r.json.rejected[3].message).toContain("bogus");
+    // re-sending is idempotent
+    const again = await post("rr", lines);
+    expect(again.json.accepted).toBe(0);
+    expect(again.json.duplicates).toBe(3);
+  });
+
+  it("takes a JSON array, creates environments on request, and refuses bad bodies clearly", async () => {
+    const arr = JSON.stringify([
+      { externalId: "y1", environmentKey: "e2", environmentConfig: { ...config, seed: 2 }, generation: 0, policy: "p", reward: 0 },
+      { externalId: "y2", environmentKey: "e2", policy: "p", reward: 1 },
+    ]);
+    expect((await post("rr", arr, "application/json")).json.rejected[0].code).toBe("unknown_environment");
+    const created = await post("rr", arr, "application/json", "?createEnvironments=1");
+    expect(created.json).toMatchObject({ accepted: 2, duplicates: 0, rejected: [] });
+    expect((await post("rr", "", "application/x-ndjson")).status).toBe(400);
+    expect((await post("rr", "{}", "application/json")).status).toBe(400);
+    expect((await post("rr", "x", "text/csv")).status).toBe(415);
+  });
+
+  it("answers 413 before storing anything over the limit", async () => {
+    const before = Number((await db.pool.query("select count(*) from rollouts")).rows[0].count);
+    process.env.ENVFORGE_MAX_BODY_MB = "0.0001"; // ~100 bytes
+    try {
+      const body = JSON.stringify({ externalId: "z1", environmentKey: "e1", policy: "p", reward: 1, verifierOutput: "x".repeat(500) });
+      const r = await post("rr", body);
+      expect(r.status).toBe(413);
+    } finally {
+      delete process.env.ENVFORGE_MAX_BODY_MB;
+    }
+    expect(Number((await db.pool.query("select count(*) from rollouts")).rows[0].count)).toBe(before);
+  });
+
+  it("lists rollouts with filters and returns one with its trajectory", async () => {
+    const list = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?category=agent_timeout", { token: ADMIN, params: { slug: "rr" } });
+    expect(list.status).toBe(200);
+    expect(list.json.items.map((i: { externalId: string }) => i.externalId)).toEqual(["x4"]);
+    const all = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?success=true", { token: ADMIN, params: { slug: "rr" } });
+    const x1 = all.json.items.find((i: { externalId: string }) => i.externalId === "x1");
+    const one = await call(rolloutRoute.GET as never, "GET", `/api/v1/rollouts/${x1.id}`, { token: ADMIN, params: { id: String(x1.id) } });
+    expect(one.json.trajectory).toEqual([{ role: "assistant", content: "go" }]);
+  });
+});
+
+const fixtures = fixturesDir();
+describe.skipIf(!fixtures)("Harbor fixture through the store (skipped without ../shared/fixtures)", () => {
+  it("reproduces Harbor's mean reward and pass@k for tmax-9b", async () => {
+    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "tb2", name: "TB2", family: "terminal-task" } });
+    const job = await readHarborJob(path.join(fixtures!, "harbor-tb2", "tmax-9b", "terminal-bench-2-0"));
+    const body = job.trials
+      .map((t) => JSON.stringify({ ...t.rollout, generation: 0, environmentConfig: t.environment.config }))
+      .join("\n");
+    const r = await post("tb2", body, "application/x-ndjson", "?createEnvironments=1");
+    expect(r.json.rejected).toEqual([]);
+    expect(r.json.accepted).toBe(445);
+    const g = await call(generationRoute.GET as never, "GET", "/api/v1/projects/tb2/generations/0", { token: ADMIN, params: { slug: "tb2", index: "0" } });
+    expect(g.json.metrics.rollouts).toBe(445);
+    expect(g.json.metrics.meanReward.toFixed(4)).toBe("0.2719");
+    expect(g.json.metrics.passAtK["5"].toFixed(4)).toBe("0.4045");
+    expect(g.json.metrics.infraErrorRate).toBeGreaterThan(0);
+  });
+});
