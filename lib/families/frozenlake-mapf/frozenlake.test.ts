@@ -130,13 +130,43 @@ describe("p_max by value iteration", () => {
     }
   });
 
-  it("computes several agents in one sweep exactly as one at a time", () => {
-    const map = generateMap({ ...base, size: 12, num_agents: 4, min_goal_distance: 8 });
-    const queries = map.agents.map((a, i) => ({ start: a.start, goal: a.goal, horizon: 20 + 5 * i }));
-    const joint = agentsPMax(map, queries, 0.25);
-    queries.forEach((q, i) => expect(joint[i]).toBeCloseTo(singleAgentPMax(map, q.start, q.goal, 0.25, q.horizon), 12));
+  it("matches a plain full-grid value iteration (the pruned windows change nothing)", () => {
+    const rng = createRng("reference-vi");
+    for (let i = 0; i < 25; i++) {
+      const config = { ...randomLayout(rng), size: rng.int(3, 12) };
+      config.num_agents = Math.min(config.num_agents, maxAgentsFor(config.size));
+      const map = generateMap(config);
+      const slip = rng.float(0.01, 0.5);
+      const queries = map.agents.map((a) => ({ start: a.start, goal: a.goal, horizon: rng.int(1, 80) }));
+      const fast = agentsPMax(map, queries, slip);
+      queries.forEach((q, a) => expect(fast[a], JSON.stringify({ config, slip, q })).toBeCloseTo(referencePMax(map, q.start, q.goal, slip, q.horizon), 9));
+    }
   });
 });
+
+/** Textbook finite-horizon value iteration over every cell and all four actions. */
+function referencePMax(map: FrozenLakeMap, start: number, goal: number, slip: number, horizon: number): number {
+  const size = map.size;
+  const land = (cell: number, dir: number) => {
+    const r = Math.floor(cell / size) + [-1, 0, 1, 0][dir];
+    const c = (cell % size) + [0, 1, 0, -1][dir];
+    return r >= 0 && r < size && c >= 0 && c < size ? r * size + c : cell;
+  };
+  let value: number[] = Array.from({ length: size * size }, (_, cell) => (cell === goal ? 1 : 0));
+  for (let k = 0; k < horizon; k++) {
+    value = value.map((_, cell) => {
+      if (cell === goal) return 1;
+      if (map.holes[cell]) return 0;
+      let best = 0;
+      for (let dir = 0; dir < 4; dir++) {
+        const v = (1 - slip) * value[land(cell, dir)] + (slip / 2) * (value[land(cell, (dir + 1) % 4)] + value[land(cell, (dir + 3) % 4)]);
+        best = Math.max(best, v);
+      }
+      return best;
+    });
+  }
+  return value[start];
+}
 
 describe("prioritized planning", () => {
   it("cannot swap two agents in a one-cell corridor under block_both, but can under soft", () => {

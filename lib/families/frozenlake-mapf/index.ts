@@ -82,6 +82,7 @@ export const frozenlakeFields: FieldSpec[] = Object.values(f);
 const int = (spec: FieldSpec) => z.int().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
 const num = (spec: FieldSpec) => z.number().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
 
+/** Strict zod schema of a frozenlake-mapf config. */
 export const frozenlakeSchema = z.strictObject({
   size: int(f.size),
   num_agents: int(f.num_agents),
@@ -117,6 +118,8 @@ export interface FrozenLakeDetails {
  * fit max_steps; prioritized planning must find a plan. p_max is the product over agents of the
  * single-agent value-iteration p_max with the horizon shortened by the delay the plan imposes on
  * that agent (waits do not slip). It ignores interactions beyond the plan, so it is an estimate.
+ * It is not always monotone in slip_probability: with a generous step budget, slips can carry a
+ * cautious agent along a wall; difficulty() uses the monotone analytic proxy instead.
  */
 export function validateFrozenLake(config: FrozenLakeConfig): ValidationResult {
   if (config.num_agents > maxAgentsFor(config.size)) {
@@ -253,6 +256,7 @@ function frozenlakeDifficulty(config: FrozenLakeConfig): DifficultyEstimate {
   return { difficulty: profile.difficulty, pMax: frozenlakePMaxProxy(config), skills: profile.skills };
 }
 
+/** The built-in `frozenlake-mapf` family. */
 export const frozenlakeMapfFamily = defineFamily<FrozenLakeConfig>({
   id: "frozenlake-mapf",
   version: "1",

@@ -11,8 +11,12 @@ import type { FrozenLakeMap } from "./map";
 const DR = [-1, 0, 1, 0];
 const DC = [0, 1, 0, -1];
 
-/** Per cell and direction (0 up, 1 right, 2 down, 3 left) the cell a move lands on (itself at the border). */
+const moveTables = new Map<number, Int32Array>();
+
+/** Per cell and direction (0 up, 1 right, 2 down, 3 left) the cell a move lands on (itself at the border); cached per size, read-only. */
 export function moveTable(size: number): Int32Array {
+  const cached = moveTables.get(size);
+  if (cached) return cached;
   const table = new Int32Array(size * size * 4);
   for (let r = 0; r < size; r++) {
     for (let c = 0; c < size; c++) {
@@ -23,6 +27,7 @@ export function moveTable(size: number): Int32Array {
       }
     }
   }
+  moveTables.set(size, table);
   return table;
 }
 

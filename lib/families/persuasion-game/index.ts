@@ -78,6 +78,7 @@ export const MODEL_PARAMS: Record<DecisionModel, (keyof typeof NEUTRAL_PARAMS)[]
 
 const num = (spec: FieldSpec) => z.number().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
 
+/** Strict zod schema of a persuasion-game config. */
 export const persuasionSchema = z.strictObject({
   decision_model: z.enum(DECISION_MODELS).describe(describeField(f.decision_model)),
   alpha: num(f.alpha).optional(),
@@ -161,6 +162,7 @@ function persuasionDifficulty(config: PersuasionConfig): DifficultyEstimate {
   return { difficulty: profile.difficulty, pMax, skills: profile.skills };
 }
 
+/** The built-in `persuasion-game` family. */
 export const persuasionGameFamily = defineFamily<PersuasionConfig>({
   id: "persuasion-game",
   version: "1",

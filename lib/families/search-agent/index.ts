@@ -50,6 +50,7 @@ export const searchAgentFields: FieldSpec[] = Object.values(f);
 
 const int = (spec: FieldSpec) => z.int().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
 
+/** Strict zod schema of a search-agent config. */
 export const searchAgentSchema = z.strictObject({
   hops: int(f.hops),
   max_turns: int(f.max_turns),
@@ -102,6 +103,7 @@ function searchAgentDifficulty(config: SearchAgentConfig): DifficultyEstimate {
   return { difficulty: profile.difficulty, pMax: searchPMax(config), skills: profile.skills };
 }
 
+/** The built-in `search-agent` family. */
 export const searchAgentFamily = defineFamily<SearchAgentConfig>({
   id: "search-agent",
   version: "1",

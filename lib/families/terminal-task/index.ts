@@ -87,6 +87,7 @@ export const terminalTaskFields: FieldSpec[] = Object.values(f);
 
 const int = (spec: FieldSpec) => z.int().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
 
+/** Strict zod schema of a terminal-task config: only task_name is required. */
 export const terminalTaskSchema = z.strictObject({
   task_name: z.string().min(1).max(200).describe(describeField(f.task_name)),
   source: z.string().min(1).max(200).optional().describe(describeField(f.source)),
@@ -134,6 +135,7 @@ function terminalTaskDifficulty(config: TerminalTaskConfig): DifficultyEstimate 
   return { difficulty: profile.difficulty, pMax: 1, skills: profile.skills };
 }
 
+/** The built-in `terminal-task` family. */
 export const terminalTaskFamily = defineFamily<TerminalTaskConfig>({
   id: "terminal-task",
   version: "1",
