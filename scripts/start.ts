@@ -24,14 +24,20 @@ const say = (line: string) => console.log(`[envforge] ${line}`);
 const cleanups: (() => Promise<void>)[] = [];
 let shuttingDown = false;
 
-async function shutdown(code: number): Promise<never> {
-  if (!shuttingDown) {
+let stopped: Promise<never> | null = null;
+
+/** Stop everything once: Ctrl-C signals the whole process group, so a second signal must not cut the first short. */
+function shutdown(code: number): Promise<never> {
+  if (!stopped) {
     shuttingDown = true;
-    for (const fn of cleanups.reverse()) {
-      await fn().catch((err) => console.error("[envforge] while stopping:", err?.message ?? err));
-    }
+    stopped = (async () => {
+      for (const fn of cleanups.reverse()) {
+        await fn().catch((err) => console.error("[envforge] while stopping:", err?.message ?? err));
+      }
+      process.exit(code);
+    })();
   }
-  process.exit(code);
+  return stopped;
 }
 
 function fail(message: string): Promise<never> {
@@ -113,6 +119,14 @@ function listen(server: http.Server, settings: Settings): Promise<void> {
 async function main() {
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
+  // npm does not pass SIGTERM on when it is killed itself: stop when our parent goes away
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent && !shuttingDown) {
+      say("the parent process exited; stopping");
+      void shutdown(0);
+    }
+  }, 1000).unref();
 
   let settings: Settings;
   try {
