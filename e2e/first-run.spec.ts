@@ -69,7 +69,18 @@ test("an API key with the viewer role can read but not create", async ({ request
   expect((await request.get("/api/v1/projects", { headers: viewer })).status()).toBe(200);
   const denied = await request.post("/api/v1/projects", { headers: viewer, data: { slug: "nope", name: "n", family: "search-agent" } });
   expect(denied.status()).toBe(403);
-  // a cross-site browser mutation with a session cookie is refused
+  // health needs no key
   const health = await request.get("/api/health");
   expect(await health.json()).toEqual({ status: "ok", db: "ok" });
+});
+
+test("a session cookie works for same-origin mutations only (CSRF)", async ({ request, baseURL }) => {
+  const signIn = await request.post("/api/auth/signin", { headers: { Origin: baseURL! }, data: { email: ADMIN.email, password: ADMIN.password } });
+  expect(signIn.status()).toBe(200);
+  const body = { slug: "csrf-check", name: "CSRF check", family: "search-agent" };
+  const crossSite = await request.post("/api/v1/projects", { headers: { Origin: "https://evil.example" }, data: body });
+  expect(crossSite.status()).toBe(403);
+  expect((await crossSite.json()).error.message).toMatch(/Cross-site/);
+  const sameSite = await request.post("/api/v1/projects", { headers: { Origin: baseURL! }, data: body });
+  expect(sameSite.status()).toBe(201);
 });

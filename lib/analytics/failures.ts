@@ -57,7 +57,6 @@ export interface VerifierOutputReport {
 
 const PYTEST_SUMMARY =
   /^=+ (?:.*?\b(\d+) (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)\b.*?|no tests ran.*?) in [\d.]+s(?: \([\d:]+\))? =+\s*$/m;
-const PYTEST_SESSION = /^=+ test session starts =+\s*$/m;
 const PYTEST_FAILED_LINE = /^(FAILED|ERROR) (\S+?)(?: - .*)?$/gm;
 const UNITTEST_RAN = /^Ran \d+ tests? in [\d.]+s\s*$/m;
 const TOOL_MISSING = /(?:^|\s)([\w.+-]+): command not found\s*$|^\S*sh: \d+: ([\w.+-]+): not found\s*$/m;

@@ -59,11 +59,6 @@ export class UnsupportedMediaType extends DomainError {
     super(415, "unsupported_media_type", message);
   }
 }
-export class Unavailable extends DomainError {
-  constructor(message: string) {
-    super(503, "unavailable", message);
-  }
-}
 
 /** zod issues -> details with dot-joined field paths. */
 export function zodDetails(error: z.ZodError, prefix = ""): ErrorDetail[] {

@@ -2,7 +2,7 @@
 import { getDb } from "@/lib/db/client";
 import { parseOrThrow, toErrorResponse } from "@/lib/api/errors";
 import { readJsonBody } from "@/lib/api/route";
-import { assertSameOrigin, SESSION_COOKIE } from "./principal";
+import { assertSameOrigin, readCookie, SESSION_COOKIE } from "./principal";
 import { clearedSessionCookie, sessionCookie } from "./cookies";
 import { createFirstAdmin, openSession, setupSchema, signIn, signInSchema, signOut } from "./users";
 
@@ -37,12 +37,8 @@ export async function signInHandler(req: Request): Promise<Response> {
 export async function signOutHandler(req: Request): Promise<Response> {
   try {
     assertSameOrigin(req);
-    const cookie = req.headers.get("cookie") ?? "";
-    const token = cookie
-      .split(";")
-      .map((c) => c.trim().split("="))
-      .find(([k]) => k === SESSION_COOKIE)?.[1];
-    if (token) await signOut(getDb(), decodeURIComponent(token));
+    const token = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
+    if (token) await signOut(getDb(), token);
     return Response.json({ ok: true }, { headers: { "Set-Cookie": clearedSessionCookie() } });
   } catch (err) {
     return toErrorResponse(err);

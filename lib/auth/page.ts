@@ -1,6 +1,7 @@
 /** Server-component guards: who is signed in, and where to send someone who is not. */
 import { cookies } from "next/headers";
-import { redirect } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
+import { DomainError } from "@/lib/api/errors";
 import { getDb } from "@/lib/db/client";
 import { principalFromSession, SESSION_COOKIE, type Principal } from "./principal";
 import { hasScope, type Scope } from "./roles";
@@ -21,9 +22,19 @@ export async function requireUser(next?: string): Promise<Principal> {
   redirect(next ? `/signin?next=${encodeURIComponent(next)}` : "/signin");
 }
 
-/** The signed-in user holding `scope`; otherwise a 403 page via notFound-like redirect. */
+/** The signed-in user holding `scope`; otherwise a redirect to the "not allowed" page. */
 export async function requireUserWith(scope: Scope, next?: string): Promise<Principal> {
   const user = await requireUser(next);
   if (!hasScope(user.role, scope)) redirect(`/forbidden?need=${encodeURIComponent(scope)}`);
   return user;
+}
+
+/** Await a lookup for a page; a domain error (unknown project, generation, family) renders the 404 page. */
+export async function orNotFound<T>(lookup: Promise<T>): Promise<T> {
+  try {
+    return await lookup;
+  } catch (err) {
+    if (err instanceof DomainError) notFound();
+    throw err;
+  }
 }

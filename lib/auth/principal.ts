@@ -19,7 +19,8 @@ export interface Principal {
   name: string;
 }
 
-function readCookie(header: string | null, name: string): string | undefined {
+/** One cookie's value from a Cookie header. */
+export function readCookie(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const [k, ...v] = part.trim().split("=");

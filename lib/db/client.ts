@@ -4,6 +4,10 @@ import pg from "pg";
 import * as schema from "./schema";
 
 export type Db = NodePgDatabase<typeof schema>;
+/** A transaction handle, as `db.transaction` passes it. */
+export type DbTx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Either: for functions that run inside or outside a caller's transaction. */
+export type Queryable = Db | DbTx;
 
 interface DbHandle {
   pool: pg.Pool;

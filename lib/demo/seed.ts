@@ -17,6 +17,8 @@ import type { RolloutInput } from "@/lib/ingest/normalized";
 
 export const DEMO_SLUG = "demo-frozenlake";
 const ACTOR = { actor: "system:demo" };
+/** Attempts per environment and generation (a GRPO-style group). */
+const ATTEMPTS = 8;
 
 interface DemoEnv {
   key: string;
@@ -118,12 +120,12 @@ export async function seedDemo(db: Db, opts: { generations?: number; populationS
         .set({ validationState: v.state, pMax: v.pMax ?? null })
         .where(and(eq(environments.projectId, project.id), eq(environments.key, env.key)));
     }
-    const rows = simulateRollouts(family, rng, gen, population, skill, 8);
+    const rows = simulateRollouts(family, rng, gen, population, skill, ATTEMPTS);
     await ingestRollouts(db, project, family, asLines(rows));
 
     // next population: keep the frontier, push solved ones harder, replace hopeless ones
     const rates = new Map<string, number>();
-    for (const r of rows) rates.set(r.environmentKey, (rates.get(r.environmentKey) ?? 0) + (r.reward === 1 ? 1 / 8 : 0));
+    for (const r of rows) rates.set(r.environmentKey, (rates.get(r.environmentKey) ?? 0) + (r.reward === 1 ? 1 / ATTEMPTS : 0));
     const next: DemoEnv[] = [];
     for (const env of population) {
       const p = rates.get(env.key) ?? 0;

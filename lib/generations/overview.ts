@@ -11,8 +11,8 @@ export interface EnvironmentAggregateRow extends EnvironmentAggregate {
   environmentId: number;
 }
 
-/** Per-environment rollout aggregates of generations (optionally one policy), computed in SQL. */
-export async function environmentAggregates(db: Db, generationIds: number[], policyId?: number) {
+/** Per-environment rollout aggregates of generations (optionally one policy, or some environments), computed in SQL. */
+export async function environmentAggregates(db: Db, generationIds: number[], filter: { policyId?: number; environmentIds?: number[] } = {}) {
   if (generationIds.length === 0) return new Map<number, EnvironmentAggregateRow[]>();
   const rows = await db
     .select({
@@ -24,11 +24,18 @@ export async function environmentAggregates(db: Db, generationIds: number[], pol
       infraErrors: sql<number>`count(*) filter (where ${rollouts.failureCategory} = 'infra_error')::int`,
       errored: sql<number>`count(*) filter (where ${rollouts.status} = 'errored')::int`,
       unrewarded: sql<number>`count(*) filter (where ${rollouts.reward} is null)::int`,
-      pMax: sql<number | null>`(select ${environments.pMax} from ${environments} where ${environments.id} = ${rollouts.environmentId})`,
+      pMax: environments.pMax,
     })
     .from(rollouts)
-    .where(and(inArray(rollouts.generationId, generationIds), policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined))
-    .groupBy(rollouts.generationId, rollouts.environmentId);
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .where(
+      and(
+        inArray(rollouts.generationId, generationIds),
+        filter.policyId !== undefined ? eq(rollouts.policyId, filter.policyId) : undefined,
+        filter.environmentIds ? inArray(rollouts.environmentId, filter.environmentIds) : undefined,
+      ),
+    )
+    .groupBy(rollouts.generationId, rollouts.environmentId, environments.pMax);
   const byGeneration = new Map<number, EnvironmentAggregateRow[]>();
   for (const r of rows) {
     const list = byGeneration.get(r.generationId) ?? [];
@@ -48,6 +55,11 @@ async function memberCounts(db: Db, generationIds: number[]) {
   return new Map(rows.map((r) => [r.generationId, r.n]));
 }
 
+/** The fields every view of a generation starts with. */
+function generationHeadline(g: GenerationRow) {
+  return { index: g.index, status: g.status, source: g.source, parentIndex: g.parentIndex, createdAt: g.createdAt.toISOString() };
+}
+
 /** Resolve a policy name of the project to its id, or 404. */
 export async function resolvePolicy(db: Db, projectId: number, name: string) {
   const [p] = await db.select().from(policies).where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
@@ -63,11 +75,7 @@ export async function listGenerationsWithMetrics(db: Db, project: ProjectRow) {
   return gens.map((g) => {
     const metrics = populationMetrics(aggs.get(g.id) ?? []);
     return {
-      index: g.index,
-      status: g.status,
-      source: g.source,
-      parentIndex: g.parentIndex,
-      createdAt: g.createdAt.toISOString(),
+      ...generationHeadline(g),
       environments: members.get(g.id) ?? 0,
       rollouts: metrics.rollouts,
       metrics,
@@ -79,7 +87,7 @@ export async function listGenerationsWithMetrics(db: Db, project: ProjectRow) {
 export async function generationDetail(db: Db, project: ProjectRow, g: GenerationRow, policyName?: string) {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
   const [aggs, members, policyRows] = await Promise.all([
-    environmentAggregates(db, [g.id], policy?.id),
+    environmentAggregates(db, [g.id], { policyId: policy?.id }),
     memberCounts(db, [g.id]),
     db
       .selectDistinct({ name: policies.name })
@@ -88,26 +96,22 @@ export async function generationDetail(db: Db, project: ProjectRow, g: Generatio
       .where(eq(rollouts.generationId, g.id))
       .orderBy(asc(policies.name)),
   ]);
-  const metrics = populationMetrics(aggs.get(g.id) ?? []);
   return {
-    index: g.index,
-    status: g.status,
-    source: g.source,
-    parentIndex: g.parentIndex,
+    ...generationHeadline(g),
     trainingSteps: g.trainingSteps,
     mixWeight: g.mixWeight,
-    createdAt: g.createdAt.toISOString(),
     policy: policy?.name ?? null,
     policies: policyRows.map((p) => p.name),
     environments: members.get(g.id) ?? 0,
-    metrics: { ...metrics, environments: metrics.environments },
+    metrics: populationMetrics(aggs.get(g.id) ?? []),
   };
 }
 
 /** GET .../generations/{index}/environments: a cursor page with per-environment stats. */
 export async function generationEnvironmentsPage(db: Db, project: ProjectRow, g: GenerationRow, cursor: string | undefined, limit: number) {
   const page = await listGenerationEnvironments(db, g.id, cursor, limit);
-  const aggs = (await environmentAggregates(db, [g.id])).get(g.id) ?? [];
+  // only this page's environments: a page stays cheap however large the generation
+  const aggs = (await environmentAggregates(db, [g.id], { environmentIds: page.rows.map((r) => r.id) })).get(g.id) ?? [];
   const byEnv = new Map(aggs.map((a) => [a.environmentId, a]));
   return {
     items: page.rows.map((r) => {

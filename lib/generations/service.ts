@@ -1,7 +1,7 @@
 /** Generations: numbered populations of environments, created through the API or by materializing a proposal. */
-import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "@/lib/db/client";
+import type { Db, Queryable } from "@/lib/db/client";
 import { environments, generationEnvironments, generations } from "@/lib/db/schema";
 import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
 import { configHash } from "@/lib/families/hash";
@@ -82,7 +82,7 @@ export async function createGeneration(db: Db, project: ProjectRow, family: Fami
     }
 
     const items = input.environments.map((e, i) => ({ ...e, config: configs[i]!, hash: configHash(configs[i]!), op: e.op === "crossover" ? "crossover" : undefined }));
-    const envIds = await upsertEnvironments(tx as unknown as Db, project, items);
+    const envIds = await upsertEnvironments(tx, project, items);
 
     const [gen] = await tx
       .insert(generations)
@@ -107,7 +107,7 @@ export async function createGeneration(db: Db, project: ProjectRow, family: Fami
       for (const r of rows) previous.add(r.id);
     }
     await insertMembership(
-      tx as unknown as Db,
+      tx,
       gen.id,
       items.map((e) => {
         const environmentId = envIds.get(e.key)!;
@@ -129,7 +129,7 @@ export async function createGeneration(db: Db, project: ProjectRow, family: Fami
 
 /** Insert environments that are new, reuse identical ones, 409 on a known key with a different config. */
 export async function upsertEnvironments(
-  tx: Db,
+  tx: Queryable,
   project: ProjectRow,
   items: { key: string; config: Record<string, unknown>; hash: string; parentKey?: string; op?: string; direction?: string | null }[],
 ): Promise<Map<string, number>> {
@@ -185,18 +185,20 @@ export async function upsertEnvironments(
       .returning({ id: environments.id, key: environments.key });
     for (const r of rows) ids.set(r.key, r.id);
   }
-  // parents resolve after insertion so a parent may arrive in the same body
-  const withParents = fresh.filter((f) => f.parentKey);
-  for (const f of withParents) {
-    const parentId = ids.get(f.parentKey!) ?? known.get(f.parentKey!)?.id;
-    await tx.update(environments).set({ parentId }).where(eq(environments.id, ids.get(f.key)!));
+  // parents resolve after insertion so a parent may arrive in the same body; one statement for all
+  const links = fresh.filter((f) => f.parentKey).map((f) => [ids.get(f.key)!, ids.get(f.parentKey!) ?? known.get(f.parentKey!)!.id]);
+  if (links.length) {
+    await tx.execute(sql`
+      update ${environments} set parent_id = l.parent
+      from unnest(${sql.param(links.map((l) => l[0]))}::bigint[], ${sql.param(links.map((l) => l[1]))}::bigint[]) as l(child, parent)
+      where ${environments.id} = l.child`);
   }
   return ids;
 }
 
 /** Add environments to a generation (ignoring ones already members). */
 export async function insertMembership(
-  tx: Db,
+  tx: Queryable,
   generationId: number,
   members: { environmentId: number; weight?: number; op?: string; direction?: string | null; rationale?: string | null }[],
 ) {
@@ -220,12 +222,6 @@ export async function getGeneration(db: Db, project: ProjectRow, index: number):
 /** All generations of a project, oldest first. */
 export async function listGenerationRows(db: Db, projectId: number) {
   return db.select().from(generations).where(eq(generations.projectId, projectId)).orderBy(asc(generations.index));
-}
-
-/** The newest generation of a project, if any. */
-export async function latestGeneration(db: Db, projectId: number) {
-  const [g] = await db.select().from(generations).where(eq(generations.projectId, projectId)).orderBy(desc(generations.index)).limit(1);
-  return g ?? null;
 }
 
 /** A page of a generation's environments ordered by key, with a cursor. */

@@ -8,8 +8,8 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from "@/lib/api/errors";
+import { assertDeclaredSize } from "@/lib/api/route";
 import type { IngestLine } from "./store";
 
 /** Which reader a content type selects. */
@@ -23,9 +23,8 @@ export function bodyKind(contentType: string | null): "ndjson" | "json" {
 /** The body as a byte stream within `limit`, spooled to disk when its length is not declared. */
 export async function limitedBody(req: Request, limit: number): Promise<{ stream: AsyncIterable<Uint8Array>; cleanup: () => Promise<void> }> {
   if (!req.body) throw new BadRequest("The request body is empty.");
-  const declared = Number(req.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared)) {
-    if (declared > limit) throw new PayloadTooLarge(`The body is ${declared} bytes; the limit is ${limit} bytes (ENVFORGE_MAX_BODY_MB).`);
+  if (req.headers.get("content-length") !== null) {
+    assertDeclaredSize(req, limit);
     return { stream: req.body as unknown as AsyncIterable<Uint8Array>, cleanup: async () => {} };
   }
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "envforge-body-"));
@@ -146,9 +145,4 @@ export async function* jsonArrayElements(stream: AsyncIterable<Uint8Array>): Asy
   }
   if (state === "start") throw new BadRequest("The request body is empty; send an array of rollouts.");
   if (state !== "end") throw new BadRequest("The JSON array is not closed: the body ended early.");
-}
-
-/** Node stream helper for callers that hold a Buffer. */
-export function streamOf(buffer: Buffer | string): AsyncIterable<Uint8Array> {
-  return Readable.from([typeof buffer === "string" ? Buffer.from(buffer) : buffer]);
 }

@@ -12,7 +12,7 @@ import { configHash } from "@/lib/families/hash";
 import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
-import { failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
+import { countTurns, failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
 
 export interface RejectedLine {
   line: number;
@@ -50,6 +50,9 @@ class Resolver {
   private gens = new Map<number, number>();
   private latestGenByEnv = new Map<number, number | null>();
   private policies = new Map<string, number>();
+  /** `${generationId}:${environmentId}` pairs known to be members, and keys whose sent config was checked. */
+  private members = new Set<string>();
+  private checkedConfigs = new Set<string>();
 
   constructor(
     private db: Db,
@@ -142,11 +145,12 @@ class Resolver {
         env = this.envs.get(r.environmentKey)!;
       }
       this.envs.set(r.environmentKey, env);
-    } else if (r.environmentConfig && this.opts.createEnvironments) {
+    } else if (r.environmentConfig && this.opts.createEnvironments && !this.checkedConfigs.has(r.environmentKey)) {
       const parsed = parseConfig(this.family, r.environmentConfig);
       if (parsed.ok && configHash(parsed.config) !== env.hash) {
         return { code: "environment_conflict", message: `environmentKey '${r.environmentKey}' exists with a different config; environments are immutable` };
       }
+      this.checkedConfigs.add(r.environmentKey);
     }
 
     let generationId: number | null;
@@ -163,8 +167,10 @@ class Resolver {
         return { code: "no_generation", message: `environment '${r.environmentKey}' belongs to no generation; send \`generation\`` };
       }
     }
-    if (this.opts.createEnvironments) {
+    const member = `${generationId}:${env.id}`;
+    if (this.opts.createEnvironments && !this.members.has(member)) {
       await this.db.insert(generationEnvironments).values({ generationId, environmentId: env.id, op: "import" }).onConflictDoNothing();
+      this.members.add(member);
     }
     return { environmentId: env.id, generationId };
   }
@@ -300,7 +306,7 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     cols.errorMessage.push(r.error?.message?.slice(0, 4000) ?? null);
     cols.inputTokens.push(r.inputTokens ?? null);
     cols.outputTokens.push(r.outputTokens ?? null);
-    cols.turns.push(r.turns ?? (r.trajectory ? r.trajectory.filter((m) => m.role === "assistant").length : null));
+    cols.turns.push(r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null));
     // text[] columns travel as one JSON array per row (unnest cannot take ragged 2-D arrays)
     cols.flags.push(JSON.stringify(unrewarded && !flags.includes(NO_REWARD_FLAG) ? [...flags, NO_REWARD_FLAG] : flags));
     cols.startedAt.push(r.startedAt ?? null);

@@ -1,5 +1,5 @@
 /** Projects: one curriculum run bound to one family. */
-import { asc, count, eq, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { generations, projects, rollouts, environments } from "@/lib/db/schema";
@@ -70,10 +70,4 @@ export async function listProjects(db: Db, principal: Principal | null) {
   return rows
     .filter((r) => !principal || principal.projectId === null || principal.projectId === r.project.id)
     .map((r) => ({ ...projectView(r.project), generations: r.generations, environments: r.environments, rollouts: r.rollouts }));
-}
-
-/** Number of projects (used by the demo seeder). */
-export async function projectCount(db: Db): Promise<number> {
-  const [{ n }] = await db.select({ n: count() }).from(projects);
-  return n;
 }

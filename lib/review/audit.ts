@@ -1,6 +1,6 @@
 /** The append-only audit log: every decision, edit, comment, materialization, dispatch and key change. */
 import { and, desc, eq, lt } from "drizzle-orm";
-import type { Db } from "@/lib/db/client";
+import type { Db, Queryable } from "@/lib/db/client";
 import { auditEvents } from "@/lib/db/schema";
 
 export interface AuditInput {
@@ -13,10 +13,8 @@ export interface AuditInput {
   after?: unknown;
 }
 
-type Tx = Pick<Db, "insert" | "select">;
-
 /** Append one audit event (inside the caller's transaction when given one). */
-export async function recordAudit(db: Tx, e: AuditInput): Promise<void> {
+export async function recordAudit(db: Queryable, e: AuditInput): Promise<void> {
   await db.insert(auditEvents).values({
     projectId: e.projectId,
     actor: e.actor,

@@ -1,7 +1,5 @@
-import { notFound } from "next/navigation";
 import { getDb } from "@/lib/db/client";
-import { requireUser } from "@/lib/auth/page";
-import { DomainError } from "@/lib/api/errors";
+import { orNotFound, requireUser } from "@/lib/auth/page";
 import { getFamily } from "@/lib/projects/families";
 import { Panel, Shell } from "@/components/ui/shell";
 
@@ -14,10 +12,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default async function FamilyPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const user = await requireUser(`/families/${id}`);
-  const family = await getFamily(getDb(), id).catch((err) => {
-    if (err instanceof DomainError) notFound();
-    throw err;
-  });
+  const family = await orNotFound(getFamily(getDb(), id));
   return (
     <Shell user={user} crumbs={[{ href: "/families", label: "Families" }, { label: family.id }]}>
       <h1 className="text-xl font-semibold">

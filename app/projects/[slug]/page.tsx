@@ -1,8 +1,6 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { getDb } from "@/lib/db/client";
-import { requireUser } from "@/lib/auth/page";
-import { NotFound, DomainError } from "@/lib/api/errors";
+import { orNotFound, requireUser } from "@/lib/auth/page";
 import { getProjectFor } from "@/lib/projects/service";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
@@ -19,11 +17,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
   const { slug } = await params;
   const user = await requireUser(`/projects/${slug}`);
   const db = getDb();
-  const project = await getProjectFor(db, slug, user).catch((err) => {
-    if (err instanceof NotFound) notFound();
-    if (err instanceof DomainError) notFound();
-    throw err;
-  });
+  const project = await orNotFound(getProjectFor(db, slug, user));
   const gens = await listGenerationsWithMetrics(db, project);
   const latest = gens[gens.length - 1];
   return (

@@ -1,8 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getDb } from "@/lib/db/client";
-import { requireUser } from "@/lib/auth/page";
-import { DomainError } from "@/lib/api/errors";
+import { orNotFound, requireUser } from "@/lib/auth/page";
 import { getProjectFor } from "@/lib/projects/service";
 import { getGeneration } from "@/lib/generations/service";
 import { generationDetail, generationEnvironmentsPage } from "@/lib/generations/overview";
@@ -35,15 +34,8 @@ export default async function GenerationPage({
   const db = getDb();
   const gi = Number(index);
   if (!Number.isInteger(gi) || gi < 0) notFound();
-  const [project, generation] = await (async () => {
-    try {
-      const p = await getProjectFor(db, slug, user);
-      return [p, await getGeneration(db, p, gi)] as const;
-    } catch (err) {
-      if (err instanceof DomainError) notFound();
-      throw err;
-    }
-  })();
+  const project = await orNotFound(getProjectFor(db, slug, user));
+  const generation = await orNotFound(getGeneration(db, project, gi));
   const [detail, page] = await Promise.all([
     generationDetail(db, project, generation),
     generationEnvironmentsPage(db, project, generation, cursor, 100),
