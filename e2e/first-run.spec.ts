@@ -4,12 +4,12 @@ const ADMIN = { email: "ada@example.org", name: "Ada", password: "correct-horse-
 
 test.describe.configure({ mode: "serial" });
 
-async function signIn(page: Page) {
+async function signIn(page: Page, who: { email: string; name: string; password: string } = ADMIN) {
   await page.goto("/signin");
-  await page.getByLabel("Email").fill(ADMIN.email);
-  await page.getByLabel("Password").fill(ADMIN.password);
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("current-user")).toContainText(ADMIN.name);
+  await expect(page.getByTestId("current-user")).toContainText(who.name);
 }
 
 test("first run creates the admin, who lands on the demo project", async ({ page }) => {
@@ -83,4 +83,25 @@ test("a session cookie works for same-origin mutations only (CSRF)", async ({ re
   expect((await crossSite.json()).error.message).toMatch(/Cross-site/);
   const sameSite = await request.post("/api/v1/projects", { headers: { Origin: baseURL! }, data: body });
   expect(sameSite.status()).toBe(201);
+});
+
+test("an admin adds a viewer, who can browse but not reach admin pages", async ({ page }) => {
+  const viewer = { email: "vic@example.org", name: "Vic", password: "viewer-password-1" };
+  await signIn(page);
+  await page.getByRole("link", { name: "Accounts" }).click();
+  await page.getByLabel("Email").fill(viewer.email);
+  await page.getByLabel("Name").fill(viewer.name);
+  await page.getByLabel(/Initial password/).fill(viewer.password);
+  await page.getByLabel("Role").selectOption("viewer");
+  await page.getByRole("button", { name: "Add account" }).click();
+  await expect(page.getByTestId("users-table")).toContainText(viewer.email);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin/);
+  await signIn(page, viewer);
+  await expect(page.getByRole("link", { name: "API keys" })).toHaveCount(0);
+  await page.goto("/settings/keys");
+  await expect(page.getByRole("heading", { name: "Not allowed" })).toBeVisible();
+  await page.goto("/projects/no-such-project");
+  await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+  await page.screenshot({ path: "test-results/screens/not-found.png" });
 });

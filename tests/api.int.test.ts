@@ -12,6 +12,7 @@ import * as generationsRoute from "@/app/api/v1/projects/[slug]/generations/rout
 import * as generationRoute from "@/app/api/v1/projects/[slug]/generations/[index]/route";
 import * as environmentsRoute from "@/app/api/v1/projects/[slug]/generations/[index]/environments/route";
 import * as auditRoute from "@/app/api/v1/projects/[slug]/audit/route";
+import * as usersRoute from "@/app/api/v1/users/route";
 
 const ADMIN = "test-bootstrap-token-0123456789";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -69,6 +70,22 @@ describe("auth", () => {
     const del = await call(keyById.DELETE as never, "DELETE", `/api/v1/keys/${created.json.id}`, { token: ADMIN, params: { id: String(created.json.id) } });
     expect(del.status).toBe(204);
     expect((await call(projectsRoute.GET as never, "GET", "/api/v1/projects", { token: created.json.key })).status).toBe(401);
+  });
+
+  it("lets an admin add accounts, names bad fields, and refuses non-admins", async () => {
+    const body = { email: "Rita@Lab.org", name: "Rita", password: "reviewer-password", role: "reviewer" };
+    const created = await call(usersRoute.POST as never, "POST", "/api/v1/users", { token: ADMIN, body });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ email: "rita@lab.org", role: "reviewer" });
+    expect((await call(usersRoute.POST as never, "POST", "/api/v1/users", { token: ADMIN, body })).status).toBe(409);
+    const bad = await call(usersRoute.POST as never, "POST", "/api/v1/users", { token: ADMIN, body: { ...body, email: "x@y.org", password: "short" } });
+    expect(bad.status).toBe(422);
+    expect(bad.json.error.details[0].path).toBe("password");
+    const list = await call(usersRoute.GET as never, "GET", "/api/v1/users", { token: ADMIN });
+    expect(list.json.users.map((u: { email: string }) => u.email)).toContain("rita@lab.org");
+    expect(JSON.stringify(list.json)).not.toContain("scrypt");
+    const reviewerKey = await call(keys.POST as never, "POST", "/api/v1/keys", { token: ADMIN, body: { name: "rev", role: "reviewer" } });
+    expect((await call(usersRoute.GET as never, "GET", "/api/v1/users", { token: reviewerKey.json.key })).status).toBe(403);
   });
 
   it("rejects a bad role with the field named", async () => {

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { apiFetch } from "@/components/ui/api-client";
 
 interface KeyRow {
   id: number;
@@ -13,23 +14,14 @@ interface KeyRow {
   revokedAt: string | null;
 }
 
-async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(path, { ...init, headers: { "content-type": "application/json", ...init?.headers } });
-  if (!res.ok) {
-    const data = await res.json().catch(() => ({}));
-    throw new Error(data?.error?.message ?? `Request failed (${res.status})`);
-  }
-  return (res.status === 204 ? undefined : await res.json()) as T;
-}
-
 /** Admin: list, create (secret shown once) and revoke API keys. */
 export function ApiKeys({ projects }: { projects: string[] }) {
   const qc = useQueryClient();
-  const keys = useQuery({ queryKey: ["keys"], queryFn: () => api<{ keys: KeyRow[] }>("/api/v1/keys") });
+  const keys = useQuery({ queryKey: ["keys"], queryFn: () => apiFetch<{ keys: KeyRow[] }>("/api/v1/keys") });
   const [form, setForm] = useState({ name: "", role: "ingest", project: "" });
   const [secret, setSecret] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () => api<{ id: number; key: string }>("/api/v1/keys", { method: "POST", body: JSON.stringify({ name: form.name, role: form.role, project: form.project || undefined }) }),
+    mutationFn: () => apiFetch<{ id: number; key: string }>("/api/v1/keys", { method: "POST", body: JSON.stringify({ name: form.name, role: form.role, project: form.project || undefined }) }),
     onSuccess: (r) => {
       setSecret(r.key);
       setForm({ ...form, name: "" });
@@ -37,7 +29,7 @@ export function ApiKeys({ projects }: { projects: string[] }) {
     },
   });
   const revoke = useMutation({
-    mutationFn: (id: number) => api(`/api/v1/keys/${id}`, { method: "DELETE" }),
+    mutationFn: (id: number) => apiFetch(`/api/v1/keys/${id}`, { method: "DELETE" }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: ["keys"] }),
   });
   const field = "rounded border border-zinc-300 px-2 py-1";
@@ -107,7 +99,12 @@ export function ApiKeys({ projects }: { projects: string[] }) {
               <td>{k.revokedAt ? <span className="text-zinc-400">revoked</span> : "active"}</td>
               <td className="pr-3 text-right">
                 {!k.revokedAt && (
-                  <button className="text-red-700 hover:underline" onClick={() => revoke.mutate(k.id)}>
+                  <button
+                    className="text-red-700 hover:underline"
+                    onClick={() => {
+                      if (window.confirm(`Revoke the key '${k.name}'? Requests with it fail at once; this cannot be undone.`)) revoke.mutate(k.id);
+                    }}
+                  >
                     Revoke
                   </button>
                 )}

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { Principal } from "@/lib/auth/principal";
+import { hasScope } from "@/lib/auth/roles";
 import { SignOutButton } from "@/components/auth/sign-out-button";
 
 /** The page frame: top bar with navigation and the signed-in user, breadcrumbs, content. */
@@ -18,9 +19,14 @@ export function Shell({ user, crumbs = [], children, actions }: { user: Principa
           <Link href="/families" className="hover:text-zinc-900">
             Families
           </Link>
-          {user.role === "admin" && (
+          {hasScope(user.role, "keys:manage") && (
             <Link href="/settings/keys" className="hover:text-zinc-900">
               API keys
+            </Link>
+          )}
+          {hasScope(user.role, "users:manage") && (
+            <Link href="/settings/users" className="hover:text-zinc-900">
+              Accounts
             </Link>
           )}
         </nav>

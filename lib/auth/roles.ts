@@ -13,6 +13,7 @@ export type Scope =
   | "targets:manage"
   | "dispatch:create"
   | "keys:manage"
+  | "users:manage"
   | "audit:read";
 
 const GRANTS: Record<Role, readonly Scope[]> = {
@@ -27,6 +28,7 @@ const GRANTS: Record<Role, readonly Scope[]> = {
     "targets:manage",
     "dispatch:create",
     "keys:manage",
+    "users:manage",
     "audit:read",
   ],
   reviewer: ["projects:read", "generations:write", "proposals:create", "proposals:review", "dispatch:create", "audit:read"],

@@ -63,6 +63,12 @@ export async function createUser(db: Db, input: z.infer<typeof createUserSchema>
   return u.id;
 }
 
+/** Every account, without password hashes. */
+export async function listUsers(db: Db) {
+  const rows = await db.select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt }).from(users).orderBy(users.id);
+  return rows.map((u) => ({ ...u, createdAt: u.createdAt.toISOString() }));
+}
+
 /** Check credentials and open a session; returns the cookie token. */
 export async function signIn(db: Db, input: z.infer<typeof signInSchema>): Promise<{ token: string; expiresAt: Date }> {
   const [u] = await db.select().from(users).where(eq(users.email, input.email.toLowerCase()));

@@ -7,7 +7,7 @@ const flag = z
   .transform((v) => v === "1" || v === "true" || v === "yes");
 
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PORT: z.coerce.number({ error: "must be a port number" }).int("must be a whole number").min(1, "must be 1-65535").max(65535, "must be 1-65535").default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   ENVFORGE_DATA_DIR: z.string().min(1).default(".envforge"),
   DATABASE_URL: z
@@ -16,8 +16,8 @@ const envSchema = z.object({
     .optional(),
   ENVFORGE_BOOTSTRAP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   ENVFORGE_DEMO: flag.optional(),
-  ENVFORGE_PG_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-  ENVFORGE_MAX_BODY_MB: z.coerce.number().positive().default(256),
+  ENVFORGE_PG_PORT: z.coerce.number({ error: "must be a port number" }).int("must be a whole number").min(1, "must be 1-65535").max(65535, "must be 1-65535").optional(),
+  ENVFORGE_MAX_BODY_MB: z.coerce.number({ error: "must be a number of megabytes" }).positive("must be above 0").default(256),
   ENVFORGE_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   ENVFORGE_WORKER: flag.default(true),
   ENVFORGE_WEB: flag.default(true),
