@@ -1,0 +1,72 @@
+/** The CLI's HTTP client for /api/v1: bearer auth, JSON errors turned into readable messages. */
+import type { IngestSummary } from "@/lib/ingest/store";
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface ClientOptions {
+  server: string;
+  token?: string;
+  /** Milliseconds before a request is abandoned (default 10 minutes: large ingest bodies). */
+  timeoutMs?: number;
+}
+
+export class EnvForgeClient {
+  readonly server: string;
+  private token?: string;
+  private timeoutMs: number;
+
+  constructor(opts: ClientOptions) {
+    this.server = opts.server.replace(/\/+$/, "");
+    this.token = opts.token;
+    this.timeoutMs = opts.timeoutMs ?? 600_000;
+  }
+
+  /** One request; a non-2xx answer throws ApiError with the server's message. */
+  async request<T>(method: string, path: string, body?: { json?: unknown; raw?: string | Blob; contentType?: string }): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let payload: string | Blob | undefined;
+    if (body?.json !== undefined) {
+      payload = JSON.stringify(body.json);
+      headers["content-type"] = "application/json";
+    } else if (body?.raw !== undefined) {
+      payload = body.raw;
+      headers["content-type"] = body.contentType ?? "application/octet-stream";
+    }
+    let res: Response;
+    try {
+      res = await fetch(`${this.server}${path}`, { method, headers, body: payload, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+      throw new ApiError(`Cannot reach EnvForge at ${this.server} (${cause}): is it running? Set --server or ENVFORGE_SERVER.`, 0);
+    }
+    const text = await res.text();
+    let data: unknown = undefined;
+    try {
+      data = text ? JSON.parse(text) : undefined;
+    } catch {
+      data = text;
+    }
+    if (!res.ok) {
+      const e = (data as { error?: { message?: string } } | undefined)?.error;
+      let message = e?.message ?? `HTTP ${res.status}`;
+      if (res.status === 401) message += this.token ? "" : " (no token: pass --token or set ENVFORGE_TOKEN)";
+      throw new ApiError(message, res.status, data);
+    }
+    return data as T;
+  }
+
+  /** POST one NDJSON body of rollouts. */
+  postRollouts(project: string, ndjson: string, opts: { createEnvironments?: boolean } = {}): Promise<IngestSummary> {
+    const query = opts.createEnvironments ? "?createEnvironments=1" : "";
+    return this.request<IngestSummary>("POST", `/api/v1/projects/${encodeURIComponent(project)}/rollouts${query}`, { raw: ndjson, contentType: "application/x-ndjson" });
+  }
+}

@@ -1,0 +1,92 @@
+/** The `envforge` command line: talks to a running EnvForge over its HTTP API. */
+import { parseArgs } from "node:util";
+import { ApiError, EnvForgeClient } from "./client";
+import { importHarbor, importNdjson, type ImportResult } from "./commands/import";
+
+const USAGE = `envforge <command> [options]
+
+Commands:
+  import harbor <job-dir> --project <slug> [--generation <n>] [--policy <name>] [--create]
+      One Harbor job folder: a rollout per trial, a terminal-task environment per task.
+      --create makes the project when it does not exist (admin key).
+  import ndjson <file> --project <slug> [--create-environments]
+      Rollouts, one JSON object a line (the shape of POST /api/v1/projects/{slug}/rollouts).
+
+Options for every command:
+  --server <url>   EnvForge's address (ENVFORGE_SERVER, default http://127.0.0.1:3000)
+  --token <key>    an API key (ENVFORGE_TOKEN)
+  --quiet          no progress output
+The last line is a summary; the exit code is non-zero on any failure.`;
+
+/** Print the import summary (details of failures on stderr) and return the exit code. */
+function report(result: ImportResult): number {
+  const { summary, unreadable } = result;
+  for (const u of unreadable.slice(0, 20)) process.stderr.write(`unreadable ${u.ref}: ${u.reason}\n`);
+  for (const r of summary.rejected.slice(0, 20)) process.stderr.write(`rejected ${r.ref} (${r.code}): ${r.message}\n`);
+  const hidden = unreadable.length + summary.rejected.length - Math.min(20, unreadable.length) - Math.min(20, summary.rejected.length);
+  if (hidden > 0) process.stderr.write(`… and ${hidden} more\n`);
+  const rejected = summary.rejected.length + unreadable.length;
+  console.log(`imported ${summary.accepted} rollouts (${summary.duplicates} duplicates, ${rejected} rejected)`);
+  return rejected > 0 ? 1 : 0;
+}
+
+/** Run the CLI with argv (without node and script); returns the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      server: { type: "string" },
+      token: { type: "string" },
+      project: { type: "string" },
+      generation: { type: "string" },
+      policy: { type: "string" },
+      create: { type: "boolean" },
+      "create-environments": { type: "boolean" },
+      quiet: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const client = new EnvForgeClient({
+    server: values.server ?? process.env.ENVFORGE_SERVER ?? "http://127.0.0.1:3000",
+    token: values.token ?? process.env.ENVFORGE_TOKEN,
+  });
+  const [command, sub, target] = positionals;
+  const needProject = () => {
+    if (!values.project) throw new UsageError("--project <slug> is required.");
+    return values.project;
+  };
+  if (command === "import" && (sub === "harbor" || sub === "ndjson")) {
+    if (!target) throw new UsageError(`envforge import ${sub} needs a ${sub === "harbor" ? "job folder" : "file"}.`);
+    if (sub === "harbor") {
+      let generation: number | undefined;
+      if (values.generation !== undefined) {
+        generation = Number(values.generation);
+        if (!Number.isInteger(generation) || generation < 0) throw new UsageError(`--generation must be a non-negative integer (got ${values.generation}).`);
+      }
+      return report(await importHarbor(client, target, { project: needProject(), generation, policy: values.policy, create: values.create, quiet: values.quiet }));
+    }
+    return report(await importNdjson(client, target, { project: needProject(), createEnvironments: values["create-environments"], quiet: values.quiet }));
+  }
+  throw new UsageError(`Unknown command '${positionals.join(" ")}'.`);
+}
+
+class UsageError extends Error {}
+
+const isMain = process.argv[1] && /(envforge(\.mjs)?|cli[/\\]main\.ts)$/.test(process.argv[1]);
+if (isMain) {
+  run(process.argv.slice(2))
+    .then((code) => process.exit(code))
+    .catch((err) => {
+      if (err instanceof UsageError) {
+        console.error(`${err.message}\n\n${USAGE}`);
+        process.exit(2);
+      }
+      console.error(`envforge: ${err instanceof ApiError || err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    });
+}
