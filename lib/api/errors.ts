@@ -81,14 +81,13 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, wha
 
 const PG_CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P02", "57P03", "08006", "08001", "08003"]);
 
-/** True for errors that mean the database is unreachable or restarting. */
+/** True for errors that mean the database is unreachable or restarting (Drizzle wraps them: the cause chain is followed). */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; message?: string } | null;
-  if (!e) return false;
-  if (e.code && PG_CONNECTION_CODES.has(e.code)) return true;
-  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|terminating connection/i.test(
-    e.message ?? "",
-  );
+  for (let e = err as { code?: string; message?: string; cause?: unknown } | null, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code && PG_CONNECTION_CODES.has(e.code)) return true;
+    if (/Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|terminating connection/i.test(e.message ?? "")) return true;
+  }
+  return false;
 }
 
 /** Any thrown value -> the API's JSON error response. */
