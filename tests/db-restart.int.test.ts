@@ -51,7 +51,7 @@ describe("the database restarts while the server runs", () => {
     const health = await fetch(`${server.url}/api/health`);
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ db: "unreachable" });
-    const failed = await client.request("GET", "/api/v1/projects").catch((e) => e);
+    const failed = (await client.request("GET", "/api/v1/projects").catch((e: unknown) => e)) as { status: number; message: string };
     expect(failed.status).toBe(503);
     expect(failed.message).toMatch(/database is unreachable/);
 

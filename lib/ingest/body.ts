@@ -73,76 +73,94 @@ export async function* ndjsonLines(stream: AsyncIterable<Uint8Array>): AsyncIter
   if (rest.length) yield* emit(rest);
 }
 
-/** The elements of a top-level JSON array (numbered from 1), split by a small scanner. */
+/** The elements of a top-level JSON array (numbered from 1), split by a scanner that slices, never copies per character. */
 export async function* jsonArrayElements(stream: AsyncIterable<Uint8Array>): AsyncIterable<IngestLine> {
   const decoder = new TextDecoder();
+  let buf = ""; // undecided text: from the start of the current element (or the gap before it)
+  let pos = 0; // next character of buf to scan
   let state: "start" | "between" | "value" | "end" = "start";
   let depth = 0;
   let inString = false;
-  let escaped = false;
-  let current = "";
+  let elementStart = 0;
   let index = 0;
-  const finish = (): IngestLine => {
+  const parse = (text: string): IngestLine => {
     index++;
     try {
-      return { line: index, value: JSON.parse(current) };
+      return { line: index, value: JSON.parse(text) };
     } catch (err) {
       return { line: index, error: `element ${index} is not valid JSON: ${(err as Error).message}` };
     }
   };
-  for await (const chunk of stream) {
-    const text = decoder.decode(chunk, { stream: true });
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i];
-      if (state === "start") {
-        if (/\s/.test(ch)) continue;
-        if (ch !== "[") throw new BadRequest("An application/json body must be an array of rollouts (use application/x-ndjson for one per line).");
-        state = "between";
-        continue;
-      }
-      if (state === "end") {
-        if (!/\s/.test(ch)) throw new BadRequest("Unexpected content after the closing ] of the array.");
+  const isSpace = (c: string) => c === " " || c === "\n" || c === "\r" || c === "\t";
+  const scan = function* (final: boolean): Generator<IngestLine> {
+    while (pos < buf.length) {
+      const ch = buf[pos];
+      if (state === "start" || state === "end") {
+        if (!isSpace(ch)) {
+          if (state === "end") throw new BadRequest("Unexpected content after the closing ] of the array.");
+          if (ch !== "[") throw new BadRequest("An application/json body must be an array of rollouts (use application/x-ndjson for one per line).");
+          state = "between";
+        }
+        pos++;
         continue;
       }
       if (state === "between") {
-        if (/\s/.test(ch) || ch === ",") continue;
-        if (ch === "]") {
+        if (isSpace(ch) || ch === ",") pos++;
+        else if (ch === "]") {
           state = "end";
-          continue;
+          pos++;
+        } else {
+          state = "value";
+          elementStart = pos;
+          depth = 0;
         }
-        state = "value";
-        current = "";
-        depth = 0;
+        continue;
       }
-      // state === "value"
+      // inside a value
       if (inString) {
-        current += ch;
-        if (escaped) escaped = false;
-        else if (ch === "\\") escaped = true;
-        else if (ch === '"') inString = false;
+        const q = buf.indexOf('"', pos);
+        if (q < 0) {
+          pos = buf.length;
+          break;
+        }
+        let backslashes = 0;
+        for (let k = q - 1; k >= elementStart && buf[k] === "\\"; k--) backslashes++;
+        pos = q + 1;
+        if (backslashes % 2 === 0) inString = false;
         continue;
       }
       if (ch === '"') inString = true;
       else if (ch === "{" || ch === "[") depth++;
-      else if (ch === "}" || ch === "]") {
-        if (depth === 0 && ch === "]") {
-          if (current.trim()) yield finish();
-          state = "end";
+      else if (ch === "}" || ch === "]" || ch === ",") {
+        if (depth === 0) {
+          // a scalar element ends before , or ]
+          yield parse(buf.slice(elementStart, pos));
+          state = "between";
           continue;
         }
-        depth--;
-      } else if (ch === "," && depth === 0) {
-        yield finish();
-        state = "between";
-        continue;
+        if (ch !== ",") {
+          depth--;
+          if (depth === 0) {
+            yield parse(buf.slice(elementStart, pos + 1));
+            state = "between";
+          }
+        }
       }
-      current += ch;
-      if (depth === 0 && (ch === "}" || ch === "]")) {
-        yield finish();
-        state = "between";
-      }
+      pos++;
     }
+    if (final) return;
+    // keep only what the next chunk still needs
+    const keep = state === "value" ? elementStart : pos;
+    buf = buf.slice(keep);
+    pos -= keep;
+    elementStart -= keep;
+  };
+  for await (const chunk of stream) {
+    buf += decoder.decode(chunk, { stream: true });
+    yield* scan(false);
   }
+  buf += decoder.decode();
+  yield* scan(true);
   if (state === "start") throw new BadRequest("The request body is empty; send an array of rollouts.");
   if (state !== "end") throw new BadRequest("The JSON array is not closed: the body ended early.");
 }

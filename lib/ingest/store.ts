@@ -263,6 +263,11 @@ export async function ingestRollouts(
   return summary;
 }
 
+/** A Postgres text[] literal, e.g. {"no_reward","x"}. */
+function arrayLiteral(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
+}
+
 /** Insert one batch in one transaction; returns how many rows were new (the rest were known externalIds). */
 async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policyIds: Map<string, number>): Promise<number> {
   const cols = {
@@ -307,8 +312,8 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     cols.inputTokens.push(r.inputTokens ?? null);
     cols.outputTokens.push(r.outputTokens ?? null);
     cols.turns.push(r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null));
-    // text[] columns travel as one JSON array per row (unnest cannot take ragged 2-D arrays)
-    cols.flags.push(JSON.stringify(unrewarded && !flags.includes(NO_REWARD_FLAG) ? [...flags, NO_REWARD_FLAG] : flags));
+    // text[] columns travel as one array literal per row (unnest cannot take ragged 2-D arrays)
+    cols.flags.push(arrayLiteral(unrewarded && !flags.includes(NO_REWARD_FLAG) ? [...flags, NO_REWARD_FLAG] : flags));
     cols.startedAt.push(r.startedAt ?? null);
     cols.finishedAt.push(r.finishedAt ?? null);
     payloads.set(r.externalId, {
@@ -322,7 +327,7 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
       insert into rollouts (project_id, generation_id, environment_id, policy_id, external_id, reward, success, status,
         failure_category, failure_signature, error_type, error_message, input_tokens, output_tokens, turns, flags, started_at, finished_at)
       select ${project.id}, t.g, t.e, t.p, t.x, t.rw, t.su, t.st, t.fc, t.fs, t.et, t.em, t.it, t.ot, t.tu,
-        array(select jsonb_array_elements_text(t.fl::jsonb)), t.sa::timestamptz, t.fa::timestamptz
+        t.fl::text[], t.sa::timestamptz, t.fa::timestamptz
       from unnest(${sql.param(cols.generationId)}::int[], ${sql.param(cols.environmentId)}::bigint[], ${sql.param(cols.policyId)}::int[], ${sql.param(cols.externalId)}::text[],
         ${sql.param(cols.reward)}::float8[], ${sql.param(cols.success)}::bool[], ${sql.param(cols.status)}::text[], ${sql.param(cols.category)}::text[], ${sql.param(cols.signature)}::text[],
         ${sql.param(cols.errorType)}::text[], ${sql.param(cols.errorMessage)}::text[], ${sql.param(cols.inputTokens)}::int[], ${sql.param(cols.outputTokens)}::int[], ${sql.param(cols.turns)}::int[],

@@ -1,0 +1,133 @@
+/**
+ * npm run bench:ingest [-- --json <file>] [-- --rollouts N]
+ * 50,000 synthetic rollouts (~4 KB of trajectory each) through the HTTP API by the CLI's client into
+ * the real app on its embedded Postgres; in the same run a raw COPY of the same rows into a scratch
+ * table; and the tmax-9b Harbor job end to end through `envforge import harbor` when the fixtures exist.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { EnvForgeClient } from "../cli/client";
+import { importHarbor } from "../cli/commands/import";
+import { uploadRollouts } from "../cli/upload";
+import { fixturesDir } from "../lib/ingest/fixtures-path";
+import { jsonTarget, machine, recordSection, startApp } from "./lib";
+
+const argv = process.argv.slice(2);
+const total = Number(argv[argv.indexOf("--rollouts") + 1]) || 50_000;
+const ENVIRONMENTS = 1000;
+
+function rolloutLine(i: number): string {
+  const filler = "ls -la && cat results.csv | awk -F, '{s+=$3} END {print s}' ".repeat(10);
+  const trajectory = [
+    { role: "system", content: "You are a terminal agent. Solve the task; run the tests before you finish." },
+    { role: "user", content: `Task ${i % ENVIRONMENTS}: aggregate the third column of results.csv and write the sum to out.txt.` },
+    { role: "assistant", content: "I will inspect the file first.", toolCalls: [{ id: `c${i}a`, name: "bash", arguments: JSON.stringify({ cmd: "head results.csv" }) }] },
+    { role: "tool", toolCallId: `c${i}a`, content: filler.slice(0, 1800) },
+    { role: "assistant", content: "Now compute the sum.", toolCalls: [{ id: `c${i}b`, name: "bash", arguments: JSON.stringify({ cmd: filler.slice(0, 300) }) }] },
+    { role: "tool", toolCallId: `c${i}b`, content: filler.slice(0, 1800) },
+    { role: "assistant", content: "Done: out.txt holds the sum." },
+  ];
+  const ok = i % 3 === 0;
+  return JSON.stringify({
+    externalId: `bench-${i}`,
+    environmentKey: `env-${i % ENVIRONMENTS}`,
+    generation: 0,
+    policy: i % 2 ? "policy-a" : "policy-b",
+    reward: ok ? 1 : 0,
+    status: i % 17 === 0 ? "errored" : "completed",
+    ...(i % 17 === 0 ? { error: { type: "AgentTimeoutError", message: `Agent timed out after 900 seconds (trial ${i})` } } : {}),
+    inputTokens: 1800 + (i % 400),
+    outputTokens: 200 + (i % 90),
+    trajectory,
+    verifierOutput: ok ? "1 passed in 0.42s" : `FAILED tests/test_outputs.py::test_sum_${i % 5} - AssertionError`,
+  });
+}
+
+async function main() {
+  const json = jsonTarget(argv);
+  console.log(`[bench:ingest] ${machine()}; ${total} rollouts`);
+  const app = await startApp();
+  try {
+    const client = new EnvForgeClient({ server: app.url, token: app.token });
+    await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
+    const environments = Array.from({ length: ENVIRONMENTS }, (_, i) => ({
+      key: `env-${i}`,
+      config: { size: 4 + (i % 20), num_agents: 1 + (i % 3), obstacle_density: 0.1, slip_probability: (i % 10) / 40, max_steps: 200, min_goal_distance: 2, collision: "soft", seed: i },
+    }));
+    await client.request("POST", "/api/v1/projects/bench/generations", { json: { environments } });
+
+    const lines = Array.from({ length: total }, (_, i) => rolloutLine(i));
+    const bytes = lines.reduce((n, l) => n + l.length + 1, 0);
+    console.log(`[bench:ingest] body ${(bytes / 1e6).toFixed(0)} MB, mean ${(bytes / total / 1024).toFixed(1)} KB per rollout`);
+
+    const t0 = performance.now();
+    const summary = await uploadRollouts(client, "bench", lines.map((l, i) => ({ ref: String(i + 1), json: l })));
+    const apiSeconds = (performance.now() - t0) / 1000;
+    if (summary.accepted !== total) throw new Error(`accepted ${summary.accepted} of ${total}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
+    const rolloutsPerSecond = total / apiSeconds;
+    console.log(`[bench:ingest] API: ${total} rollouts in ${apiSeconds.toFixed(1)} s = ${rolloutsPerSecond.toFixed(0)} rollouts/s`);
+
+    // the same rows, COPY'd raw into a scratch table shaped like rollouts + payloads
+    const db = new pg.Client({ connectionString: app.databaseUrl });
+    await db.connect();
+    await db.query(`create table bench_copy (external_id text, environment_key text, generation int, policy text, reward float8, success bool,
+      status text, error_type text, error_message text, input_tokens int, output_tokens int, trajectory jsonb, verifier_output text)`);
+    const esc = (v: unknown) => (v === undefined || v === null ? "\\N" : String(v).replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r"));
+    const rows = lines.map((l) => {
+      const r = JSON.parse(l);
+      return [r.externalId, r.environmentKey, r.generation, r.policy, r.reward, r.reward >= 1, r.status, r.error?.type, r.error?.message, r.inputTokens, r.outputTokens, JSON.stringify(r.trajectory), r.verifierOutput]
+        .map(esc)
+        .join("\t");
+    });
+    const t1 = performance.now();
+    await pipeline(Readable.from((function* () { for (let i = 0; i < rows.length; i += 500) yield rows.slice(i, i + 500).join("\n") + "\n"; })()), db.query(copyFrom("copy bench_copy from stdin")));
+    const copySeconds = (performance.now() - t1) / 1000;
+    await db.end();
+    const copyRowsPerSecond = total / copySeconds;
+    const ratioToCopy = rolloutsPerSecond / copyRowsPerSecond;
+    console.log(`[bench:ingest] COPY: ${total} rows in ${copySeconds.toFixed(1)} s = ${copyRowsPerSecond.toFixed(0)} rows/s; API/COPY = ${ratioToCopy.toFixed(2)}`);
+
+    let harborImportSeconds: number | null = null;
+    const fixtures = fixturesDir();
+    if (fixtures) {
+      const dir = path.join(fixtures, "harbor-tb2", "tmax-9b", "terminal-bench-2-0");
+      const t2 = performance.now();
+      const r = await importHarbor(client, dir, { project: "bench-harbor", create: true, quiet: true });
+      harborImportSeconds = (performance.now() - t2) / 1000;
+      console.log(`[bench:ingest] Harbor tmax-9b: ${r.summary.accepted} rollouts in ${harborImportSeconds.toFixed(1)} s`);
+    } else {
+      console.log("[bench:ingest] Harbor import skipped: ../shared/fixtures not found (set ENVFORGE_FIXTURES)");
+    }
+
+    const result = {
+      rolloutsPerSecond: Math.round(rolloutsPerSecond),
+      copyRowsPerSecond: Math.round(copyRowsPerSecond),
+      ratioToCopy: Number(ratioToCopy.toFixed(3)),
+      harborImportSeconds: harborImportSeconds === null ? null : Number(harborImportSeconds.toFixed(2)),
+    };
+    if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
+    recordSection(
+      "Ingest (`npm run bench:ingest`)",
+      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app (\`scripts/start.ts\`), the CLI's client (1,000 rollouts a request, 2 in flight).
+
+| measure | figure | goal |
+|---|---|---|
+| ${total} rollouts, ${(bytes / total / 1024).toFixed(1)} KB each, through \`POST .../rollouts\` | ${result.rolloutsPerSecond} rollouts/s | >= 2,000 |
+| raw COPY of the same rows into a scratch table | ${result.copyRowsPerSecond} rows/s | |
+| API rate / COPY rate | ${result.ratioToCopy} | >= 0.25 |
+| tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${harborImportSeconds === null ? "skipped (no fixtures)" : `${result.harborImportSeconds} s`} | <= 20 s |`,
+    );
+    console.log(JSON.stringify(result));
+  } finally {
+    await app.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { jsonArrayElements, ndjsonLines } from "./body";
+import type { IngestLine } from "./store";
+
+async function collect(gen: AsyncIterable<IngestLine>) {
+  const out: IngestLine[] = [];
+  for await (const x of gen) out.push(x);
+  return out;
+}
+/** The text as chunks of `size` bytes (1 = every possible boundary). */
+async function* chunks(text: string, size: number) {
+  const buf = Buffer.from(text);
+  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+}
+
+const tricky = [{ a: "x]}{[,\"q\\\\" }, { b: [1, [2, { c: "\\\"" }]], d: "é 漢" }, 3, "s,]", null, { e: {} }];
+
+describe("jsonArrayElements", () => {
+  it.each([1, 2, 7, 4096])("splits elements exactly, whatever the chunk size (%i)", async (size) => {
+    const out = await collect(jsonArrayElements(chunks(` [ ${tricky.map((t) => JSON.stringify(t)).join(" ,\n")} ] `, size)));
+    expect(out).toEqual(tricky.map((value, i) => ({ line: i + 1, value })));
+  });
+
+  it("numbers malformed elements and keeps going", async () => {
+    const out = await collect(jsonArrayElements(chunks('[{"a":1},{bad},{"b":2}]', 3)));
+    expect(out[0]).toEqual({ line: 1, value: { a: 1 } });
+    expect(out[1]).toMatchObject({ line: 2, error: expect.stringContaining("element 2") });
+    expect(out[2]).toEqual({ line: 3, value: { b: 2 } });
+  });
+
+  it("refuses what is not one array", async () => {
+    await expect(collect(jsonArrayElements(chunks('{"a":1}', 4)))).rejects.toThrow(/must be an array/);
+    await expect(collect(jsonArrayElements(chunks('[{"a":1}', 4)))).rejects.toThrow(/not closed/);
+    await expect(collect(jsonArrayElements(chunks("[1] x", 4)))).rejects.toThrow(/after the closing/);
+    await expect(collect(jsonArrayElements(chunks("  ", 4)))).rejects.toThrow(/empty/);
+    expect(await collect(jsonArrayElements(chunks("[]", 1)))).toEqual([]);
+  });
+});
+
+describe("ndjsonLines", () => {
+  it.each([1, 5, 4096])("numbers lines from 1, skips blanks, handles CRLF and a last line without newline (%i)", async (size) => {
+    const out = await collect(ndjsonLines(chunks('{"a":1}\r\n\n{"b":"漢"}\nnope\n{"c":3}', size)));
+    expect(out).toEqual([
+      { line: 1, value: { a: 1 } },
+      { line: 3, value: { b: "漢" } },
+      { line: 4, error: expect.stringContaining("not valid JSON") },
+      { line: 5, value: { c: 3 } },
+    ]);
+  });
+});
