@@ -21,7 +21,7 @@ const total = Number(argv[argv.indexOf("--rollouts") + 1]) || 50_000;
 const ENVIRONMENTS = 1000;
 
 function rolloutLine(i: number): string {
-  const filler = "ls -la && cat results.csv | awk -F, '{s+=$3} END {print s}' ".repeat(10);
+  const filler = "ls -la && cat results.csv | awk -F, '{s+=$3} END {print s}' ".repeat(40);
   const trajectory = [
     { role: "system", content: "You are a terminal agent. Solve the task; run the tests before you finish." },
     { role: "user", content: `Task ${i % ENVIRONMENTS}: aggregate the third column of results.csv and write the sum to out.txt.` },
