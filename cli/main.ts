@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { ApiError, EnvForgeClient } from "./client";
 import { importHarbor, importNdjson, type ImportResult } from "./commands/import";
+import { syncAgentLightning } from "./commands/sync";
 
 const USAGE = `envforge <command> [options]
 
@@ -11,6 +12,10 @@ Commands:
       --create makes the project when it does not exist (admin key).
   import ndjson <file> --project <slug> [--create-environments]
       Rollouts, one JSON object a line (the shape of POST /api/v1/projects/{slug}/rollouts).
+  sync agent-lightning --url <store-url> --project <slug> [--key <store key>] [--policy <name>]
+                       [--api envforge|agl-v1] [--create-environments]
+      Finished rollouts of an Agent Lightning store since the last sync (the cursor is kept per
+      project and store URL). --api agl-v1 talks to a LightningStore server's /v1/agl routes.
 
 Options for every command:
   --server <url>   EnvForge's address (ENVFORGE_SERVER, default http://127.0.0.1:3000)
@@ -43,6 +48,9 @@ export async function run(argv: string[]): Promise<number> {
       policy: { type: "string" },
       create: { type: "boolean" },
       "create-environments": { type: "boolean" },
+      url: { type: "string" },
+      key: { type: "string" },
+      api: { type: "string" },
       quiet: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -71,6 +79,21 @@ export async function run(argv: string[]): Promise<number> {
       return report(await importHarbor(client, target, { project: needProject(), generation, policy: values.policy, create: values.create, quiet: values.quiet }));
     }
     return report(await importNdjson(client, target, { project: needProject(), createEnvironments: values["create-environments"], quiet: values.quiet }));
+  }
+  if (command === "sync" && sub === "agent-lightning") {
+    if (!values.url) throw new UsageError("--url <store-url> is required.");
+    if (values.api && values.api !== "envforge" && values.api !== "agl-v1") throw new UsageError(`--api must be envforge or agl-v1 (got ${values.api}).`);
+    return report(
+      await syncAgentLightning(client, {
+        project: needProject(),
+        url: values.url,
+        key: values.key ?? process.env.AGL_API_KEY,
+        policy: values.policy,
+        api: values.api as "envforge" | "agl-v1" | undefined,
+        createEnvironments: values["create-environments"],
+        quiet: values.quiet,
+      }),
+    );
   }
   throw new UsageError(`Unknown command '${positionals.join(" ")}'.`);
 }
