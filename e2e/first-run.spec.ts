@@ -105,3 +105,19 @@ test("an admin adds a viewer, who can browse but not reach admin pages", async (
   await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
   await page.screenshot({ path: "test-results/screens/not-found.png" });
 });
+
+test("an NDJSON upload on the project page is imported by the worker, with a summary", async ({ page }) => {
+  await signIn(page);
+  await page.goto("/projects/demo-frozenlake");
+  const lines = [
+    JSON.stringify({ externalId: "upload-1", environmentKey: "fl-0001", generation: 0, policy: "uploaded-policy", reward: 1 }),
+    JSON.stringify({ externalId: "upload-2", environmentKey: "no-such-env", generation: 0, policy: "uploaded-policy", reward: 0 }),
+  ].join("\n");
+  await page.getByLabel("Import file").setInputFiles({ name: "rollouts.ndjson", mimeType: "application/x-ndjson", buffer: Buffer.from(lines) });
+  const summary = page.getByTestId("import-summary").first();
+  await expect(summary).toContainText("imported 1 rollouts (0 duplicates, 1 rejected)", { timeout: 30_000 });
+  await expect(summary).toContainText("line 2 (unknown_environment)");
+  await page.screenshot({ path: "test-results/screens/import.png", fullPage: true });
+  await page.getByLabel("Import file").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hi") });
+  await expect(page.getByRole("alert").filter({ hasText: "choose an .ndjson" })).toBeVisible();
+});

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
-import { readHarborJob } from "@/lib/ingest/harbor";
+import { harborRolloutInput, readHarborJob } from "@/lib/ingest/harbor";
 import { ApiError, type EnvForgeClient } from "../client";
 import { Progress } from "../progress";
 import { uploadRollouts, type UploadItem, type UploadSummary } from "../upload";
@@ -37,15 +37,7 @@ export async function importHarbor(
   reading.done();
   if (job.trials.length === 0 && job.unreadable.length === 0) throw new Error(`${jobDir} holds no Harbor trial folders.`);
   await ensureProject(client, opts.project, opts.create ? { family: "terminal-task", name: job.job.name || path.basename(jobDir) } : null);
-  const items: UploadItem[] = job.trials.map((t) => ({
-    ref: t.trialName,
-    json: JSON.stringify({
-      ...t.rollout,
-      ...(opts.generation !== undefined ? { generation: opts.generation } : {}),
-      ...(opts.policy ? { policy: opts.policy } : {}),
-      environmentConfig: t.environment.config,
-    }),
-  }));
+  const items: UploadItem[] = job.trials.map((t) => ({ ref: t.trialName, json: JSON.stringify(harborRolloutInput(t, opts)) }));
   const sending = new Progress("importing", items.length, opts.quiet);
   const summary = await uploadRollouts(client, opts.project, items, {
     createEnvironments: true,

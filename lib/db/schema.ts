@@ -1,6 +1,7 @@
 /** Drizzle schema: every concept of PRODUCT.md as a table. Migrations in drizzle/ are generated from this file. */
 import { sql } from "drizzle-orm";
 import {
+  customType,
   bigint,
   bigserial,
   boolean,
@@ -16,6 +17,8 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
 
@@ -237,14 +240,32 @@ export const imports = pgTable(
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
     kind: text("kind").notNull(), // ndjson | harbor
+    filename: text("filename"),
+    bytes: bigint("bytes", { mode: "number" }),
+    generation: integer("generation"),
+    // queued | running | succeeded | failed
     status: text("status").notNull().default("queued"),
     progress: jsonb("progress"),
     summary: jsonb("summary"),
     error: text("error"),
     createdBy: text("created_by"),
     createdAt: createdAt(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
   },
   (t) => [index("imports_project_idx").on(t.projectId)],
+);
+
+/** An uploaded import file in 1 MiB pieces, so whichever worker takes the job can read it. */
+export const importChunks = pgTable(
+  "import_chunks",
+  {
+    importId: uuid("import_id")
+      .notNull()
+      .references(() => imports.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    data: bytea("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.importId, t.seq] })],
 );
 
 // ---------------------------------------------------------------- summaries, engineer runs, proposals

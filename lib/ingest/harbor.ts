@@ -12,6 +12,7 @@ import {
   rolloutSchema,
   type Message,
   type NormalizedRollout,
+  type RolloutInput,
 } from "./normalized";
 
 // --- Harbor file shapes (only what we read; everything else passes through) -------------
@@ -384,7 +385,8 @@ export function harborJobFigures(result: unknown): HarborJobFigures {
   };
 }
 
-async function isTrialDir(dir: string): Promise<boolean> {
+/** True for a Harbor trial folder (it holds config.json or result.json). */
+export async function isTrialDir(dir: string): Promise<boolean> {
   // A trial folder holds config.json (written first) and, once finished, result.json.
   for (const f of ["config.json", "result.json"]) {
     try {
@@ -448,4 +450,28 @@ export async function readHarborJob(jobDir: string, options: ReadHarborJobOption
     trials: trials.filter((t): t is HarborTrial => t !== undefined),
     unreadable,
   };
+}
+
+/** One trial as the rollouts API takes it: environments are created from the task (`?createEnvironments=1`). */
+export function harborRolloutInput(trial: HarborTrial, opts: { generation?: number; policy?: string } = {}): RolloutInput {
+  return {
+    ...trial.rollout,
+    ...(opts.generation !== undefined ? { generation: opts.generation } : {}),
+    ...(opts.policy ? { policy: opts.policy } : {}),
+    environmentConfig: { ...trial.environment.config },
+  };
+}
+
+/** The Harbor job folder inside `dir` (itself or a descendant up to `depth` levels): the first that holds trial folders. */
+export async function findHarborJobDir(dir: string, depth = 3): Promise<string | null> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const subdirs = entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name)).sort();
+  // a job folder also holds config.json and result.json: a trial is such a folder without trials inside
+  for (const sub of subdirs) if ((await isTrialDir(sub)) && !(await findHarborJobDir(sub, 0))) return dir;
+  if (depth === 0) return null;
+  for (const sub of subdirs) {
+    const found = await findHarborJobDir(sub, depth - 1);
+    if (found) return found;
+  }
+  return null;
 }

@@ -6,6 +6,8 @@ import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, pct } from "@/components/ui/format";
 import { GenerationTrend } from "@/components/charts/generation-trend";
+import { ImportPanel } from "@/components/imports/import-panel";
+import { hasScope } from "@/lib/auth/roles";
 
 export const dynamic = "force-dynamic";
 
@@ -40,6 +42,11 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
       {gens.length > 1 && (
         <Panel title="Across generations" className="mb-4">
           <GenerationTrend points={gens.map((g) => ({ index: g.index, ...g.metrics }))} />
+        </Panel>
+      )}
+      {hasScope(user.role, "rollouts:write") && (
+        <Panel title="Import rollouts" className="mb-4">
+          <ImportPanel project={project.slug} />
         </Panel>
       )}
       <Panel title="Generations">

@@ -1,0 +1,6 @@
+import { apiRoute } from "@/lib/api/route";
+import { getImport } from "@/lib/ingest/imports";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute<{ id: string }>(async ({ db, principal, params }) => getImport(db, params.id, principal));
