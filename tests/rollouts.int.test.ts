@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "./db";
 import { call } from "./http";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
+import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { readHarborJob } from "@/lib/ingest/harbor";
 import * as projectsRoute from "@/app/api/v1/projects/route";
@@ -39,6 +39,7 @@ describe("POST rollouts", () => {
       JSON.stringify({ externalId: "x1", environmentKey: "e1", policy: "p", reward: 1 }),
       JSON.stringify({ externalId: "x4", environmentKey: "e1", policy: "p", status: "errored", error: { type: "AgentTimeoutError", message: "timed out after 900s" } }),
       JSON.stringify({ externalId: "x5", environmentKey: "e1", policy: "p", reward: 0, bogus: true }),
+      JSON.stringify({ externalId: "x6", environmentKey: "e1", reward: 1 }),
     ].join("\n");
     const r = await post("rr", lines);
     expect(r.status).toBe(200);
@@ -49,8 +50,10 @@ describe("POST rollouts", () => {
       [3, "invalid_rollout"],
       [4, "unknown_environment"],
       [8, "invalid_rollout"],
+      [9, "invalid_rollout"],
     ]);
     expect(r.json.rejected[3].message).toContain("bogus");
+    expect(r.json.rejected[4].message).toMatch(/^policy: /);
     // re-sending is idempotent
     const again = await post("rr", lines);
     expect(again.json.accepted).toBe(0);
@@ -68,6 +71,16 @@ describe("POST rollouts", () => {
     expect((await post("rr", "", "application/x-ndjson")).status).toBe(400);
     expect((await post("rr", "{}", "application/json")).status).toBe(400);
     expect((await post("rr", "x", "text/csv")).status).toBe(415);
+  });
+
+  it("refuses a key limited to another project (403) and an unknown key (401)", async () => {
+    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "elsewhere", name: "E", family: "search-agent" } });
+    const limited = await createApiKey(db.db, { name: "elsewhere-ingest", role: "ingest", project: "elsewhere" }, { actor: "test" });
+    const body = JSON.stringify({ externalId: "q1", environmentKey: "e1", policy: "p", reward: 1 });
+    const forbidden = await call(rolloutsRoute.POST as never, "POST", "/api/v1/projects/rr/rollouts", { token: limited.key, rawBody: body, contentType: "application/x-ndjson", params: { slug: "rr" } });
+    expect(forbidden.status).toBe(403);
+    const unknown = await call(rolloutsRoute.POST as never, "POST", "/api/v1/projects/rr/rollouts", { token: "efk_unknown", rawBody: body, contentType: "application/x-ndjson", params: { slug: "rr" } });
+    expect(unknown.status).toBe(401);
   });
 
   it("answers 413 before storing anything over the limit", async () => {
