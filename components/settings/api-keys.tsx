@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Field, fieldClass, InlineForm, RoleSelect } from "@/components/ui/form";
 
 interface KeyRow {
   id: number;
@@ -32,42 +33,28 @@ export function ApiKeys({ projects }: { projects: string[] }) {
     mutationFn: (id: number) => apiFetch(`/api/v1/keys/${id}`, { method: "DELETE" }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: ["keys"] }),
   });
-  const field = "rounded border border-zinc-300 px-2 py-1";
   return (
     <div className="space-y-4">
-      <form
-        className="flex flex-wrap items-end gap-2 rounded-md border border-zinc-200 bg-white p-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Name</span>
-          <input className={field} value={form.name} required onChange={(e) => setForm({ ...form, name: e.target.value })} placeholder="trainer-ci" />
-        </label>
-        <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Role</span>
-          <select className={field} value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
-            {["admin", "reviewer", "ingest", "viewer"].map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Limited to project</span>
-          <select className={field} value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })}>
+      <InlineForm onSubmit={() => create.mutate()}>
+        <Field label="Name">
+          <input className={fieldClass} value={form.name} required onChange={(e) => setForm({ ...form, name: e.target.value })} placeholder="trainer-ci" />
+        </Field>
+        <Field label="Role">
+          <RoleSelect value={form.role} onChange={(role) => setForm({ ...form, role })} />
+        </Field>
+        <Field label="Limited to project">
+          <select className={fieldClass} value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })}>
             <option value="">(all projects)</option>
             {projects.map((p) => (
               <option key={p}>{p}</option>
             ))}
           </select>
-        </label>
+        </Field>
         <button className="rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50" disabled={create.isPending}>
           Create key
         </button>
         {create.error && <span className="text-red-700">{create.error.message}</span>}
-      </form>
+      </InlineForm>
       {secret && (
         <div role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-3">
           <div className="mb-1 text-emerald-800">Copy the key now: it is shown only once.</div>

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Field, fieldClass, InlineForm, RoleSelect } from "@/components/ui/form";
 
 interface UserRow {
   id: number;
@@ -26,36 +27,21 @@ export function Users() {
       void qc.invalidateQueries({ queryKey: ["users"] });
     },
   });
-  const field = "rounded border border-zinc-300 px-2 py-1";
   return (
     <div className="space-y-4">
-      <form
-        className="flex flex-wrap items-end gap-2 rounded-md border border-zinc-200 bg-white p-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Email</span>
-          <input className={field} type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />
-        </label>
-        <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Name</span>
-          <input className={field} required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
-        </label>
-        <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Initial password (10+ characters)</span>
-          <input className={field} type="password" autoComplete="new-password" required minLength={10} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
-        </label>
-        <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Role</span>
-          <select className={field} value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
-            {["admin", "reviewer", "ingest", "viewer"].map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        </label>
+      <InlineForm onSubmit={() => create.mutate()}>
+        <Field label="Email">
+          <input className={fieldClass} type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />
+        </Field>
+        <Field label="Name">
+          <input className={fieldClass} required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+        </Field>
+        <Field label="Initial password (10+ characters)">
+          <input className={fieldClass} type="password" autoComplete="new-password" required minLength={10} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
+        </Field>
+        <Field label="Role">
+          <RoleSelect value={form.role} onChange={(role) => setForm({ ...form, role })} />
+        </Field>
         <button className="rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50" disabled={create.isPending}>
           Add account
         </button>
@@ -64,7 +50,7 @@ export function Users() {
             {create.error.message}
           </span>
         )}
-      </form>
+      </InlineForm>
       <table className="w-full rounded-md border border-zinc-200 bg-white" data-testid="users-table">
         <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
           <tr>
