@@ -1,0 +1,8 @@
+import { apiRoute, intParam } from "@/lib/api/route";
+import { searchTurns } from "@/lib/rollouts/turns";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute<{ id: string }>(async ({ db, principal, params, req }) => {
+  return searchTurns(db, intParam(params.id, "id"), Object.fromEntries(new URL(req.url).searchParams), principal);
+});

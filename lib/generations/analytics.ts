@@ -1,0 +1,369 @@
+/**
+ * Generation analytics read models: the dashboard (distribution, tiers, fields, per policy),
+ * failures (categories, clusters, exceptions), one cluster's rollouts, and a two-policy comparison.
+ * Aggregation happens in SQL; the formulas are the pure ones in lib/analytics.
+ */
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { environments, generationEnvironments, policies, rollouts } from "@/lib/db/schema";
+import { BadRequest, NotFound } from "@/lib/api/errors";
+import {
+  difficultyTier,
+  environmentTier,
+  fieldBreakdown,
+  populationMetrics,
+  tierHistogram,
+  type DifficultyTier,
+  type EnvironmentAggregate,
+} from "@/lib/analytics/metrics";
+import { FAILURE_CATEGORIES, clusterId, type FailureCategory } from "@/lib/analytics/failures";
+import type {
+  ComparisonPoint,
+  FailureClusterView,
+  FailuresView,
+  FieldBreakdownView,
+  GenerationAnalytics,
+  PolicyComparison,
+  SuccessBin,
+} from "@/lib/analytics/views";
+import type { FamilyDefinition } from "@/lib/families/types";
+import type { ProjectRow } from "@/lib/projects/service";
+import type { GenerationRow } from "./service";
+import { resolvePolicy } from "./overview";
+
+/** Categories outside the policy's control, shown apart and left out of its failure figures. */
+export const INFRA_CATEGORIES: ReadonlySet<FailureCategory> = new Set(["infra_error"]);
+
+/** Per-(environment, policy) aggregates of one generation. */
+export interface EnvironmentPolicyAggregate extends EnvironmentAggregate {
+  environmentId: number;
+  policy: string;
+}
+
+/** Aggregates per environment and policy, computed in SQL (optionally one policy). */
+export async function environmentPolicyAggregates(db: Db, generationId: number, policyId?: number): Promise<EnvironmentPolicyAggregate[]> {
+  const rows = await db
+    .select({
+      environmentId: rollouts.environmentId,
+      policy: policies.name,
+      n: sql<number>`count(*)::int`,
+      s: sql<number>`count(*) filter (where ${rollouts.success})::int`,
+      rewardSum: sql<number>`coalesce(sum(${rollouts.reward}), 0)::float8`,
+      infraErrors: sql<number>`count(*) filter (where ${rollouts.failureCategory} = 'infra_error')::int`,
+      errored: sql<number>`count(*) filter (where ${rollouts.status} = 'errored')::int`,
+      unrewarded: sql<number>`count(*) filter (where ${rollouts.reward} is null)::int`,
+    })
+    .from(rollouts)
+    .innerJoin(policies, eq(policies.id, rollouts.policyId))
+    .where(and(eq(rollouts.generationId, generationId), policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined))
+    .groupBy(rollouts.environmentId, policies.name);
+  return rows;
+}
+
+/** Members of a generation with what the analytics need of each environment. */
+export async function generationMembers(db: Db, generationId: number) {
+  return db
+    .select({
+      id: environments.id,
+      key: environments.key,
+      config: environments.config,
+      pMax: environments.pMax,
+      validationState: environments.validationState,
+      op: generationEnvironments.op,
+      direction: generationEnvironments.direction,
+      weight: generationEnvironments.weight,
+      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${environments.parentId})`,
+    })
+    .from(generationEnvironments)
+    .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
+    .where(eq(generationEnvironments.generationId, generationId))
+    .orderBy(asc(environments.key));
+}
+
+/** Sum per-policy aggregates into one aggregate per environment. */
+export function combineByEnvironment(rows: readonly EnvironmentPolicyAggregate[], pMax: ReadonlyMap<number, number | null>) {
+  const out = new Map<number, EnvironmentAggregate>();
+  for (const r of rows) {
+    let a = out.get(r.environmentId);
+    if (!a) {
+      a = { n: 0, s: 0, rewardSum: 0, infraErrors: 0, errored: 0, unrewarded: 0, pMax: pMax.get(r.environmentId) ?? null };
+      out.set(r.environmentId, a);
+    }
+    a.n += r.n;
+    a.s += r.s;
+    a.rewardSum += r.rewardSum;
+    a.infraErrors += r.infraErrors;
+    a.errored += r.errored;
+    a.unrewarded += r.unrewarded;
+  }
+  return out;
+}
+
+/** Tier of each environment: the best policy's success rate decides (Tmax). */
+export function tiersByEnvironment(rows: readonly EnvironmentPolicyAggregate[]): Map<number, DifficultyTier | null> {
+  const perEnv = new Map<number, EnvironmentPolicyAggregate[]>();
+  for (const r of rows) perEnv.set(r.environmentId, [...(perEnv.get(r.environmentId) ?? []), r]);
+  return new Map([...perEnv].map(([id, list]) => [id, environmentTier(list)]));
+}
+
+/** Ten equal bins of per-environment success rate over [0, 1]. */
+export function successDistribution(aggs: Iterable<Pick<EnvironmentAggregate, "n" | "s">>, bins = 10): SuccessBin[] {
+  const out: SuccessBin[] = Array.from({ length: bins }, (_, i) => ({ lo: i / bins, hi: (i + 1) / bins, environments: 0 }));
+  for (const a of aggs) {
+    if (a.n < 1) continue;
+    out[Math.min(bins - 1, Math.floor((a.s / a.n) * bins))].environments += 1;
+  }
+  return out;
+}
+
+/** Value at a dotted path of a config. */
+export function configValue(config: unknown, path: string): unknown {
+  let cur: unknown = config;
+  for (const part of path.split(".")) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+/** Success by value of every field of the family, over the environments that have rollouts. */
+export function familyFieldBreakdowns(
+  family: FamilyDefinition,
+  members: readonly { id: number; config: unknown }[],
+  byEnv: ReadonlyMap<number, EnvironmentAggregate>,
+): FieldBreakdownView[] {
+  const withRollouts = members.filter((m) => (byEnv.get(m.id)?.n ?? 0) > 0);
+  return family.fields
+    .filter((f) => !(f.kind === "nominal" && !f.levels)) // open identity strings (task names): one bucket per environment says nothing
+    .map((f) => ({
+      path: f.path,
+      direction: f.direction ?? null,
+      difficulty: f.difficulty ?? null,
+      ...fieldBreakdown(
+        withRollouts.map((m) => ({ value: configValue(m.config, f.path), env: byEnv.get(m.id)! })),
+        { kind: f.kind, levels: f.levels },
+      ),
+    }));
+}
+
+async function categoryCounts(db: Db, generationId: number, policyId?: number) {
+  const rows = await db
+    .select({ category: rollouts.failureCategory, count: sql<number>`count(*)::int` })
+    .from(rollouts)
+    .where(and(eq(rollouts.generationId, generationId), sql`${rollouts.failureCategory} is not null`, policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined))
+    .groupBy(rollouts.failureCategory);
+  const order = (c: string) => FAILURE_CATEGORIES.indexOf(c as FailureCategory);
+  return rows
+    .map((r) => ({ category: r.category as FailureCategory, count: r.count, infra: INFRA_CATEGORIES.has(r.category as FailureCategory) }))
+    .sort((a, b) => b.count - a.count || order(a.category) - order(b.category));
+}
+
+async function generationPolicies(db: Db, generationId: number) {
+  const rows = await db
+    .selectDistinct({ name: policies.name })
+    .from(rollouts)
+    .innerJoin(policies, eq(policies.id, rollouts.policyId))
+    .where(eq(rollouts.generationId, generationId))
+    .orderBy(asc(policies.name));
+  return rows.map((r) => r.name);
+}
+
+/** GET .../generations/{index}/analytics: what the generation dashboard draws. */
+export async function generationAnalytics(db: Db, project: ProjectRow, family: FamilyDefinition, g: GenerationRow, policyName?: string): Promise<GenerationAnalytics> {
+  const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
+  const [rows, members, categories, policyNames] = await Promise.all([
+    environmentPolicyAggregates(db, g.id, policy?.id),
+    generationMembers(db, g.id),
+    categoryCounts(db, g.id, policy?.id),
+    generationPolicies(db, g.id),
+  ]);
+  const pMax = new Map(members.map((m) => [m.id, m.pMax]));
+  const byEnv = combineByEnvironment(rows, pMax);
+  const perPolicyNames = [...new Set(rows.map((r) => r.policy))].sort();
+  return {
+    index: g.index,
+    policy: policy?.name ?? null,
+    policies: policyNames,
+    metrics: populationMetrics(byEnv.values()),
+    tiers: tierHistogram(tiersByEnvironment(rows).values()),
+    distribution: successDistribution(byEnv.values()),
+    perPolicy: perPolicyNames.map((name) => {
+      const own = rows.filter((r) => r.policy === name).map((r) => ({ ...r, pMax: pMax.get(r.environmentId) ?? null }));
+      return { policy: name, metrics: populationMetrics(own), tiers: tierHistogram(own.map((a) => (a.n > 0 ? difficultyTier(a.s / a.n) : null))) };
+    }),
+    categories,
+    fields: familyFieldBreakdowns(family, members, byEnv),
+  };
+}
+
+// --- failures ----------------------------------------------------------------------------
+
+const EXEMPLARS = 3;
+
+interface ClusterRow {
+  category: FailureCategory;
+  signature: string;
+  count: number;
+  environments: number;
+  /** smallest rollout id per environment, ascending */
+  firstIds: string[];
+  /** smallest rollout ids overall, to pad exemplars when the cluster spans few environments */
+  someIds: string[];
+}
+
+async function clusterRows(db: Db, generationId: number, policyId?: number): Promise<ClusterRow[]> {
+  const policyFilter = policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``;
+  const result = await db.execute<{ category: string; signature: string; count: number; environments: number; first_ids: string[]; some_ids: string[] }>(sql`
+    with per_env as (
+      select failure_category as category, coalesce(failure_signature, '') as signature, environment_id,
+             count(*)::int as n, min(id) as first_id, (array_agg(id order by id))[1:${EXEMPLARS}] as ids
+      from ${rollouts}
+      where generation_id = ${generationId} and failure_category is not null ${policyFilter}
+      group by 1, 2, 3
+    )
+    select category, signature, sum(n)::int as count, count(*)::int as environments,
+           (array_agg(first_id::text order by first_id))[1:${EXEMPLARS}] as first_ids,
+           (array_agg(ids[1]::text order by first_id))[1:${EXEMPLARS}] || coalesce((array_agg(ids[2]::text order by first_id))[1:${EXEMPLARS}], '{}') || coalesce((array_agg(ids[3]::text order by first_id))[1:${EXEMPLARS}], '{}') as some_ids
+    from per_env group by category, signature`);
+  return result.rows.map((r) => ({
+    category: r.category as FailureCategory,
+    signature: r.signature,
+    count: r.count,
+    environments: r.environments,
+    firstIds: r.first_ids ?? [],
+    someIds: (r.some_ids ?? []).filter((x) => x !== null),
+  }));
+}
+
+/** Exemplars: the first rollout of each environment (spread across environments), padded with others. */
+function exemplarsOf(r: ClusterRow): string[] {
+  const out = r.firstIds.slice(0, EXEMPLARS);
+  const rest = r.someIds.filter((id) => !out.includes(id)).sort((a, b) => Number(a) - Number(b));
+  for (const id of rest) {
+    if (out.length >= EXEMPLARS) break;
+    out.push(id);
+  }
+  return out;
+}
+
+/** All clusters of a generation, largest first. */
+async function generationClusters(db: Db, generationId: number, policyId?: number): Promise<FailureClusterView[]> {
+  const order = (c: FailureCategory) => FAILURE_CATEGORIES.indexOf(c);
+  return (await clusterRows(db, generationId, policyId))
+    .map((r) => ({
+      id: clusterId(r.category, r.signature),
+      category: r.category,
+      signature: r.signature,
+      count: r.count,
+      environments: r.environments,
+      exemplarRolloutIds: exemplarsOf(r),
+      infra: INFRA_CATEGORIES.has(r.category),
+    }))
+    .sort((x, y) => y.count - x.count || order(x.category) - order(y.category) || (x.signature < y.signature ? -1 : x.signature > y.signature ? 1 : 0));
+}
+
+/** GET .../generations/{index}/failures: categories, clusters and exception types. */
+export async function generationFailures(db: Db, project: ProjectRow, g: GenerationRow, policyName?: string): Promise<FailuresView> {
+  const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
+  const where = and(eq(rollouts.generationId, g.id), policy ? eq(rollouts.policyId, policy.id) : undefined);
+  const [categories, clusters, [totals], exceptions] = await Promise.all([
+    categoryCounts(db, g.id, policy?.id),
+    generationClusters(db, g.id, policy?.id),
+    db.select({ n: sql<number>`count(*)::int` }).from(rollouts).where(where),
+    db
+      .select({ type: rollouts.errorType, count: sql<number>`count(*)::int`, rewarded: sql<number>`count(*) filter (where ${rollouts.success})::int` })
+      .from(rollouts)
+      .where(and(where, sql`${rollouts.errorType} is not null`))
+      .groupBy(rollouts.errorType)
+      .orderBy(sql`count(*) desc`, asc(rollouts.errorType)),
+  ]);
+  const failures = categories.reduce((acc, c) => acc + c.count, 0);
+  const infraFailures = categories.filter((c) => c.infra).reduce((acc, c) => acc + c.count, 0);
+  return {
+    policy: policy?.name ?? null,
+    rollouts: totals.n,
+    failures,
+    policyFailures: failures - infraFailures,
+    infraFailures,
+    categories,
+    clusters,
+    exceptions: exceptions.map((e) => ({ type: e.type as string, count: e.count, rewarded: e.rewarded })),
+  };
+}
+
+/** GET .../generations/{index}/failures/{clusterId}: the cluster, its environments and its rollouts. */
+export async function failureClusterDetail(db: Db, project: ProjectRow, g: GenerationRow, id: string, policyName?: string, limit = 200) {
+  const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
+  const cluster = (await generationClusters(db, g.id, policy?.id)).find((c) => c.id === id);
+  if (!cluster) throw new NotFound(`Generation ${g.index} has no failure cluster '${id}'${policy ? ` for ${policy.name}` : ""}.`);
+  const where = and(
+    eq(rollouts.generationId, g.id),
+    eq(rollouts.failureCategory, cluster.category),
+    cluster.signature === "" ? sql`coalesce(${rollouts.failureSignature}, '') = ''` : eq(rollouts.failureSignature, cluster.signature),
+    policy ? eq(rollouts.policyId, policy.id) : undefined,
+  );
+  const [items, envs] = await Promise.all([
+    db
+      .select({
+        id: rollouts.id,
+        environmentKey: environments.key,
+        policy: policies.name,
+        reward: rollouts.reward,
+        status: rollouts.status,
+        errorType: rollouts.errorType,
+        errorMessage: sql<string | null>`left(${rollouts.errorMessage}, 300)`,
+        turns: rollouts.turns,
+        outputTokens: rollouts.outputTokens,
+      })
+      .from(rollouts)
+      .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+      .innerJoin(policies, eq(policies.id, rollouts.policyId))
+      .where(where)
+      .orderBy(asc(rollouts.id))
+      .limit(limit),
+    db
+      .select({ key: environments.key, count: sql<number>`count(*)::int` })
+      .from(rollouts)
+      .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+      .where(where)
+      .groupBy(environments.key)
+      .orderBy(sql`count(*) desc`, asc(environments.key)),
+  ]);
+  return { cluster, environments: envs, rollouts: items, truncated: cluster.count > items.length };
+}
+
+// --- policy comparison -------------------------------------------------------------------
+
+/** GET .../generations/{index}/compare?a=&b=: per-environment success of two policies on the same environments. */
+export async function comparePolicies(db: Db, project: ProjectRow, g: GenerationRow, a?: string, b?: string, margin = 0.2): Promise<PolicyComparison> {
+  const rows = await environmentPolicyAggregates(db, g.id);
+  const names = [...new Set(rows.map((r) => r.policy))];
+  if (names.length < 2 && !(a && b)) {
+    throw new BadRequest(`Generation ${g.index} has rollouts of ${names.length} polic${names.length === 1 ? "y" : "ies"}; a comparison needs two.`, [{ path: "a", message: "needs a second policy" }]);
+  }
+  // default: the two policies with the most rollouts, the first in name order as a
+  const byVolume = names
+    .map((name) => ({ name, n: rows.filter((r) => r.policy === name).reduce((acc, r) => acc + r.n, 0) }))
+    .sort((x, y) => y.n - x.n || x.name.localeCompare(y.name));
+  const pa = a ?? [byVolume[0].name, byVolume[1].name].sort()[0];
+  const pb = b ?? [byVolume[0].name, byVolume[1].name].find((n) => n !== pa)!;
+  for (const [param, name] of [["a", pa], ["b", pb]] as const) {
+    if (!names.includes(name)) throw new NotFound(`Policy '${name}' (${param}) has no rollouts in generation ${g.index}.`);
+  }
+  const keys = new Map((await generationMembers(db, g.id)).map((m) => [m.id, m.key]));
+  const index = new Map(rows.map((r) => [`${r.environmentId}\u0000${r.policy}`, r]));
+  const side = (r?: EnvironmentPolicyAggregate) => ({ n: r?.n ?? 0, s: r?.s ?? 0, rate: r && r.n > 0 ? r.s / r.n : null });
+  const points: ComparisonPoint[] = [];
+  for (const [envId, key] of keys) {
+    const ra = index.get(`${envId}\u0000${pa}`);
+    const rb = index.get(`${envId}\u0000${pb}`);
+    if (!ra && !rb) continue;
+    const A = side(ra);
+    const B = side(rb);
+    points.push({ key, a: A, b: B, delta: A.rate !== null && B.rate !== null ? B.rate - A.rate : null });
+  }
+  const both = points.filter((p) => p.delta !== null);
+  const improved = both.filter((p) => (p.delta as number) >= margin).length;
+  const regressed = both.filter((p) => (p.delta as number) <= -margin).length;
+  return { a: pa, b: pb, points, improved, regressed, unchanged: both.length - improved - regressed, margin };
+}

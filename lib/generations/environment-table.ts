@@ -1,0 +1,182 @@
+/**
+ * The environment table of a generation: filters (field values, tier, success range, failure
+ * category, key text), sorting by any stat, keyset cursor over (sort value, key).
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { rollouts } from "@/lib/db/schema";
+import { BadRequest, parseOrThrow } from "@/lib/api/errors";
+import { DIFFICULTY_TIERS, difficultyTier, environmentLearnability, type DifficultyTier } from "@/lib/analytics/metrics";
+import type { FamilyDefinition } from "@/lib/families/types";
+import type { ProjectRow } from "@/lib/projects/service";
+import type { GenerationRow } from "./service";
+import { combineByEnvironment, configValue, environmentPolicyAggregates, generationMembers, tiersByEnvironment } from "./analytics";
+import { resolvePolicy } from "./overview";
+
+export const ENVIRONMENT_SORTS = ["key", "success", "learnability", "rollouts", "pmax", "tier"] as const;
+export type EnvironmentSort = (typeof ENVIRONMENT_SORTS)[number];
+
+const rate = z.coerce.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
+
+export const environmentTableQuery = z.object({
+  policy: z.string().min(1).optional(),
+  tier: z.enum(DIFFICULTY_TIERS).optional(),
+  minSuccess: rate.optional(),
+  maxSuccess: rate.optional(),
+  category: z.string().min(1).optional(),
+  q: z.string().max(200).optional(),
+  sort: z.enum(ENVIRONMENT_SORTS).default("key"),
+  order: z.enum(["asc", "desc"]).default("asc"),
+  cursor: z.string().max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+/** Query keys that make GET .../environments use the table (the plain listing is a key-ordered page). */
+export function wantsEnvironmentTable(params: URLSearchParams): boolean {
+  for (const k of params.keys()) if (k !== "cursor" && k !== "limit") return true;
+  return false;
+}
+
+/** One row of the table. */
+export interface EnvironmentTableRow {
+  key: string;
+  config: unknown;
+  parentKey: string | null;
+  op: string;
+  direction: string | null;
+  weight: number;
+  validation: { state: string; pMax: number | null };
+  tier: DifficultyTier | null;
+  categories: string[];
+  stats: { rollouts: number; successes: number; successRate: number | null; learnability: number | null };
+}
+
+/** A field filter `field.<path>=<value>`: equality, or `lo..hi` (inclusive) for numbers. */
+interface FieldFilter {
+  path: string;
+  test: (v: unknown) => boolean;
+}
+
+function fieldFilters(family: FamilyDefinition, params: URLSearchParams): FieldFilter[] {
+  const out: FieldFilter[] = [];
+  for (const [k, raw] of params) {
+    if (!k.startsWith("field.")) continue;
+    const path = k.slice("field.".length);
+    const spec = family.fields.find((f) => f.path === path);
+    if (!spec) throw new BadRequest(`The ${family.id} family has no field '${path}'.`, [{ path: k, message: "unknown field" }]);
+    const range = /^(-?[\d.]+)?\.\.(-?[\d.]+)?$/.exec(raw);
+    if ((spec.kind === "integer" || spec.kind === "number") && range) {
+      const lo = range[1] !== undefined ? Number(range[1]) : -Infinity;
+      const hi = range[2] !== undefined ? Number(range[2]) : Infinity;
+      if (Number.isNaN(lo) || Number.isNaN(hi)) throw new BadRequest(`${k} must be a number or a range lo..hi.`, [{ path: k, message: "not a range" }]);
+      out.push({ path, test: (v) => typeof v === "number" && v >= lo && v <= hi });
+    } else {
+      out.push({ path, test: (v) => v !== undefined && v !== null && String(v) === raw });
+    }
+  }
+  return out;
+}
+
+function sortValue(row: EnvironmentTableRow, sort: EnvironmentSort): number | string | null {
+  switch (sort) {
+    case "key":
+      return row.key;
+    case "success":
+      return row.stats.successRate;
+    case "learnability":
+      return row.stats.learnability;
+    case "rollouts":
+      return row.stats.rollouts;
+    case "pmax":
+      return row.validation.pMax;
+    case "tier":
+      return row.tier === null ? null : DIFFICULTY_TIERS.indexOf(row.tier);
+  }
+}
+
+type Position = { v: number | string | null; k: string };
+
+/** Order by value (nulls last in both directions), then key; `desc` flips the value only. */
+function compare(x: Position, y: Position, desc: boolean): number {
+  if (x.v !== y.v) {
+    if (x.v === null) return 1;
+    if (y.v === null) return -1;
+    const c = x.v < y.v ? -1 : 1;
+    return desc ? -c : c;
+  }
+  return x.k < y.k ? -1 : x.k > y.k ? 1 : 0;
+}
+
+function encodeCursor(p: Position): string {
+  return Buffer.from(JSON.stringify(p)).toString("base64url");
+}
+
+function decodeCursor(cursor: string): Position {
+  try {
+    const p = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (typeof p?.k === "string" && (p.v === null || typeof p.v === "number" || typeof p.v === "string")) return p;
+  } catch {
+    // fall through to the error
+  }
+  throw new BadRequest("The cursor is not one this endpoint gave out; start again without it.", [{ path: "cursor", message: "is not valid" }]);
+}
+
+/** GET .../environments with filters or a sort: the matching rows, one page, the total. */
+export async function environmentTable(db: Db, project: ProjectRow, family: FamilyDefinition, g: GenerationRow, params: URLSearchParams) {
+  const q = parseOrThrow(
+    environmentTableQuery,
+    Object.fromEntries([...params].filter(([k]) => !k.startsWith("field."))),
+    "query",
+    400,
+  );
+  const fields = fieldFilters(family, params);
+  const policy = q.policy ? await resolvePolicy(db, project.id, q.policy) : undefined;
+  const [members, aggs, categoryRows] = await Promise.all([
+    generationMembers(db, g.id),
+    environmentPolicyAggregates(db, g.id, policy?.id),
+    db
+      .select({ environmentId: rollouts.environmentId, categories: sql<string[]>`array_agg(distinct ${rollouts.failureCategory})` })
+      .from(rollouts)
+      .where(and(eq(rollouts.generationId, g.id), sql`${rollouts.failureCategory} is not null`, policy ? eq(rollouts.policyId, policy.id) : undefined))
+      .groupBy(rollouts.environmentId),
+  ]);
+  const byEnv = combineByEnvironment(aggs, new Map(members.map((m) => [m.id, m.pMax])));
+  const tiers = tiersByEnvironment(aggs);
+  const categories = new Map(categoryRows.map((r) => [r.environmentId, r.categories]));
+  const needle = q.q?.trim().toLowerCase();
+
+  const rows: EnvironmentTableRow[] = [];
+  for (const m of members) {
+    const a = byEnv.get(m.id);
+    const successRate = a && a.n > 0 ? a.s / a.n : null;
+    const row: EnvironmentTableRow = {
+      key: m.key,
+      config: m.config,
+      parentKey: m.parentKey,
+      op: m.op,
+      direction: m.direction,
+      weight: m.weight,
+      validation: { state: m.validationState, pMax: m.pMax },
+      tier: policy ? (successRate === null ? null : difficultyTier(successRate)) : (tiers.get(m.id) ?? null),
+      categories: categories.get(m.id) ?? [],
+      stats: { rollouts: a?.n ?? 0, successes: a?.s ?? 0, successRate, learnability: a ? environmentLearnability(a) : null },
+    };
+    if (q.tier && row.tier !== q.tier) continue;
+    if (q.minSuccess !== undefined && (successRate === null || successRate < q.minSuccess)) continue;
+    if (q.maxSuccess !== undefined && (successRate === null || successRate > q.maxSuccess)) continue;
+    if (q.category && !row.categories.includes(q.category)) continue;
+    if (needle && !m.key.toLowerCase().includes(needle)) continue;
+    if (fields.some((f) => !f.test(configValue(m.config, f.path)))) continue;
+    rows.push(row);
+  }
+
+  const desc = q.order === "desc";
+  const pos = (r: EnvironmentTableRow): Position => ({ v: sortValue(r, q.sort), k: r.key });
+  rows.sort((x, y) => compare(pos(x), pos(y), desc));
+  const after = q.cursor ? decodeCursor(q.cursor) : null;
+  const start = after ? rows.findIndex((r) => compare(pos(r), after, desc) > 0) : 0;
+  const page = start < 0 ? [] : rows.slice(start, start + q.limit);
+  const more = start >= 0 && start + q.limit < rows.length;
+  return { items: page, total: rows.length, nextCursor: more ? encodeCursor(pos(page[page.length - 1])) : null };
+}

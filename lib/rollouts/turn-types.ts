@@ -1,0 +1,71 @@
+/**
+ * Shapes of the trajectory endpoints (GET /api/v1/rollouts/{id}/turns, .../turns/{index},
+ * .../search). Pure types: the viewer imports them without pulling in the database.
+ */
+
+/** A tool call as the outline shows it: arguments cut to a preview. */
+export interface ToolCallOutline {
+  id: string;
+  name: string;
+  argumentsPreview: string;
+  /** characters of the full arguments string */
+  argumentsLength: number;
+}
+
+/** A retrieved document as the outline shows it. */
+export interface DocumentOutline {
+  id?: string;
+  title?: string;
+  url?: string;
+  relevant?: boolean;
+  textPreview: string;
+  textLength: number;
+}
+
+/** One message of a trajectory, cut for the list: never more than the preview of any string. */
+export interface TurnOutline {
+  /** 0-based position in the trajectory */
+  index: number;
+  role: "system" | "user" | "assistant" | "tool" | string;
+  /** characters of the full content */
+  length: number;
+  /** the first characters of the content (the whole content when length <= preview size) */
+  preview: string;
+  toolCalls: ToolCallOutline[];
+  toolCallId?: string;
+  documents: DocumentOutline[];
+  tokens?: number;
+}
+
+/** GET /api/v1/rollouts/{id}/turns?from=&limit=&preview= */
+export interface TurnPage {
+  rolloutId: number;
+  /** messages in the whole trajectory */
+  total: number;
+  from: number;
+  turns: TurnOutline[];
+}
+
+/** GET /api/v1/rollouts/{id}/turns/{index}?offset=&length=: one message in full, its content sliced. */
+export interface TurnSlice {
+  index: number;
+  role: string;
+  /** characters of the full content */
+  length: number;
+  offset: number;
+  /** content.slice(offset, offset + length asked) */
+  content: string;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  toolCallId?: string;
+  documents: { id?: string; title?: string; url?: string; relevant?: boolean; text?: string }[];
+  tokens?: number;
+}
+
+/** GET /api/v1/rollouts/{id}/search?q=&limit=: messages whose content, tool calls or documents contain q (case-insensitive). */
+export interface TurnSearchResult {
+  query: string;
+  /** matching messages in trajectory order (at most `limit`) */
+  matches: { index: number; snippet: string }[];
+  /** all matching messages */
+  total: number;
+}
