@@ -1,5 +1,5 @@
 /** POST/GET rollouts for the HTTP API: body streaming, ingestion, and reads with cursors. */
-import { and, desc, eq, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { environments, generations, policies, rolloutPayloads, rollouts } from "@/lib/db/schema";
@@ -41,7 +41,7 @@ export const listRolloutsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-const rolloutColumns = {
+export const rolloutColumns = {
   id: rollouts.id,
   externalId: rollouts.externalId,
   environmentKey: environments.key,
@@ -99,4 +99,25 @@ export async function getRollout(db: Db, id: number, principal: Principal) {
   requireScope(principal, "projects:read", row.projectId);
   const { projectId: _p, ...rest } = row;
   return rest;
+}
+
+/** One rollout without its trajectory (pages load the trajectory in pages): verifier output, metadata, project. */
+export async function getRolloutHeader(db: Db, id: number, principal: Principal) {
+  const [row] = await db
+    .select({
+      ...rolloutColumns,
+      projectId: rollouts.projectId,
+      verifierOutput: rolloutPayloads.verifierOutput,
+      metadata: rolloutPayloads.metadata,
+      trajectoryBytes: sql<number | null>`pg_column_size(${rolloutPayloads.trajectory})`,
+    })
+    .from(rollouts)
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .innerJoin(generations, eq(generations.id, rollouts.generationId))
+    .innerJoin(policies, eq(policies.id, rollouts.policyId))
+    .leftJoin(rolloutPayloads, eq(rolloutPayloads.rolloutId, rollouts.id))
+    .where(eq(rollouts.id, id));
+  if (!row) throw new NotFound(`Rollout ${id} does not exist.`);
+  requireScope(principal, "projects:read", row.projectId);
+  return row;
 }

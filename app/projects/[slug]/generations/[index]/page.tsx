@@ -3,10 +3,16 @@ import { notFound } from "next/navigation";
 import { getDb } from "@/lib/db/client";
 import { orNotFound, requireUser } from "@/lib/auth/page";
 import { getProjectFor } from "@/lib/projects/service";
+import { getFamily } from "@/lib/projects/families";
 import { getGeneration } from "@/lib/generations/service";
-import { generationDetail, generationEnvironmentsPage } from "@/lib/generations/overview";
+import { listGenerationsWithMetrics } from "@/lib/generations/overview";
+import { comparePolicies, generationAnalytics } from "@/lib/generations/analytics";
+import { FAILURE_CATEGORIES } from "@/lib/analytics/failures";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, pct } from "@/components/ui/format";
+import { GenerationDashboard } from "@/components/generations/dashboard";
+import { EnvironmentTable } from "@/components/generations/environment-table";
+import { ShortcutHelp } from "@/components/ui/shortcuts";
 
 export const dynamic = "force-dynamic";
 
@@ -15,107 +21,103 @@ export async function generateMetadata({ params }: { params: Promise<{ slug: str
   return { title: `${p.slug} G${p.index}` };
 }
 
-function configSummary(config: unknown): string {
-  return Object.entries(config as Record<string, unknown>)
-    .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
-    .join("  ");
-}
+const SHORTCUTS = [
+  { keys: "j / k", description: "next / previous environment" },
+  { keys: "Enter", description: "open the selected environment" },
+  { keys: "/", description: "filter environments by key" },
+  { keys: "?", description: "this list" },
+];
 
 export default async function GenerationPage({
   params,
   searchParams,
 }: {
   params: Promise<{ slug: string; index: string }>;
-  searchParams: Promise<{ cursor?: string }>;
+  searchParams: Promise<{ policy?: string }>;
 }) {
   const { slug, index } = await params;
-  const { cursor } = await searchParams;
+  const { policy } = await searchParams;
   const user = await requireUser(`/projects/${slug}/generations/${index}`);
   const db = getDb();
   const gi = Number(index);
   if (!Number.isInteger(gi) || gi < 0) notFound();
   const project = await orNotFound(getProjectFor(db, slug, user));
   const generation = await orNotFound(getGeneration(db, project, gi));
-  const [detail, page] = await Promise.all([
-    generationDetail(db, project, generation),
-    generationEnvironmentsPage(db, project, generation, cursor, 100),
+  const family = await getFamily(db, project.familyId);
+  const analytics = await orNotFound(generationAnalytics(db, project, family, generation, policy || undefined));
+  const [trend, comparison] = await Promise.all([
+    listGenerationsWithMetrics(db, project),
+    analytics.policies.length >= 2 ? comparePolicies(db, project, generation) : Promise.resolve(null),
   ]);
-  const m = detail.metrics;
+  const m = analytics.metrics;
+  const base = `/projects/${encodeURIComponent(slug)}/generations/${gi}`;
+  const withPolicy = (p: string | null) => (p ? `${base}?policy=${encodeURIComponent(p)}` : base);
   const ks = Object.keys(m.passAtK).sort((a, b) => Number(a) - Number(b));
   return (
-    <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: `Generation ${gi}` }]}>
-      <div className="mb-4 flex items-baseline gap-3">
+    <Shell
+      user={user}
+      crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: `Generation ${gi}` }]}
+      actions={<ShortcutHelp shortcuts={SHORTCUTS} />}
+    >
+      <div className="mb-3 flex flex-wrap items-baseline gap-3">
         <h1 className="text-xl font-semibold">Generation {gi}</h1>
-        <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600">{detail.status}</span>
-        <span className="text-zinc-500">source {detail.source}</span>
-        {detail.parentIndex !== null && (
-          <Link className="text-zinc-500 hover:underline" href={`/projects/${slug}/generations/${detail.parentIndex}`}>
-            parent G{detail.parentIndex}
+        <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600">{generation.status}</span>
+        <span className="text-zinc-500">source {generation.source}</span>
+        {generation.parentIndex !== null && (
+          <Link className="text-zinc-500 hover:underline" href={`/projects/${slug}/generations/${generation.parentIndex}`}>
+            parent G{generation.parentIndex}
           </Link>
         )}
-        {detail.policies.length > 0 && <span className="text-zinc-500">policies: {detail.policies.join(", ")}</span>}
+        <Link href={`${base}/failures${policy ? `?policy=${encodeURIComponent(policy)}` : ""}`} className="ml-auto rounded bg-zinc-900 px-2.5 py-1 text-xs font-medium text-white hover:bg-zinc-700" data-testid="open-failures">
+          Failure inspector →
+        </Link>
       </div>
-      <div className="mb-4 grid grid-cols-2 gap-2 md:grid-cols-7">
-        <Stat label="Environments" value={count(detail.environments)} />
-        <Stat label="Rollouts" value={count(m.rollouts)} />
-        <Stat label="Success rate" value={pct(m.successRate)} />
-        <Stat label="Mean reward" value={fixed(m.meanReward, 4)} hint="over all rollouts, errored ones included" />
-        <Stat label="Learnability" value={fixed(m.learnability)} />
-        <Stat label="Zero-signal" value={pct(m.zeroSignalFraction)} />
-        <Stat label="Infra errors" value={pct(m.infraErrorRate)} />
-      </div>
-      {ks.length > 0 && (
-        <Panel title="pass@k" className="mb-4">
-          <div className="flex flex-wrap gap-4 num">
-            {ks.map((k) => (
-              <span key={k}>
-                <span className="text-zinc-500">pass@{k}</span> <span className="font-medium">{fixed(m.passAtK[k], 4)}</span>
-              </span>
-            ))}
-          </div>
-        </Panel>
+      {analytics.policies.length > 0 && (
+        <nav className="mb-3 flex flex-wrap items-center gap-1 text-xs" aria-label="Policy">
+          <span className="mr-1 text-zinc-500">Policy</span>
+          {[null, ...analytics.policies].map((p) => {
+            const active = (p ?? null) === (analytics.policy ?? null);
+            return (
+              <Link key={p ?? "(all)"} href={withPolicy(p)} className={`rounded px-2 py-0.5 ${active ? "bg-zinc-900 text-white" : "bg-zinc-100 text-zinc-700 hover:bg-zinc-200"}`} aria-current={active ? "page" : undefined}>
+                {p ?? "all policies"}
+              </Link>
+            );
+          })}
+        </nav>
       )}
-      <Panel title={`Environments (${count(detail.environments)})`}>
-        <table className="w-full" data-testid="environments-table">
-          <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-            <tr>
-              <th className="py-1.5">Key</th>
-              <th>Op</th>
-              <th>Direction</th>
-              <th>Parent</th>
-              <th>Validation</th>
-              <th className="text-right">Rollouts</th>
-              <th className="text-right">Success</th>
-              <th className="text-right">Learnability</th>
-              <th className="pl-3">Config</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.items.map((e) => (
-              <tr key={e.key} className="num border-t border-zinc-100 align-top hover:bg-zinc-50">
-                <td className="py-1.5 font-mono text-xs">{e.key}</td>
-                <td>{e.op}</td>
-                <td className="text-zinc-500">{e.direction ?? ""}</td>
-                <td className="font-mono text-xs text-zinc-500">{e.parentKey ?? ""}</td>
-                <td>
-                  {e.validation.state}
-                  {e.validation.pMax !== null && <span className="text-zinc-400"> p_max {fixed(e.validation.pMax, 2)}</span>}
-                </td>
-                <td className="text-right">{count(e.stats.rollouts)}</td>
-                <td className="text-right">{pct(e.stats.successRate)}</td>
-                <td className="text-right">{fixed(e.stats.learnability)}</td>
-                <td className="max-w-md truncate pl-3 font-mono text-xs text-zinc-600" title={JSON.stringify(e.config)}>
-                  {configSummary(e.config)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {page.nextCursor && (
-          <Link href={`?cursor=${encodeURIComponent(page.nextCursor)}`} className="mt-3 inline-block text-zinc-700 underline">
-            Next page
-          </Link>
-        )}
+      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-8">
+        <Stat label="Environments" value={count(m.environments)} hint="environments with rollouts" />
+        <Stat label="Rollouts" value={count(m.rollouts)} />
+        <Stat label="Success rate" value={pct(m.successRate)} hint="reward >= the project's success threshold" />
+        <Stat label="Mean reward" value={fixed(m.meanReward, 4)} hint="over all rollouts, errored ones included (Harbor's convention)" />
+        <Stat label={ks.length ? `pass@${ks[ks.length - 1]}` : "pass@k"} value={ks.length ? fixed(m.passAtK[ks[ks.length - 1]], 4) : "—"} hint="unbiased estimator averaged over environments" />
+        <Stat label="Learnability" value={fixed(m.learnability)} hint="E[q(1-q)] under Beta(s+1, n-s+1), q = p / p_max" />
+        <Stat label="Zero-signal" value={pct(m.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
+        <Stat label="Infra errors" value={pct(m.infraErrorRate)} hint="rollouts that failed outside the policy: no verdict, harness crash, missing tool" />
+      </div>
+      {m.rollouts === 0 ? (
+        <Panel className="mb-3">
+          <p className="text-zinc-600">No rollouts in this generation yet. Post them to <code>/api/v1/projects/{slug}/rollouts</code> or import a Harbor job with <code>npx envforge import harbor</code>.</p>
+        </Panel>
+      ) : (
+        <div className="mb-3">
+          <GenerationDashboard
+            slug={slug}
+            index={gi}
+            analytics={analytics}
+            comparison={analytics.policy ? null : comparison}
+            trend={trend.map((g) => ({ index: g.index, successRate: g.metrics.successRate, learnability: g.metrics.learnability, zeroSignalFraction: g.metrics.zeroSignalFraction }))}
+          />
+        </div>
+      )}
+      <Panel title="Environments">
+        <EnvironmentTable
+          slug={slug}
+          index={gi}
+          policy={analytics.policy}
+          fields={family.fields.map((f) => ({ path: f.path, kind: f.kind, levels: f.levels }))}
+          categories={FAILURE_CATEGORIES.filter((c) => analytics.categories.some((x) => x.category === c))}
+        />
       </Panel>
     </Shell>
   );

@@ -1,0 +1,90 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { getDb } from "@/lib/db/client";
+import { orNotFound, requireUser } from "@/lib/auth/page";
+import { getProjectFor } from "@/lib/projects/service";
+import { environmentAttempts, environmentDetail } from "@/lib/generations/environment-detail";
+import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
+import { readTurnPage } from "@/lib/rollouts/turns";
+import { Panel, Shell } from "@/components/ui/shell";
+import { CompareView } from "@/components/rollouts/compare-view";
+import { ShortcutHelp } from "@/components/ui/shortcuts";
+
+export const dynamic = "force-dynamic";
+
+const SHORTCUTS = [
+  { keys: "j / k", description: "next / previous aligned turn" },
+  { keys: "?", description: "this list" },
+];
+
+/** Two attempts of one environment side by side, turns aligned (a passing and a failing one by default). */
+export default async function ComparePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string; key: string }>;
+  searchParams: Promise<{ a?: string; b?: string }>;
+}) {
+  const { slug, key: rawKey } = await params;
+  const key = decodeURIComponent(rawKey);
+  const sp = await searchParams;
+  const user = await requireUser(`/projects/${slug}/environments/${rawKey}/compare`);
+  const db = getDb();
+  const project = await orNotFound(getProjectFor(db, slug, user));
+  const env = await orNotFound(environmentDetail(db, project, key));
+  const attempts = await environmentAttempts(db, project, key);
+  const a = Number(sp.a ?? env.compareDefault.passing ?? attempts[0]?.id);
+  const b = Number(sp.b ?? env.compareDefault.failing ?? attempts.find((x) => Number(x.id) !== a)?.id);
+  if (!Number.isInteger(a) || !Number.isInteger(b)) notFound();
+  const [ra, rb] = await Promise.all([orNotFound(getRolloutHeader(db, a, user)), orNotFound(getRolloutHeader(db, b, user))]);
+  if (ra.projectId !== project.id || rb.projectId !== project.id) notFound();
+  const [ta, tb] = await Promise.all([readTurnPage(db, a, 0, 200), readTurnPage(db, b, 0, 200)]);
+  const base = `/projects/${encodeURIComponent(slug)}`;
+  const envHref = `${base}/environments/${encodeURIComponent(key)}`;
+  const label = (r: typeof ra) => `#${r.id} · ${r.policy} · G${r.generation} · reward ${r.reward ?? "—"}`;
+  return (
+    <Shell
+      user={user}
+      crumbs={[
+        { href: "/", label: "Projects" },
+        { href: `/projects/${slug}`, label: project.name },
+        { href: envHref, label: key },
+        { label: "Compare" },
+      ]}
+      actions={<ShortcutHelp shortcuts={SHORTCUTS} />}
+    >
+      <div className="mb-3 flex flex-wrap items-end gap-3">
+        <h1 className="text-lg font-semibold">Compare attempts</h1>
+        <form className="ml-auto flex items-end gap-2 text-xs" action={`${envHref}/compare`}>
+          {(["a", "b"] as const).map((side) => (
+            <label key={side} className="flex flex-col text-zinc-500">
+              {side === "a" ? "left" : "right"}
+              <select name={side} defaultValue={side === "a" ? a : b} className="rounded border border-zinc-300 px-1 py-1 text-zinc-900">
+                {attempts.map((x) => (
+                  <option key={x.id} value={x.id}>
+                    #{x.id} {x.success ? "pass" : "fail"} · {x.policy} · G{x.generation}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
+          <button className="rounded bg-zinc-900 px-2.5 py-1 font-medium text-white">Compare</button>
+        </form>
+      </div>
+      <div className="mb-2 flex gap-3 text-xs">
+        <Link href={`${base}/rollouts/${a}`} className="text-blue-700 hover:underline">
+          open left
+        </Link>
+        <Link href={`${base}/rollouts/${b}`} className="text-blue-700 hover:underline">
+          open right
+        </Link>
+      </div>
+      <Panel>
+        <CompareView
+          left={{ rolloutId: a, label: label(ra), success: ra.success, initial: ta }}
+          right={{ rolloutId: b, label: label(rb), success: rb.success, initial: tb }}
+        />
+      </Panel>
+    </Shell>
+  );
+}

@@ -1,0 +1,160 @@
+import Link from "next/link";
+import { getDb } from "@/lib/db/client";
+import { orNotFound, requireUser } from "@/lib/auth/page";
+import { getProjectFor } from "@/lib/projects/service";
+import { environmentAttempts, environmentDetail } from "@/lib/generations/environment-detail";
+import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { count, fixed, pct } from "@/components/ui/format";
+import { AttemptList } from "@/components/rollouts/attempt-list";
+import { ShortcutHelp } from "@/components/ui/shortcuts";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ slug: string; key: string }> }) {
+  const p = await params;
+  return { title: `${decodeURIComponent(p.key)} · ${p.slug}` };
+}
+
+const SHORTCUTS = [
+  { keys: "j / k", description: "next / previous attempt" },
+  { keys: "Enter", description: "open the selected attempt" },
+  { keys: "?", description: "this list" },
+];
+
+function show(v: unknown): string {
+  if (v === "") return '""';
+  return typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
+}
+
+/** One environment: config, validation, lineage, results by generation and policy, attempts. */
+export default async function EnvironmentPage({ params }: { params: Promise<{ slug: string; key: string }> }) {
+  const { slug, key: rawKey } = await params;
+  const key = decodeURIComponent(rawKey);
+  const user = await requireUser(`/projects/${slug}/environments/${rawKey}`);
+  const db = getDb();
+  const project = await orNotFound(getProjectFor(db, slug, user));
+  const env = await orNotFound(environmentDetail(db, project, key));
+  const attempts = await environmentAttempts(db, project, key);
+  const base = `/projects/${encodeURIComponent(slug)}`;
+  const envHref = (k: string) => `${base}/environments/${encodeURIComponent(k)}`;
+  const totals = env.results.reduce((acc, r) => ({ n: acc.n + r.rollouts, s: acc.s + r.successes }), { n: 0, s: 0 });
+  const chain = [...env.lineage].reverse(); // root first
+  return (
+    <Shell
+      user={user}
+      crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: key }]}
+      actions={<ShortcutHelp shortcuts={SHORTCUTS} />}
+    >
+      <div className="mb-3 flex flex-wrap items-baseline gap-3">
+        <h1 className="font-mono text-lg font-semibold">{env.key}</h1>
+        <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600">{env.op}</span>
+        {env.direction && <span className="text-zinc-500">direction {env.direction}</span>}
+        <span className="text-xs text-zinc-400">hash {env.configHash.slice(0, 12)}</span>
+        {env.compareDefault.passing && env.compareDefault.failing && (
+          <Link href={`${envHref(env.key)}/compare`} className="ml-auto rounded bg-zinc-900 px-2.5 py-1 text-xs font-medium text-white hover:bg-zinc-700" data-testid="open-compare">
+            Compare a passing and a failing attempt →
+          </Link>
+        )}
+      </div>
+      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-4">
+        <Stat label="Rollouts" value={count(totals.n)} />
+        <Stat label="Success rate" value={pct(totals.n ? totals.s / totals.n : null)} />
+        <Stat label="Validation" value={env.validation.state} />
+        <Stat label="p_max" value={fixed(env.validation.pMax, 3)} hint="best achievable success rate, where a validator estimated it" />
+      </div>
+      <div className="mb-3 grid grid-cols-1 gap-3 lg:grid-cols-2">
+        <Panel title="Config">
+          <table className="w-full text-xs" data-testid="environment-config">
+            <tbody>
+              {Object.entries((env.config ?? {}) as Record<string, unknown>).map(([k, v]) => (
+                <tr key={k} className="border-t border-zinc-100">
+                  <td className="py-1 pr-3 font-mono text-zinc-500">{k}</td>
+                  <td className="break-all font-mono">{show(v)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Panel>
+        <Panel title="Lineage">
+          <ol className="space-y-1 text-xs" data-testid="lineage">
+            {chain.map((a, i) => (
+              <li key={a.key} style={{ paddingLeft: `${i * 14}px` }}>
+                <Link href={envHref(a.key)} className="font-mono hover:underline">
+                  {a.key}
+                </Link>{" "}
+                <span className="text-zinc-500">
+                  {a.op}
+                  {a.direction ? ` · ${a.direction}` : ""}
+                </span>
+              </li>
+            ))}
+            <li style={{ paddingLeft: `${chain.length * 14}px` }}>
+              <span className="font-mono font-semibold">{env.key}</span> <span className="text-zinc-500">{env.op}{env.direction ? ` · ${env.direction}` : ""} (this)</span>
+            </li>
+            {env.children.map((c) => (
+              <li key={c.key} style={{ paddingLeft: `${(chain.length + 1) * 14}px` }}>
+                <Link href={envHref(c.key)} className="font-mono hover:underline">
+                  {c.key}
+                </Link>{" "}
+                <span className="text-zinc-500">
+                  {c.op}
+                  {c.direction ? ` · ${c.direction}` : ""} (child)
+                </span>
+              </li>
+            ))}
+          </ol>
+          <div className="mt-3 text-xs text-zinc-500">
+            In generations:{" "}
+            {env.generations.map((g, i) => (
+              <span key={g.index}>
+                {i > 0 && ", "}
+                <Link href={`${base}/generations/${g.index}`} className="hover:underline">
+                  G{g.index}
+                </Link>{" "}
+                ({g.op}
+                {g.direction ? `, ${g.direction}` : ""})
+              </span>
+            ))}
+          </div>
+        </Panel>
+      </div>
+      <Panel title="Results by generation and policy" className="mb-3">
+        <table className="w-full num" data-testid="environment-results">
+          <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
+            <tr>
+              <th className="py-1.5">Generation</th>
+              <th>Policy</th>
+              <th className="text-right">Rollouts</th>
+              <th className="text-right">Success</th>
+              <th className="text-right">Mean reward</th>
+              <th className="text-right">Learnability</th>
+              <th className="pl-3">pass@k</th>
+              <th className="text-right">Infra</th>
+            </tr>
+          </thead>
+          <tbody>
+            {env.results.map((r) => (
+              <tr key={`${r.generation}-${r.policy}`} className="border-t border-zinc-100">
+                <td className="py-1.5">G{r.generation}</td>
+                <td>{r.policy}</td>
+                <td className="text-right">{count(r.rollouts)}</td>
+                <td className="text-right">{pct(r.successRate)}</td>
+                <td className="text-right">{fixed(r.meanReward, 3)}</td>
+                <td className="text-right">{fixed(r.learnability)}</td>
+                <td className="pl-3 text-xs text-zinc-600">
+                  {Object.entries(r.passAtK)
+                    .map(([k, v]) => `@${k} ${fixed(v, 2)}`)
+                    .join("  ")}
+                </td>
+                <td className="text-right">{r.infraErrors || ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Panel>
+      <Panel title={`Attempts (${count(attempts.length)}${attempts.length >= 200 ? "+" : ""})`}>
+        <AttemptList slug={slug} environmentKey={env.key} attempts={attempts.map((a) => ({ ...a, id: Number(a.id) }))} />
+      </Panel>
+    </Shell>
+  );
+}

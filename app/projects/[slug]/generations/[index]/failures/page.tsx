@@ -1,0 +1,209 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { getDb } from "@/lib/db/client";
+import { orNotFound, requireUser } from "@/lib/auth/page";
+import { getProjectFor } from "@/lib/projects/service";
+import { getGeneration } from "@/lib/generations/service";
+import { failureClusterDetail, generationFailures } from "@/lib/generations/analytics";
+import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { count, fixed, pct } from "@/components/ui/format";
+import { ClusterList } from "@/components/failures/cluster-list";
+import { ShortcutHelp } from "@/components/ui/shortcuts";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ slug: string; index: string }> }) {
+  const p = await params;
+  return { title: `Failures · ${p.slug} G${p.index}` };
+}
+
+const SHORTCUTS = [
+  { keys: "j / k", description: "next / previous cluster" },
+  { keys: "Enter", description: "open the selected cluster" },
+  { keys: "?", description: "this list" },
+];
+
+/** The failure inspector: categories -> clusters -> exemplar rollouts. */
+export default async function FailuresPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string; index: string }>;
+  searchParams: Promise<{ policy?: string; category?: string; cluster?: string }>;
+}) {
+  const { slug, index } = await params;
+  const sp = await searchParams;
+  const user = await requireUser(`/projects/${slug}/generations/${index}/failures`);
+  const db = getDb();
+  const gi = Number(index);
+  if (!Number.isInteger(gi) || gi < 0) notFound();
+  const project = await orNotFound(getProjectFor(db, slug, user));
+  const generation = await orNotFound(getGeneration(db, project, gi));
+  const view = await orNotFound(generationFailures(db, project, generation, sp.policy || undefined));
+  const clusters = sp.category ? view.clusters.filter((c) => c.category === sp.category) : view.clusters;
+  const selectedId = sp.cluster ?? clusters[0]?.id ?? null;
+  const detail = selectedId ? await failureClusterDetail(db, project, generation, selectedId, sp.policy || undefined).catch(() => null) : null;
+
+  const base = `/projects/${encodeURIComponent(slug)}`;
+  const here = (q: { category?: string | null; cluster?: string | null }) => {
+    const u = new URLSearchParams();
+    if (sp.policy) u.set("policy", sp.policy);
+    const category = q.category === undefined ? sp.category : q.category;
+    if (category) u.set("category", category);
+    if (q.cluster) u.set("cluster", q.cluster);
+    const s = u.toString();
+    return `${base}/generations/${gi}/failures${s ? `?${s}` : ""}`;
+  };
+  const policyCats = view.categories.filter((c) => !c.infra);
+  const infraCats = view.categories.filter((c) => c.infra);
+  const hrefFor = Object.fromEntries(clusters.map((c) => [c.id, here({ cluster: c.id })]));
+
+  return (
+    <Shell
+      user={user}
+      crumbs={[
+        { href: "/", label: "Projects" },
+        { href: `/projects/${slug}`, label: project.name },
+        { href: `${base}/generations/${gi}${sp.policy ? `?policy=${encodeURIComponent(sp.policy)}` : ""}`, label: `Generation ${gi}` },
+        { label: "Failures" },
+      ]}
+      actions={<ShortcutHelp shortcuts={SHORTCUTS} />}
+    >
+      <div className="mb-3 flex flex-wrap items-baseline gap-3">
+        <h1 className="text-xl font-semibold">Failure inspector</h1>
+        <span className="text-zinc-500">{view.policy ? `policy ${view.policy}` : "all policies"}</span>
+      </div>
+      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-5">
+        <Stat label="Rollouts" value={count(view.rollouts)} />
+        <Stat label="Failures" value={count(view.failures)} />
+        <Stat label="Policy failures" value={count(view.policyFailures)} hint="failures the policy is answerable for" />
+        <Stat label="Infra failures" value={count(view.infraFailures)} hint="no verdict, harness crash, missing tool: left out of the policy's figures" />
+        <Stat label="Clusters" value={count(view.clusters.length)} />
+      </div>
+      <div className="grid grid-cols-1 gap-3 lg:grid-cols-[15rem_minmax(0,1fr)_minmax(0,1.4fr)]">
+        <Panel title="Categories">
+          <ul className="space-y-0.5" data-testid="category-list">
+            <li>
+              <Link href={here({ category: null })} className={`flex justify-between rounded px-1.5 py-1 ${!sp.category ? "bg-zinc-900 text-white" : "hover:bg-zinc-100"}`}>
+                <span>all</span>
+                <span className="num">{count(view.failures)}</span>
+              </Link>
+            </li>
+            {policyCats.map((c) => (
+              <li key={c.category}>
+                <Link href={here({ category: c.category })} className={`flex justify-between rounded px-1.5 py-1 ${sp.category === c.category ? "bg-zinc-900 text-white" : "hover:bg-zinc-100"}`}>
+                  <span>{c.category}</span>
+                  <span className="num">{count(c.count)}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+          {infraCats.length > 0 && (
+            <div className="mt-3 border-t border-dashed border-zinc-300 pt-2">
+              <div className="mb-1 text-xs text-zinc-500" data-testid="infra-note">
+                Infrastructure, not the policy&apos;s doing: left out of the policy-failure count. Success rate, mean reward and pass@k still count these attempts as failed, as Harbor does, so the headline figures stay comparable with Harbor&apos;s.
+              </div>
+              {infraCats.map((c) => (
+                <Link key={c.category} href={here({ category: c.category })} className={`flex justify-between rounded px-1.5 py-1 ${sp.category === c.category ? "bg-zinc-900 text-white" : "bg-zinc-50 hover:bg-zinc-100"}`}>
+                  <span>{c.category}</span>
+                  <span className="num">{count(c.count)}</span>
+                </Link>
+              ))}
+            </div>
+          )}
+          {view.exceptions.length > 0 && (
+            <div className="mt-3 border-t border-zinc-100 pt-2 text-xs">
+              <div className="mb-1 text-zinc-500">Exceptions (all rollouts)</div>
+              <table className="w-full num" data-testid="exceptions">
+                <tbody>
+                  {view.exceptions.map((e) => (
+                    <tr key={e.type}>
+                      <td className="break-all pr-1">{e.type}</td>
+                      <td className="text-right">{count(e.count)}</td>
+                      <td className="pl-1 text-right text-zinc-500" title="rewarded despite the exception">{e.rewarded ? `${e.rewarded} passed` : ""}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Panel>
+        <Panel title={`Clusters${sp.category ? ` · ${sp.category}` : ""} (${clusters.length})`}>
+          <ClusterList clusters={clusters} selectedId={selectedId} hrefFor={hrefFor} />
+        </Panel>
+        <Panel title={detail ? `Cluster · ${count(detail.cluster.count)} rollouts` : "Cluster"}>
+          {!detail ? (
+            <p className="text-zinc-500">Pick a cluster.</p>
+          ) : (
+            <div data-testid="cluster-detail">
+              <div className="mb-2 text-xs text-zinc-500">
+                {detail.cluster.category}
+                {detail.cluster.infra ? " (infrastructure)" : ""} · {count(detail.cluster.environments)} environments
+              </div>
+              <pre className="mb-3 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-50 p-2 font-mono text-xs">{detail.cluster.signature || "(no message)"}</pre>
+              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Exemplars</h3>
+              <ul className="mb-3 space-y-1">
+                {detail.cluster.exemplarRolloutIds.map((id) => {
+                  const r = detail.rollouts.find((x) => String(x.id) === id);
+                  return (
+                    <li key={id}>
+                      <Link href={`${base}/rollouts/${id}`} className="font-mono text-xs text-blue-700 hover:underline" data-testid="exemplar-link">
+                        rollout {id}
+                      </Link>{" "}
+                      {r && (
+                        <span className="text-xs text-zinc-500">
+                          {r.environmentKey} · {r.policy} · {r.turns ?? "?"} turns{r.errorMessage ? ` · ${r.errorMessage.slice(0, 120)}` : ""}
+                        </span>
+                      )}
+                    </li>
+                  );
+                })}
+              </ul>
+              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Environments</h3>
+              <table className="mb-3 w-full text-xs num">
+                <tbody>
+                  {detail.environments.slice(0, 50).map((e) => (
+                    <tr key={e.key} className="border-t border-zinc-100">
+                      <td className="py-1 font-mono">
+                        <Link href={`${base}/environments/${encodeURIComponent(e.key)}`} className="hover:underline">
+                          {e.key}
+                        </Link>
+                      </td>
+                      <td className="text-right">{count(e.count)}</td>
+                      <td className="pl-2 text-right">
+                        <Link href={`${base}/environments/${encodeURIComponent(e.key)}/compare`} className="text-blue-700 hover:underline">
+                          compare pass/fail
+                        </Link>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Rollouts{detail.truncated ? ` (first ${detail.rollouts.length})` : ""}</h3>
+              <table className="w-full text-xs num">
+                <tbody>
+                  {detail.rollouts.map((r) => (
+                    <tr key={r.id} className="border-t border-zinc-100">
+                      <td className="py-1">
+                        <Link href={`${base}/rollouts/${r.id}`} className="font-mono text-blue-700 hover:underline">
+                          {r.id}
+                        </Link>
+                      </td>
+                      <td className="font-mono">{r.environmentKey}</td>
+                      <td>{r.policy}</td>
+                      <td className="text-right">{fixed(r.reward, 2)}</td>
+                      <td className="text-right">{r.turns ?? ""}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Panel>
+      </div>
+      <p className="mt-3 text-xs text-zinc-500">
+        Infra errors are {pct(view.rollouts ? view.infraFailures / view.rollouts : null)} of rollouts.
+      </p>
+    </Shell>
+  );
+}

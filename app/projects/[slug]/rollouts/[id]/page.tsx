@@ -1,0 +1,117 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { getDb } from "@/lib/db/client";
+import { orNotFound, requireUser } from "@/lib/auth/page";
+import { getProjectFor } from "@/lib/projects/service";
+import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
+import { readTurnPage } from "@/lib/rollouts/turns";
+import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { count, fixed } from "@/components/ui/format";
+import { TrajectoryViewer } from "@/components/rollouts/trajectory-viewer";
+import { ShortcutHelp } from "@/components/ui/shortcuts";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ slug: string; id: string }> }) {
+  const p = await params;
+  return { title: `Rollout ${p.id} · ${p.slug}` };
+}
+
+const SHORTCUTS = [
+  { keys: "j / k", description: "next / previous turn" },
+  { keys: "/", description: "search in the trajectory" },
+  { keys: "Enter / Shift+Enter", description: "next / previous match (in the search field)" },
+  { keys: "Esc", description: "leave the search field" },
+  { keys: "?", description: "this list" },
+];
+
+/** Show at most this much verifier output inline (it is capped at 64 KB when stored). */
+const VERIFIER_INLINE = 64 * 1024;
+
+/** One rollout: outcome, error, verifier output, metadata and the trajectory viewer. */
+export default async function RolloutPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
+  const { slug, id } = await params;
+  const rid = Number(id);
+  if (!Number.isInteger(rid) || rid <= 0) notFound();
+  const user = await requireUser(`/projects/${slug}/rollouts/${id}`);
+  const db = getDb();
+  const project = await orNotFound(getProjectFor(db, slug, user));
+  const r = await orNotFound(getRolloutHeader(db, rid, user));
+  if (r.projectId !== project.id) notFound();
+  const first = await readTurnPage(db, rid, 0, 200);
+  const base = `/projects/${encodeURIComponent(slug)}`;
+  const envHref = `${base}/environments/${encodeURIComponent(r.environmentKey)}`;
+  const duration = r.startedAt && r.finishedAt ? (r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
+  return (
+    <Shell
+      user={user}
+      crumbs={[
+        { href: "/", label: "Projects" },
+        { href: `/projects/${slug}`, label: project.name },
+        { href: `${base}/generations/${r.generation}`, label: `Generation ${r.generation}` },
+        { href: envHref, label: r.environmentKey },
+        { label: `Rollout ${rid}` },
+      ]}
+      actions={<ShortcutHelp shortcuts={SHORTCUTS} />}
+    >
+      <div className="mb-3 flex flex-wrap items-baseline gap-3">
+        <h1 className="text-lg font-semibold">Rollout {rid}</h1>
+        <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${r.success ? "bg-green-100 text-green-800" : "bg-red-100 text-red-800"}`} data-testid="rollout-outcome">
+          {r.success ? "PASS" : "FAIL"}
+        </span>
+        <span className="text-zinc-500">{r.policy}</span>
+        <span className="font-mono text-xs text-zinc-400">{r.externalId}</span>
+        <Link href={`${envHref}/compare?${r.success ? `a=${rid}` : `b=${rid}`}`} className="ml-auto text-xs text-blue-700 hover:underline" data-testid="compare-link">
+          Compare with a {r.success ? "failing" : "passing"} attempt →
+        </Link>
+      </div>
+      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-6">
+        <Stat label="Reward" value={fixed(r.reward, 3)} />
+        <Stat label="Status" value={r.status} />
+        <Stat label="Turns" value={count(r.turns)} />
+        <Stat label="Input tokens" value={count(r.inputTokens)} />
+        <Stat label="Output tokens" value={count(r.outputTokens)} />
+        <Stat label="Duration" value={duration === null ? "—" : `${duration.toFixed(1)} s`} />
+      </div>
+      {(r.failureCategory || r.errorType) && (
+        <Panel title="Failure" className="mb-3">
+          <div className="text-sm" data-testid="rollout-failure">
+            {r.failureCategory && (
+              <div>
+                <span className="text-zinc-500">category</span> <span className="font-medium">{r.failureCategory}</span>
+              </div>
+            )}
+            {r.failureSignature && (
+              <div className="break-all">
+                <span className="text-zinc-500">signature</span> <span className="font-mono text-xs">{r.failureSignature}</span>
+              </div>
+            )}
+            {r.errorType && (
+              <div className="mt-1 break-all">
+                <span className="font-mono text-red-700">{r.errorType}</span>: <span className="font-mono text-xs">{(r.errorMessage ?? "").slice(0, 4000)}</span>
+              </div>
+            )}
+            {r.flags && r.flags.length > 0 && <div className="mt-1 text-xs text-zinc-500">flags: {r.flags.join(", ")}</div>}
+          </div>
+        </Panel>
+      )}
+      {r.verifierOutput && (
+        <details className="mb-3 rounded-md border border-zinc-200 bg-white" open={!r.success}>
+          <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">Verifier output ({count(r.verifierOutput.length)} chars)</summary>
+          <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs" data-testid="verifier-output">
+            {r.verifierOutput.slice(0, VERIFIER_INLINE)}
+          </pre>
+        </details>
+      )}
+      {r.metadata !== null && typeof r.metadata === "object" && Object.keys(r.metadata).length > 0 && (
+        <details className="mb-3 rounded-md border border-zinc-200 bg-white">
+          <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">Metadata</summary>
+          <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs">{JSON.stringify(r.metadata, null, 2).slice(0, 64 * 1024)}</pre>
+        </details>
+      )}
+      <Panel title={`Trajectory (${count(first.total)} messages${r.trajectoryBytes ? `, ${(r.trajectoryBytes / 1024 / 1024).toFixed(1)} MB stored` : ""})`}>
+        {first.total === 0 ? <p className="text-zinc-500">This rollout carries no trajectory.</p> : <TrajectoryViewer rolloutId={rid} initial={first} />}
+      </Panel>
+    </Shell>
+  );
+}

@@ -1,0 +1,168 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useEffectEvent, useRef, useState, type RefObject } from "react";
+
+/** True when keystrokes aimed at `el` are text entry (input, textarea, select, contenteditable). */
+export function isTypingTarget(el: EventTarget | null): boolean {
+  if (!(el instanceof HTMLElement)) return false;
+  return el.isContentEditable || el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT";
+}
+
+/**
+ * Calls `map[e.key]` on keydown anywhere in the window. Keys with ctrl/meta/alt are left to the
+ * browser; while typing in a field everything is ignored except Escape, which leaves the field.
+ * The latest `map` is always used, so it needs no dependency list.
+ */
+export function useShortcuts(map: Record<string, (e: KeyboardEvent) => void>) {
+  const onKeyDown = useEffectEvent((e: KeyboardEvent) => {
+    if (e.defaultPrevented || e.isComposing || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (isTypingTarget(e.target)) {
+      if (e.key === "Escape") (e.target as HTMLElement).blur();
+      return;
+    }
+    map[e.key]?.(e);
+  });
+  useEffect(() => {
+    const listener = (e: KeyboardEvent) => onKeyDown(e);
+    window.addEventListener("keydown", listener);
+    return () => window.removeEventListener("keydown", listener);
+  }, []);
+}
+
+/** Props that mark a list row as the keyboard selection; spread them on a <tr> or <li>. */
+export interface RowProps {
+  "data-selected": boolean;
+  "aria-selected": boolean;
+  ref: (el: HTMLElement | null) => void;
+  onClick: () => void;
+}
+
+/**
+ * j/k move a selection through `items` (clamped), Enter opens the selected item (router.push of
+ * getHref(item), else onOpen(item)), and the selected row scrolls into view. `selected` is -1
+ * until something is selected (or `initialIndex`); clicking a row selects it.
+ */
+export function useListNavigation<T>({
+  items,
+  getHref,
+  onOpen,
+  initialIndex = -1,
+}: {
+  items: readonly T[];
+  getHref?: (item: T) => string;
+  onOpen?: (item: T) => void;
+  initialIndex?: number;
+}): { selected: number; setSelected: (index: number) => void; rowProps: (index: number) => RowProps } {
+  const router = useRouter();
+  const [index, setIndex] = useState(initialIndex);
+  const rows = useRef<(HTMLElement | null)[]>([]);
+  // The list may shrink under the selection (a filter, a new page): keep it on the last row.
+  const selected = Math.min(index, items.length - 1);
+
+  useEffect(() => {
+    if (selected >= 0) rows.current[selected]?.scrollIntoView({ block: "nearest" });
+  }, [selected]);
+
+  useShortcuts({
+    j: () => setIndex(Math.min(selected + 1, items.length - 1)),
+    k: () => setIndex(Math.max(selected - 1, Math.min(0, items.length - 1))),
+    Enter: (e) => {
+      // A focused link or button handles Enter itself.
+      if (e.target instanceof Element && e.target.closest("a, button, summary, [role=button]")) return;
+      const item = items[selected];
+      if (selected < 0 || item === undefined) return;
+      e.preventDefault();
+      if (getHref) router.push(getHref(item));
+      else onOpen?.(item);
+    },
+  });
+
+  return {
+    selected,
+    setSelected: setIndex,
+    rowProps: (i) => ({
+      "data-selected": i === selected,
+      "aria-selected": i === selected,
+      ref: (el) => {
+        rows.current[i] = el;
+      },
+      onClick: () => setIndex(i),
+    }),
+  };
+}
+
+/** A "? Shortcuts" button, and a dialog listing the shortcuts that "?" or the button opens. */
+export function ShortcutHelp({ shortcuts }: { shortcuts: { keys: string; description: string }[] }) {
+  const [open, setOpen] = useState(false);
+  const dialog = useRef<HTMLDivElement>(null);
+
+  useShortcuts({
+    "?": () => setOpen(true),
+    Escape: () => setOpen(false),
+  });
+
+  useEffect(() => {
+    if (!open) return;
+    const before = document.activeElement;
+    dialog.current?.focus();
+    return () => {
+      if (before instanceof HTMLElement) before.focus();
+    };
+  }, [open]);
+
+  return (
+    <>
+      <button type="button" className="text-xs text-zinc-500 hover:text-zinc-900" onClick={() => setOpen(true)}>
+        ? Shortcuts
+      </button>
+      {open && (
+        <div
+          className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/20 pt-24"
+          onMouseDown={(e) => {
+            if (e.target === e.currentTarget) setOpen(false);
+          }}
+        >
+          <div
+            ref={dialog}
+            role="dialog"
+            aria-modal="true"
+            aria-label="Keyboard shortcuts"
+            tabIndex={-1}
+            className="w-80 rounded-md border border-zinc-200 bg-white shadow-lg outline-none"
+          >
+            <div className="flex items-center border-b border-zinc-100 px-3 py-2">
+              <h2 className="text-sm font-semibold text-zinc-800">Keyboard shortcuts</h2>
+              <button type="button" className="ml-auto text-xs text-zinc-500 hover:text-zinc-900" onClick={() => setOpen(false)}>
+                Close
+              </button>
+            </div>
+            <dl className="space-y-1.5 p-3 text-sm">
+              {shortcuts.map((s) => (
+                <div key={s.keys} className="flex items-center gap-3">
+                  <dt className="w-16 shrink-0">
+                    <kbd className="rounded border border-zinc-300 bg-zinc-50 px-1.5 py-0.5 font-mono text-xs text-zinc-700 shadow-[inset_0_-1px_0_#d4d4d8]">{s.keys}</kbd>
+                  </dt>
+                  <dd className="text-zinc-600">{s.description}</dd>
+                </div>
+              ))}
+            </dl>
+          </div>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** "/" focuses and selects the search field (the "/" itself is not typed). */
+export function useSearchShortcut(ref: RefObject<HTMLInputElement | null>) {
+  useShortcuts({
+    "/": (e) => {
+      const input = ref.current;
+      if (!input) return;
+      e.preventDefault();
+      input.focus();
+      input.select();
+    },
+  });
+}
