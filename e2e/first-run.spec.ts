@@ -1,16 +1,7 @@
-import { expect, test, type Page } from "@playwright/test";
-
-const ADMIN = { email: "ada@example.org", name: "Ada", password: "correct-horse-battery" };
+import { expect, test } from "@playwright/test";
+import { ADMIN, signIn } from "./session";
 
 test.describe.configure({ mode: "serial" });
-
-async function signIn(page: Page, who: { email: string; name: string; password: string } = ADMIN) {
-  await page.goto("/signin");
-  await page.getByLabel("Email").fill(who.email);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("current-user")).toContainText(who.name);
-}
 
 test("first run creates the admin, who lands on the demo project", async ({ page }) => {
   await page.goto("/");
@@ -47,8 +38,8 @@ test("demo project shows generations, a trend, and a generation's environments",
   await page.screenshot({ path: "test-results/screens/project.png", fullPage: true });
   await table.getByRole("link", { name: "G1" }).click();
   await expect(page.getByRole("heading", { name: "Generation 1" })).toBeVisible();
-  const envs = page.getByTestId("environments-table");
-  await expect(envs.getByRole("row").nth(1)).toBeVisible();
+  const envs = page.getByTestId("environment-table");
+  await expect(envs.getByTestId("environment-row").first()).toBeVisible();
   await expect(envs).toContainText("keep");
   await page.screenshot({ path: "test-results/screens/generation.png", fullPage: true });
 });

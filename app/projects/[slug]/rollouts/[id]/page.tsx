@@ -6,7 +6,7 @@ import { getProjectFor } from "@/lib/projects/service";
 import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
 import { readTurnPage } from "@/lib/rollouts/turns";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
-import { count, fixed } from "@/components/ui/format";
+import { bytes, count, fixed } from "@/components/ui/format";
 import { TrajectoryViewer } from "@/components/rollouts/trajectory-viewer";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
 
@@ -109,7 +109,7 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs">{JSON.stringify(r.metadata, null, 2).slice(0, 64 * 1024)}</pre>
         </details>
       )}
-      <Panel title={`Trajectory (${count(first.total)} messages${r.trajectoryBytes ? `, ${(r.trajectoryBytes / 1024 / 1024).toFixed(1)} MB stored` : ""})`}>
+      <Panel title={`Trajectory (${count(first.total)} messages${r.trajectoryBytes ? `, ${bytes(r.trajectoryBytes)} stored compressed` : ""})`}>
         {first.total === 0 ? <p className="text-zinc-500">This rollout carries no trajectory.</p> : <TrajectoryViewer rolloutId={rid} initial={first} />}
       </Panel>
     </Shell>
