@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { ADMIN, signIn } from "./session";
+import { ADMIN, VIEWER, signIn } from "./session";
 
 test.describe.configure({ mode: "serial" });
 
@@ -77,7 +77,7 @@ test("a session cookie works for same-origin mutations only (CSRF)", async ({ re
 });
 
 test("an admin adds a viewer, who can browse but not reach admin pages", async ({ page }) => {
-  const viewer = { email: "vic@example.org", name: "Vic", password: "viewer-password-1" };
+  const viewer = VIEWER;
   await signIn(page);
   await page.getByRole("link", { name: "Accounts" }).click();
   await page.getByLabel("Email").fill(viewer.email);

@@ -18,3 +18,6 @@ export async function signIn(page: Page, who: { email: string; name: string; pas
   }
   await expect(page.getByTestId("current-user")).toContainText(who.name);
 }
+
+/** The viewer account the first-run spec adds. */
+export const VIEWER = { email: "vic@example.org", name: "Vic", password: "viewer-password-1" };

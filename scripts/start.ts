@@ -3,7 +3,7 @@
  * the Next.js server and the background worker in one process; Ctrl-C / SIGTERM stops all of it.
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
+import crypto, { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -16,6 +16,7 @@ import { ensureBootstrapKey } from "../lib/auth/keys";
 import { seedDemo } from "../lib/demo/seed";
 import { runWorkers, startBoss } from "../lib/queue/boss";
 import { workerHandlers } from "../lib/queue/handlers";
+import { sweepDispatches } from "../lib/dispatch/service";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dev = process.argv.includes("--dev");
@@ -65,6 +66,18 @@ function sourceFingerprint(): string {
     if (fs.existsSync(full)) hash.update(fs.readFileSync(full));
   }
   return hash.digest("hex");
+}
+
+/**
+ * The embedded default keeps a generated ENVFORGE_SECRET_KEY in the data folder (0600), so target
+ * secrets can be stored encrypted without a setup step. Set ENVFORGE_SECRET_KEY yourself when
+ * several processes share an external database.
+ */
+function ensureSecretKey(dataDir: string) {
+  if (process.env.ENVFORGE_SECRET_KEY) return;
+  const file = path.join(dataDir, "secret-key");
+  if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(32).toString("base64url"), { mode: 0o600 });
+  process.env.ENVFORGE_SECRET_KEY = fs.readFileSync(file, "utf8").trim();
 }
 
 async function ensureBuild(): Promise<void> {
@@ -152,6 +165,7 @@ async function main() {
     }
     cleanups.push(() => embedded!.stop());
     url = await ensureDatabase(embedded.url, "envforge");
+    ensureSecretKey(settings.dataDir);
   }
   process.env.DATABASE_URL = url;
 
@@ -175,6 +189,11 @@ async function main() {
     const boss = await startBoss(url, { worker: true });
     cleanups.push(() => boss.stop({ graceful: true, timeout: 10_000 }));
     await runWorkers(boss, workerHandlers(handle.db));
+    // dispatches a crashed worker left behind are queued again; the lease keeps delivery single
+    const sweep = () => sweepDispatches(handle.db).catch((err) => console.error(`[dispatch] sweep: ${(err as Error).message}`));
+    await sweep();
+    const sweeper = setInterval(sweep, 30_000);
+    cleanups.push(async () => clearInterval(sweeper));
     say("worker running");
   }
 

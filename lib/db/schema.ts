@@ -389,7 +389,10 @@ export const dispatchTargets = pgTable(
     config: jsonb("config").notNull(),
     // AES-256-GCM ciphertext of the target's secrets (ENVFORGE_SECRET_KEY); never returned by the API
     secretCiphertext: text("secret_ciphertext"),
+    // or the NAME of an environment variable holding the secret (never its value)
+    secretEnv: text("secret_env"),
     maxAttempts: integer("max_attempts").notNull().default(5),
+    createdBy: text("created_by"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("dispatch_targets_project_name_uq").on(t.projectId, t.name)],
@@ -412,6 +415,12 @@ export const dispatches = pgTable(
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     externalId: text("external_id"),
+    // the generation as delivered, frozen when the dispatch was created
+    payload: jsonb("payload"),
+    // a worker holds the dispatch while it sends; another may take it over once the lease ran out
+    leaseOwner: text("lease_owner"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
     createdBy: text("created_by"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -67,6 +67,7 @@ export async function generationMembers(db: Db, generationId: number) {
       id: environments.id,
       key: environments.key,
       config: environments.config,
+      configHash: environments.configHash,
       pMax: environments.pMax,
       validationState: environments.validationState,
       op: generationEnvironments.op,
@@ -146,7 +147,7 @@ export function familyFieldBreakdowns(
     }));
 }
 
-async function categoryCounts(db: Db, generationId: number, policyId?: number) {
+export async function categoryCounts(db: Db, generationId: number, policyId?: number) {
   const rows = await db
     .select({ category: rollouts.failureCategory, count: sql<number>`count(*)::int` })
     .from(rollouts)
@@ -247,7 +248,7 @@ function exemplarsOf(r: ClusterRow): string[] {
 }
 
 /** All clusters of a generation, largest first. */
-async function generationClusters(db: Db, generationId: number, policyId?: number): Promise<FailureClusterView[]> {
+export async function generationClusters(db: Db, generationId: number, policyId?: number): Promise<FailureClusterView[]> {
   const order = (c: FailureCategory) => FAILURE_CATEGORIES.indexOf(c);
   return (await clusterRows(db, generationId, policyId))
     .map((r) => ({

@@ -1,11 +1,15 @@
 /** The worker's job handlers, one per queue; each validates its payload with a zod schema. */
 import type { Db } from "@/lib/db/client";
 import { runImport } from "@/lib/ingest/imports";
+import { runProposal } from "@/lib/engineer/proposals";
+import { runDispatchJob } from "@/lib/dispatch/service";
 import type { JobHandler, QueueName } from "./boss";
 
 /** Handlers for every queue this build knows how to work. */
 export function workerHandlers(db: Db): Partial<Record<QueueName, JobHandler>> {
   return {
     "envforge.import": (data) => runImport(db, data),
+    "envforge.proposal": (data) => runProposal(db, data),
+    "envforge.dispatch": (data) => runDispatchJob(db, data),
   };
 }

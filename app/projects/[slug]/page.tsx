@@ -8,6 +8,7 @@ import { count, fixed, pct } from "@/components/ui/format";
 import { GenerationTrend } from "@/components/charts/generation-trend";
 import { ImportPanel } from "@/components/imports/import-panel";
 import { hasScope } from "@/lib/auth/roles";
+import { listProposals } from "@/lib/engineer/proposals";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +21,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
   const user = await requireUser(`/projects/${slug}`);
   const db = getDb();
   const project = await orNotFound(getProjectFor(db, slug, user));
-  const gens = await listGenerationsWithMetrics(db, project);
+  const [gens, { proposals }] = await Promise.all([listGenerationsWithMetrics(db, project), listProposals(db, project)]);
   const latest = gens[gens.length - 1];
   return (
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { label: project.name }]}>
@@ -30,6 +31,16 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
           {project.familyId}
         </Link>
         <span className="text-zinc-400">success threshold {project.successThreshold}</span>
+        <span className="ml-auto flex gap-3 text-sm">
+          <Link href={`/projects/${slug}/audit`} className="text-zinc-600 hover:underline">
+            Audit log
+          </Link>
+          {hasScope(user.role, "targets:manage") && (
+            <Link href={`/projects/${slug}/targets`} className="text-zinc-600 hover:underline">
+              Targets
+            </Link>
+          )}
+        </span>
       </div>
       <div className="mb-4 grid grid-cols-2 gap-2 md:grid-cols-6">
         <Stat label="Generations" value={count(gens.length)} />
@@ -93,6 +104,38 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
           </table>
         )}
       </Panel>
+      {proposals.length > 0 && (
+        <Panel title="Proposals" className="mt-4">
+          <table className="w-full" data-testid="proposals-table">
+            <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
+              <tr>
+                <th className="py-1.5">Proposal</th>
+                <th>From</th>
+                <th>Engineer</th>
+                <th>Status</th>
+                <th>By</th>
+                <th>Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {proposals.map((p) => (
+                <tr key={p.id} className="border-t border-zinc-100">
+                  <td className="py-1.5 font-mono text-xs">
+                    <Link href={`/projects/${slug}/proposals/${p.id}`} className="text-blue-700 hover:underline">
+                      {p.id.slice(0, 8)}
+                    </Link>
+                  </td>
+                  <td>G{p.baseGeneration}</td>
+                  <td>{p.engineer}</td>
+                  <td>{p.status}</td>
+                  <td className="text-zinc-500">{p.createdBy}</td>
+                  <td className="text-zinc-500">{p.createdAt.slice(0, 16).replace("T", " ")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Panel>
+      )}
     </Shell>
   );
 }

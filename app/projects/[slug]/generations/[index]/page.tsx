@@ -13,6 +13,11 @@ import { count, fixed, pct } from "@/components/ui/format";
 import { GenerationDashboard } from "@/components/generations/dashboard";
 import { EnvironmentTable } from "@/components/generations/environment-table";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
+import { ProposePanel } from "@/components/proposals/propose-panel";
+import { llmEngineerAvailable } from "@/lib/engineer/proposals";
+import { hasScope } from "@/lib/auth/roles";
+import { listDispatches, listTargets } from "@/lib/dispatch/service";
+import { DispatchPanel, DispatchTimeline } from "@/components/dispatch/dispatch-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -45,10 +50,14 @@ export default async function GenerationPage({
   const generation = await orNotFound(getGeneration(db, project, gi));
   const family = await getFamily(db, project.familyId);
   const analytics = await orNotFound(generationAnalytics(db, project, family, generation, policy || undefined));
-  const [trend, comparison] = await Promise.all([
+  const [trend, comparison, { targets }, { dispatches }] = await Promise.all([
     listGenerationsWithMetrics(db, project),
     analytics.policies.length >= 2 ? comparePolicies(db, project, generation) : Promise.resolve(null),
+    listTargets(db, project),
+    listDispatches(db, project),
   ]);
+  const ownDispatches = dispatches.filter((d) => d.generation === gi).slice(0, 5);
+  const dispatchable = generation.status === "approved" || generation.status === "materialized";
   const m = analytics.metrics;
   const base = `/projects/${encodeURIComponent(slug)}/generations/${gi}`;
   const withPolicy = (p: string | null) => (p ? `${base}?policy=${encodeURIComponent(p)}` : base);
@@ -68,7 +77,11 @@ export default async function GenerationPage({
             parent G{generation.parentIndex}
           </Link>
         )}
-        <Link href={`${base}/failures${policy ? `?policy=${encodeURIComponent(policy)}` : ""}`} className="ml-auto rounded bg-zinc-900 px-2.5 py-1 text-xs font-medium text-white hover:bg-zinc-700" data-testid="open-failures">
+        <span className="ml-auto" />
+        {hasScope(user.role, "proposals:create") && m.rollouts > 0 && (
+          <ProposePanel slug={slug} index={gi} policies={analytics.policies} llmAvailable={llmEngineerAvailable()} populationSize={m.environments} />
+        )}
+        <Link href={`${base}/failures${policy ? `?policy=${encodeURIComponent(policy)}` : ""}`} className="rounded bg-zinc-900 px-2.5 py-1 text-xs font-medium text-white hover:bg-zinc-700" data-testid="open-failures">
           Failure inspector →
         </Link>
       </div>
@@ -109,6 +122,19 @@ export default async function GenerationPage({
             trend={trend.map((g) => ({ index: g.index, successRate: g.metrics.successRate, learnability: g.metrics.learnability, zeroSignalFraction: g.metrics.zeroSignalFraction }))}
           />
         </div>
+      )}
+      {(dispatchable || ownDispatches.length > 0) && hasScope(user.role, "dispatch:create") && (
+        <Panel title="Dispatch" className="mb-3" right={hasScope(user.role, "targets:manage") ? <Link href={`/projects/${slug}/targets`} className="text-xs text-blue-700 hover:underline">Targets</Link> : undefined}>
+          <DispatchPanel slug={slug} index={gi} targets={targets.map((t) => ({ name: t.name, adapter: t.adapter, kind: t.kind }))} dispatchable={dispatchable} status={generation.status} />
+          {ownDispatches.length > 0 && (
+            <div className="mt-2 space-y-2">
+              <div className="text-xs text-zinc-500">Earlier dispatches of this generation</div>
+              {ownDispatches.map((d) => (
+                <DispatchTimeline key={d.id} id={d.id} slug={slug} />
+              ))}
+            </div>
+          )}
+        </Panel>
       )}
       <Panel title="Environments">
         <EnvironmentTable

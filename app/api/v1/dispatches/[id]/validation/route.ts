@@ -1,0 +1,6 @@
+import { apiRoute, readJsonBody } from "@/lib/api/route";
+import { reportValidation } from "@/lib/dispatch/service";
+
+export const dynamic = "force-dynamic";
+
+export const POST = apiRoute<{ id: string }>(async ({ req, db, principal, params }) => reportValidation(db, params.id, await readJsonBody(req), principal));

@@ -1,0 +1,36 @@
+import { notFound } from "next/navigation";
+import { getDb } from "@/lib/db/client";
+import { orNotFound, requireUser } from "@/lib/auth/page";
+import { getProjectFor } from "@/lib/projects/service";
+import { getDispatch } from "@/lib/dispatch/service";
+import { Panel, Shell } from "@/components/ui/shell";
+import { DispatchTimeline } from "@/components/dispatch/dispatch-panel";
+
+export const dynamic = "force-dynamic";
+
+/** One dispatch: its status and timeline. */
+export default async function DispatchPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
+  const { slug, id } = await params;
+  const user = await requireUser(`/projects/${slug}/dispatches/${id}`);
+  const db = getDb();
+  const project = await orNotFound(getProjectFor(db, slug, user));
+  const d = await orNotFound(getDispatch(db, id, user));
+  if (d.project !== project.slug) notFound();
+  return (
+    <Shell
+      user={user}
+      crumbs={[
+        { href: "/", label: "Projects" },
+        { href: `/projects/${slug}`, label: project.name },
+        { href: `/projects/${slug}/generations/${d.generation}`, label: `Generation ${d.generation}` },
+        { label: `Dispatch ${id.slice(0, 8)}` },
+      ]}
+    >
+      <h1 className="mb-3 text-xl font-semibold">Dispatch to {d.target}</h1>
+      <Panel>
+        <DispatchTimeline id={id} slug={slug} initial={d} />
+        {d.lastError && <p className="mt-2 text-sm text-red-700">Last error: {d.lastError}</p>}
+      </Panel>
+    </Shell>
+  );
+}

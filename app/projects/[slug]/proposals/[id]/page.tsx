@@ -1,0 +1,50 @@
+import { notFound } from "next/navigation";
+import { getDb } from "@/lib/db/client";
+import { orNotFound, requireUser } from "@/lib/auth/page";
+import { getProjectFor } from "@/lib/projects/service";
+import { getProposal } from "@/lib/engineer/proposals";
+import { Shell } from "@/components/ui/shell";
+import { ProposalView } from "@/components/proposals/proposal-view";
+import { ShortcutHelp } from "@/components/ui/shortcuts";
+import { hasScope } from "@/lib/auth/roles";
+
+export const dynamic = "force-dynamic";
+
+const SHORTCUTS = [
+  { keys: "j / k", description: "next / previous item" },
+  { keys: "a", description: "approve the item and move on" },
+  { keys: "r", description: "reject the item and move on" },
+  { keys: "e", description: "edit the config of a mutate or add item" },
+  { keys: "u", description: "undo the last decision" },
+  { keys: "o", description: "show or hide an item's diff" },
+  { keys: "?", description: "this list" },
+];
+
+export async function generateMetadata({ params }: { params: Promise<{ slug: string; id: string }> }) {
+  const p = await params;
+  return { title: `Proposal ${p.id.slice(0, 8)} · ${p.slug}` };
+}
+
+/** One proposal: the run's progress, then its items and what the engineer saw. */
+export default async function ProposalPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
+  const { slug, id } = await params;
+  const user = await requireUser(`/projects/${slug}/proposals/${id}`);
+  const db = getDb();
+  const project = await orNotFound(getProjectFor(db, slug, user));
+  const proposal = await orNotFound(getProposal(db, id, user));
+  if (proposal.project !== project.slug) notFound();
+  return (
+    <Shell
+      user={user}
+      crumbs={[
+        { href: "/", label: "Projects" },
+        { href: `/projects/${slug}`, label: project.name },
+        { href: `/projects/${slug}/generations/${proposal.baseGeneration}`, label: `Generation ${proposal.baseGeneration}` },
+        { label: `Proposal ${id.slice(0, 8)}` },
+      ]}
+      actions={<ShortcutHelp shortcuts={SHORTCUTS} />}
+    >
+      <ProposalView initial={proposal} canReview={hasScope(user.role, "proposals:review")} />
+    </Shell>
+  );
+}

@@ -1,0 +1,133 @@
+/**
+ * npm run bench:engineer [-- --json <file>]
+ * The heuristic engineer on 1,000 frozenlake-mapf environments with 50,000 rollouts in the real
+ * app: the proposal computed against the app's database (summary, engineer, validation of every
+ * child), and end to end through the API and the worker. Also the LLM prompt for that case, in
+ * tokens, against its budget.
+ */
+import fs from "node:fs";
+import { EnvForgeClient } from "../cli/client";
+import { uploadRollouts } from "../cli/upload";
+import { createDb } from "../lib/db/client";
+import { getBuiltinFamily } from "../lib/families/registry";
+import { createRng } from "../lib/families/rng";
+import { getProjectFor } from "../lib/projects/service";
+import { getGeneration } from "../lib/generations/service";
+import { buildEngineerContext } from "../lib/engineer/summary";
+import { heuristicEngineer } from "../lib/engineer/heuristic";
+import { buildEngineerPrompt } from "../lib/engineer/llm";
+import { validateItems } from "../lib/engineer/validate-items";
+import type { EngineerInput } from "../lib/engineer/types";
+import { withValidationCache } from "../lib/families/validation-cache";
+import { jsonTarget, machine, recordSection, startApp } from "./lib";
+
+const argv = process.argv.slice(2);
+const ENVIRONMENTS = 1000;
+const ATTEMPTS = 50;
+const RUNS = 3;
+const PROMPT_BUDGET = 12_000;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function main() {
+  const json = jsonTarget(argv);
+  console.log(`[bench:engineer] ${machine()}; ${ENVIRONMENTS} environments, ${ENVIRONMENTS * ATTEMPTS} rollouts`);
+  const family = getBuiltinFamily("frozenlake-mapf")!;
+  const app = await startApp(3094);
+  try {
+    const client = new EnvForgeClient({ server: app.url, token: app.token });
+    await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: family.id } });
+    const configs = Array.from({ length: ENVIRONMENTS }, (_, i) => family.sample(createRng(1000 + i)));
+    await client.request("POST", "/api/v1/projects/bench/generations", { json: { environments: configs.map((config, i) => ({ key: `env-${i}`, config })) } });
+    const lines: { ref: string; json: string }[] = [];
+    const rng = createRng(42);
+    configs.forEach((config, i) => {
+      const p = family.difficulty ? family.difficulty(config).pMax * (1 / (1 + Math.exp(2 * family.difficulty(config).difficulty))) : 0.5;
+      for (let a = 0; a < ATTEMPTS; a++) {
+        const ok = rng.next() < p;
+        const timeout = !ok && rng.next() < 0.3;
+        lines.push({
+          ref: String(lines.length + 1),
+          json: JSON.stringify({
+            externalId: `r-${i}-${a}`,
+            environmentKey: `env-${i}`,
+            policy: a % 2 ? "policy-a" : "policy-b",
+            reward: ok ? 1 : 0,
+            turns: 5 + (a % 20),
+            outputTokens: 100 + a,
+            ...(ok ? {} : timeout ? { status: "errored", error: { type: "AgentTimeoutError", message: `Agent exceeded max_steps=${config.max_steps}` } } : { verifierOutput: `FAILED test_goals::agent_${a % 3}_reaches_goal - fell into a hole` }),
+          }),
+        });
+      }
+    });
+    const summary = await uploadRollouts(client, "bench", lines);
+    if (summary.accepted !== lines.length) throw new Error(`accepted ${summary.accepted} of ${lines.length}`);
+    console.log(`[bench:engineer] loaded ${summary.accepted} rollouts`);
+
+    // in-process against the app's database: what the worker does for one proposal
+    const handle = createDb(app.databaseUrl);
+    const db = handle.db;
+    const project = await getProjectFor(db, "bench", null);
+    const g = await getGeneration(db, project, 0);
+    const inProcess: number[] = [];
+    let promptTokens = 0;
+    let items = 0;
+    for (let run = 0; run <= RUNS; run++) {
+      const t0 = performance.now();
+      const ctx = await buildEngineerContext(db, project, family, g);
+      const input: EngineerInput = { family: withValidationCache(family), summary: ctx.summary, population: ctx.population, options: { seed: run }, knownHashes: ctx.knownHashes, keyPrefix: "g1-bench-" };
+      const out = heuristicEngineer(input);
+      const checked = validateItems(input, out.items);
+      const ms = performance.now() - t0;
+      if (checked.errors.length) throw new Error(`invalid items: ${JSON.stringify(checked.errors.slice(0, 3))}`);
+      items = out.items.length;
+      if (run === 0) {
+        promptTokens = buildEngineerPrompt(input, PROMPT_BUDGET).tokenEstimate;
+        continue; // warm-up
+      }
+      inProcess.push(ms);
+      console.log(`[bench:engineer] run ${run}: ${out.items.length} items in ${ms.toFixed(0)} ms (summary ${ctx.summary.tokenEstimate} tokens)`);
+    }
+
+    // end to end: POST -> queue -> worker -> ready
+    const endToEnd: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const t0 = performance.now();
+      const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/bench/generations/0/proposals", { json: { engineer: "heuristic", options: { seed: run } } });
+      for (;;) {
+        const p = await client.request<{ status: string; error?: string }>("GET", `/api/v1/proposals/${proposalId}`);
+        if (p.status === "ready") break;
+        if (p.status === "failed") throw new Error(`proposal failed: ${p.error}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      endToEnd.push(performance.now() - t0);
+    }
+    console.log(`[bench:engineer] end to end (API, queue, worker): median ${median(endToEnd).toFixed(0)} ms`);
+    console.log(`[bench:engineer] LLM prompt for this case: ${promptTokens} tokens (budget ${PROMPT_BUDGET})`);
+
+    const result = { heuristicProposalMs: Math.round(median(inProcess)), llmPromptTokens: promptTokens };
+    if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
+    recordSection(
+      "Engineer (`npm run bench:engineer`)",
+      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app. ${ENVIRONMENTS.toLocaleString("en-US")} frozenlake-mapf environments, ${(ENVIRONMENTS * ATTEMPTS).toLocaleString("en-US")} rollouts of 2 policies; ${items} items a proposal. Median of ${RUNS} runs after a warm-up.
+
+| measure | figure | goal |
+|---|---|---|
+| heuristic proposal: summary from the database, engineer, every child validated by the family | ${result.heuristicProposalMs} ms | <= 2,000 ms |
+| the same end to end: \`POST .../proposals\` until \`GET /proposals/{id}\` says ready (queue pickup included) | ${Math.round(median(endToEnd))} ms | |
+| LLM engineer prompt for this case | ${promptTokens.toLocaleString("en-US")} tokens | <= ${PROMPT_BUDGET.toLocaleString("en-US")} (budget) |`,
+    );
+    console.log(JSON.stringify(result));
+    await handle.pool.end();
+  } finally {
+    await app.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

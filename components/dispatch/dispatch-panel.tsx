@@ -1,0 +1,107 @@
+"use client";
+
+import Link from "next/link";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { apiFetch } from "@/components/ui/api-client";
+
+interface DispatchView {
+  id: string;
+  status: string;
+  attempts: number;
+  maxAttempts: number;
+  target: string;
+  adapter: string;
+  lastError?: string;
+  externalId?: string;
+  events: { at: string; status: string; message?: string }[];
+}
+
+const STATUS_STYLE: Record<string, string> = {
+  queued: "bg-zinc-100 text-zinc-700",
+  sending: "bg-blue-100 text-blue-800",
+  delivered: "bg-green-100 text-green-800",
+  running: "bg-blue-100 text-blue-800",
+  succeeded: "bg-green-200 text-green-900",
+  failed: "bg-red-100 text-red-800",
+  cancelled: "bg-zinc-200 text-zinc-600",
+};
+
+/** A dispatch's status badge and timeline, refreshed while it is in flight. */
+export function DispatchTimeline({ id, slug, initial }: { id: string; slug: string; initial?: DispatchView }) {
+  const { data } = useQuery({
+    queryKey: ["dispatch", id],
+    queryFn: () => apiFetch<DispatchView>(`/api/v1/dispatches/${id}`),
+    initialData: initial,
+    refetchInterval: (q) => (q.state.data && ["succeeded", "failed", "cancelled"].includes(q.state.data.status) ? false : 1000),
+  });
+  const cancel = useMutation({ mutationFn: () => apiFetch(`/api/v1/dispatches/${id}/cancel`, { method: "POST", body: "{}" }) });
+  if (!data) return <p className="text-xs text-zinc-500">Loading…</p>;
+  return (
+    <div className="rounded border border-zinc-200 p-2 text-xs" data-testid="dispatch-timeline">
+      <div className="mb-1 flex flex-wrap items-center gap-2">
+        <Link href={`/projects/${encodeURIComponent(slug)}/dispatches/${id}`} className="font-mono text-blue-700 hover:underline">
+          {id.slice(0, 8)}
+        </Link>
+        <span>
+          → {data.target} ({data.adapter})
+        </span>
+        <span className={`rounded px-1.5 py-0.5 font-medium ${STATUS_STYLE[data.status] ?? ""}`} data-testid="dispatch-status">
+          {data.status}
+        </span>
+        <span className="text-zinc-500">
+          attempt {data.attempts}/{data.maxAttempts}
+        </span>
+        {data.externalId && <span className="break-all text-zinc-500">id {data.externalId}</span>}
+        {!["succeeded", "failed", "cancelled"].includes(data.status) && (
+          <button onClick={() => cancel.mutate()} className="ml-auto text-red-700 hover:underline">
+            Cancel
+          </button>
+        )}
+      </div>
+      <ol className="space-y-0.5">
+        {data.events.map((e, i) => (
+          <li key={i} className="flex gap-2">
+            <span className="num text-zinc-400">{e.at.slice(11, 19)}</span>
+            <span className="font-medium">{e.status}</span>
+            <span className="break-all text-zinc-600">{e.message}</span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** Dispatch an approved or materialized generation to one of the project's targets. */
+export function DispatchPanel({ slug, index, targets, dispatchable, status }: { slug: string; index: number; targets: { name: string; adapter: string; kind: string }[]; dispatchable: boolean; status: string }) {
+  const [target, setTarget] = useState(targets[0]?.name ?? "");
+  const [sent, setSent] = useState<string[]>([]);
+  const mutation = useMutation({
+    mutationFn: () => apiFetch<{ dispatchId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/dispatch`, { method: "POST", body: JSON.stringify({ target }) }),
+    onSuccess: (r) => setSent((s) => [r.dispatchId, ...s]),
+  });
+  if (!dispatchable) return <p className="text-sm text-zinc-500">This generation is {status}; only an approved or materialized generation can be dispatched.</p>;
+  if (targets.length === 0) return <p className="text-sm text-zinc-500">No targets yet: an admin adds one under Targets.</p>;
+  return (
+    <div data-testid="dispatch-panel">
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <select value={target} onChange={(e) => setTarget(e.target.value)} className="rounded border border-zinc-300 px-2 py-1" aria-label="Target">
+          {targets.map((t) => (
+            <option key={t.name} value={t.name}>
+              {t.name} ({t.kind}, {t.adapter})
+            </option>
+          ))}
+        </select>
+        <button onClick={() => mutation.mutate()} disabled={mutation.isPending} className="rounded bg-zinc-900 px-3 py-1 font-medium text-white hover:bg-zinc-700 disabled:opacity-50" data-testid="dispatch-submit">
+          Dispatch generation {index}
+        </button>
+        {mutation.error && <span className="text-red-700">{(mutation.error as Error).message}</span>}
+      </div>
+      <div className="mt-2 space-y-2">
+        {sent.map((id) => (
+          <DispatchTimeline key={id} id={id} slug={slug} />
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useMutation } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { apiFetch } from "@/components/ui/api-client";
+
+const TEMPLATES: Record<string, object> = {
+  webhook: { url: "https://trainer.example.org/envforge" },
+  ray: { address: "http://ray-head:8265", entrypoint: "python train.py --payload-env ENVFORGE_PAYLOAD_JSON" },
+  kubernetes: { apiServer: "https://kubernetes.default.svc", namespace: "rl", image: "ghcr.io/acme/trainer:latest", command: ["python", "train.py"] },
+  local: { command: ["python", "train.py", "--payload", "{{payloadPath}}"] },
+  export: { directory: "./exports" },
+};
+
+/** Add a dispatch target (admins): adapter, its config as JSON, and a secret stored encrypted. */
+export function TargetForm({ slug }: { slug: string }) {
+  const router = useRouter();
+  const [adapter, setAdapter] = useState("webhook");
+  const [config, setConfig] = useState(JSON.stringify(TEMPLATES.webhook, null, 2));
+  const mutation = useMutation({
+    mutationFn: (body: unknown) => apiFetch(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
+    onSuccess: () => router.refresh(),
+  });
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(config);
+    } catch (err) {
+      mutation.reset();
+      alert(`The config is not JSON: ${(err as Error).message}`);
+      return;
+    }
+    const secret = (f.get("secret") as string) || undefined;
+    const secretEnv = (f.get("secretEnv") as string) || undefined;
+    mutation.mutate({ name: f.get("name"), kind: f.get("kind"), adapter, config: parsed, ...(secret ? { secret } : {}), ...(secretEnv ? { secretEnv } : {}) });
+  };
+  const input = "rounded border border-zinc-300 px-2 py-1";
+  return (
+    <form onSubmit={submit} className="space-y-2 text-sm" data-testid="target-form">
+      <div className="flex flex-wrap gap-2">
+        <label className="flex flex-col gap-1 text-xs">
+          Name
+          <input name="name" required className={input} aria-label="Target name" />
+        </label>
+        <label className="flex flex-col gap-1 text-xs">
+          Kind
+          <select name="kind" className={input} aria-label="Kind">
+            <option value="trainer">trainer</option>
+            <option value="sandbox">sandbox</option>
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs">
+          Adapter
+          <select
+            value={adapter}
+            onChange={(e) => {
+              setAdapter(e.target.value);
+              setConfig(JSON.stringify(TEMPLATES[e.target.value], null, 2));
+            }}
+            className={input}
+            aria-label="Adapter"
+          >
+            {Object.keys(TEMPLATES).map((a) => (
+              <option key={a}>{a}</option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs">
+          Secret (stored encrypted)
+          <input name="secret" type="password" autoComplete="off" className={input} aria-label="Secret" />
+        </label>
+        <label className="flex flex-col gap-1 text-xs">
+          or from env var
+          <input name="secretEnv" placeholder="TRAINER_TOKEN" className={input} aria-label="Secret environment variable" />
+        </label>
+      </div>
+      <label className="flex flex-col gap-1 text-xs">
+        Config
+        <textarea value={config} onChange={(e) => setConfig(e.target.value)} rows={6} spellCheck={false} className={`${input} font-mono text-xs`} aria-label="Config" />
+      </label>
+      <button disabled={mutation.isPending} className="rounded bg-zinc-900 px-3 py-1 font-medium text-white disabled:opacity-50">
+        Add target
+      </button>
+      {mutation.error && <p className="text-red-700">{(mutation.error as Error).message}</p>}
+    </form>
+  );
+}

@@ -1,0 +1,95 @@
+"use client";
+
+import Link from "next/link";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { apiFetch } from "@/components/ui/api-client";
+import { Panel } from "@/components/ui/shell";
+import type { ProposalData } from "./proposal-view";
+
+/** Proposal-level comments and materializing the approved items into the next generation. */
+export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData; canReview: boolean }) {
+  const queryClient = useQueryClient();
+  const slug = proposal.project ?? "";
+  const [steps, setSteps] = useState("");
+  const [mix, setMix] = useState("");
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["proposal", proposal.id] });
+  const comment = useMutation({
+    mutationFn: (body: string) => apiFetch(`/api/v1/proposals/${proposal.id}/comments`, { method: "POST", body: JSON.stringify({ body }) }),
+    onSuccess: refresh,
+  });
+  const materialize = useMutation({
+    mutationFn: (body: Record<string, number>) => apiFetch<{ generation: number }>(`/api/v1/proposals/${proposal.id}/materialize`, { method: "POST", body: JSON.stringify(body) }),
+    onSuccess: refresh,
+  });
+  const pending = proposal.items.filter((i) => i.decision === "pending").length;
+  const approved = proposal.items.filter((i) => i.decision === "approved" && i.op !== "retire").length;
+  const submitMaterialize = (e: FormEvent) => {
+    e.preventDefault();
+    const body: Record<string, number> = {};
+    if (steps.trim()) body.trainingSteps = Number(steps);
+    if (mix.trim()) body.mixWeight = Number(mix);
+    materialize.mutate(body);
+  };
+  const general = proposal.comments.filter((c) => !c.itemId);
+  return (
+    <div className="mt-3 grid grid-cols-1 gap-3 lg:grid-cols-2">
+      <Panel title={`Comments (${proposal.comments.length})`}>
+        <ul className="mb-2 space-y-1 text-sm" data-testid="proposal-comments">
+          {general.map((c) => (
+            <li key={c.id}>
+              <span className="font-medium">{c.author}</span> <span className="text-xs text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span> {c.body}
+            </li>
+          ))}
+          {general.length === 0 && <li className="text-zinc-500">No comments on the proposal yet.</li>}
+        </ul>
+        {canReview && (
+          <form
+            className="flex gap-2"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const form = e.currentTarget;
+              const body = (new FormData(form).get("body") as string).trim();
+              if (body) comment.mutate(body, { onSuccess: () => form.reset() });
+            }}
+          >
+            <input name="body" className="flex-1 rounded border border-zinc-300 px-2 py-1 text-sm" placeholder="Comment on the proposal" aria-label="Proposal comment" />
+            <button className="rounded bg-zinc-900 px-2.5 py-1 text-sm text-white">Post</button>
+          </form>
+        )}
+        {comment.error && <p className="mt-1 text-xs text-red-700">{(comment.error as Error).message}</p>}
+      </Panel>
+      <Panel title="Next generation">
+        {proposal.materializedGeneration !== null ? (
+          <p className="text-sm" data-testid="materialized">
+            Materialized as{" "}
+            <Link href={`/projects/${encodeURIComponent(slug)}/generations/${proposal.materializedGeneration}`} className="font-medium text-blue-700 hover:underline">
+              generation {proposal.materializedGeneration}
+            </Link>
+            . Dispatch it from its page.
+          </p>
+        ) : canReview ? (
+          <form onSubmit={submitMaterialize} className="flex flex-wrap items-end gap-2 text-xs">
+            <p className="w-full text-sm text-zinc-600">
+              {pending > 0 ? `${pending} items are still pending: decide every item first.` : `${approved} approved items become generation ${proposal.baseGeneration + 1}: kept environments stay the same rows; mutated and added ones record their parent, op and direction.`}
+            </p>
+            <label className="flex flex-col gap-1">
+              Training steps
+              <input value={steps} onChange={(e) => setSteps(e.target.value)} inputMode="numeric" className="w-24 rounded border border-zinc-300 px-2 py-1" aria-label="Training steps" />
+            </label>
+            <label className="flex flex-col gap-1">
+              Mix weight
+              <input value={mix} onChange={(e) => setMix(e.target.value)} inputMode="decimal" className="w-20 rounded border border-zinc-300 px-2 py-1" aria-label="Mix weight" />
+            </label>
+            <button disabled={pending > 0 || approved === 0 || materialize.isPending} className="rounded bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-600 disabled:opacity-40" data-testid="materialize">
+              Materialize
+            </button>
+            {materialize.error && <p className="w-full text-red-700">{(materialize.error as Error).message}</p>}
+          </form>
+        ) : (
+          <p className="text-sm text-zinc-500">Not materialized yet.</p>
+        )}
+      </Panel>
+    </div>
+  );
+}

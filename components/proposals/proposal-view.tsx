@@ -1,0 +1,184 @@
+"use client";
+
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { getProposal } from "@/lib/engineer/proposals";
+import { apiFetch } from "@/components/ui/api-client";
+import { count, pct } from "@/components/ui/format";
+import { Panel, Stat } from "@/components/ui/shell";
+import { ReviewList } from "./review-list";
+import { ProposalFooter } from "./proposal-footer";
+
+/** The proposal as GET /api/v1/proposals/{id} returns it. */
+export type ProposalData = Awaited<ReturnType<typeof getProposal>>;
+
+const OPS = ["keep", "mutate", "add", "retire"] as const;
+const STAGES = ["queued", "summary", "engineer", "validating", "ready"];
+
+function PopulationChart({ population }: { population: ProposalData["population"] }) {
+  const tiers = ["frontier", "advanced", "core", "solved"] as const;
+  const data = tiers.map((t) => ({ tier: t, before: population.before.tiers?.[t] ?? 0, after: population.after.tiers[t] }));
+  return (
+    <div className="h-48 w-full" data-testid="population-chart">
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#e4e4e7" vertical={false} />
+          <XAxis dataKey="tier" tick={{ fontSize: 12 }} />
+          <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
+          <Tooltip contentStyle={{ fontSize: 12 }} />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          <Bar dataKey="before" name="base generation (measured)" fill="#a1a1aa" isAnimationActive={false} />
+          <Bar dataKey="after" name="proposed (predicted)" fill="#1d4ed8" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+/** A proposal: progress while the engineer runs, then its items, the population change, and what the engineer saw. */
+export function ProposalView({ initial, canReview }: { initial: ProposalData; canReview: boolean }) {
+  const { data } = useQuery({
+    queryKey: ["proposal", initial.id],
+    queryFn: () => apiFetch<ProposalData>(`/api/v1/proposals/${initial.id}`),
+    initialData: initial,
+    refetchInterval: (q) => (q.state.data && (q.state.data.status === "queued" || q.state.data.status === "running") ? 1000 : false),
+  });
+  const [changedOnly, setChangedOnly] = useState(true);
+  const [opFilter, setOpFilter] = useState<string>("all");
+  const p = data ?? initial;
+  const slug = p.project ?? "";
+  const progress = p.progress as { stage?: string; message?: string; dropped?: { reason: string; count: number }[]; notes?: string[] } | null;
+  const running = p.status === "queued" || p.status === "running";
+  const stageIndex = STAGES.indexOf(progress?.stage ?? "queued");
+  return (
+    <div>
+      <div className="mb-3 flex flex-wrap items-baseline gap-3">
+        <h1 className="text-xl font-semibold">Proposal for generation {p.baseGeneration + 1}</h1>
+        <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600" data-testid="proposal-status">
+          {p.status}
+        </span>
+        <span className="text-zinc-500">
+          {p.engineer} engineer · from{" "}
+          <Link href={`/projects/${encodeURIComponent(slug)}/generations/${p.baseGeneration}`} className="hover:underline">
+            G{p.baseGeneration}
+          </Link>{" "}
+          · by {p.createdBy}
+        </span>
+      </div>
+
+      {(running || p.status === "failed") && (
+        <Panel title="Run" className="mb-3">
+          <ol className="flex flex-wrap gap-2 text-xs" data-testid="proposal-progress">
+            {STAGES.map((s, i) => (
+              <li key={s} className={`rounded px-2 py-0.5 ${p.status === "failed" && i === Math.max(stageIndex, 0) ? "bg-red-100 text-red-800" : i < stageIndex ? "bg-green-100 text-green-800" : i === stageIndex ? "animate-pulse bg-blue-100 text-blue-800" : "bg-zinc-100 text-zinc-500"}`}>
+                {s}
+              </li>
+            ))}
+          </ol>
+          <p className="mt-2 text-sm text-zinc-700">{progress?.message}</p>
+          {p.status === "failed" && (
+            <div className="mt-2 text-sm text-red-700" data-testid="proposal-error">
+              {p.error}
+              {p.run?.rawOutput && (
+                <details className="mt-1">
+                  <summary className="cursor-pointer text-xs text-zinc-600">The engineer&apos;s last raw output</summary>
+                  <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all bg-zinc-50 p-2 font-mono text-xs text-zinc-800">{p.run.rawOutput.slice(0, 20000)}</pre>
+                </details>
+              )}
+            </div>
+          )}
+        </Panel>
+      )}
+
+      {p.items.length > 0 && (
+        <>
+          <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-6">
+            {OPS.map((op) => (
+              <Stat key={op} label={op} value={count(p.population.byOp[op] ?? 0)} />
+            ))}
+            <Stat label="Population" value={`${count(p.population.before.size)} → ${count(p.population.after.size)}`} />
+            <Stat
+              label="Engine"
+              value={<span className="text-sm">{p.run?.model ?? p.engineer}</span>}
+              hint={p.run ? `${p.run.latencyMs ?? "?"} ms${p.run.promptTokens ? `, ${p.run.promptTokens} prompt + ${p.run.completionTokens} completion tokens` : ""}${p.run.costUsd ? `, $${p.run.costUsd.toFixed(4)}` : ""}` : undefined}
+            />
+          </div>
+          <div className="mb-3 grid grid-cols-1 gap-3 lg:grid-cols-2">
+            <Panel title="Population before and after (environments per tier)">
+              <PopulationChart population={p.population} />
+            </Panel>
+            <Panel title="New environments by direction">
+              <ul className="space-y-1 text-sm" data-testid="population-directions">
+                {Object.entries(p.population.byDirection).map(([d, n]) => (
+                  <li key={d} className="flex items-center gap-2">
+                    <span className="w-24 text-zinc-600">{d}</span>
+                    <span className="h-3 rounded bg-violet-300" style={{ width: `${Math.min(100, n * 8)}%` }} />
+                    <span className="num">{n}</span>
+                  </li>
+                ))}
+              </ul>
+              {(progress?.dropped?.length ?? 0) > 0 && (
+                <p className="mt-3 text-xs text-zinc-500">Dropped before proposing: {progress!.dropped!.map((d) => `${d.count} ${d.reason}`).join(", ")}.</p>
+              )}
+              {(progress?.notes?.length ?? 0) > 0 && (
+                <ul className="mt-2 list-disc pl-4 text-xs text-zinc-600">
+                  {progress!.notes!.map((n, i) => (
+                    <li key={i}>{n}</li>
+                  ))}
+                </ul>
+              )}
+            </Panel>
+          </div>
+          <div className="mb-2 flex flex-wrap items-center gap-2 text-xs">
+            {["all", ...OPS].map((op) => (
+              <button key={op} onClick={() => setOpFilter(op)} className={`rounded px-2 py-0.5 ${opFilter === op ? "bg-zinc-900 text-white" : "bg-zinc-100 hover:bg-zinc-200"}`}>
+                {op} {op === "all" ? p.items.length : (p.population.byOp[op] ?? 0)}
+              </button>
+            ))}
+            <label className="ml-auto flex items-center gap-1">
+              <input type="checkbox" checked={changedOnly} onChange={(e) => setChangedOnly(e.target.checked)} /> changed fields only
+            </label>
+          </div>
+          <ReviewList proposal={p} canReview={canReview} opFilter={opFilter} changedOnly={changedOnly} />
+          <ProposalFooter proposal={p} canReview={canReview} />
+        </>
+      )}
+
+      {p.summary && (
+        <details className="mt-3 rounded-md border border-zinc-200 bg-white" data-testid="engineer-saw">
+          <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">
+            What the engineer saw ({count(p.summary.tokenEstimate)} tokens{p.summary.truncated.length ? `, cut: ${p.summary.truncated.join(", ")}` : ""})
+          </summary>
+          <div className="grid grid-cols-1 gap-3 border-t border-zinc-100 p-3 text-xs lg:grid-cols-2">
+            <div>
+              <h3 className="mb-1 font-semibold text-zinc-600">Behaviour</h3>
+              <pre className="whitespace-pre-wrap break-all font-mono">{JSON.stringify(p.summary.behaviour, null, 1)}</pre>
+              <h3 className="mb-1 mt-2 font-semibold text-zinc-600">Environments</h3>
+              <pre className="whitespace-pre-wrap break-all font-mono">
+                {JSON.stringify({ ...p.summary.environments, fields: `${p.summary.environments.fields.length} fields (below)` }, null, 1)}
+              </pre>
+            </div>
+            <div>
+              <h3 className="mb-1 font-semibold text-zinc-600">Failure clusters</h3>
+              <ul className="space-y-1.5">
+                {p.summary.failures.clusters.map((c) => (
+                  <li key={c.id}>
+                    <Link href={`/projects/${encodeURIComponent(slug)}/generations/${p.baseGeneration}/failures?cluster=${c.id}`} className="font-mono text-blue-700 hover:underline">
+                      {c.id.slice(0, 8)}
+                    </Link>{" "}
+                    {c.category} ×{c.count} in {c.environments} envs: <span className="font-mono">{c.signature}</span>
+                    {c.excerpt && <div className="text-zinc-500">“{c.excerpt}”</div>}
+                  </li>
+                ))}
+              </ul>
+              <h3 className="mb-1 mt-2 font-semibold text-zinc-600">History</h3>
+              <pre className="whitespace-pre-wrap break-all font-mono">{JSON.stringify(p.summary.history, null, 1)}</pre>
+            </div>
+          </div>
+        </details>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,86 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useMutation } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { apiFetch } from "@/components/ui/api-client";
+
+/** "Propose next generation": the engineer to use and its options; opens the proposal page once queued. */
+export function ProposePanel({ slug, index, policies, llmAvailable, populationSize }: { slug: string; index: number; policies: string[]; llmAvailable: boolean; populationSize: number }) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [engineer, setEngineer] = useState<"heuristic" | "llm">("heuristic");
+  const [policy, setPolicy] = useState("");
+  const [seed, setSeed] = useState("");
+  const [size, setSize] = useState(String(populationSize));
+  const [keep, setKeep] = useState("50");
+  const [add, setAdd] = useState("15");
+  const mutation = useMutation({
+    mutationFn: (body: unknown) =>
+      apiFetch<{ proposalId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/proposals`, { method: "POST", body: JSON.stringify(body) }),
+    onSuccess: (r) => router.push(`/projects/${encodeURIComponent(slug)}/proposals/${r.proposalId}`),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const options: Record<string, unknown> = {};
+    if (policy) options.policy = policy;
+    if (seed.trim()) options.seed = Number(seed);
+    if (size.trim()) options.populationSize = Number(size);
+    if (keep.trim()) options.keepShare = Number(keep) / 100;
+    if (add.trim()) options.addShare = Number(add) / 100;
+    mutation.mutate({ engineer, options });
+  };
+  if (!open) {
+    return (
+      <button onClick={() => setOpen(true)} className="rounded bg-blue-700 px-2.5 py-1 text-xs font-medium text-white hover:bg-blue-600" data-testid="propose-open">
+        Propose next generation
+      </button>
+    );
+  }
+  const input = "rounded border border-zinc-300 px-2 py-1";
+  return (
+    <form onSubmit={submit} className="flex flex-wrap items-end gap-3 rounded-md border border-blue-200 bg-blue-50 p-3 text-xs" data-testid="propose-form">
+      <label className="flex flex-col gap-1">
+        Engineer
+        <select value={engineer} onChange={(e) => setEngineer(e.target.value as "heuristic" | "llm")} className={input} aria-label="Engineer">
+          <option value="heuristic">heuristic (offline, deterministic)</option>
+          <option value="llm" disabled={!llmAvailable}>
+            LLM{llmAvailable ? "" : " (set OPENAI_BASE_URL and ENVFORGE_ENGINEER_MODEL)"}
+          </option>
+        </select>
+      </label>
+      <label className="flex flex-col gap-1">
+        Results of
+        <select value={policy} onChange={(e) => setPolicy(e.target.value)} className={input} aria-label="Policy">
+          <option value="">all policies</option>
+          {policies.map((p) => (
+            <option key={p}>{p}</option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col gap-1">
+        Population
+        <input value={size} onChange={(e) => setSize(e.target.value)} className={`${input} w-20`} inputMode="numeric" aria-label="Population size" />
+      </label>
+      <label className="flex flex-col gap-1">
+        Keep at most %
+        <input value={keep} onChange={(e) => setKeep(e.target.value)} className={`${input} w-16`} inputMode="numeric" aria-label="Keep share" />
+      </label>
+      <label className="flex flex-col gap-1">
+        New samples %
+        <input value={add} onChange={(e) => setAdd(e.target.value)} className={`${input} w-16`} inputMode="numeric" aria-label="Add share" />
+      </label>
+      <label className="flex flex-col gap-1">
+        Seed
+        <input value={seed} onChange={(e) => setSeed(e.target.value)} className={`${input} w-24`} placeholder="auto" inputMode="numeric" aria-label="Seed" />
+      </label>
+      <button type="submit" disabled={mutation.isPending} className="rounded bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-600 disabled:opacity-50" data-testid="propose-submit">
+        {mutation.isPending ? "Queuing…" : "Propose"}
+      </button>
+      <button type="button" onClick={() => setOpen(false)} className="px-2 py-1.5 text-zinc-600 hover:text-zinc-900">
+        Cancel
+      </button>
+      {mutation.error && <p className="w-full text-red-700">{(mutation.error as Error).message}</p>}
+    </form>
+  );
+}

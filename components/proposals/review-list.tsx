@@ -1,0 +1,330 @@
+"use client";
+
+import Link from "next/link";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { apiFetch } from "@/components/ui/api-client";
+import { pct } from "@/components/ui/format";
+import { useShortcuts } from "@/components/ui/shortcuts";
+import { ConfigDiff } from "./config-diff";
+import type { ProposalData } from "./proposal-view";
+
+type Item = ProposalData["items"][number];
+type Decision = "approve" | "reject" | "pending";
+
+const OPS = ["keep", "mutate", "add", "retire"] as const;
+const OP_STYLE: Record<string, string> = {
+  keep: "bg-zinc-100 text-zinc-700",
+  mutate: "bg-blue-50 text-blue-700",
+  add: "bg-green-50 text-green-700",
+  retire: "bg-red-50 text-red-700",
+};
+const DECISION_STYLE: Record<string, string> = {
+  approved: "border-l-4 border-l-green-500",
+  rejected: "border-l-4 border-l-red-500 opacity-70",
+  pending: "border-l-4 border-l-transparent",
+};
+const toDecision = (d: string): Decision => (d === "approved" ? "approve" : d === "rejected" ? "reject" : "pending");
+
+function EvidenceLink({ slug, base, e }: { slug: string; base: number; e: { kind: string; ref: string; note?: string } }) {
+  const root = `/projects/${encodeURIComponent(slug)}`;
+  let href: string | null = null;
+  let label = e.ref;
+  if (e.kind === "cluster") {
+    href = `${root}/generations/${base}/failures?cluster=${encodeURIComponent(e.ref)}`;
+    label = `cluster ${e.ref.slice(0, 8)}`;
+  } else if (e.kind === "rollout") {
+    href = `${root}/rollouts/${encodeURIComponent(e.ref)}`;
+    label = `rollout ${e.ref}`;
+  } else if (e.ref.startsWith("env:")) {
+    href = `${root}/environments/${encodeURIComponent(e.ref.slice(4))}`;
+  }
+  const body = (
+    <>
+      <span className="text-zinc-400">{e.kind}</span> {label}
+      {e.note ? <span className="text-zinc-500"> · {e.note}</span> : null}
+    </>
+  );
+  return href ? (
+    <Link href={href} className="rounded bg-zinc-50 px-1.5 py-0.5 text-blue-700 hover:underline" data-testid="evidence-link">
+      {body}
+    </Link>
+  ) : (
+    <span className="rounded bg-zinc-50 px-1.5 py-0.5">{body}</span>
+  );
+}
+
+/** A JSON editor for a config, validated against the family as you type (debounced, on the server). */
+function ConfigEditor({ slug, item, onSave, onCancel, saving, error }: { slug: string; item: Item; onSave: (config: Record<string, unknown>) => void; onCancel: () => void; saving: boolean; error: string | null }) {
+  const [text, setText] = useState(() => JSON.stringify(item.editedConfig ?? item.config, null, 2));
+  const [check, setCheck] = useState<{ valid: boolean; errors: { path: string; message: string }[] } | null>(null);
+  const [parseError, setParseError] = useState<string | null>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => area.current?.focus(), []);
+  useEffect(() => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+      setParseError(null);
+    } catch (e) {
+      setParseError((e as Error).message);
+      setCheck(null);
+      return;
+    }
+    const t = setTimeout(() => {
+      apiFetch<{ valid: boolean; errors: { path: string; message: string }[] }>(`/api/v1/projects/${encodeURIComponent(slug)}/validate-config`, { method: "POST", body: JSON.stringify({ config: parsed }) })
+        .then(setCheck)
+        .catch(() => setCheck(null));
+    }, 250);
+    return () => clearTimeout(t);
+  }, [text, slug]);
+  const save = () => {
+    try {
+      onSave(JSON.parse(text));
+    } catch {
+      // the parse error is on screen already
+    }
+  };
+  return (
+    <div className="mt-2" data-testid="config-editor">
+      <textarea
+        ref={area}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) save();
+          if (e.key === "Escape") onCancel();
+        }}
+        rows={Math.min(16, text.split("\n").length + 1)}
+        spellCheck={false}
+        className="w-full rounded border border-zinc-300 p-2 font-mono text-xs"
+        aria-label="Edit config"
+      />
+      <div className="mt-1 flex flex-wrap items-center gap-2 text-xs">
+        <span data-testid="config-check" className={parseError || (check && !check.valid) ? "text-red-700" : check?.valid ? "text-green-700" : "text-zinc-500"}>
+          {parseError ? `Not JSON: ${parseError}` : check ? (check.valid ? "Valid for the family" : check.errors.map((e) => `${e.path}: ${e.message}`).join("; ")) : "Checking…"}
+        </span>
+        <button onClick={save} disabled={saving || !!parseError || (check !== null && !check.valid)} className="ml-auto rounded bg-zinc-900 px-2 py-1 font-medium text-white disabled:opacity-40" data-testid="config-save">
+          Save and approve (Ctrl+Enter)
+        </button>
+        <button onClick={onCancel} className="px-2 py-1 text-zinc-600">
+          Cancel (Esc)
+        </button>
+      </div>
+      {error && <p className="mt-1 text-xs text-red-700">{error}</p>}
+    </div>
+  );
+}
+
+/** The items of a proposal, grouped by op, with review by mouse or keyboard (j/k, a, r, e, u). */
+export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { proposal: ProposalData; canReview: boolean; opFilter: string; changedOnly: boolean }) {
+  const queryClient = useQueryClient();
+  const slug = proposal.project ?? "";
+  const final = proposal.materializedGeneration !== null;
+  const reviewable = canReview && !final && ["ready", "approved", "rejected", "partially_approved"].includes(proposal.status);
+  const ordered = useMemo(() => OPS.flatMap((op) => (opFilter === "all" || opFilter === op ? proposal.items.filter((i) => i.op === op) : [])), [proposal.items, opFilter]);
+  const [selected, setSelected] = useState(0);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [openIds, setOpenIds] = useState<Set<string>>(() => new Set());
+  const undo = useRef<{ itemId: string; decision: Decision }[]>([]);
+  const rows = useRef(new Map<string, HTMLLIElement | null>());
+  const [commentFor, setCommentFor] = useState<string | null>(null);
+
+  const review = useMutation({
+    mutationFn: (body: { decisions: { itemId: string; decision: Decision; config?: Record<string, unknown> }[]; comment?: string }) =>
+      apiFetch<ProposalData>(`/api/v1/proposals/${proposal.id}/review`, { method: "POST", body: JSON.stringify(body) }),
+    onSuccess: (data) => queryClient.setQueryData(["proposal", proposal.id], data),
+  });
+  const comment = useMutation({
+    mutationFn: (body: { body: string; itemId?: string }) => apiFetch(`/api/v1/proposals/${proposal.id}/comments`, { method: "POST", body: JSON.stringify(body) }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["proposal", proposal.id] }),
+  });
+
+  const decide = (items: Item[], decision: Decision, config?: Record<string, unknown>) => {
+    if (!reviewable || items.length === 0) return;
+    for (const it of items) undo.current.push({ itemId: it.id, decision: toDecision(it.decision) });
+    review.mutate({ decisions: items.map((it) => ({ itemId: it.id, decision, ...(config ? { config } : {}) })) });
+  };
+  const current = ordered[Math.min(selected, ordered.length - 1)];
+  const move = (delta: number) => {
+    const next = Math.max(0, Math.min(ordered.length - 1, selected + delta));
+    setSelected(next);
+    rows.current.get(ordered[next]?.id)?.scrollIntoView({ block: "nearest" });
+  };
+
+  useShortcuts({
+    j: () => move(1),
+    k: () => move(-1),
+    a: () => {
+      if (!current) return;
+      decide([current], "approve");
+      move(1);
+    },
+    r: () => {
+      if (!current) return;
+      decide([current], "reject");
+      move(1);
+    },
+    e: (e) => {
+      if (!current || !reviewable || (current.op !== "mutate" && current.op !== "add")) return;
+      e.preventDefault();
+      setEditing(current.id);
+    },
+    u: () => {
+      const last = undo.current.pop();
+      if (!last || !reviewable) return;
+      review.mutate({ decisions: [{ itemId: last.itemId, decision: last.decision }] });
+      const at = ordered.findIndex((i) => i.id === last.itemId);
+      if (at >= 0) setSelected(at);
+    },
+    o: () => {
+      if (!current) return;
+      setOpenIds((s) => {
+        const n = new Set(s);
+        if (n.has(current.id)) n.delete(current.id);
+        else n.add(current.id);
+        return n;
+      });
+    },
+  });
+
+  const pending = proposal.items.filter((i) => i.decision === "pending");
+  return (
+    <div data-testid="review-list">
+      {reviewable && (
+        <div className="mb-2 flex flex-wrap items-center gap-2 text-xs">
+          <span className="text-zinc-500">{pending.length} pending</span>
+          <button onClick={() => decide(ordered.filter((i) => i.decision === "pending"), "approve")} className="rounded bg-green-700 px-2 py-1 font-medium text-white hover:bg-green-600" data-testid="approve-pending">
+            Approve all pending{opFilter !== "all" ? ` ${opFilter}` : ""}
+          </button>
+          <button onClick={() => decide(ordered.filter((i) => i.decision === "pending"), "reject")} className="rounded bg-red-700 px-2 py-1 font-medium text-white hover:bg-red-600">
+            Reject all pending{opFilter !== "all" ? ` ${opFilter}` : ""}
+          </button>
+          <span className="text-zinc-400">keys: j/k move · a approve · r reject · e edit · u undo · o open diff</span>
+          {review.isPending && <span className="text-zinc-500">saving…</span>}
+        </div>
+      )}
+      {!canReview && <p className="mb-2 text-xs text-zinc-500">Your role can read this proposal but not decide on it.</p>}
+      {review.error && !editing && <p className="mb-2 text-xs text-red-700">{(review.error as Error).message}</p>}
+      <ul className="space-y-2">
+        {ordered.map((item, i) => {
+          const isSel = i === selected;
+          const open = openIds.has(item.id) || isSel || editing === item.id;
+          const itemComments = proposal.comments.filter((c) => c.itemId === item.id);
+          return (
+            <li
+              key={item.id}
+              ref={(el) => {
+                rows.current.set(item.id, el);
+              }}
+              onClick={() => setSelected(i)}
+              className={`rounded-md border bg-white p-3 ${DECISION_STYLE[item.decision] ?? ""} ${isSel ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-200"}`}
+              data-testid="proposal-item"
+              data-op={item.op}
+              data-decision={item.decision}
+              data-selected={isSel}
+            >
+              <div className="flex flex-wrap items-baseline gap-2">
+                <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${OP_STYLE[item.op]}`}>{item.op}</span>
+                <span className="font-mono text-xs">{item.environmentKey}</span>
+                {item.parentKey && (
+                  <span className="text-xs text-zinc-500">
+                    from{" "}
+                    <Link href={`/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(item.parentKey)}`} className="font-mono hover:underline">
+                      {item.parentKey}
+                    </Link>
+                  </span>
+                )}
+                {item.direction && <span className="rounded bg-violet-50 px-1.5 py-0.5 text-xs text-violet-700">{item.direction}</span>}
+                {item.editedConfig !== undefined && <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-800">edited</span>}
+                {item.flags.map((f) => (
+                  <span key={f} className="rounded bg-amber-50 px-1.5 py-0.5 text-xs text-amber-800">
+                    {f}
+                  </span>
+                ))}
+                <span className="ml-auto text-xs text-zinc-500">
+                  {item.proposer} · predicted {pct(item.predictedSuccess ?? null)}
+                </span>
+                <span
+                  className={`rounded px-1.5 py-0.5 text-xs font-medium ${item.decision === "approved" ? "bg-green-100 text-green-800" : item.decision === "rejected" ? "bg-red-100 text-red-800" : "bg-zinc-100 text-zinc-600"}`}
+                  data-testid="item-decision"
+                >
+                  {item.decision}
+                  {item.decidedBy ? ` by ${item.decidedBy}` : ""}
+                </span>
+              </div>
+              <p className="mt-1 text-sm text-zinc-800" data-testid="item-rationale">
+                {item.rationale}
+              </p>
+              {item.evidence.length > 0 && (
+                <div className="mt-1 flex flex-wrap gap-1.5 text-xs">
+                  {item.evidence.map((e, k) => (
+                    <EvidenceLink key={k} slug={slug} base={proposal.baseGeneration} e={e} />
+                  ))}
+                </div>
+              )}
+              {open && editing !== item.id && (
+                <div className="mt-2">
+                  <ConfigDiff before={item.parentConfig} after={item.editedConfig ?? item.config} changedOnly={changedOnly} />
+                </div>
+              )}
+              {editing === item.id && (
+                <ConfigEditor
+                  slug={slug}
+                  item={item}
+                  saving={review.isPending}
+                  error={review.error ? (review.error as Error).message : null}
+                  onCancel={() => setEditing(null)}
+                  onSave={(config) => {
+                    undo.current.push({ itemId: item.id, decision: toDecision(item.decision) });
+                    review.mutate({ decisions: [{ itemId: item.id, decision: "approve", config }] }, { onSuccess: () => setEditing(null) });
+                  }}
+                />
+              )}
+              {itemComments.length > 0 && (
+                <ul className="mt-2 space-y-1 border-t border-zinc-100 pt-1 text-xs">
+                  {itemComments.map((c) => (
+                    <li key={c.id}>
+                      <span className="font-medium">{c.author}</span> <span className="text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span> {c.body}
+                    </li>
+                  ))}
+                </ul>
+              )}
+              {reviewable && (
+                <div className="mt-2 flex flex-wrap gap-2 text-xs">
+                  <button onClick={() => decide([item], "approve")} className="rounded border border-green-600 px-2 py-0.5 text-green-700 hover:bg-green-50" data-testid="item-approve">
+                    Approve
+                  </button>
+                  <button onClick={() => decide([item], "reject")} className="rounded border border-red-600 px-2 py-0.5 text-red-700 hover:bg-red-50" data-testid="item-reject">
+                    Reject
+                  </button>
+                  {(item.op === "mutate" || item.op === "add") && (
+                    <button onClick={() => setEditing(item.id)} className="rounded border border-zinc-300 px-2 py-0.5 text-zinc-700 hover:bg-zinc-50">
+                      Edit config
+                    </button>
+                  )}
+                  <button onClick={() => setCommentFor(commentFor === item.id ? null : item.id)} className="px-2 py-0.5 text-zinc-500 hover:text-zinc-900">
+                    Comment
+                  </button>
+                </div>
+              )}
+              {commentFor === item.id && (
+                <form
+                  className="mt-2 flex gap-2"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    const body = new FormData(e.currentTarget).get("body") as string;
+                    comment.mutate({ body, itemId: item.id }, { onSuccess: () => setCommentFor(null) });
+                  }}
+                >
+                  <input name="body" className="flex-1 rounded border border-zinc-300 px-2 py-1 text-xs" placeholder="A comment on this item" aria-label="Item comment" autoFocus />
+                  <button className="rounded bg-zinc-900 px-2 py-1 text-xs text-white">Post</button>
+                </form>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+/**
+ * From a generation to a proposal, reviewed with the keyboard (approve, reject, undo, edit),
+ * materialized, and dispatched to a webhook that verifies the signature; a viewer cannot decide.
+ */
+import http from "node:http";
+import { createHmac } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { E2E_TOKEN } from "./global-setup";
+import { signIn, VIEWER } from "./session";
+
+test.describe.configure({ mode: "serial" });
+
+const DEMO = "/projects/demo-frozenlake";
+let proposalUrl = "";
+
+test("propose the next generation from the generation page and watch it run", async ({ page }) => {
+  await signIn(page);
+  await page.goto(`${DEMO}/generations/3`);
+  await page.getByTestId("propose-open").click();
+  await page.getByLabel("Seed").fill("5");
+  await page.getByTestId("propose-submit").click();
+  await expect(page).toHaveURL(/\/proposals\/[0-9a-f-]{36}$/);
+  proposalUrl = new URL(page.url()).pathname;
+  await expect(page.getByTestId("proposal-status")).toHaveText("ready", { timeout: 30_000 });
+  const items = page.getByTestId("proposal-item");
+  await expect(items.first()).toBeVisible();
+  await expect(page.getByTestId("population-chart").locator("svg").first()).toBeVisible();
+  // what the engineer saw, and evidence that opens the cited cluster
+  await expect(page.getByTestId("engineer-saw")).toContainText("What the engineer saw");
+  await page.screenshot({ path: "test-results/screens/proposal.png", fullPage: true });
+  const cluster = page.getByTestId("evidence-link").filter({ hasText: "cluster" }).first();
+  await cluster.click();
+  await expect(page.getByTestId("cluster-detail")).toBeVisible();
+});
+
+test("a viewer reads the proposal but cannot decide", async ({ page }) => {
+  await signIn(page, VIEWER);
+  await page.goto(proposalUrl);
+  await expect(page.getByText("Your role can read this proposal but not decide on it.")).toBeVisible();
+  await expect(page.getByTestId("item-approve")).toHaveCount(0);
+  await page.keyboard.press("a");
+  await expect(page.getByTestId("proposal-item").first()).toHaveAttribute("data-decision", "pending");
+});
+
+test("review the whole proposal with the keyboard: approve, reject, undo, edit; then materialize", async ({ page }) => {
+  await signIn(page);
+  await page.goto(proposalUrl);
+  const items = page.getByTestId("proposal-item");
+  const total = await items.count();
+  expect(total).toBeGreaterThan(10);
+
+  await page.keyboard.press("a");
+  await expect(items.nth(0)).toHaveAttribute("data-decision", "approved");
+  await page.keyboard.press("r");
+  await expect(items.nth(1)).toHaveAttribute("data-decision", "rejected");
+  await page.keyboard.press("u");
+  await expect(items.nth(1)).toHaveAttribute("data-decision", "pending");
+  await expect(items.nth(1)).toHaveAttribute("data-selected", "true");
+
+  // edit a mutate item: validated as you type, saved with Ctrl+Enter
+  const mutate = page.locator('[data-testid="proposal-item"][data-op="mutate"]').first();
+  await mutate.click();
+  await page.keyboard.press("e");
+  const editor = page.getByTestId("config-editor").getByLabel("Edit config");
+  const text = await editor.inputValue();
+  await editor.fill(text.replace(/"size": \d+/, '"size": 999'));
+  await expect(page.getByTestId("config-check")).toContainText("size");
+  await editor.fill(text.replace(/"seed": \d+/, '"seed": 987654321'));
+  await expect(page.getByTestId("config-check")).toHaveText("Valid for the family");
+  await editor.press("Control+Enter");
+  await expect(mutate).toHaveAttribute("data-decision", "approved");
+  await expect(mutate).toContainText("edited");
+
+  // clear the rest without the mouse: from the top, approve every pending item
+  await page.keyboard.press("Escape");
+  for (let i = 0; i < total; i++) await page.keyboard.press("k");
+  for (let i = 0; i < total; i++) {
+    const decision = await items.nth(i).getAttribute("data-decision");
+    if (decision === "pending") {
+      await page.keyboard.press("a");
+      await expect(items.nth(i)).toHaveAttribute("data-decision", "approved");
+    } else {
+      await page.keyboard.press("j");
+    }
+  }
+  await expect(page.locator('[data-testid="proposal-item"][data-decision="pending"]')).toHaveCount(0);
+  await page.screenshot({ path: "test-results/screens/review.png", fullPage: true });
+
+  await page.getByLabel("Training steps").fill("200");
+  await page.getByTestId("materialize").click();
+  await expect(page.getByTestId("materialized")).toContainText("generation 4");
+
+  await page.goto(`${DEMO}/audit`);
+  await expect(page.getByTestId("audit-table")).toContainText("proposal_item.approve");
+  await expect(page.getByTestId("audit-table")).toContainText("proposal_item.edit");
+  await expect(page.getByTestId("audit-table")).toContainText("proposal_item.undo");
+  await expect(page.getByTestId("audit-table")).toContainText("proposal.materialize");
+});
+
+test("dispatch the materialized generation to a webhook and see it delivered", async ({ page, request }) => {
+  const secret = "e2e-webhook-secret-0123456789";
+  const received: { signatureOk: boolean; key: string | undefined; environments: number }[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const expected = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+      received.push({ signatureOk: req.headers["x-envforge-signature"] === expected, key: req.headers["idempotency-key"] as string | undefined, environments: JSON.parse(body.toString()).environments.length });
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const port = (receiver.address() as { port: number }).port;
+  try {
+    const created = await request.post(`/api/v1/projects/demo-frozenlake/targets`, {
+      headers: { authorization: `Bearer ${E2E_TOKEN}` },
+      data: { name: "e2e-trainer", kind: "trainer", adapter: "webhook", config: { url: `http://127.0.0.1:${port}/hook` }, secret },
+    });
+    expect(created.status()).toBe(201);
+    expect(JSON.stringify(await created.json())).not.toContain(secret);
+
+    await signIn(page);
+    await page.goto(`${DEMO}/generations/4`);
+    await page.getByLabel("Target").selectOption("e2e-trainer");
+    await page.getByTestId("dispatch-submit").click();
+    await expect(page.getByTestId("dispatch-status").first()).toHaveText("delivered", { timeout: 30_000 });
+    await page.screenshot({ path: "test-results/screens/dispatch.png", fullPage: true });
+    expect(received).toHaveLength(1);
+    expect(received[0].signatureOk).toBe(true);
+    expect(received[0].key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(received[0].environments).toBeGreaterThan(0);
+  } finally {
+    receiver.close();
+  }
+});

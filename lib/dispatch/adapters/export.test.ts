@@ -1,0 +1,117 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parquetMetadata, parquetReadObjects } from "hyparquet";
+import { afterAll, describe, expect, it } from "vitest";
+import { fixturesDir } from "@/lib/ingest/fixtures-path";
+import { exportAdapter, exportFolderName } from "./export";
+import { deliveryContext, samplePayload } from "./test-payload";
+
+const root = mkdtempSync(path.join(os.tmpdir(), "envforge-export-test-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const readJsonl = (file: string) =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+function toArrayBuffer(buffer: Buffer): ArrayBuffer {
+  return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
+}
+
+describe("export adapter", () => {
+  it("writes every file, readable back, with a manifest of their hashes", async () => {
+    const payload = samplePayload();
+    const directory = path.join(root, "exports");
+    const result = await exportAdapter.deliver(deliveryContext(payload, { directory, harbor: { nAttempts: 3, nConcurrentTrials: 8 } }));
+    const folder = path.join(directory, `tb-curriculum-g3-${payload.dispatchId.slice(0, 8)}`);
+    expect(exportFolderName(payload)).toBe(path.basename(folder));
+    expect(result).toMatchObject({ status: "succeeded", externalId: folder });
+    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.parquet"]);
+
+    const environments = readJsonl(path.join(folder, "environments.jsonl"));
+    expect(environments).toEqual(payload.environments);
+
+    const parquet = toArrayBuffer(readFileSync(path.join(folder, "verl.parquet")));
+    expect(Number(parquetMetadata(parquet).num_rows)).toBe(3);
+    const rows = (await parquetReadObjects({ file: parquet })) as Record<string, any>[];
+    expect(rows).toHaveLength(3);
+    rows.forEach((row, i) => {
+      const env = payload.environments[i];
+      expect(row.data_source).toBe("envforge/terminal-task");
+      expect(row.ability).toBe("terminal-task");
+      expect(row.prompt).toHaveLength(1);
+      expect(row.prompt[0].role).toBe("user");
+      expect(row.prompt[0].content).toContain(`task_name: "${env.config.task_name}"`);
+      expect(row.reward_model.style).toBe("rule");
+      expect(JSON.parse(row.reward_model.ground_truth)).toEqual(env.config);
+      expect(row.extra_info).toMatchObject({ environment_key: env.key, config_hash: env.configHash, weight: env.weight, split: "train" });
+      expect(Number(row.extra_info.index)).toBe(i);
+    });
+
+    const tasks = readJsonl(path.join(folder, "agent-lightning.jsonl"));
+    expect(tasks).toEqual(payload.environments.map((e) => ({ id: e.key, input: e.config, metadata: { generation: 3, weight: e.weight, family: "terminal-task" } })));
+
+    const harbor = JSON.parse(readFileSync(path.join(folder, "harbor-job.json"), "utf8"));
+    expect(harbor).toMatchObject({ job_name: "tb-curriculum-g3", jobs_dir: "jobs", n_attempts: 3, n_concurrent_trials: 8, agents: [], tasks: [] });
+    expect(harbor.datasets).toEqual([expect.objectContaining({ name: "terminal-bench", path: null, task_names: ["fix-git", "sqlite-with-gcov", "regex-log"] })]);
+    // same keys as a real Harbor job config (when the shared fixtures are there)
+    const fixtures = fixturesDir();
+    if (fixtures) {
+      const real = JSON.parse(readFileSync(path.join(fixtures, "harbor-tb2/tmax-9b/terminal-bench-2-0/config.json"), "utf8"));
+      expect(Object.keys(harbor).sort()).toEqual(Object.keys(real).sort());
+      expect(Object.keys(harbor.datasets[0]).sort()).toEqual(Object.keys(real.datasets[0]).sort());
+      expect(Object.keys(harbor.environment).sort()).toEqual(Object.keys(real.environment).sort());
+      expect(Object.keys(harbor.retry).sort()).toEqual(Object.keys(real.retry).sort());
+    }
+
+    const manifest = JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8"));
+    expect(manifest.counts).toEqual({ environments: 3, verlRows: 3, agentLightningTasks: 3, harborTasks: 3 });
+    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(["agent-lightning.jsonl", "environments.jsonl", "harbor-job.json", "verl.parquet"]);
+    for (const f of manifest.files as { name: string; bytes: number; sha256: string }[]) {
+      const content = readFileSync(path.join(folder, f.name));
+      expect(content.length).toBe(f.bytes);
+      expect(createHash("sha256").update(content).digest("hex")).toBe(f.sha256);
+    }
+  });
+
+  it("a resend replaces the same folder whole and leaves no temporary folders", async () => {
+    const payload = samplePayload();
+    const directory = path.join(root, "resend");
+    const first = await exportAdapter.deliver(deliveryContext(payload, { directory }));
+    const changed = { ...payload, environments: payload.environments.slice(0, 1) };
+    const second = await exportAdapter.deliver(deliveryContext(changed, { directory, parquet: false }, null, 2));
+    expect(second.externalId).toBe(first.externalId);
+    expect(readdirSync(directory)).toEqual([path.basename(first.externalId!)]);
+    const folder = second.externalId!;
+    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.jsonl"]);
+    expect(readJsonl(path.join(folder, "environments.jsonl"))).toHaveLength(1);
+    const [row] = readJsonl(path.join(folder, "verl.jsonl"));
+    expect(row).toMatchObject({ data_source: "envforge/terminal-task", ability: "terminal-task", extra_info: { environment_key: "g3-0001", index: 0, split: "train" } });
+  });
+
+  it("writes no Harbor job for a family that has no Harbor tasks", async () => {
+    const base = samplePayload();
+    const payload = {
+      ...base,
+      project: { ...base.project, slug: "lake", family: "frozenlake-mapf" },
+      environments: [{ ...base.environments[0], config: { grid: { size: 4 }, agents: 1 } }],
+    };
+    const result = await exportAdapter.deliver(deliveryContext(payload, { directory: path.join(root, "lake") }));
+    expect(readdirSync(result.externalId!).sort()).toEqual(["agent-lightning.jsonl", "environments.jsonl", "manifest.json", "verl.parquet"]);
+    const rows = (await parquetReadObjects({ file: toArrayBuffer(readFileSync(path.join(result.externalId!, "verl.parquet"))) })) as Record<string, any>[];
+    expect(rows[0].prompt[0].content).toContain("grid.size: 4");
+  });
+
+  it("checks its config; an unwritable directory is not retryable", async () => {
+    expect(exportAdapter.checkConfig({ directory: "/data/exports" })).toEqual([]);
+    expect(exportAdapter.checkConfig({}).map((e) => e.path)).toEqual(["directory"]);
+    const file = path.join(root, "a-file");
+    rmSync(file, { force: true });
+    writeFileSync(file, "x");
+    const error = await exportAdapter.deliver(deliveryContext(samplePayload(), { directory: path.join(file, "sub") })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "DeliveryError", retryable: false });
+  });
+});

@@ -1,0 +1,285 @@
+/**
+ * Export adapter: writes a generation as trainer-ready files into
+ * `<directory>/<project>-g<generation>-<dispatch id first 8>/`:
+ *   environments.jsonl     one environment a line, as in the payload
+ *   verl.parquet           verl RL dataset rows (data_source, prompt, ability, reward_model, extra_info)
+ *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata })
+ *   harbor-job.json        a Harbor job config for the terminal tasks (terminal-task projects only)
+ *   manifest.json          counts, and size and sha256 of every other file
+ * The folder is built under a temporary name and renamed into place, so a resend replaces it whole.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { parquetWriteBuffer } from "hyparquet-writer";
+import { z } from "zod";
+import { getBuiltinFamily } from "@/lib/families/registry";
+import { canonicalJson } from "@/lib/families/hash";
+import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload } from "../types";
+import { configErrors, parseTargetConfig } from "./target-config";
+
+export const exportConfigSchema = z
+  .object({
+    /** parent folder of the export folders (created when missing) */
+    directory: z.string().min(1),
+    /** write verl.parquet (true) or verl.jsonl (false) */
+    parquet: z.boolean().default(true),
+    /** Harbor job settings (harbor-job.json, terminal-task projects only) */
+    harbor: z
+      .object({
+        jobsDir: z.string().min(1).default("jobs"),
+        nAttempts: z.number().int().min(1).max(100).default(1),
+        nConcurrentTrials: z.number().int().min(1).max(1024).default(4),
+        environmentType: z.string().min(1).default("docker"),
+        datasetPath: z.string().min(1).nullable().default(null),
+        datasetName: z.string().min(1).nullable().default(null),
+        datasetVersion: z.string().min(1).nullable().default(null),
+        agents: z.array(z.record(z.string(), z.unknown())).default([]),
+      })
+      .strict()
+      .default({ jobsDir: "jobs", nAttempts: 1, nConcurrentTrials: 4, environmentType: "docker", datasetPath: null, datasetName: null, datasetVersion: null, agents: [] }),
+  })
+  .strict();
+export type ExportConfig = z.infer<typeof exportConfigSchema>;
+
+type Environment = GenerationPayload["environments"][number];
+
+/** `<project>-g<generation>-<dispatch id first 8>`, safe as a folder name. */
+export function exportFolderName(payload: GenerationPayload): string {
+  const slug = payload.project.slug.replace(/[^A-Za-z0-9_.-]/g, "-");
+  const id = payload.dispatchId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8);
+  return `${slug}-g${payload.generation.index}-${id}`;
+}
+
+/** A task description for a config: the family, then each field with its value and meaning (from the family's field specs). */
+export function describeEnvironment(family: string, config: Record<string, unknown>): string {
+  const definition = getBuiltinFamily(family);
+  const meaning = new Map((definition?.fields ?? []).map((f) => [f.path, f.description]));
+  const lines: string[] = [];
+  const walk = (value: unknown, prefix: string) => {
+    if (value && typeof value === "object" && !Array.isArray(value) && !meaning.has(prefix)) {
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(v, prefix ? `${prefix}.${k}` : k);
+      return;
+    }
+    const about = meaning.get(prefix);
+    lines.push(`- ${prefix}: ${JSON.stringify(value)}${about ? ` (${about})` : ""}`);
+  };
+  walk(config, "");
+  return `Solve this task from the "${family}" environment family.\n\nConfiguration:\n${lines.join("\n")}`;
+}
+
+/** One verl RL dataset row per environment. */
+export function verlRows(payload: GenerationPayload): VerlRow[] {
+  const family = payload.project.family;
+  return payload.environments.map((env, index) => ({
+    data_source: `envforge/${family}`,
+    prompt: [{ role: "user", content: describeEnvironment(family, env.config) }],
+    ability: family,
+    reward_model: { style: "rule", ground_truth: canonicalJson(env.config) },
+    extra_info: { environment_key: env.key, config_hash: env.configHash, weight: env.weight, split: "train", index },
+  }));
+}
+
+export interface VerlRow {
+  data_source: string;
+  prompt: { role: string; content: string }[];
+  ability: string;
+  reward_model: { style: string; ground_truth: string };
+  extra_info: { environment_key: string; config_hash: string; weight: number; split: string; index: number };
+}
+
+const utf8 = (name: string) => ({ name, type: "BYTE_ARRAY" as const, converted_type: "UTF8" as const, repetition_type: "OPTIONAL" as const });
+
+/** Parquet schema of the verl rows: nested list/structs as pandas/pyarrow write them (3-level LIST). */
+const VERL_PARQUET_SCHEMA = [
+  { name: "root", num_children: 5 },
+  utf8("data_source"),
+  { name: "prompt", repetition_type: "OPTIONAL" as const, converted_type: "LIST" as const, num_children: 1 },
+  { name: "list", repetition_type: "REPEATED" as const, num_children: 1 },
+  { name: "element", repetition_type: "OPTIONAL" as const, num_children: 2 },
+  utf8("role"),
+  utf8("content"),
+  utf8("ability"),
+  { name: "reward_model", repetition_type: "OPTIONAL" as const, num_children: 2 },
+  utf8("style"),
+  utf8("ground_truth"),
+  { name: "extra_info", repetition_type: "OPTIONAL" as const, num_children: 5 },
+  utf8("environment_key"),
+  utf8("config_hash"),
+  { name: "weight", type: "DOUBLE" as const, repetition_type: "OPTIONAL" as const },
+  utf8("split"),
+  { name: "index", type: "INT64" as const, repetition_type: "OPTIONAL" as const },
+];
+
+/** The verl rows as a Parquet file (snappy, one row group per 100k rows). */
+export function verlParquet(rows: VerlRow[]): Buffer {
+  const column = <K extends keyof VerlRow>(name: K, map: (row: VerlRow) => unknown = (row) => row[name]) => ({ name, data: rows.map(map) });
+  const buffer = parquetWriteBuffer({
+    columnData: [
+      column("data_source"),
+      column("prompt"),
+      column("ability"),
+      column("reward_model"),
+      column("extra_info", (row) => ({ ...row.extra_info, index: BigInt(row.extra_info.index) })),
+    ],
+    schema: VERL_PARQUET_SCHEMA,
+    createdBy: "envforge export",
+  });
+  return Buffer.from(buffer);
+}
+
+/** Agent Lightning dataset rows: one task per environment. */
+export function agentLightningRows(payload: GenerationPayload): Record<string, unknown>[] {
+  return payload.environments.map((env) => ({
+    id: env.key,
+    input: env.config,
+    metadata: { generation: payload.generation.index, weight: env.weight, family: payload.project.family },
+  }));
+}
+
+/** Harbor task names of the terminal-task environments, in order, once each. */
+export function harborTaskNames(payload: GenerationPayload): string[] {
+  if (payload.project.family !== "terminal-task") return [];
+  const names = payload.environments.map((env: Environment) => env.config.task_name).filter((n): n is string => typeof n === "string" && n !== "");
+  return [...new Set(names)];
+}
+
+/** A Harbor job config (the shape of Harbor's job config.json) running these tasks; agents come from the target config. */
+export function harborJobConfig(payload: GenerationPayload, harbor: ExportConfig["harbor"]): Record<string, unknown> {
+  const sources = new Set(payload.environments.map((env) => env.config.source).filter((s) => typeof s === "string"));
+  return {
+    job_name: `${payload.project.slug}-g${payload.generation.index}`,
+    jobs_dir: harbor.jobsDir,
+    n_attempts: harbor.nAttempts,
+    timeout_multiplier: 1.0,
+    agent_timeout_multiplier: null,
+    verifier_timeout_multiplier: null,
+    agent_setup_timeout_multiplier: null,
+    environment_build_timeout_multiplier: null,
+    debug: false,
+    n_concurrent_trials: harbor.nConcurrentTrials,
+    quiet: false,
+    retry: {
+      max_retries: 0,
+      include_exceptions: null,
+      exclude_exceptions: ["RewardFileEmptyError", "VerifierOutputParseError", "RewardFileNotFoundError", "AgentTimeoutError", "VerifierTimeoutError"],
+      wait_multiplier: 1.0,
+      min_wait_sec: 1.0,
+      max_wait_sec: 60.0,
+    },
+    environment: {
+      type: harbor.environmentType,
+      import_path: null,
+      force_build: false,
+      delete: true,
+      override_cpus: null,
+      override_memory_mb: null,
+      override_storage_mb: null,
+      override_gpus: null,
+      suppress_override_warnings: false,
+      mounts_json: null,
+      env: {},
+      kwargs: {},
+    },
+    verifier: { override_timeout_sec: null, max_timeout_sec: null, env: {}, disable: false },
+    metrics: [],
+    agents: harbor.agents,
+    datasets: [
+      {
+        path: harbor.datasetPath,
+        name: harbor.datasetName ?? (sources.size === 1 && !harbor.datasetPath ? [...sources][0] : null),
+        version: harbor.datasetVersion,
+        ref: null,
+        registry_url: null,
+        registry_path: null,
+        overwrite: false,
+        download_dir: null,
+        task_names: harborTaskNames(payload),
+        exclude_task_names: null,
+        n_tasks: null,
+      },
+    ],
+    tasks: [],
+    artifacts: [],
+  };
+}
+
+const jsonl = (rows: unknown[]) => rows.map((row) => `${JSON.stringify(row)}\n`).join("");
+
+/** Writes the export folder; returns its path and the manifest. */
+export async function writeExport(payload: GenerationPayload, config: ExportConfig): Promise<{ folder: string; manifest: Record<string, unknown> }> {
+  const parent = path.resolve(config.directory);
+  await fs.mkdir(parent, { recursive: true });
+  const name = exportFolderName(payload);
+  const folder = path.join(parent, name);
+  const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const staging = path.join(parent, `.${name}.tmp-${suffix}`);
+
+  const verl = verlRows(payload);
+  const files: { name: string; content: string | Buffer; rows?: number }[] = [
+    { name: "environments.jsonl", content: jsonl(payload.environments), rows: payload.environments.length },
+    config.parquet ? { name: "verl.parquet", content: verlParquet(verl), rows: verl.length } : { name: "verl.jsonl", content: jsonl(verl), rows: verl.length },
+    { name: "agent-lightning.jsonl", content: jsonl(agentLightningRows(payload)), rows: payload.environments.length },
+  ];
+  const taskNames = harborTaskNames(payload);
+  if (taskNames.length > 0) files.push({ name: "harbor-job.json", content: `${JSON.stringify(harborJobConfig(payload, config.harbor), null, 2)}\n` });
+
+  const manifest = {
+    format: "envforge-export/1",
+    dispatchId: payload.dispatchId,
+    project: payload.project,
+    generation: payload.generation,
+    target: payload.target,
+    createdAt: payload.createdAt,
+    exportedAt: new Date().toISOString(),
+    counts: { environments: payload.environments.length, verlRows: verl.length, agentLightningTasks: payload.environments.length, harborTasks: taskNames.length },
+    files: files.map((f) => ({
+      name: f.name,
+      bytes: Buffer.byteLength(f.content),
+      sha256: createHash("sha256").update(f.content).digest("hex"),
+      ...(f.rows !== undefined ? { rows: f.rows } : {}),
+    })),
+  };
+
+  try {
+    await fs.mkdir(staging);
+    for (const f of files) await fs.writeFile(path.join(staging, f.name), f.content);
+    await fs.writeFile(path.join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    // rename() cannot replace a non-empty folder: move the old one aside, move the new one in, drop the old.
+    const retired = path.join(parent, `.${name}.old-${suffix}`);
+    let hadOld = false;
+    try {
+      await fs.rename(folder, retired);
+      hadOld = true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    await fs.rename(staging, folder);
+    if (hadOld) await fs.rm(retired, { recursive: true, force: true });
+  } catch (e) {
+    await fs.rm(staging, { recursive: true, force: true });
+    throw e;
+  }
+  return { folder, manifest };
+}
+
+async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
+  const config = parseTargetConfig(exportConfigSchema, ctx.config, "export");
+  try {
+    const { folder, manifest } = await writeExport(ctx.payload, config);
+    return { status: "succeeded", externalId: folder, message: `wrote ${(manifest.files as unknown[]).length + 1} files to ${folder}`, data: { folder, counts: manifest.counts, files: manifest.files } };
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    // A full disk may clear; a missing permission or a file where the folder should be will not.
+    const retryable = !["EACCES", "EPERM", "EROFS", "ENOTDIR", "EEXIST", "EISDIR"].includes(err.code ?? "");
+    throw new DeliveryError(`Writing the export to ${config.directory} failed: ${err.message}${retryable ? "" : " (fix the target's directory)"}`, retryable, { code: err.code ?? null });
+  }
+}
+
+/** The export adapter. */
+export const exportAdapter: DispatchAdapter = {
+  name: "export",
+  needsSecret: false,
+  checkConfig: (config) => configErrors(exportConfigSchema, config),
+  deliver,
+};

@@ -1,0 +1,290 @@
+/**
+ * Kubernetes adapter: creates a batch/v1 Job through the API server with the target's secret as
+ * the service-account bearer token. The Job name is derived from the dispatch id, so a resend
+ * meets `409 AlreadyExists` and reports the Job it created the first time.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload, type PollResult } from "../types";
+import { bodySnippet, httpRequest, isRetryableStatus, parseJson, redactSecret, transportFailure, type HttpResponse } from "./http";
+import { fillPlaceholders, jobEnv, payloadForEnv, placeholderValues, unknownPlaceholders } from "./job-launch";
+import { configErrors, parseTargetConfig } from "./target-config";
+
+export const DISPATCH_LABEL = "envforge.dev/dispatch";
+export const DISPATCH_ANNOTATION = "envforge.dev/dispatch-id";
+const K8S_PLACEHOLDERS = ["dispatchId", "generation", "project"];
+
+const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+const containerSchema = z.looseObject({ name: z.string().min(1), image: z.string().optional() });
+const jobTemplateSchema = z.looseObject({
+  apiVersion: z.literal("batch/v1", { error: 'must be "batch/v1"' }).optional(),
+  kind: z.literal("Job", { error: 'must be "Job"' }).optional(),
+  metadata: z.looseObject({}).optional(),
+  spec: z.looseObject({
+    backoffLimit: z.number().int().min(0).optional(),
+    template: z.looseObject({
+      metadata: z.looseObject({}).optional(),
+      spec: z.looseObject({
+        containers: z.array(containerSchema).min(1, "needs at least one container"),
+        initContainers: z.array(containerSchema).optional(),
+      }),
+    }),
+  }),
+});
+
+const commandPart = z.string().refine((t) => unknownPlaceholders(t, K8S_PLACEHOLDERS).length === 0, {
+  message: `may only use the placeholders ${K8S_PLACEHOLDERS.map((p) => `{{${p}}}`).join(", ")}`,
+});
+
+export const kubernetesConfigSchema = z
+  .object({
+    /** API server URL, e.g. https://kubernetes.default.svc */
+    apiServer: z.url({ protocol: /^https?$/, error: "must be the http(s):// URL of the Kubernetes API server" }),
+    namespace: z.string().max(63).regex(dns1123Label, "must be a DNS-1123 label (lowercase letters, digits, '-')").default("default"),
+    /** a batch/v1 Job manifest; EnvForge sets its name, labels, env and (unless given) backoffLimit 0 */
+    jobTemplate: jobTemplateSchema.optional(),
+    /** image and command of the default Job (when there is no jobTemplate) */
+    image: z.string().min(1).optional(),
+    command: z.array(commandPart).min(1).optional(),
+    /** PEM CA bundle of the API server */
+    caCert: z.string().includes("-----BEGIN CERTIFICATE-----", { message: "must be a PEM certificate" }).optional(),
+    insecureSkipTlsVerify: z.boolean().default(false),
+    timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+  })
+  .strict()
+  .refine((c) => c.jobTemplate !== undefined || c.image !== undefined, { message: "set either jobTemplate or image", path: ["image"] });
+export type KubernetesConfig = z.infer<typeof kubernetesConfigSchema>;
+
+type Json = Record<string, unknown>;
+
+/** `envforge-<first 8 hex of the dispatch id>-g<generation>` (a sha256 prefix when the id does not start with 8 hex digits). */
+export function kubernetesJobName(payload: Pick<GenerationPayload, "dispatchId" | "generation">): string {
+  const lead = payload.dispatchId.toLowerCase().slice(0, 8);
+  const hex = /^[0-9a-f]{8}$/.test(lead) ? lead : createHash("sha256").update(payload.dispatchId).digest("hex").slice(0, 8);
+  return `envforge-${hex}-g${payload.generation.index}`;
+}
+
+/** The dispatch id as a label value (a hash when the id is not a valid one). */
+export function dispatchLabelValue(dispatchId: string): string {
+  return dispatchId.length <= 63 && labelValuePattern.test(dispatchId) ? dispatchId : createHash("sha256").update(dispatchId).digest("hex").slice(0, 63);
+}
+
+function objectAt(parent: Json, key: string): Json {
+  const value = parent[key];
+  if (value && typeof value === "object" && !Array.isArray(value)) return value as Json;
+  const created: Json = {};
+  parent[key] = created;
+  return created;
+}
+
+/** The Job manifest for a dispatch: template (or default) + name, labels, env, backoffLimit. */
+export function kubernetesJobManifest(config: KubernetesConfig, payload: GenerationPayload): Json {
+  const values = placeholderValues(payload);
+  const job: Json = config.jobTemplate
+    ? (structuredClone(config.jobTemplate) as Json)
+    : {
+        spec: {
+          template: {
+            spec: {
+              containers: [{ name: "envforge", image: config.image, ...(config.command ? { command: config.command } : {}) }],
+            },
+          },
+        },
+      };
+  const name = kubernetesJobName(payload);
+  job.apiVersion = "batch/v1";
+  job.kind = "Job";
+  const metadata = objectAt(job, "metadata");
+  delete metadata.generateName;
+  metadata.name = name;
+  metadata.namespace = config.namespace;
+  const labels = { [DISPATCH_LABEL]: dispatchLabelValue(payload.dispatchId), "app.kubernetes.io/managed-by": "envforge" };
+  metadata.labels = { ...objectAt(metadata, "labels"), ...labels };
+  metadata.annotations = {
+    ...objectAt(metadata, "annotations"),
+    [DISPATCH_ANNOTATION]: payload.dispatchId,
+    "envforge.dev/project": payload.project.slug,
+    "envforge.dev/generation": String(payload.generation.index),
+  };
+  const spec = objectAt(job, "spec");
+  if (spec.backoffLimit === undefined) spec.backoffLimit = 0;
+  const podTemplate = objectAt(spec, "template");
+  const podMeta = objectAt(podTemplate, "metadata");
+  podMeta.labels = { ...objectAt(podMeta, "labels"), ...labels };
+  const podSpec = objectAt(podTemplate, "spec");
+  if (podSpec.restartPolicy === undefined) podSpec.restartPolicy = "Never";
+  const env = { ...jobEnv(payload), ENVFORGE_PAYLOAD_JSON: payloadForEnv(payload, "kubernetes") };
+  for (const key of ["containers", "initContainers"]) {
+    const containers = podSpec[key];
+    if (!Array.isArray(containers)) continue;
+    for (const container of containers as Json[]) {
+      const kept = Array.isArray(container.env) ? (container.env as Json[]).filter((e) => !(typeof e.name === "string" && e.name in env)) : [];
+      container.env = [...kept, ...Object.entries(env).map(([n, value]) => ({ name: n, value }))];
+      for (const field of ["command", "args"]) {
+        if (Array.isArray(container[field])) container[field] = (container[field] as unknown[]).map((a) => (typeof a === "string" ? fillPlaceholders(a, values) : a));
+      }
+    }
+  }
+  return job;
+}
+
+interface KubeStatus {
+  kind?: string;
+  reason?: string;
+  message?: string;
+  code?: number;
+}
+
+function statusObject(res: HttpResponse): KubeStatus | undefined {
+  const json = parseJson(res.body) as KubeStatus | undefined;
+  return json && typeof json === "object" && json.kind === "Status" ? json : undefined;
+}
+
+class KubernetesClient {
+  constructor(
+    readonly config: KubernetesConfig,
+    private readonly ctx: DeliveryContext,
+  ) {}
+
+  jobsPath(name?: string): string {
+    const base = `/apis/batch/v1/namespaces/${encodeURIComponent(this.config.namespace)}/jobs`;
+    return name ? `${base}/${encodeURIComponent(name)}` : base;
+  }
+
+  async request(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${this.ctx.secret}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    try {
+      return await httpRequest({
+        method,
+        url: `${this.config.apiServer.replace(/\/+$/, "")}${path}`,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        timeoutMs: this.config.timeoutMs,
+        signal: this.ctx.signal,
+        tls: { ca: this.config.caCert, rejectUnauthorized: !this.config.insecureSkipTlsVerify },
+      });
+    } catch (e) {
+      throw transportFailure(e, `Kubernetes API server ${new URL(this.config.apiServer).origin}`);
+    }
+  }
+
+  /** A DeliveryError for a non-2xx answer; 401/403 name the missing rights, never the token. */
+  failure(res: HttpResponse, verb: "create" | "get" | "delete"): DeliveryError {
+    const status = statusObject(res);
+    const detail = redactSecret(bodySnippet(status?.message ?? res.body), this.ctx.secret);
+    const data = { httpStatus: res.status, reason: status?.reason ?? null };
+    const ns = this.config.namespace;
+    if (res.status === 401) {
+      return new DeliveryError(`The Kubernetes API server rejected the target's token (401 Unauthorized): set the secret to a valid service-account token.`, false, data);
+    }
+    if (res.status === 403) {
+      return new DeliveryError(
+        `The target's service-account token lacks rights to ${verb} Jobs in namespace "${ns}" (403 Forbidden${detail ? `: ${detail}` : ""}): grant it create, get and delete on jobs.batch there.`,
+        false,
+        data,
+      );
+    }
+    if (res.status === 404 && verb === "create") return new DeliveryError(`Kubernetes answered 404 creating a Job in namespace "${ns}"${detail ? ` (${detail})` : ""}: does the namespace exist?`, false, data);
+    if (res.status === 422 || status?.reason === "Invalid") return new DeliveryError(`Kubernetes refused the Job manifest (422 Invalid: ${detail}): fix the target's jobTemplate.`, false, data);
+    const retryable = isRetryableStatus(res.status);
+    return new DeliveryError(`Kubernetes answered ${res.status} to ${verb} a Job in "${ns}"${detail ? `: ${detail}` : ""}${retryable ? "; will retry" : ""}.`, retryable, data);
+  }
+
+  async getJob(name: string): Promise<Json | null> {
+    const res = await this.request("GET", this.jobsPath(name));
+    if (res.status === 404) return null;
+    if (res.status !== 200) throw this.failure(res, "get");
+    const job = parseJson(res.body);
+    if (!job || typeof job !== "object") throw new DeliveryError(`Reading Job ${name}: the API server's answer is not JSON; will retry.`, true);
+    return job as Json;
+  }
+}
+
+interface JobCondition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+}
+
+/** The dispatch status of a Job object. */
+export function kubernetesJobStatus(job: Json): PollResult {
+  const spec = (job.spec ?? {}) as { backoffLimit?: number; completions?: number | null };
+  const status = (job.status ?? {}) as { active?: number; succeeded?: number; failed?: number; conditions?: JobCondition[]; startTime?: string; completionTime?: string };
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+  const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === "True");
+  const data: Record<string, unknown> = {
+    active: status.active ?? 0,
+    succeeded: status.succeeded ?? 0,
+    failed: status.failed ?? 0,
+    ...(status.startTime ? { startTime: status.startTime } : {}),
+    ...(status.completionTime ? { completionTime: status.completionTime } : {}),
+  };
+  const failed = isTrue("Failed");
+  if (failed) return { status: "failed", message: `Job failed: ${failed.reason ?? "Failed"}${failed.message ? `: ${failed.message}` : ""}`, data: { ...data, reason: failed.reason ?? null } };
+  const completions = spec.completions ?? 1;
+  if (isTrue("Complete") || (status.succeeded ?? 0) >= Math.max(1, completions)) return { status: "succeeded", message: "Job completed", data };
+  const backoffLimit = spec.backoffLimit ?? 6; // Kubernetes' own default when the manifest leaves it out
+  if ((status.failed ?? 0) > backoffLimit) return { status: "failed", message: `Job failed: ${status.failed} pod failures, over backoffLimit ${backoffLimit}`, data: { ...data, reason: "BackoffLimitExceeded" } };
+  if ((status.active ?? 0) >= 1) return { status: "running", message: `${status.active} pod(s) active`, data };
+  return { status: "delivered", message: "Job created, no pod running yet", data };
+}
+
+function clientFor(ctx: DeliveryContext): KubernetesClient {
+  const config = parseTargetConfig(kubernetesConfigSchema, ctx.config, "kubernetes");
+  if (!ctx.secret) throw new DeliveryError("The kubernetes target has no secret: set it to a service-account token that may create Jobs.", false);
+  return new KubernetesClient(config, ctx);
+}
+
+async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
+  const client = clientFor(ctx);
+  const manifest = kubernetesJobManifest(client.config, ctx.payload);
+  const name = kubernetesJobName(ctx.payload);
+  const where = { namespace: client.config.namespace, name };
+  const res = await client.request("POST", client.jobsPath(), manifest);
+  if (res.status >= 200 && res.status < 300) {
+    const created = (parseJson(res.body) ?? manifest) as Json;
+    const uid = (created.metadata as Json | undefined)?.uid ?? null;
+    const current = kubernetesJobStatus(created);
+    return { status: current.status, externalId: name, message: `created Job ${client.config.namespace}/${name}`, data: { ...where, uid, ...current.data } };
+  }
+  if (res.status === 409 && statusObject(res)?.reason === "AlreadyExists") {
+    const existing = await client.getJob(name);
+    if (!existing) throw new DeliveryError(`Job ${name} already exists but cannot be read (deleted meanwhile?); will retry.`, true, where);
+    const meta = (existing.metadata ?? {}) as { annotations?: Record<string, string>; labels?: Record<string, string>; uid?: string };
+    const owner = meta.annotations?.[DISPATCH_ANNOTATION] ?? meta.labels?.[DISPATCH_LABEL];
+    if (owner !== ctx.payload.dispatchId && owner !== dispatchLabelValue(ctx.payload.dispatchId)) {
+      throw new DeliveryError(`A Job named ${name} in "${client.config.namespace}" belongs to another dispatch (${owner ?? "none"}): delete it, then retry.`, false, where);
+    }
+    const current = kubernetesJobStatus(existing);
+    return { ...current, externalId: name, message: `Job ${client.config.namespace}/${name} already exists: ${current.message}`, data: { ...where, uid: meta.uid ?? null, ...current.data, duplicate: true } };
+  }
+  throw client.failure(res, "create");
+}
+
+async function poll(ctx: DeliveryContext, externalId: string): Promise<PollResult> {
+  const client = clientFor(ctx);
+  const job = await client.getJob(externalId);
+  if (!job) return { status: "failed", message: `Job ${client.config.namespace}/${externalId} no longer exists (deleted, or removed by ttlSecondsAfterFinished).` };
+  return kubernetesJobStatus(job);
+}
+
+async function cancel(ctx: DeliveryContext, externalId: string): Promise<void> {
+  const client = clientFor(ctx);
+  const res = await client.request("DELETE", client.jobsPath(externalId), { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });
+  if (res.status === 404 || (res.status >= 200 && res.status < 300)) return;
+  throw client.failure(res, "delete");
+}
+
+/** The Kubernetes adapter. */
+export const kubernetesAdapter: DispatchAdapter = {
+  name: "kubernetes",
+  needsSecret: true,
+  checkConfig: (config) => configErrors(kubernetesConfigSchema, config),
+  deliver,
+  poll,
+  cancel,
+};

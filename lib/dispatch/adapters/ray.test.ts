@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startFakeRay, type FakeRay } from "@/tests/fakes/ray-server";
+import { DeliveryError, type GenerationPayload } from "../types";
+import { rayAdapter, rayEntrypoint, rayPayloadPath } from "./ray";
+import { deliveryContext, samplePayload } from "./test-payload";
+
+let ray: FakeRay | undefined;
+afterEach(async () => {
+  await ray?.close();
+  ray = undefined;
+});
+
+const configFor = (address: string, extra: Record<string, unknown> = {}) => ({
+  address,
+  entrypoint: "python -m trainer --payload {{payloadPath}} --run {{project}}-g{{generation}}",
+  runtime_env: { working_dir: "s3://bucket/trainer.zip", env_vars: { WANDB_PROJECT: "rl", ENVFORGE_DISPATCH_ID: "overridden" } },
+  metadata: { team: "rl" },
+  entrypoint_num_gpus: 1,
+  ...extra,
+});
+
+async function pollUntil(ctx: ReturnType<typeof deliveryContext>, id: string, done: (s: string) => boolean, max = 10) {
+  const seen: string[] = [];
+  for (let i = 0; i < max; i++) {
+    const r = await rayAdapter.poll!(ctx, id);
+    seen.push(r.status);
+    if (done(r.status)) return { last: r, seen };
+  }
+  throw new Error(`never finished: ${seen.join(",")}`);
+}
+
+describe("ray adapter", () => {
+  it("submits with submission_id = dispatch id, the payload in env_vars and merged metadata", async () => {
+    ray = await startFakeRay();
+    const payload = samplePayload();
+    const result = await rayAdapter.deliver(deliveryContext(payload, configFor(ray.url)));
+    expect(result).toMatchObject({ status: "delivered", externalId: payload.dispatchId });
+    const job = ray.jobs.get(payload.dispatchId)!;
+    expect(ray.requests[0]).toBe("POST /api/jobs/");
+    const env = job.runtime_env.env_vars as Record<string, string>;
+    expect(JSON.parse(env.ENVFORGE_PAYLOAD_JSON)).toEqual(payload);
+    expect(env).toMatchObject({
+      WANDB_PROJECT: "rl",
+      ENVFORGE_DISPATCH_ID: payload.dispatchId,
+      ENVFORGE_CALLBACK_VALIDATION: payload.callbacks.validation,
+      ENVFORGE_CALLBACK_ROLLOUTS: payload.callbacks.rollouts,
+    });
+    expect(job.runtime_env.working_dir).toBe("s3://bucket/trainer.zip");
+    expect(job.metadata).toEqual({ team: "rl", envforge_dispatch: payload.dispatchId, envforge_project: "tb-curriculum", envforge_generation: "3" });
+    expect(job.body.entrypoint_num_gpus).toBe(1);
+    expect(job.entrypoint).toContain(`--payload ${rayPayloadPath(payload.dispatchId)} --run tb-curriculum-g3`);
+    expect(job.entrypoint).toMatch(/^python -c '.*ENVFORGE_PAYLOAD_JSON.*' && python -m trainer/);
+  });
+
+  it("leaves an entrypoint without {{payloadPath}} as it is", () => {
+    const payload = samplePayload();
+    expect(rayEntrypoint("bash run.sh {{dispatchId}}", { payload })).toBe(`bash run.sh ${payload.dispatchId}`);
+    expect(rayEntrypoint("echo {{project}}", { payload: { ...payload, project: { ...payload.project, slug: "a b'c" } } })).toBe(`echo 'a b'\\''c'`);
+  });
+
+  it("a resend finds the job it submitted (400 or 500 'already exists') and starts no second one", async () => {
+    for (const duplicateStatus of [400, 500] as const) {
+      ray = await startFakeRay({ duplicateStatus });
+      const payload = samplePayload();
+      const ctx = deliveryContext(payload, configFor(ray.url));
+      await rayAdapter.deliver(ctx);
+      await rayAdapter.poll!(ctx, payload.dispatchId); // PENDING -> now RUNNING
+      const again = await rayAdapter.deliver({ ...ctx, attempt: 2 });
+      expect(again).toMatchObject({ status: "running", externalId: payload.dispatchId, data: { duplicate: true, rayStatus: "RUNNING" } });
+      expect(ray.jobs.size).toBe(1);
+      expect(ray.requests.filter((r) => r === "POST /api/jobs/")).toHaveLength(2);
+      await ray.close();
+      ray = undefined;
+    }
+  });
+
+  it("polls PENDING -> RUNNING -> SUCCEEDED as delivered, running, succeeded", async () => {
+    ray = await startFakeRay();
+    const payload = samplePayload();
+    const ctx = deliveryContext(payload, configFor(ray.url));
+    const { externalId } = await rayAdapter.deliver(ctx);
+    const { last, seen } = await pollUntil(ctx, externalId!, (s) => s === "succeeded");
+    expect(seen).toEqual(["delivered", "running", "succeeded"]);
+    expect(last.data).toMatchObject({ rayStatus: "SUCCEEDED" });
+    expect(last.data?.logsTail).toBeUndefined();
+  });
+
+  it("a FAILED job is failed with its message and the last 2 KB of its logs", async () => {
+    const logs = `${"x".repeat(5000)}\nTraceback (most recent call last):\nRuntimeError: CUDA out of memory\n`;
+    ray = await startFakeRay({ script: ["PENDING", "RUNNING", "FAILED"], logs, failureMessage: "Job entrypoint command failed with exit code 1" });
+    const payload = samplePayload();
+    const ctx = deliveryContext(payload, configFor(ray.url));
+    await rayAdapter.deliver(ctx);
+    const { last } = await pollUntil(ctx, payload.dispatchId, (s) => s === "failed");
+    expect(last.message).toContain("exit code 1");
+    const tail = last.data?.logsTail as string;
+    expect(tail.length).toBeLessThanOrEqual(2048);
+    expect(tail).toContain("CUDA out of memory");
+    expect(last.data?.errorType).toBe("JOB_ENTRYPOINT_COMMAND_ERROR");
+  });
+
+  it("cancel stops the job; a stopped job polls as failed", async () => {
+    ray = await startFakeRay({ script: ["RUNNING"] });
+    const payload = samplePayload();
+    const ctx = deliveryContext(payload, configFor(ray.url));
+    await rayAdapter.deliver(ctx);
+    await rayAdapter.cancel!(ctx, payload.dispatchId);
+    expect(ray.requests).toContain(`POST /api/jobs/${payload.dispatchId}/stop`);
+    const polled = await rayAdapter.poll!(ctx, payload.dispatchId);
+    expect(polled).toMatchObject({ status: "failed", data: { rayStatus: "STOPPED" } });
+    expect(polled.message).toMatch(/stopped/);
+    await expect(rayAdapter.cancel!(ctx, "unknown-job")).resolves.toBeUndefined();
+  });
+
+  it("sends the secret as a bearer token; a refused token is not retryable and not echoed", async () => {
+    ray = await startFakeRay({ token: "ray-proxy-token-123" });
+    const payload = samplePayload();
+    const ok = await rayAdapter.deliver(deliveryContext(payload, configFor(ray.url), "ray-proxy-token-123"));
+    expect(ok.status).toBe("delivered");
+    expect(ray.authorizations[0]).toBe("Bearer ray-proxy-token-123");
+    const error = (await rayAdapter.deliver(deliveryContext(samplePayload(), configFor(ray.url), "wrong-token-456")).catch((e: unknown) => e)) as DeliveryError;
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect(error.retryable).toBe(false);
+    expect(error.message).not.toContain("wrong-token-456");
+  });
+
+  it("503 and an unreachable head node are retryable; an unknown job polls as failed", async () => {
+    ray = await startFakeRay({ failFirst: 1 });
+    const ctx = deliveryContext(samplePayload(), configFor(ray.url));
+    const busy = (await rayAdapter.deliver(ctx).catch((e: unknown) => e)) as DeliveryError;
+    expect(busy.retryable).toBe(true);
+    expect((await rayAdapter.poll!(ctx, "nope")).status).toBe("failed");
+    const url = ray.url;
+    await ray.close();
+    ray = undefined;
+    const down = (await rayAdapter.deliver(deliveryContext(samplePayload(), configFor(url))).catch((e: unknown) => e)) as DeliveryError;
+    expect(down.retryable).toBe(true);
+  });
+
+  it("refuses a payload too large for an env var, and checks its config", async () => {
+    ray = await startFakeRay();
+    const base = samplePayload();
+    const big: GenerationPayload = {
+      ...base,
+      environments: Array.from({ length: 400 }, (_, i) => ({ ...base.environments[0], key: `k${i}`, config: { task_name: `t${i}`, notes: "n".repeat(300) } })),
+    };
+    const error = (await rayAdapter.deliver(deliveryContext(big, configFor(ray.url))).catch((e: unknown) => e)) as DeliveryError;
+    expect(error.retryable).toBe(false);
+    expect(error.message).toMatch(/KiB/);
+    expect(ray.jobs.size).toBe(0);
+    expect(rayAdapter.checkConfig(configFor("http://ray-head:8265"))).toEqual([]);
+    expect(rayAdapter.checkConfig({ address: "ray://x", entrypoint: "run {{nope}}" }).map((e) => e.path).sort()).toEqual(["address", "entrypoint"]);
+  });
+});

@@ -1,0 +1,401 @@
+/**
+ * Dispatch: targets per project, durable delivery of a generation to a target on the Postgres
+ * queue (claimed with a lease so that several workers deliver each dispatch once), retries with
+ * exponential backoff, a status timeline, cancel, polling of running targets, and validation
+ * results reported back by sandboxes.
+ */
+import { randomUUID } from "node:crypto";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { dispatchEvents, dispatchTargets, dispatches, environments, generationEnvironments, generations, projects } from "@/lib/db/schema";
+import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
+import type { Principal } from "@/lib/auth/principal";
+import { requireScope } from "@/lib/auth/principal";
+import type { ProjectRow } from "@/lib/projects/service";
+import type { GenerationRow } from "@/lib/generations/service";
+import { recordAudit } from "@/lib/review/audit";
+import { enqueue } from "@/lib/queue/boss";
+import { getAdapter } from "./adapters";
+import { decryptSecret, encryptSecret } from "./secrets";
+import { ADAPTERS, DeliveryError, type DeliveryContext, type GenerationPayload } from "./types";
+
+const targetName = z
+  .string()
+  .min(1, "is required")
+  .max(100, "is longer than 100 characters")
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "may hold letters, digits, '.', '_' and '-' only");
+
+export const createTargetSchema = z.strictObject({
+  name: targetName,
+  kind: z.enum(["sandbox", "trainer"]),
+  adapter: z.enum(ADAPTERS),
+  config: z.record(z.string(), z.unknown()).default({}),
+  /** stored encrypted with ENVFORGE_SECRET_KEY, never returned */
+  secret: z.string().min(1).max(100_000).optional(),
+  /** or the name of an environment variable of the worker that holds it */
+  secretEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
+  maxAttempts: z.number().int().min(1).max(50).optional(),
+});
+
+export const createDispatchSchema = z.strictObject({ target: targetName });
+
+export const dispatchJobSchema = z.object({ dispatchId: z.uuid(), phase: z.enum(["deliver", "poll"]).default("deliver") });
+
+export const validationReportSchema = z.strictObject({
+  results: z
+    .array(
+      z.strictObject({
+        environmentKey: z.string().min(1),
+        state: z.enum(["valid", "invalid", "unsolvable"]),
+        pMax: z.number().min(0).max(1).optional(),
+        details: z.unknown().optional(),
+      }),
+    )
+    .min(1, "holds no results")
+    .max(100_000),
+});
+
+/** Statuses after which nothing more happens. */
+const FINAL = new Set(["succeeded", "failed", "cancelled"]);
+const LEASE_SECONDS = 60;
+
+function secretKey(): string | undefined {
+  return process.env.ENVFORGE_SECRET_KEY || undefined;
+}
+
+/** A target as the API shows it: never the secret, only whether one is set. */
+function targetView(t: typeof dispatchTargets.$inferSelect) {
+  return {
+    id: t.id,
+    name: t.name,
+    kind: t.kind,
+    adapter: t.adapter,
+    config: t.config,
+    secret: t.secretCiphertext ? "stored (encrypted)" : t.secretEnv ? `from $${t.secretEnv}` : null,
+    maxAttempts: t.maxAttempts,
+    createdBy: t.createdBy,
+    createdAt: t.createdAt.toISOString(),
+  };
+}
+
+/** POST /projects/{slug}/targets (admin). */
+export async function createTarget(db: Db, project: ProjectRow, body: unknown, principal: Principal) {
+  requireScope(principal, "targets:manage", project.id);
+  const input = parseOrThrow(createTargetSchema, body);
+  const adapter = getAdapter(input.adapter);
+  const details: ErrorDetail[] = adapter.checkConfig(input.config).map((e) => ({ path: `config${e.path ? "." + e.path : ""}`, message: e.message }));
+  if (input.secret && input.secretEnv) details.push({ path: "secret", message: "give secret or secretEnv, not both" });
+  if (adapter.needsSecret && !input.secret && !input.secretEnv) details.push({ path: "secret", message: `the ${input.adapter} adapter needs a secret (or secretEnv)` });
+  if (input.secret && !secretKey()) details.push({ path: "secret", message: "cannot be stored: set ENVFORGE_SECRET_KEY on the server, or pass secretEnv with the name of an environment variable instead" });
+  if (details.length) throw new Invalid(`The target cannot be created: ${details[0].path} ${details[0].message}.`, details);
+  const [taken] = await db.select({ id: dispatchTargets.id }).from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.name)));
+  if (taken) throw new Conflict(`A target named '${input.name}' exists already in '${project.slug}'.`, [{ path: "name", message: "is taken" }]);
+  return db.transaction(async (tx) => {
+    const [t] = await tx
+      .insert(dispatchTargets)
+      .values({
+        projectId: project.id,
+        name: input.name,
+        kind: input.kind,
+        adapter: input.adapter,
+        config: input.config,
+        secretCiphertext: input.secret ? encryptSecret(input.secret, secretKey()!) : null,
+        secretEnv: input.secretEnv ?? null,
+        maxAttempts: input.maxAttempts ?? 5,
+        createdBy: principal.actor,
+      })
+      .returning();
+    // the audit keeps the config but never the secret
+    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "target.create", entity: "target", entityId: t.id, after: targetView(t) });
+    return targetView(t);
+  });
+}
+
+/** GET /projects/{slug}/targets. */
+export async function listTargets(db: Db, project: ProjectRow) {
+  const rows = await db.select().from(dispatchTargets).where(eq(dispatchTargets.projectId, project.id)).orderBy(asc(dispatchTargets.name));
+  return { targets: rows.map(targetView) };
+}
+
+/** DELETE /projects/{slug}/targets/{name} (admin); its dispatches go with it. */
+export async function deleteTarget(db: Db, project: ProjectRow, name: string, principal: Principal) {
+  requireScope(principal, "targets:manage", project.id);
+  return db.transaction(async (tx) => {
+    const [t] = await tx.delete(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, name))).returning();
+    if (!t) throw new NotFound(`No target named '${name}' in '${project.slug}'.`);
+    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "target.delete", entity: "target", entityId: t.id, before: targetView(t) });
+  });
+}
+
+/** The generation as every adapter delivers it. */
+export async function buildPayload(db: Db, project: ProjectRow, g: GenerationRow, target: { name: string; kind: string }, dispatchId: string, origin: string): Promise<GenerationPayload> {
+  const rows = await db
+    .select({
+      key: environments.key,
+      config: environments.config,
+      configHash: environments.configHash,
+      weight: generationEnvironments.weight,
+      op: generationEnvironments.op,
+      direction: generationEnvironments.direction,
+      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${environments.parentId})`,
+    })
+    .from(generationEnvironments)
+    .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
+    .where(eq(generationEnvironments.generationId, g.id))
+    .orderBy(asc(environments.key));
+  const base = (process.env.ENVFORGE_PUBLIC_URL || origin).replace(/\/$/, "");
+  return {
+    dispatchId,
+    project: { slug: project.slug, name: project.name, family: project.familyId, successThreshold: project.successThreshold },
+    generation: { index: g.index, status: g.status, parentIndex: g.parentIndex, trainingSteps: g.trainingSteps, mixWeight: g.mixWeight, proposalId: g.proposalId },
+    target: { name: target.name, kind: target.kind as "sandbox" | "trainer" },
+    environments: rows.map((r) => ({ ...r, config: r.config as Record<string, unknown> })),
+    callbacks: { validation: `${base}/api/v1/dispatches/${dispatchId}/validation`, rollouts: `${base}/api/v1/projects/${project.slug}/rollouts` },
+    createdAt: new Date().toISOString(),
+  };
+}
+
+async function addEvent(db: Db, dispatchId: string, status: string, message?: string, data?: unknown) {
+  await db.insert(dispatchEvents).values({ dispatchId, status, message: message ?? null, data: data ?? null });
+}
+
+/** POST .../generations/{index}/dispatch: only approved or materialized generations; 202 with the id. */
+export async function createDispatch(db: Db, project: ProjectRow, g: GenerationRow, body: unknown, principal: Principal, origin: string) {
+  requireScope(principal, "dispatch:create", project.id);
+  const input = parseOrThrow(createDispatchSchema, body);
+  const [target] = await db.select().from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.target)));
+  if (!target) throw new Invalid(`No target named '${input.target}' in '${project.slug}'; an admin adds targets first.`, [{ path: "target", message: "unknown target" }]);
+  if (g.status !== "approved" && g.status !== "materialized") {
+    throw new Conflict(`Generation ${g.index} is ${g.status}; only an approved or materialized generation can be dispatched.`);
+  }
+  const id = randomUUID();
+  const payload = await buildPayload(db, project, g, target, id, origin);
+  await db.transaction(async (tx) => {
+    await tx.insert(dispatches).values({ id, projectId: project.id, generationId: g.id, targetId: target.id, status: "queued", payload, createdBy: principal.actor });
+    await tx.insert(dispatchEvents).values({ dispatchId: id, status: "queued", message: `to ${target.name} (${target.adapter})` });
+    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "dispatch.create", entity: "dispatch", entityId: id, after: { generation: g.index, target: target.name, adapter: target.adapter, environments: payload.environments.length } });
+  });
+  await enqueueDispatch(id, "deliver");
+  return { dispatchId: id, status: "queued" as const };
+}
+
+/** Queue a delivery or a poll; pg-boss keeps one pending job per dispatch and phase. */
+export async function enqueueDispatch(dispatchId: string, phase: "deliver" | "poll", startAfterSeconds = 0) {
+  await enqueue("envforge.dispatch", dispatchJobSchema, { dispatchId, phase }, { singletonKey: `${dispatchId}:${phase}`, startAfter: Math.max(0, Math.ceil(startAfterSeconds)), retryLimit: 3, retryDelay: 5 });
+}
+
+/** Backoff before attempt n+1: base x 2^(n-1), capped at 5 minutes. */
+export function backoffMs(attempt: number, baseMs = Number(process.env.ENVFORGE_DISPATCH_BACKOFF_MS ?? 2000)): number {
+  return Math.min(5 * 60_000, baseMs * 2 ** Math.max(0, attempt - 1));
+}
+
+function contextFor(d: typeof dispatches.$inferSelect, t: typeof dispatchTargets.$inferSelect): DeliveryContext {
+  let secret: string | null = null;
+  if (t.secretCiphertext) {
+    const key = secretKey();
+    if (!key) throw new DeliveryError("The target's secret is stored encrypted but ENVFORGE_SECRET_KEY is not set on this worker.", false);
+    secret = decryptSecret(t.secretCiphertext, key);
+  } else if (t.secretEnv) {
+    secret = process.env[t.secretEnv] ?? null;
+    if (secret === null) throw new DeliveryError(`The target's secret comes from $${t.secretEnv}, which is not set on this worker.`, false);
+  }
+  return { payload: d.payload as GenerationPayload, config: t.config as Record<string, unknown>, secret, attempt: d.attempts };
+}
+
+/** The worker's job: deliver (claimed under a lease, so each dispatch is sent by one worker at a time) or poll. */
+export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-${process.pid}`): Promise<void> {
+  const job = dispatchJobSchema.parse(data);
+  if (job.phase === "poll") return pollDispatch(db, job.dispatchId);
+  const claimed = await db.execute<typeof dispatches.$inferSelect & { target_id: number }>(sql`
+    update ${dispatches} set status = 'sending', lease_owner = ${workerId}, lease_until = now() + make_interval(secs => ${LEASE_SECONDS}),
+      attempts = attempts + 1, updated_at = now()
+    where id = ${job.dispatchId}
+      and ((status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())) or (status = 'sending' and lease_until < now()))
+    returning id`);
+  if (claimed.rows.length === 0) {
+    const [d] = await db.select().from(dispatches).where(eq(dispatches.id, job.dispatchId));
+    // queued for later: make sure a job waits for it; anything else is someone else's or done
+    if (d?.status === "queued" && d.nextAttemptAt && d.nextAttemptAt.getTime() > Date.now()) await enqueueDispatch(d.id, "deliver", (d.nextAttemptAt.getTime() - Date.now()) / 1000);
+    return;
+  }
+  const [d] = await db.select().from(dispatches).where(eq(dispatches.id, job.dispatchId));
+  const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
+  await addEvent(db, d.id, "sending", `attempt ${d.attempts} of ${t.maxAttempts}`);
+  const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
+  try {
+    const ctx = contextFor(d, t);
+    const result = await adapter.deliver(ctx);
+    // cancelled while sending: keep it cancelled, and stop what the target started where it can
+    const [now] = await db.select({ status: dispatches.status }).from(dispatches).where(eq(dispatches.id, d.id));
+    if (now?.status === "cancelled") {
+      if (result.externalId && adapter.cancel) await adapter.cancel(ctx, result.externalId).catch(() => undefined);
+      return;
+    }
+    await db
+      .update(dispatches)
+      .set({ status: result.status, externalId: result.externalId ?? d.externalId, lastError: null, leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: new Date() })
+      .where(and(eq(dispatches.id, d.id), eq(dispatches.leaseOwner, workerId)));
+    await addEvent(db, d.id, result.status, result.message ?? (result.externalId ? `external id ${result.externalId}` : undefined), result.data);
+    if ((result.status === "delivered" || result.status === "running") && adapter.poll) await enqueueDispatch(d.id, "poll", pollDelaySeconds(0));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const retryable = err instanceof DeliveryError ? err.retryable : true;
+    if (retryable && d.attempts < t.maxAttempts) {
+      const wait = backoffMs(d.attempts);
+      await db
+        .update(dispatches)
+        .set({ status: "queued", lastError: message, leaseOwner: null, leaseUntil: null, nextAttemptAt: new Date(Date.now() + wait), updatedAt: new Date() })
+        .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
+      await addEvent(db, d.id, "queued", `attempt ${d.attempts} failed: ${message}; retrying in ${Math.round(wait / 1000)} s`, err instanceof DeliveryError ? err.data : undefined);
+      await enqueueDispatch(d.id, "deliver", wait / 1000);
+    } else {
+      await db
+        .update(dispatches)
+        .set({ status: "failed", lastError: message, leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
+        .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
+      await addEvent(db, d.id, "failed", retryable ? `gave up after ${d.attempts} attempts: ${message}` : message, err instanceof DeliveryError ? err.data : undefined);
+    }
+  }
+}
+
+function pollDelaySeconds(polls: number): number {
+  const base = Number(process.env.ENVFORGE_DISPATCH_POLL_SECONDS ?? 5);
+  return Math.min(60, base * 1.5 ** polls);
+}
+
+/** Ask the target how a delivered dispatch is doing; repeat until it finishes. */
+async function pollDispatch(db: Db, id: string) {
+  const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
+  if (!d || FINAL.has(d.status) || !d.externalId || (d.status !== "delivered" && d.status !== "running")) return;
+  const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
+  const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
+  if (!adapter.poll) return;
+  const polls = (await db.select({ n: sql<number>`count(*)::int` }).from(dispatchEvents).where(and(eq(dispatchEvents.dispatchId, id), eq(dispatchEvents.status, "poll"))))[0]?.n ?? 0;
+  try {
+    const result = await adapter.poll(contextFor(d, t), d.externalId);
+    if (result.status !== d.status) {
+      const updated = await db
+        .update(dispatches)
+        .set({ status: result.status, updatedAt: new Date() })
+        .where(and(eq(dispatches.id, id), eq(dispatches.status, d.status)))
+        .returning({ id: dispatches.id });
+      if (updated.length) await addEvent(db, id, result.status, result.message, result.data);
+    }
+    if (result.status === "delivered" || result.status === "running") await enqueueDispatch(id, "poll", pollDelaySeconds(polls));
+  } catch (err) {
+    await addEvent(db, id, "poll", `status check failed: ${(err as Error).message}`);
+    if (polls < 50) await enqueueDispatch(id, "poll", pollDelaySeconds(polls));
+  }
+}
+
+/** Re-queue what a crashed worker left: queued ones without a job, sends whose lease ran out, unfinished polls. */
+export async function sweepDispatches(db: Db): Promise<number> {
+  const rows = await db.execute<{ id: string; status: string }>(sql`
+    select id, status from ${dispatches}
+    where (status = 'queued' and (next_attempt_at is null or next_attempt_at <= now()) and updated_at < now() - interval '10 seconds')
+       or (status = 'sending' and lease_until < now())
+       or (status in ('delivered', 'running') and updated_at < now() - interval '2 minutes')
+    limit 500`);
+  for (const r of rows.rows) await enqueueDispatch(r.id, r.status === "delivered" || r.status === "running" ? "poll" : "deliver");
+  return rows.rows.length;
+}
+
+/** GET /dispatches/{id}: status, attempts, the timeline. */
+export async function getDispatch(db: Db, id: string, principal: Principal) {
+  if (!z.uuid().safeParse(id).success) throw new NotFound(`Dispatch ${id} does not exist.`);
+  const [d] = await db
+    .select({ d: dispatches, target: dispatchTargets.name, adapter: dispatchTargets.adapter, kind: dispatchTargets.kind, maxAttempts: dispatchTargets.maxAttempts, generation: generations.index, project: projects.slug })
+    .from(dispatches)
+    .innerJoin(dispatchTargets, eq(dispatchTargets.id, dispatches.targetId))
+    .innerJoin(generations, eq(generations.id, dispatches.generationId))
+    .innerJoin(projects, eq(projects.id, dispatches.projectId))
+    .where(eq(dispatches.id, id));
+  if (!d) throw new NotFound(`Dispatch ${id} does not exist.`);
+  requireScope(principal, "projects:read", d.d.projectId);
+  const events = await db.select().from(dispatchEvents).where(eq(dispatchEvents.dispatchId, id)).orderBy(asc(dispatchEvents.at), asc(dispatchEvents.id));
+  return {
+    id: d.d.id,
+    project: d.project,
+    generation: d.generation,
+    target: d.target,
+    adapter: d.adapter,
+    kind: d.kind,
+    status: d.d.status,
+    attempts: d.d.attempts,
+    maxAttempts: d.maxAttempts,
+    lastError: d.d.lastError ?? undefined,
+    externalId: d.d.externalId ?? undefined,
+    nextAttemptAt: d.d.nextAttemptAt?.toISOString(),
+    createdBy: d.d.createdBy,
+    createdAt: d.d.createdAt.toISOString(),
+    updatedAt: d.d.updatedAt.toISOString(),
+    events: events.map((e) => ({ at: e.at.toISOString(), status: e.status, message: e.message ?? undefined, data: e.data ?? undefined })),
+  };
+}
+
+/** GET /projects/{slug}/dispatches: newest first. */
+export async function listDispatches(db: Db, project: ProjectRow) {
+  const rows = await db
+    .select({ id: dispatches.id, status: dispatches.status, attempts: dispatches.attempts, target: dispatchTargets.name, adapter: dispatchTargets.adapter, generation: generations.index, createdAt: dispatches.createdAt, lastError: dispatches.lastError })
+    .from(dispatches)
+    .innerJoin(dispatchTargets, eq(dispatchTargets.id, dispatches.targetId))
+    .innerJoin(generations, eq(generations.id, dispatches.generationId))
+    .where(eq(dispatches.projectId, project.id))
+    .orderBy(desc(dispatches.createdAt))
+    .limit(200);
+  return { dispatches: rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), lastError: r.lastError ?? undefined })) };
+}
+
+/** POST /dispatches/{id}/cancel: stops retries, and the run at the target where the adapter can. */
+export async function cancelDispatch(db: Db, id: string, principal: Principal) {
+  const view = await getDispatch(db, id, principal);
+  const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
+  requireScope(principal, "dispatch:create", d.projectId);
+  if (FINAL.has(d.status)) throw new Conflict(`Dispatch ${id} is ${d.status} already.`);
+  const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
+  await db.transaction(async (tx) => {
+    await tx.update(dispatches).set({ status: "cancelled", leaseOwner: null, leaseUntil: null, updatedAt: new Date() }).where(eq(dispatches.id, id));
+    await tx.insert(dispatchEvents).values({ dispatchId: id, status: "cancelled", message: `by ${principal.actor}` });
+    await recordAudit(tx, { projectId: d.projectId, actor: principal.actor, action: "dispatch.cancel", entity: "dispatch", entityId: id, before: { status: d.status }, after: { status: "cancelled" } });
+  });
+  const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
+  if (d.externalId && adapter.cancel) {
+    try {
+      await adapter.cancel(contextFor(d, t), d.externalId);
+      await addEvent(db, id, "cancelled", "stopped at the target");
+    } catch (err) {
+      await addEvent(db, id, "cancelled", `could not stop it at the target: ${(err as Error).message}`);
+    }
+  }
+  return { ...view, status: "cancelled" };
+}
+
+/** POST /dispatches/{id}/validation: a sandbox reports validity and p_max of the environments it checked. */
+export async function reportValidation(db: Db, id: string, body: unknown, principal: Principal) {
+  const input = parseOrThrow(validationReportSchema, body);
+  const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
+  if (!d) throw new NotFound(`Dispatch ${id} does not exist.`);
+  requireScope(principal, "generations:write", d.projectId);
+  const payload = d.payload as GenerationPayload | null;
+  const known = new Set(payload?.environments.map((e) => e.key) ?? []);
+  const details = input.results.flatMap((r, i) => (known.has(r.environmentKey) ? [] : [{ path: `results.${i}.environmentKey`, message: `'${r.environmentKey}' was not in this dispatch` }]));
+  if (details.length) throw new Invalid(`Validation results must name environments of the dispatch: ${details[0].message}.`, details);
+  await db.transaction(async (tx) => {
+    for (const r of input.results) {
+      await tx
+        .update(environments)
+        .set({ validationState: r.state, pMax: r.pMax ?? null, validationDetails: r.details ?? null })
+        .where(and(eq(environments.projectId, d.projectId), eq(environments.key, r.environmentKey)));
+    }
+    await tx.insert(dispatchEvents).values({ dispatchId: id, status: d.status, message: `validation reported for ${input.results.length} environments`, data: { counts: countStates(input.results) } });
+    await recordAudit(tx, { projectId: d.projectId, actor: principal.actor, action: "dispatch.validation", entity: "dispatch", entityId: id, after: countStates(input.results) });
+  });
+  return { updated: input.results.length, ...countStates(input.results) };
+}
+
+function countStates(results: { state: string }[]) {
+  const out: Record<string, number> = { valid: 0, invalid: 0, unsolvable: 0 };
+  for (const r of results) out[r.state] += 1;
+  return out;
+}

@@ -1,0 +1,85 @@
+/**
+ * Dispatch adapters: how an approved generation reaches a sandbox or a trainer. Pure of the
+ * database; the dispatch service (lib/dispatch/service.ts) owns retries, status and the queue.
+ */
+
+/** Adapter names (API: targets.adapter). */
+export const ADAPTERS = ["local", "webhook", "ray", "kubernetes", "export"] as const;
+export type AdapterName = (typeof ADAPTERS)[number];
+
+/** The generation as it is delivered: one JSON document, the same for every adapter. */
+export interface GenerationPayload {
+  /** the dispatch id: idempotency key, Ray submission_id, Kubernetes Job name suffix */
+  dispatchId: string;
+  project: { slug: string; name: string; family: string; successThreshold: number };
+  generation: { index: number; status: string; parentIndex: number | null; trainingSteps: number | null; mixWeight: number | null; proposalId: string | null };
+  target: { name: string; kind: "sandbox" | "trainer" };
+  environments: {
+    key: string;
+    config: Record<string, unknown>;
+    configHash: string;
+    weight: number;
+    parentKey: string | null;
+    op: string;
+    direction: string | null;
+  }[];
+  /** where a sandbox posts validation results back (POST, JSON), and rollouts (NDJSON) */
+  callbacks: { validation: string; rollouts: string };
+  createdAt: string;
+}
+
+/** What an adapter is given for one attempt. */
+export interface DeliveryContext {
+  payload: GenerationPayload;
+  /** the target's non-secret config, validated by the adapter's own zod schema */
+  config: Record<string, unknown>;
+  /** the target's secret (webhook HMAC secret, Kubernetes bearer token, …), decrypted; never logged */
+  secret: string | null;
+  /** attempt number, from 1 */
+  attempt: number;
+  signal?: AbortSignal;
+}
+
+/** Outcome of a delivery attempt that did not throw. */
+export interface DeliveryResult {
+  /** "delivered" when the target took it; "running"/"succeeded"/"failed" when it already knows more */
+  status: "delivered" | "running" | "succeeded" | "failed";
+  /** the target's id for it (Ray submission id, Kubernetes Job name, export folder) */
+  externalId?: string;
+  message?: string;
+  data?: Record<string, unknown>;
+}
+
+/** Status of a delivered dispatch as the target reports it (Ray job, Kubernetes Job, local process). */
+export interface PollResult {
+  status: "delivered" | "running" | "succeeded" | "failed";
+  message?: string;
+  data?: Record<string, unknown>;
+}
+
+/** A failed attempt: `retryable` false stops retries at once (e.g. 4xx other than 408/409/429). */
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "DeliveryError";
+  }
+}
+
+/** One adapter. */
+export interface DispatchAdapter {
+  name: AdapterName;
+  /** Validate a target's config; returns field errors (path relative to `config`). */
+  checkConfig(config: unknown): { path: string; message: string }[];
+  /** Whether this adapter needs a secret (webhook: yes). */
+  needsSecret: boolean;
+  /** Deliver once; idempotent by payload.dispatchId (a resend must not start a second job). */
+  deliver(ctx: DeliveryContext): Promise<DeliveryResult>;
+  /** Status after delivery, for adapters whose targets run something (ray, kubernetes, local). */
+  poll?(ctx: DeliveryContext, externalId: string): Promise<PollResult>;
+  /** Stop it at the target, where the target can (ray: stop; kubernetes: delete the Job; local: kill). */
+  cancel?(ctx: DeliveryContext, externalId: string): Promise<void>;
+}

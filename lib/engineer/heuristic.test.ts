@@ -1,0 +1,432 @@
+import { describe, expect, it } from "vitest";
+import { fieldBreakdown } from "@/lib/analytics/metrics";
+import { getFieldValue } from "@/lib/families/field-path";
+import { fieldHardness } from "@/lib/families/hardness";
+import { configHash } from "@/lib/families/hash";
+import { stepHarder } from "@/lib/families/operators";
+import { builtinFamilies } from "@/lib/families/registry";
+import { createRng } from "@/lib/families/rng";
+import type { FamilyConfig, FamilyDefinition, FieldSpec } from "@/lib/families/types";
+import { heuristicEngineer } from "./heuristic";
+import type { EngineerInput, EngineerOutput, PopulationMember, StructuredSummary, SummaryCluster } from "./types";
+
+type Outcome = { s: number; n: number; history: number[]; validation?: PopulationMember["validation"] };
+
+/** Outcomes by position: solved, hopeless, first-time zero, unsolvable, invalid and a spread of frontier rates. */
+function outcomeFor(i: number): Outcome {
+  switch (i % 10) {
+    case 0:
+      return { s: 8, n: 8, history: [0.75] };
+    case 1:
+      return { s: 8, n: 8, history: [] };
+    case 2:
+      return { s: 0, n: 8, history: [0] };
+    case 3:
+      return { s: 0, n: 8, history: [] };
+    case 5:
+      return i === 5 ? { s: 0, n: 8, history: [], validation: { state: "unsolvable", pMax: 0 } } : { s: 3, n: 8, history: [0.25] };
+    case 7:
+      return i === 7 ? { s: 0, n: 0, history: [], validation: { state: "invalid", pMax: null } } : { s: 5, n: 8, history: [0.5] };
+    default:
+      return { s: 1 + (i % 7), n: 8, history: [0.3] };
+  }
+}
+
+function buildSummary(family: FamilyDefinition, population: PopulationMember[], clusters: SummaryCluster[]): StructuredSummary {
+  const fields = family.fields
+    .filter((f) => f.mutable !== false)
+    .map((f) => {
+      const breakdown = fieldBreakdown(
+        population.map((m) => ({ value: getFieldValue(m.config, f.path), env: { n: m.n, s: m.s, rewardSum: m.s } })),
+        { kind: f.kind, levels: f.levels },
+      );
+      return {
+        path: f.path,
+        kind: f.kind,
+        direction: f.direction ?? null,
+        difficulty: f.difficulty ?? null,
+        buckets: breakdown.buckets.map((b) => ({ label: b.label, environments: b.environments, rollouts: b.rollouts, successRate: b.successRate })),
+      };
+    });
+  const rollouts = population.reduce((a, m) => a + m.n, 0);
+  const successes = population.reduce((a, m) => a + m.s, 0);
+  return {
+    project: "demo",
+    family: family.id,
+    generation: 3,
+    policy: null,
+    successThreshold: 1,
+    behaviour: {
+      rollouts,
+      environments: population.length,
+      successRate: rollouts > 0 ? successes / rollouts : null,
+      meanReward: null,
+      passAtK: {},
+      turns: { median: null, p90: null },
+      outputTokens: { median: null, p90: null },
+      infraErrorRate: 0,
+      zeroSignalFraction: null,
+      learnability: null,
+      tiers: { frontier: 0, advanced: 0, core: 0, solved: 0 },
+    },
+    failures: { categories: [], clusters },
+    environments: { fields, solved: [], frontier: [], hopeless: [], unvalidated: [], unsolvable: [] },
+    history: { proposals: [], predictions: [] },
+    tokenEstimate: 0,
+    truncated: [],
+  };
+}
+
+/** A synthetic base generation of `size` environments with measured results, failure clusters and a summary. */
+function buildInput(family: FamilyDefinition, size: number, opts: { seed?: number; knownHashes?: Iterable<string> } = {}): EngineerInput {
+  const rng = createRng(`population:${family.id}:${size}`);
+  const population: PopulationMember[] = [];
+  for (let i = 0; i < size; i++) {
+    const config = family.sample(rng, { hardness: { min: 0, max: 0.5 } }) as FamilyConfig;
+    const outcome = outcomeFor(i);
+    const validated = family.validate(config);
+    population.push({
+      key: `g3-${String(i).padStart(3, "0")}`,
+      config,
+      configHash: configHash(config),
+      parentKey: null,
+      op: "seed",
+      direction: null,
+      validation: outcome.validation ?? { state: validated.state, pMax: validated.pMax ?? null },
+      n: outcome.n,
+      s: outcome.s,
+      age: 1 + outcome.history.length,
+      history: outcome.history,
+      clusterIds: [],
+    });
+  }
+  const failing = population.filter((m) => m.s < m.n);
+  const clusters: SummaryCluster[] = [
+    {
+      id: "cl-timeout",
+      category: "agent_timeout",
+      signature: "agent_timeout: ran out of steps",
+      count: 40,
+      environments: Math.ceil(failing.length / 2),
+      environmentKeys: failing.filter((_, i) => i % 2 === 0).map((m) => m.key).slice(0, 10),
+      exemplarRolloutIds: ["ro-1", "ro-2"],
+      excerpt: "step budget exhausted",
+      infra: false,
+    },
+    {
+      id: "cl-verifier",
+      category: "verifier_failed",
+      signature: "verifier_failed: fell into a hole",
+      count: 25,
+      environments: Math.floor(failing.length / 2),
+      environmentKeys: failing.filter((_, i) => i % 2 === 1).map((m) => m.key).slice(0, 10),
+      exemplarRolloutIds: ["ro-3"],
+      excerpt: "agent 0 fell into a hole at (2, 3)",
+      infra: false,
+    },
+    {
+      id: "cl-infra",
+      category: "infra_error",
+      signature: "infra_error: sandbox crashed",
+      count: 3,
+      environments: 1,
+      environmentKeys: [failing[0]?.key ?? "none"],
+      exemplarRolloutIds: ["ro-9"],
+      excerpt: "sandbox crashed",
+      infra: true,
+    },
+  ];
+  failing.forEach((m, i) => {
+    m.clusterIds = i === 0 ? ["cl-infra", i % 2 === 0 ? "cl-timeout" : "cl-verifier"] : [i % 2 === 0 ? "cl-timeout" : "cl-verifier", "cl-unknown"];
+  });
+  return {
+    family,
+    summary: buildSummary(family, population, clusters),
+    population,
+    options: opts.seed === undefined ? {} : { seed: opts.seed },
+    knownHashes: new Set([...population.map((m) => m.configHash), ...(opts.knownHashes ?? [])]),
+    keyPrefix: "g4-",
+  };
+}
+
+const children = (out: EngineerOutput) => out.items.filter((item) => item.op === "mutate" || item.op === "add");
+const fieldOf = (family: FamilyDefinition, path: string) => family.fields.find((f) => f.path === path) as FieldSpec;
+
+function inBounds(spec: FieldSpec, value: unknown): boolean {
+  switch (spec.kind) {
+    case "integer":
+      return Number.isInteger(value) && (value as number) >= (spec.min as number) && (value as number) <= (spec.max as number);
+    case "number":
+      return typeof value === "number" && value >= (spec.min as number) && value <= (spec.max as number);
+    case "ordinal":
+    case "nominal":
+      return spec.levels === undefined || spec.levels.includes(value as never);
+    case "boolean":
+      return typeof value === "boolean";
+  }
+}
+
+const frozenlake = builtinFamilies["frozenlake-mapf"];
+const terminal = builtinFamilies["terminal-task"];
+const flInput = buildInput(frozenlake, 40, { seed: 7 });
+const flOut = heuristicEngineer(flInput);
+const ttInput = buildInput(terminal, 60, { seed: 11 });
+const ttOut = heuristicEngineer(ttInput);
+
+describe("heuristicEngineer: determinism", () => {
+  it("gives a deep-equal proposal for the same seed", () => {
+    expect(heuristicEngineer(flInput)).toEqual(flOut);
+    expect(heuristicEngineer(ttInput)).toEqual(ttOut);
+  });
+
+  it("gives different children for a different seed", () => {
+    const other = heuristicEngineer({ ...flInput, options: { seed: 8 } });
+    const hashes = (out: EngineerOutput) => children(out).map((c) => configHash(c.config));
+    expect(hashes(other)).not.toEqual(hashes(flOut));
+  });
+
+  it("defaults the seed to a hash of project and generation", () => {
+    const input = { ...flInput, options: {} };
+    expect(heuristicEngineer(input)).toEqual(heuristicEngineer(input));
+  });
+});
+
+describe("heuristicEngineer: the fate of every member", () => {
+  for (const [name, input, out] of [
+    ["frozenlake-mapf", flInput, flOut],
+    ["terminal-task", ttInput, ttOut],
+  ] as const) {
+    it(`${name}: gives each population member exactly one keep or retire item`, () => {
+      const fates = out.items.filter((i) => i.op === "keep" || i.op === "retire");
+      expect(fates).toHaveLength(input.population.length);
+      expect(new Set(fates.map((i) => i.environmentKey))).toEqual(new Set(input.population.map((m) => m.key)));
+      for (const item of fates) {
+        const member = input.population.find((m) => m.key === item.environmentKey) as PopulationMember;
+        expect(item.config).toEqual(member.config);
+      }
+    });
+
+    it(`${name}: keeps at most half of the population, the most learnable first`, () => {
+      const keeps = out.items.filter((i) => i.op === "keep");
+      expect(keeps.length).toBeGreaterThan(0);
+      expect(keeps.length).toBeLessThanOrEqual(Math.floor(input.population.length / 2));
+      const total = out.items.filter((i) => i.op !== "retire").length;
+      expect(total).toBeLessThanOrEqual(input.population.length);
+    });
+  }
+
+  it("retires unsolvable and invalid environments with that reason", () => {
+    const byKey = new Map(flOut.items.map((i) => [i.environmentKey, i]));
+    const unsolvable = byKey.get("g3-005");
+    expect(unsolvable?.op).toBe("retire");
+    expect(unsolvable?.rationale).toMatch(/^Unsolvable/);
+    const invalid = byKey.get("g3-007");
+    expect(invalid?.op).toBe("retire");
+    expect(invalid?.rationale).toMatch(/^Invalid/);
+    // never used as parents
+    for (const child of children(flOut)) {
+      expect(["g3-005", "g3-007"]).not.toContain(child.parentKey);
+      expect(["g3-005", "g3-007"]).not.toContain(child.secondParentKey);
+    }
+  });
+
+  it("retires hopeless environments only after two generations at zero", () => {
+    const byKey = new Map(flOut.items.map((i) => [i.environmentKey, i]));
+    expect(byKey.get("g3-002")?.rationale).toMatch(/^Hopeless/);
+    expect(byKey.get("g3-003")?.rationale ?? "").not.toMatch(/^Hopeless/);
+  });
+
+  it("retires solved environments and names every retirement's reason", () => {
+    for (const item of flOut.items.filter((i) => i.op === "retire")) {
+      expect(item.rationale).toMatch(/^(Solved|Hopeless|Unsolvable|Invalid|Outranked)/);
+    }
+    for (const key of ["g3-000", "g3-001", "g3-010"]) {
+      const item = flOut.items.find((i) => i.environmentKey === key);
+      expect(item?.op).toBe("retire");
+      expect(item?.rationale).toMatch(/^Solved \(8\/8/);
+    }
+  });
+});
+
+describe("heuristicEngineer: children", () => {
+  it("proposes children that validate, with unique keys and fresh hashes", () => {
+    for (const [input, out] of [
+      [flInput, flOut],
+      [ttInput, ttOut],
+    ] as const) {
+      const kids = children(out);
+      expect(kids.length).toBeGreaterThan(0);
+      const hashes = kids.map((c) => configHash(c.config));
+      expect(new Set(hashes).size).toBe(hashes.length);
+      for (const [i, child] of kids.entries()) {
+        expect(input.family.validate(child.config).state, child.environmentKey).toBe("valid");
+        expect(input.knownHashes.has(hashes[i])).toBe(false);
+        expect(child.environmentKey).toMatch(/^g4-\d{3}$/);
+        expect(child.proposer).toBe("heuristic");
+        expect(child.direction).toBeDefined();
+        expect(child.predictedSuccess).toBeGreaterThanOrEqual(0);
+        expect(child.predictedSuccess).toBeLessThanOrEqual(1);
+      }
+      const keys = out.items.map((i) => i.environmentKey);
+      expect(new Set(keys).size).toBe(keys.length);
+    }
+  });
+
+  it("never lets a known hash in again, and counts the duplicates it dropped", () => {
+    const first = children(flOut).map((c) => configHash(c.config));
+    const input = { ...flInput, knownHashes: new Set([...flInput.knownHashes, ...first]) };
+    const again = heuristicEngineer(input);
+    for (const child of children(again)) expect(input.knownHashes.has(configHash(child.config))).toBe(false);
+    expect(again.dropped.find((d) => d.reason === "duplicate")?.count ?? 0).toBeGreaterThan(0);
+  });
+
+  it("fills the population back to its size with mutations, fresh samples and crossovers", () => {
+    const ops = (op: string) => flOut.items.filter((i) => i.op === op).length;
+    expect(ops("keep") + ops("mutate") + ops("add")).toBe(flInput.population.length);
+    expect(ops("add")).toBe(Math.round(0.15 * flInput.population.length));
+    expect(flOut.items.some((i) => i.flags?.includes("crossover") && i.secondParentKey)).toBe(true);
+    expect(flOut.items.some((i) => i.flags?.includes("fresh_sample") && !i.parentKey)).toBe(true);
+  });
+
+  it("pushes solved parents harder by one step along a difficulty direction", () => {
+    const byKey = new Map(flInput.population.map((m) => [m.key, m]));
+    const harder = children(flOut).filter((c) => c.rationale.startsWith("Solved"));
+    expect(harder.length).toBeGreaterThan(0);
+    for (const child of harder) {
+      const parent = byKey.get(child.parentKey as string) as PopulationMember;
+      expect(["horizon", "uncertainty", "precision"]).toContain(child.direction);
+      let directedEdits = 0;
+      for (const field of frozenlake.fields) {
+        const from = getFieldValue(parent.config, field.path);
+        const to = getFieldValue(child.config, field.path);
+        if (from === to) continue;
+        if (field.difficulty) {
+          expect(field.direction).toBe(child.direction);
+          expect(to, field.path).toBe(stepHarder(field, from, 1));
+          expect(fieldHardness(field, to)).toBeGreaterThan(fieldHardness(field, from) as number);
+          directedEdits += 1;
+        } else {
+          expect(field.direction, `${field.path} may change only as a reseed`).toBe("diversify");
+        }
+      }
+      expect(directedEdits).toBeGreaterThanOrEqual(1);
+      expect(directedEdits).toBeLessThanOrEqual(3);
+      expect(child.predictedSuccess as number).toBeLessThan((parent.s + 1) / (parent.n + 2));
+    }
+  });
+
+  it("makes parents with q < 0.2 easier along a difficulty direction", () => {
+    const out = heuristicEngineer({ ...ttInput, options: { seed: 11, keepShare: 0.1 } });
+    const byKey = new Map(ttInput.population.map((m) => [m.key, m]));
+    const easier = children(out).filter((c) => c.rationale.startsWith("Too hard"));
+    expect(easier.length).toBeGreaterThan(0);
+    for (const child of easier) {
+      const parent = byKey.get(child.parentKey as string) as PopulationMember;
+      expect(parent.s / parent.n).toBeLessThan(0.2);
+      for (const field of terminal.fields.filter((f) => f.difficulty)) {
+        const from = getFieldValue(parent.config, field.path);
+        const to = getFieldValue(child.config, field.path);
+        if (from !== to) expect(to, field.path).toBe(stepHarder(field, from, -1));
+      }
+    }
+  });
+
+  it("keeps numeric fields in bounds, moves ordinals one level and resamples nominals among their levels", () => {
+    for (const [input, out] of [
+      [flInput, flOut],
+      [ttInput, ttOut],
+    ] as const) {
+      const byKey = new Map(input.population.map((m) => [m.key, m]));
+      for (const child of children(out)) {
+        for (const field of input.family.fields) {
+          const to = getFieldValue(child.config, field.path);
+          if (to !== undefined) expect(inBounds(field, to), `${child.environmentKey} ${field.path}=${String(to)}`).toBe(true);
+        }
+        if (child.op !== "mutate") continue;
+        const parent = byKey.get(child.parentKey as string) as PopulationMember;
+        for (const field of input.family.fields) {
+          const from = getFieldValue(parent.config, field.path);
+          const to = getFieldValue(child.config, field.path);
+          if (from === to) continue;
+          expect(field.mutable, `${field.path} is an identity field`).not.toBe(false);
+          if (field.kind === "ordinal" && from !== undefined) {
+            const levels = field.levels as unknown[];
+            expect(Math.abs(levels.indexOf(to) - levels.indexOf(from)), field.path).toBe(1);
+          }
+          if (field.kind === "nominal") expect(field.levels).toContain(to);
+        }
+      }
+    }
+    const ordinalMoves = children(ttOut).filter((c) => c.op === "mutate");
+    expect(ordinalMoves.length).toBeGreaterThan(0);
+  });
+});
+
+describe("heuristicEngineer: evidence", () => {
+  it("cites only clusters and rollouts of the summary, and only real environments and fields", () => {
+    for (const [input, out] of [
+      [flInput, flOut],
+      [ttInput, ttOut],
+    ] as const) {
+      const clusterIds = new Set(input.summary.failures.clusters.map((c) => c.id));
+      const rolloutIds = new Set(input.summary.failures.clusters.flatMap((c) => c.exemplarRolloutIds));
+      const envKeys = new Set(input.population.map((m) => m.key));
+      const paths = new Set(input.family.fields.map((f) => f.path));
+      let clusterRefs = 0;
+      for (const item of out.items) {
+        expect(item.rationale.length).toBeGreaterThan(10);
+        for (const ref of item.evidence) {
+          if (ref.kind === "cluster") {
+            expect(clusterIds.has(ref.ref), ref.ref).toBe(true);
+            clusterRefs += 1;
+          } else if (ref.kind === "rollout") {
+            expect(rolloutIds.has(ref.ref), ref.ref).toBe(true);
+          } else {
+            const [kind, name] = [ref.ref.slice(0, ref.ref.indexOf(":")), ref.ref.slice(ref.ref.indexOf(":") + 1)];
+            if (kind === "env") expect(envKeys.has(name), ref.ref).toBe(true);
+            else {
+              expect(kind).toBe("field");
+              expect(paths.has(name), ref.ref).toBe(true);
+            }
+          }
+        }
+        if (item.op !== "add") expect(item.evidence.length, item.environmentKey).toBeGreaterThan(0);
+      }
+      expect(clusterRefs).toBeGreaterThan(0);
+    }
+  });
+
+  it("prefers policy clusters over infra ones and writes rationales with numbers", () => {
+    const cited = flOut.items.flatMap((i) => i.evidence.filter((e) => e.kind === "cluster").map((e) => e.ref));
+    expect(cited).not.toContain("cl-infra");
+    const harder = children(flOut).find((c) => c.rationale.startsWith("Solved"));
+    expect(harder?.rationale).toMatch(/Solved \(8\/8, q 1\.00.*\): pushed harder along \w+, which the failure evidence points to least: \w+ [\d.]+→[\d.]+/);
+  });
+
+  it("notes the direction evidence and the child counts", () => {
+    expect(flOut.notes.some((n) => n.startsWith("Failure evidence by direction"))).toBe(true);
+    expect(flOut.notes.some((n) => n.startsWith("Children:"))).toBe(true);
+  });
+});
+
+describe("heuristicEngineer: options and edge cases", () => {
+  it("honours populationSize, keepShare and addShare", () => {
+    const out = heuristicEngineer({ ...ttInput, options: { seed: 3, populationSize: 30, keepShare: 0.2, addShare: 0.3 } });
+    expect(out.items.filter((i) => i.op === "keep")).toHaveLength(6);
+    expect(out.items.filter((i) => i.op === "add")).toHaveLength(9);
+    expect(out.items.filter((i) => i.op !== "retire")).toHaveLength(30);
+  });
+
+  it("uses the GRPO group learnability when a group size is given", () => {
+    const out = heuristicEngineer({ ...ttInput, options: { seed: 11, groupSize: 8 } });
+    expect(out.items.filter((i) => i.op === "keep").length).toBe(ttOut.items.filter((i) => i.op === "keep").length);
+    expect(out.items.find((i) => i.op === "keep")?.evidence[0].note).toMatch(/learnability 0\.\d+/);
+  });
+
+  it("handles an empty population", () => {
+    const input = buildInput(terminal, 0, { seed: 1 });
+    expect(heuristicEngineer(input)).toMatchObject({ items: [], dropped: [] });
+    const grown = heuristicEngineer({ ...input, options: { seed: 1, populationSize: 5 } });
+    expect(grown.items.filter((i) => i.op === "add")).toHaveLength(5);
+  });
+});

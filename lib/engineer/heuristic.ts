@@ -1,0 +1,774 @@
+/**
+ * The heuristic environment engineer (ENGINEER.md, "The heuristic engineer"): keep the most
+ * learnable environments, retire what does not teach, mutate replayed and solved parents
+ * (ACCEL-style), add fresh samples and crossovers. Offline and deterministic for a seed.
+ * Pure: no database, no Next.js.
+ *
+ * Decisions where the spec is open:
+ * - Every population member gets exactly one item: keep, or retire with its reason (invalid,
+ *   unsolvable, solved, hopeless, or "outranked" when its learnability is below the keep cut).
+ * - Hopeless = 0 successes in n >= 4 attempts now and a success rate of 0 in the previous
+ *   generation (the last history entry): two generations in a row at zero.
+ * - Keep ranks by learnability, ties broken by learning progress (history plus the current q).
+ * - Children: solved parents (q > 0.8) get one harder child each, at most half of the mutation
+ *   budget when there are also replay parents; replay parents (q <= 0.8) are drawn by PLR rank
+ *   weights (temperature 0.3, staleness weight 0.3 with equal staleness, as every score is fresh)
+ *   without replacement, cycling, so children spread over parents instead of piling onto rank 1;
+ *   replay parents with q < 0.2 are made easier, the others get 1-3 random edits.
+ * - Which direction the failure evidence points to: per direction, the mean fitted success drop
+ *   from the easy to the hard end of its fields' buckets (summary.environments.fields) plus how much
+ *   harder along it the environments of policy failure clusters are than the population (cluster lift).
+ * - Adds: half crossovers (of two kept parents; the second the most distant of the next few in
+ *   PLR order), the rest fresh samples; a share a pool cannot fill passes on to the next kind.
+ * - A solved parent whose harder child duplicates a known hash or fails validation is retried (another
+ *   edit subset, then one step plus a reseed); a config rejected once is not counted twice; validations
+ *   are capped at 1.5x the children wanted (+4), so the validator cost stays bounded.
+ * - Retire items carry the flag `retire:<reason>`; crossovers `crossover`, fresh samples `fresh_sample`.
+ * - predictedSuccess is on the success-rate scale: the posterior mean (s+1)/(n+2) for kept and
+ *   retired environments; for a mutated child the parent's, moved 0.5 in logit per edit that makes
+ *   it harder (or easier), capped at the child's p_max.
+ */
+import { getFieldValue, setFieldValue } from "@/lib/families/field-path";
+import { fieldHardness } from "@/lib/families/hardness";
+import { configHash } from "@/lib/families/hash";
+import { crossover, distance, mutateConfig, stepHarder, type FieldEdit } from "@/lib/families/operators";
+import { createRng, hashSeed, type Rng } from "@/lib/families/rng";
+import { SKILL_DIRECTIONS, type Direction, type FamilyConfig, type FamilyDefinition, type FieldSpec, type SkillDirection } from "@/lib/families/types";
+import { isUnsolvable, learnabilityScore, learningProgress, normalizedRate, noveltyScore, plrRankWeights, posteriorMean } from "./scoring";
+import type { EngineerInput, EngineerOutput, EvidenceRef, PopulationMember, ProposedItem, StructuredSummary, SummaryCluster, SummaryField } from "./types";
+
+/** Defaults of the heuristic engineer (ENGINEER.md; PLR/ACCEL replay defaults). */
+export const HEURISTIC_DEFAULTS = {
+  keepShare: 0.5,
+  addShare: 0.15,
+  /** PLR rank prioritisation temperature */
+  temperature: 0.3,
+  /** PLR staleness weight */
+  stalenessWeight: 0.3,
+  /** retire as solved at q >= solvedRate with at least minAttempts attempts */
+  solvedRate: 0.9,
+  minAttempts: 4,
+  /** directed steps: harder above, easier below this q */
+  harderAbove: 0.8,
+  easierBelow: 0.2,
+  /** members sampled as the novelty reference set */
+  noveltyReference: 32,
+  /** attempts per solved parent before moving on */
+  triesPerParent: 3,
+  /** logit shift of the predicted success per directed edit */
+  logitStep: 0.5,
+} as const;
+
+type RetireReason = "invalid" | "unsolvable" | "solved" | "hopeless" | "outranked";
+
+interface Scored {
+  member: PopulationMember;
+  index: number;
+  q: number | null;
+  mean: number;
+  learnability: number;
+  progress: number;
+  retire: RetireReason | null;
+}
+
+interface DirectionEvidence {
+  direction: SkillDirection;
+  /** mutable difficulty-signed fields of this direction */
+  fields: FieldSpec[];
+  /** mean fitted success drop from the easy to the hard end of the fields' buckets */
+  drop: number | null;
+  /** count-weighted hardness of failure-cluster environments along this direction minus the population's */
+  lift: number | null;
+  score: number;
+  /** the field with the largest drop, cited as evidence */
+  top: { path: string; easy: number; hard: number; drop: number } | null;
+}
+
+type ChildKind = "harder" | "easier" | "replay" | "crossover" | "fresh";
+
+interface Candidate {
+  kind: ChildKind;
+  config: FamilyConfig;
+  direction: Direction;
+  edits: FieldEdit[];
+  parent?: Scored;
+  second?: Scored;
+  evidence?: DirectionEvidence;
+  novelty?: number;
+  nearest?: { key: string; distance: number };
+}
+
+const MISSING_BUCKET = "(missing)";
+
+function clampShare(value: number | undefined, fallback: number): number {
+  if (value === undefined || !Number.isFinite(value)) return fallback;
+  return Math.min(1, Math.max(0, value));
+}
+
+function fmt(x: number, digits = 2): string {
+  return x.toFixed(digits);
+}
+
+function showValue(value: unknown): string {
+  if (value === undefined) return "unset";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(3)));
+  return String(value);
+}
+
+function showEdits(edits: readonly FieldEdit[]): string {
+  return edits.map((e) => `${e.path} ${showValue(e.from)}→${showValue(e.to)}`).join(", ");
+}
+
+/** "7/8, q 0.88" plus the p_max where it visibly caps the rate; `qSuffix` follows q (e.g. " >= 0.9"). */
+function showRate(sc: Scored, qSuffix = ""): string {
+  const { n, s, validation } = sc.member;
+  if (n === 0) return "unmeasured";
+  const pMax = validation.pMax;
+  const cap = typeof pMax === "number" && pMax > 0 && pMax < 0.995 ? `, p_max ${fmt(pMax)}` : "";
+  return `${s}/${n}, q ${sc.q === null ? "n/a" : fmt(sc.q)}${qSuffix}${cap}`;
+}
+
+function logit(p: number): number {
+  const x = Math.min(1 - 1e-6, Math.max(1e-6, p));
+  return Math.log(x / (1 - x));
+}
+
+function round4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}
+
+function retireReason(member: PopulationMember, q: number | null): RetireReason | null {
+  if (member.validation.state === "invalid") return "invalid";
+  if (isUnsolvable(member.validation)) return "unsolvable";
+  if (q !== null && q >= HEURISTIC_DEFAULTS.solvedRate && member.n >= HEURISTIC_DEFAULTS.minAttempts) return "solved";
+  const last = member.history.length > 0 ? member.history[member.history.length - 1] : null;
+  if (member.s === 0 && member.n >= HEURISTIC_DEFAULTS.minAttempts && last === 0) return "hopeless";
+  return null;
+}
+
+/** Hardness in [0, 1] of a bucket label of a signed field (bins "lo–hi" by their midpoint, levels by name). */
+function bucketHardness(field: FieldSpec, label: string): number | undefined {
+  if (label === MISSING_BUCKET) return undefined;
+  switch (field.kind) {
+    case "integer":
+    case "number": {
+      const match = /^(-?[\d.]+(?:e[-+]?\d+)?)(?:–(-?[\d.]+(?:e[-+]?\d+)?))?$/i.exec(label.trim());
+      if (!match) return undefined;
+      const lo = Number(match[1]);
+      const hi = match[2] === undefined ? lo : Number(match[2]);
+      return Number.isFinite(lo) && Number.isFinite(hi) ? fieldHardness(field, (lo + hi) / 2) : undefined;
+    }
+    case "ordinal": {
+      const level = (field.levels ?? []).find((l) => String(l) === label);
+      return level === undefined ? undefined : fieldHardness(field, level);
+    }
+    case "boolean":
+      return label === "true" || label === "false" ? fieldHardness(field, label === "true") : undefined;
+    case "nominal":
+      return undefined;
+  }
+}
+
+/** Rollout-weighted linear fit of success on hardness over a field's buckets: fitted success at the easy and hard end. */
+function fieldDrop(field: FieldSpec, buckets: SummaryField["buckets"]): { easy: number; hard: number; drop: number } | null {
+  const points: { h: number; y: number; w: number }[] = [];
+  for (const bucket of buckets) {
+    if (bucket.successRate === null || !(bucket.rollouts > 0)) continue;
+    const h = bucketHardness(field, bucket.label);
+    if (h !== undefined) points.push({ h, y: bucket.successRate, w: bucket.rollouts });
+  }
+  if (points.length < 2) return null;
+  let sw = 0;
+  let sh = 0;
+  let sy = 0;
+  for (const p of points) {
+    sw += p.w;
+    sh += p.w * p.h;
+    sy += p.w * p.y;
+  }
+  const mh = sh / sw;
+  const my = sy / sw;
+  let cov = 0;
+  let varH = 0;
+  let hMin = 1;
+  let hMax = 0;
+  for (const p of points) {
+    cov += p.w * (p.h - mh) * (p.y - my);
+    varH += p.w * (p.h - mh) ** 2;
+    hMin = Math.min(hMin, p.h);
+    hMax = Math.max(hMax, p.h);
+  }
+  if (varH < 1e-12) return null;
+  const slope = cov / varH;
+  const clip = (y: number) => Math.min(1, Math.max(0, y));
+  const easy = clip(my + slope * (hMin - mh));
+  const hard = clip(my + slope * (hMax - mh));
+  return { easy, hard, drop: easy - hard };
+}
+
+function meanHardness(fields: readonly FieldSpec[], config: unknown): number | undefined {
+  let sum = 0;
+  let count = 0;
+  for (const field of fields) {
+    const h = fieldHardness(field, getFieldValue(config, field.path));
+    if (h === undefined) continue;
+    sum += h;
+    count += 1;
+  }
+  return count > 0 ? sum / count : undefined;
+}
+
+/** What the failure evidence says about each difficulty direction the family can move along. */
+function directionEvidence(family: FamilyDefinition, fields: readonly SummaryField[], clusters: readonly SummaryCluster[], scored: readonly Scored[]): DirectionEvidence[] {
+  const byKey = new Map(scored.map((sc) => [sc.member.key, sc]));
+  const out: DirectionEvidence[] = [];
+  for (const direction of SKILL_DIRECTIONS) {
+    const signed = family.fields.filter((f) => f.direction === direction && f.difficulty && f.mutable !== false && f.kind !== "nominal");
+    if (signed.length === 0) continue;
+
+    const drops: { path: string; easy: number; hard: number; drop: number }[] = [];
+    for (const summaryField of fields) {
+      const spec = signed.find((f) => f.path === summaryField.path);
+      if (!spec) continue;
+      const fit = fieldDrop(spec, summaryField.buckets);
+      if (fit) drops.push({ path: spec.path, ...fit });
+    }
+    const drop = drops.length > 0 ? drops.reduce((a, d) => a + d.drop, 0) / drops.length : null;
+    const top = drops.length > 0 ? drops.reduce((best, d) => (d.drop > best.drop ? d : best)) : null;
+
+    let popSum = 0;
+    let popCount = 0;
+    for (const sc of scored) {
+      const h = meanHardness(signed, sc.member.config);
+      if (h === undefined) continue;
+      popSum += h;
+      popCount += 1;
+    }
+    let lift: number | null = null;
+    if (popCount > 0) {
+      const popMean = popSum / popCount;
+      let acc = 0;
+      let weight = 0;
+      for (const cluster of clusters) {
+        if (cluster.infra || !(cluster.count > 0)) continue;
+        let sum = 0;
+        let count = 0;
+        for (const key of cluster.environmentKeys) {
+          const sc = byKey.get(key);
+          const h = sc ? meanHardness(signed, sc.member.config) : undefined;
+          if (h === undefined) continue;
+          sum += h;
+          count += 1;
+        }
+        if (count === 0) continue;
+        acc += cluster.count * (sum / count - popMean);
+        weight += cluster.count;
+      }
+      if (weight > 0) lift = acc / weight;
+    }
+    out.push({ direction, fields: signed, drop, lift, score: (drop ?? 0) + (lift ?? 0), top });
+  }
+  return out;
+}
+
+/** Directions ordered by evidence score (descending for "most", ascending for "least"); ties in seeded random order. */
+function orderDirections(rng: Rng, evidence: readonly DirectionEvidence[], most: boolean): DirectionEvidence[] {
+  const shuffled = rng.shuffle(evidence);
+  const sign = most ? -1 : 1;
+  return shuffled
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => (Math.abs(a.e.score - b.e.score) < 1e-9 ? a.i - b.i : sign * (a.e.score - b.e.score)))
+    .map((x) => x.e);
+}
+
+/** Indices of `weights` in a weighted random order without replacement (Efraimidis-Spirakis keys). */
+function weightedOrder(rng: Rng, weights: readonly number[]): number[] {
+  const keyed = weights.map((w, i) => {
+    const u = rng.next() || Number.MIN_VALUE;
+    return { i, k: w > 0 ? Math.log(u) / w : Number.NEGATIVE_INFINITY };
+  });
+  keyed.sort((a, b) => (a.k === b.k ? a.i - b.i : b.k - a.k));
+  return keyed.map((x) => x.i);
+}
+
+/** Net count of edits that made the config harder (+1) or easier (-1), over difficulty-signed fields. */
+function hardnessSteps(fields: readonly FieldSpec[], edits: readonly FieldEdit[]): number {
+  let steps = 0;
+  for (const edit of edits) {
+    const field = fields.find((f) => f.path === edit.path);
+    if (!field?.difficulty) continue;
+    const from = fieldHardness(field, edit.from);
+    const to = fieldHardness(field, edit.to);
+    if (from === undefined || to === undefined || from === to) continue;
+    steps += to > from ? 1 : -1;
+  }
+  return steps;
+}
+
+/** The direction of an undirected mutation: the most edited direction among difficulty-signed fields, else "diversify". */
+function editDirection(fields: readonly FieldSpec[], edits: readonly FieldEdit[]): Direction {
+  const counts = new Map<Direction, number>();
+  for (const edit of edits) {
+    const field = fields.find((f) => f.path === edit.path);
+    if (!field?.difficulty || !field.direction || field.direction === "diversify") continue;
+    counts.set(field.direction, (counts.get(field.direction) ?? 0) + 1);
+  }
+  let best: Direction = "diversify";
+  let bestCount = 0;
+  for (const [direction, count] of counts) {
+    if (count > bestCount) {
+      best = direction;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/** The evidence refs items cite: only clusters and rollouts of the summary, environments and fields. */
+interface EvidenceWriter {
+  /** the member's first policy (non-infra) failure cluster that the summary lists, and one exemplar rollout of it */
+  clusters(member: PopulationMember): EvidenceRef[];
+  environment(sc: Scored, note?: string): EvidenceRef;
+  field(e: DirectionEvidence | undefined): EvidenceRef[];
+  /** the least covered level of a categorical field, when it is clearly under-covered */
+  coverageGap: EvidenceRef | null;
+}
+
+function evidenceWriter(summary: StructuredSummary): EvidenceWriter {
+  const clusterById = new Map(summary.failures.clusters.map((c) => [c.id, c]));
+  let gap: { path: string; label: string; environments: number; total: number } | null = null;
+  for (const field of summary.environments.fields) {
+    // Categorical fields only: equal-width numeric bins are empty by construction on skewed fields.
+    if (field.kind !== "nominal" && field.kind !== "ordinal" && field.kind !== "boolean") continue;
+    const buckets = field.buckets.filter((b) => b.label !== MISSING_BUCKET);
+    if (buckets.length < 2) continue;
+    const total = buckets.reduce((a, b) => a + b.environments, 0);
+    for (const bucket of buckets) {
+      const underCovered = bucket.environments < (0.5 * total) / buckets.length;
+      if (underCovered && (gap === null || bucket.environments < gap.environments)) gap = { path: field.path, label: bucket.label, environments: bucket.environments, total };
+    }
+  }
+  return {
+    clusters(member) {
+      const known = member.clusterIds.map((id) => clusterById.get(id)).filter((c): c is SummaryCluster => c !== undefined);
+      const cluster = known.find((c) => !c.infra) ?? known[0];
+      if (!cluster) return [];
+      const refs: EvidenceRef[] = [{ kind: "cluster", ref: cluster.id, note: `${cluster.category}: ${cluster.signature}`.slice(0, 120) }];
+      if (cluster.exemplarRolloutIds.length > 0) refs.push({ kind: "rollout", ref: cluster.exemplarRolloutIds[0] });
+      return refs;
+    },
+    environment(sc, note) {
+      return { kind: "stat", ref: `env:${sc.member.key}`, note: note ?? `${showRate(sc)}, learnability ${fmt(sc.learnability, 3)}` };
+    },
+    field(e) {
+      if (!e?.top) return [];
+      return [{ kind: "stat", ref: `field:${e.top.path}`, note: `success ${fmt(e.top.easy)}→${fmt(e.top.hard)} from its easy to its hard buckets` }];
+    },
+    coverageGap: gap
+      ? { kind: "stat", ref: `field:${gap.path}`, note: `least covered level: ${gap.label} has ${gap.environments} of ${gap.total} environments` }
+      : null,
+  };
+}
+
+/** Scores of every member: normalised rate, posterior mean, learnability, learning progress and a retirement reason. */
+function scoreMembers(population: readonly PopulationMember[], groupSize: number | undefined): Scored[] {
+  return population.map((member, index) => {
+    const q = normalizedRate(member.s, member.n, member.validation.pMax);
+    return {
+      member,
+      index,
+      q,
+      mean: posteriorMean(member.s, member.n),
+      learnability: learnabilityScore(member, groupSize),
+      progress: learningProgress(q === null ? member.history : [...member.history, q]),
+      retire: retireReason(member, q),
+    };
+  });
+}
+
+/** Directed step: 1-3 difficulty-signed fields one step harder (sign 1) or easier (-1) along the first direction in `order` that can move. */
+function directedEdit(rng: Rng, order: readonly DirectionEvidence[], config: FamilyConfig, sign: 1 | -1, edits: number): { config: FamilyConfig; edits: FieldEdit[]; evidence: DirectionEvidence } | null {
+  for (const e of order) {
+    const movable = e.fields.filter((f) => {
+      const value = getFieldValue(config, f.path);
+      return value !== undefined && stepHarder(f, value, sign) !== value;
+    });
+    if (movable.length === 0) continue;
+    const count = Math.min(edits > 0 ? edits : rng.int(1, 3), movable.length);
+    let child = config;
+    const changes: FieldEdit[] = [];
+    for (const field of rng.shuffle(movable).slice(0, count)) {
+      const from = getFieldValue(child, field.path);
+      const to = stepHarder(field, from, sign);
+      child = setFieldValue(child, field.path, to);
+      changes.push({ path: field.path, from, to });
+    }
+    return { config: child, edits: changes, evidence: e };
+  }
+  return null;
+}
+
+/**
+ * The children of one proposal: candidates go through the duplicate check (known hashes, the
+ * population, children already proposed) and the family validator; the rest are dropped and counted.
+ */
+class ChildBatch {
+  readonly items: ProposedItem[] = [];
+  readonly dropped = { invalid: 0, unsolvable: 0, duplicate: 0 };
+  readonly made: Record<ChildKind, number> = { harder: 0, easier: 0, replay: 0, crossover: 0, fresh: 0 };
+  readonly childrenOf = new Map<string, string[]>();
+  validations = 0;
+  private readonly proposed = new Set<string>();
+  /** configs already rejected: a retry that lands on one again is skipped without counting twice */
+  private readonly rejected = new Set<string>();
+  private readonly populationHashes: Set<string>;
+  private readonly populationKeys: Set<string>;
+  private readonly width: number;
+  private counter = 0;
+
+  constructor(
+    private readonly input: EngineerInput,
+    private readonly validationBudget: number,
+    childrenTarget: number,
+    private readonly describe: (cand: Candidate) => Pick<ProposedItem, "rationale" | "evidence" | "flags">,
+    private readonly predict: (cand: Candidate, pMax: number | undefined) => number,
+  ) {
+    this.populationHashes = new Set(input.population.map((m) => m.configHash));
+    this.populationKeys = new Set(input.population.map((m) => m.key));
+    this.width = Math.max(3, String(childrenTarget).length);
+  }
+
+  get exhausted(): boolean {
+    return this.validations >= this.validationBudget;
+  }
+
+  /** Propose the candidate if it is new and valid; returns whether it was accepted. */
+  accept(cand: Candidate | null): boolean {
+    if (!cand || this.exhausted) return false;
+    const hash = configHash(cand.config);
+    if (this.rejected.has(hash)) return false;
+    if (this.input.knownHashes.has(hash) || this.populationHashes.has(hash) || this.proposed.has(hash)) {
+      this.rejected.add(hash);
+      this.dropped.duplicate += 1;
+      return false;
+    }
+    this.validations += 1;
+    const validation = this.input.family.validate(cand.config);
+    if (validation.state !== "valid") {
+      this.rejected.add(hash);
+      this.dropped[validation.state] += 1;
+      return false;
+    }
+    this.proposed.add(hash);
+    const key = this.nextKey();
+    const item: ProposedItem = {
+      op: cand.kind === "crossover" || cand.kind === "fresh" ? "add" : "mutate",
+      environmentKey: key,
+      ...(cand.parent ? { parentKey: cand.parent.member.key } : {}),
+      ...(cand.second ? { secondParentKey: cand.second.member.key } : {}),
+      config: cand.config,
+      direction: cand.direction,
+      ...this.describe(cand),
+      predictedSuccess: this.predict(cand, validation.pMax),
+      proposer: "heuristic",
+    };
+    if (!item.flags) delete item.flags;
+    this.items.push(item);
+    this.made[cand.kind] += 1;
+    if (cand.parent) this.childrenOf.set(cand.parent.member.key, [...(this.childrenOf.get(cand.parent.member.key) ?? []), key]);
+    return true;
+  }
+
+  private nextKey(): string {
+    let key: string;
+    do {
+      this.counter += 1;
+      key = `${this.input.keyPrefix}${String(this.counter).padStart(this.width, "0")}`;
+    } while (this.populationKeys.has(key));
+    return key;
+  }
+}
+
+/** The heuristic engineer: a proposal for the next generation, deterministic for options.seed. */
+export function heuristicEngineer(input: EngineerInput): EngineerOutput {
+  const { family, summary, population, options } = input;
+  const D = HEURISTIC_DEFAULTS;
+  const seed = options.seed ?? hashSeed(`${summary.project}:${summary.generation}`);
+  const rng = createRng(seed);
+  const target = Math.max(0, Math.floor(options.populationSize ?? population.length));
+  const keepShare = clampShare(options.keepShare, D.keepShare);
+  const addShare = clampShare(options.addShare, D.addShare);
+
+  // 1-2. Keep the most learnable (ties: learning progress), retire the rest with a reason.
+  const scored = scoreMembers(population, options.groupSize);
+  const ranked = scored
+    .filter((sc) => sc.retire === null)
+    .sort((a, b) => b.learnability - a.learnability || b.progress - a.progress || a.index - b.index);
+  const kept = ranked.slice(0, Math.min(ranked.length, Math.floor(keepShare * target)));
+  for (const sc of ranked.slice(kept.length)) sc.retire = "outranked";
+  const keepCut = kept.length > 0 ? kept[kept.length - 1].learnability : null;
+  const rankOf = new Map(ranked.map((sc, i) => [sc, i + 1]));
+
+  const evidence = directionEvidence(family, summary.environments.fields, summary.failures.clusters, scored);
+  const cite = evidenceWriter(summary);
+
+  // Budgets: children fill the population back up; fresh samples and crossovers take addShare of it.
+  const childrenTarget = Math.max(0, target - kept.length);
+  const addTarget = Math.min(childrenTarget, Math.round(addShare * target));
+  const mutateTarget = childrenTarget - addTarget;
+  const eligible = scored.filter((sc) => sc.retire !== "invalid" && sc.retire !== "unsolvable");
+  const harderPool = rng.fork("harder-order").shuffle(eligible.filter((sc) => sc.q !== null && sc.q > D.harderAbove));
+  const replayPool = eligible.filter((sc) => sc.q === null || sc.q <= D.harderAbove);
+  const crossPool = kept.length >= 2 ? kept : replayPool.length >= 2 ? replayPool : [];
+  const harderTarget = Math.min(harderPool.length, replayPool.length > 0 ? Math.ceil(mutateTarget / 2) : mutateTarget);
+  const crossTarget = crossPool.length >= 2 ? Math.floor(addTarget / 2) : 0;
+  const reference = rng
+    .fork("reference")
+    .shuffle(scored)
+    .slice(0, D.noveltyReference)
+    .map((sc) => ({ key: sc.member.key, config: sc.member.config }));
+  const baseRate = summary.behaviour.successRate ?? (scored.length > 0 ? scored.reduce((a, sc) => a + sc.mean, 0) / scored.length : 0.5);
+
+  const describe = (cand: Candidate): Pick<ProposedItem, "rationale" | "evidence" | "flags"> => {
+    const p = cand.parent as Scored;
+    switch (cand.kind) {
+      case "harder":
+      case "easier": {
+        const label = cand.kind === "easier" ? "Too hard" : p.retire === "solved" ? "Solved" : "Nearly solved";
+        const how = cand.kind === "harder" ? "pushed harder" : "made easier";
+        const which = cand.kind === "harder" ? "least" : "most";
+        return {
+          rationale: `${label} (${showRate(p)}): ${how} along ${cand.direction}, which the failure evidence points to ${which}: ${showEdits(cand.edits)}.`,
+          evidence: [cite.environment(p), ...cite.field(cand.evidence), ...cite.clusters(p.member)],
+        };
+      }
+      case "replay": {
+        const rank = rankOf.get(p);
+        return {
+          rationale: `Replayed a high-learnability parent (${showRate(p)}, learnability ${fmt(p.learnability, 3)}${rank ? `, rank ${rank}` : ""}): ${showEdits(cand.edits)}.`,
+          evidence: [cite.environment(p), ...cite.clusters(p.member)],
+        };
+      }
+      case "crossover": {
+        const b = cand.second as Scored;
+        return {
+          rationale: `Crossover of high-learnability parents ${p.member.key} (learnability ${fmt(p.learnability, 3)}) and ${b.member.key} (${fmt(b.learnability, 3)}), novelty ${fmt(cand.novelty ?? 0)}.`,
+          evidence: [cite.environment(p), cite.environment(b), ...cite.clusters(p.member)],
+          flags: ["crossover"],
+        };
+      }
+      case "fresh": {
+        const refs: EvidenceRef[] = cite.coverageGap ? [cite.coverageGap] : [];
+        if (cand.nearest) refs.push({ kind: "stat", ref: `env:${cand.nearest.key}`, note: `nearest environment, distance ${fmt(cand.nearest.distance)}` });
+        return {
+          rationale: `Fresh sample for coverage: novelty ${fmt(cand.novelty ?? 1)} to the nearest of ${reference.length} reference environments.`,
+          evidence: refs,
+          flags: ["fresh_sample"],
+        };
+      }
+    }
+  };
+
+  const predict = (cand: Candidate, pMax: number | undefined): number => {
+    let estimate: number;
+    if (cand.kind === "fresh") estimate = baseRate;
+    else if (cand.kind === "crossover") estimate = ((cand.parent as Scored).mean + (cand.second as Scored).mean) / 2;
+    else {
+      const z = logit((cand.parent as Scored).mean) - D.logitStep * hardnessSteps(family.fields, cand.edits);
+      estimate = 1 / (1 + Math.exp(-z));
+    }
+    if (typeof pMax === "number" && pMax < 1) estimate = Math.min(estimate, pMax);
+    return round4(estimate);
+  };
+
+  const batch = new ChildBatch(input, Math.ceil(1.5 * childrenTarget) + 4, childrenTarget, describe, predict);
+  const mutRng = rng.fork("mutate");
+
+  const directed = (parent: Scored, sign: 1 | -1, attempt: number): Candidate | null => {
+    // The third try of a parent keeps one directed step and reseeds, for a new instance of the same step.
+    const step = directedEdit(mutRng, orderDirections(mutRng, evidence, sign < 0), parent.member.config, sign, attempt >= 2 ? 1 : 0);
+    if (!step) return null;
+    const edits = [...step.edits];
+    let config = step.config;
+    if (attempt >= 2) {
+      const reseeded = mutateConfig(mutRng, family.fields, config, { edits: 1, direction: "diversify" });
+      config = reseeded.config;
+      edits.push(...reseeded.edits);
+    }
+    return { kind: sign > 0 ? "harder" : "easier", config, direction: step.evidence.direction, edits, parent, evidence: step.evidence };
+  };
+
+  // 3b. Solved parents pushed harder, one child each.
+  let carry = 0;
+  {
+    let done = 0;
+    for (const parent of harderPool) {
+      if (done >= harderTarget || batch.exhausted) break;
+      for (let attempt = 0; attempt < D.triesPerParent; attempt++) {
+        const cand = directed(parent, 1, attempt);
+        if (!cand) break;
+        if (batch.accept(cand)) {
+          done += 1;
+          break;
+        }
+      }
+    }
+    carry = harderTarget - done;
+  }
+
+  // 3a. Replayed parents in PLR rank order, without replacement and cycling: q < 0.2 made easier, the rest 1-3 random edits.
+  {
+    // Without replay parents, their share (and what the harder step left) passes on to crossovers and fresh samples.
+    const want = replayPool.length > 0 ? mutateTarget - harderTarget + carry : 0;
+    carry = replayPool.length > 0 ? 0 : mutateTarget - harderTarget + carry;
+    const weights = plrRankWeights(
+      replayPool.map((sc) => sc.learnability),
+      D.temperature,
+      replayPool.map(() => 1),
+      D.stalenessWeight,
+    );
+    const order = weightedOrder(rng.fork("replay-order"), weights);
+    let done = 0;
+    for (let attempt = 0; done < want && attempt < 3 * want + 5 && !batch.exhausted; attempt++) {
+      const parent = replayPool[order[attempt % order.length]];
+      let cand: Candidate | null = null;
+      if (parent.q !== null && parent.q < D.easierBelow) cand = directed(parent, -1, attempt >= order.length ? 2 : 0);
+      if (!cand) {
+        const { config, edits } = mutateConfig(mutRng, family.fields, parent.member.config, { edits: mutRng.int(1, 3) });
+        if (edits.length > 0) cand = { kind: "replay", config, direction: editDirection(family.fields, edits), edits, parent };
+      }
+      if (batch.accept(cand)) done += 1;
+    }
+    carry += want - done;
+  }
+
+  // 4a. Crossovers of two high-learnability parents; the second is the most distant of the next few in PLR order.
+  {
+    const want = crossPool.length >= 2 ? crossTarget + carry : 0;
+    if (want > 0) carry = 0;
+    const crossRng = rng.fork("crossover");
+    const weights = plrRankWeights(
+      crossPool.map((sc) => sc.learnability),
+      D.temperature,
+      crossPool.map(() => 1),
+      D.stalenessWeight,
+    );
+    const order = weightedOrder(crossRng, weights);
+    let done = 0;
+    for (let attempt = 0; done < want && attempt < 3 * want + 5 && !batch.exhausted; attempt++) {
+      const a = crossPool[order[attempt % order.length]];
+      let b = crossPool[order[(attempt + 1) % order.length]];
+      let farthest = -1;
+      for (let j = 1; j <= Math.min(8, order.length - 1); j++) {
+        const other = crossPool[order[(attempt + j) % order.length]];
+        const d = distance(family, a.member.config, other.member.config);
+        if (d > farthest) {
+          farthest = d;
+          b = other;
+        }
+      }
+      const config = crossover(crossRng, family.fields, a.member.config, b.member.config);
+      const novelty = noveltyScore(family, config, [a.member.config, b.member.config]);
+      if (batch.accept({ kind: "crossover", config, direction: "diversify", edits: [], parent: a, second: b, novelty })) done += 1;
+    }
+    carry += want - done;
+  }
+
+  // 4b. Fresh samples for coverage (novelty against a bounded reference set of members).
+  {
+    const want = addTarget - crossTarget + carry;
+    const freshRng = rng.fork("fresh");
+    let done = 0;
+    for (let attempt = 0; done < want && attempt < 2 * want + 3 && !batch.exhausted; attempt++) {
+      const config = family.sample(freshRng) as FamilyConfig;
+      let nearest: { key: string; distance: number } | undefined;
+      for (const ref of reference) {
+        const d = distance(family, config, ref.config);
+        if (!nearest || d < nearest.distance) nearest = { key: ref.key, distance: d };
+      }
+      if (batch.accept({ kind: "fresh", config, direction: "diversify", edits: [], novelty: nearest?.distance ?? 1, nearest })) done += 1;
+    }
+  }
+
+  // Items for the members: every one gets exactly one keep or retire.
+  const keepItems: ProposedItem[] = kept.map((sc, i) => ({
+    op: "keep",
+    environmentKey: sc.member.key,
+    config: sc.member.config,
+    rationale: `${sc.member.n === 0 ? "Unmeasured" : sc.q !== null && sc.q > D.harderAbove ? "Nearly solved" : "Teaches"} (${showRate(sc)}): learnability ${fmt(sc.learnability, 3)} ranks ${i + 1} of ${ranked.length}, kept.`,
+    evidence: [cite.environment(sc), ...cite.clusters(sc.member)],
+    predictedSuccess: round4(sc.mean),
+    proposer: "heuristic",
+  }));
+  const retireItems: ProposedItem[] = scored
+    .filter((sc) => sc.retire !== null)
+    .map((sc) => {
+      const { validation } = sc.member;
+      const broken = sc.retire === "invalid" || sc.retire === "unsolvable";
+      const validationNote = `validation ${validation.state}${validation.pMax === null ? "" : `, p_max ${fmt(validation.pMax)}`}`;
+      return {
+        op: "retire",
+        environmentKey: sc.member.key,
+        config: sc.member.config,
+        rationale: retireRationale(sc, batch.childrenOf.get(sc.member.key)?.[0], keepCut),
+        evidence: [cite.environment(sc, broken ? validationNote : undefined), ...(sc.retire === "hopeless" ? cite.clusters(sc.member) : [])],
+        predictedSuccess: round4(sc.mean),
+        proposer: "heuristic",
+        flags: [`retire:${sc.retire}`],
+      };
+    });
+
+  const notes = proposalNotes({ seed, target, kept: kept.length, keepCut, scored, evidence, batch, childrenTarget });
+  if (summary.family !== family.id) notes.push(`The summary is for family ${summary.family}, the population for ${family.id}.`);
+  const dropped = (Object.entries(batch.dropped) as [string, number][]).filter(([, count]) => count > 0).map(([reason, count]) => ({ reason, count }));
+  return { items: [...keepItems, ...batch.items, ...retireItems], dropped, notes };
+}
+
+/** One sentence naming why a member is retired, with its numbers. */
+function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: number | null): string {
+  const m = sc.member;
+  switch (sc.retire) {
+    case "invalid":
+      return `Invalid config (validation state invalid): retired.`;
+    case "unsolvable":
+      return `Unsolvable (validation ${m.validation.state}, p_max ${m.validation.pMax === null ? "n/a" : fmt(m.validation.pMax)}): retired, and never mutated toward.`;
+    case "solved":
+      return `Solved (${showRate(sc, ` >= ${HEURISTIC_DEFAULTS.solvedRate}`)}): retired, it no longer teaches${harderChild ? `; its harder child ${harderChild} takes its place` : ""}.`;
+    case "hopeless":
+      return `Hopeless (${m.s}/${m.n} now and a success rate of 0 the generation before): retired after two generations at zero.`;
+    default:
+      return `Outranked: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) below the keep cut ${keepCut === null ? "n/a" : fmt(keepCut, 3)}.`;
+  }
+}
+
+function proposalNotes(p: {
+  seed: number;
+  target: number;
+  kept: number;
+  keepCut: number | null;
+  scored: readonly Scored[];
+  evidence: readonly DirectionEvidence[];
+  batch: ChildBatch;
+  childrenTarget: number;
+}): string[] {
+  const reasons: Record<RetireReason, number> = { solved: 0, hopeless: 0, unsolvable: 0, invalid: 0, outranked: 0 };
+  for (const sc of p.scored) if (sc.retire) reasons[sc.retire] += 1;
+  const retired = Object.values(reasons).reduce((a, b) => a + b, 0);
+  const notes = [
+    `Heuristic engineer, seed ${p.seed}: next population ${p.target}; kept ${p.kept}${p.keepCut === null ? "" : ` (keep cut: learnability ${fmt(p.keepCut, 3)})`}, retired ${retired} (solved ${reasons.solved}, hopeless ${reasons.hopeless}, unsolvable ${reasons.unsolvable}, invalid ${reasons.invalid}, outranked ${reasons.outranked}).`,
+  ];
+  if (p.evidence.length > 0) {
+    const byScore = [...p.evidence].sort((a, b) => a.score - b.score);
+    const shown = p.evidence.map((e) => `${e.direction} ${e.score >= 0 ? "+" : ""}${fmt(e.score)}`).join(", ");
+    notes.push(
+      `Failure evidence by direction (success drop across field buckets + failure-cluster lift): ${shown}; harder steps prefer ${byScore[0].direction}, easier ones ${byScore[byScore.length - 1].direction}.`,
+    );
+  }
+  const m = p.batch.made;
+  notes.push(`Children: ${m.harder} pushed harder, ${m.easier} made easier, ${m.replay} replayed mutations, ${m.crossover} crossovers, ${m.fresh} fresh samples.`);
+  if (p.batch.items.length < p.childrenTarget) {
+    const why = p.batch.exhausted ? "the validation budget ran out" : "the parents gave no more valid, new configs";
+    notes.push(`Proposed ${p.batch.items.length} of ${p.childrenTarget} children: ${why}.`);
+  }
+  return notes;
+}

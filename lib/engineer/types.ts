@@ -1,0 +1,155 @@
+/**
+ * What an environment engineer (heuristic or LLM) is given and what it returns. Pure types: the
+ * engineers themselves import nothing from the database or Next.js.
+ */
+import type { Direction, FamilyConfig, FamilyDefinition } from "@/lib/families/types";
+import type { DifficultyTier } from "@/lib/analytics/metrics";
+import type { FailureCategory } from "@/lib/analytics/failures";
+
+/** One environment of the base generation with its measured results. */
+export interface PopulationMember {
+  key: string;
+  config: FamilyConfig;
+  configHash: string;
+  parentKey: string | null;
+  op: string;
+  direction: string | null;
+  validation: { state: string; pMax: number | null };
+  /** rollouts and successes of the policy (or all policies) on it in the base generation */
+  n: number;
+  s: number;
+  /** generations this environment has been a member of so far (1 = new in the base generation) */
+  age: number;
+  /** success rates in earlier generations, oldest first (for learning progress and "hopeless after two generations") */
+  history: number[];
+  /** failure clusters (ids) its failed rollouts fall in, largest first */
+  clusterIds: string[];
+}
+
+/** A failure cluster as the summary reports it. */
+export interface SummaryCluster {
+  id: string;
+  category: FailureCategory;
+  signature: string;
+  count: number;
+  environments: number;
+  /** environment keys most affected (up to 10) */
+  environmentKeys: string[];
+  exemplarRolloutIds: string[];
+  /** a short excerpt of the decisive turn or the verifier output */
+  excerpt: string;
+  infra: boolean;
+}
+
+/** Success by value of one field, as the summary reports it. */
+export interface SummaryField {
+  path: string;
+  kind: string;
+  direction: string | null;
+  difficulty: "up" | "down" | null;
+  buckets: { label: string; environments: number; rollouts: number; successRate: number | null }[];
+}
+
+/** The structured summary of (generation, policy): deterministic, token-budgeted (ENGINEER.md). */
+export interface StructuredSummary {
+  project: string;
+  family: string;
+  generation: number;
+  policy: string | null;
+  successThreshold: number;
+  behaviour: {
+    rollouts: number;
+    environments: number;
+    successRate: number | null;
+    meanReward: number | null;
+    passAtK: Record<string, number>;
+    turns: { median: number | null; p90: number | null };
+    outputTokens: { median: number | null; p90: number | null };
+    infraErrorRate: number | null;
+    zeroSignalFraction: number | null;
+    learnability: number | null;
+    tiers: Record<DifficultyTier, number>;
+  };
+  failures: {
+    categories: { category: FailureCategory; count: number; infra: boolean }[];
+    clusters: SummaryCluster[];
+  };
+  environments: {
+    fields: SummaryField[];
+    solved: string[];
+    frontier: string[];
+    hopeless: string[];
+    unvalidated: string[];
+    unsolvable: string[];
+  };
+  history: {
+    proposals: { id: string; baseGeneration: number; engineer: string; status: string; approved: number; rejected: number; materializedGeneration: number | null }[];
+    /** environments proposed earlier: predicted vs measured success */
+    predictions: { key: string; predicted: number; measured: number | null; n: number }[];
+  };
+  /** estimated tokens of the JSON text of this summary (characters / 4) */
+  tokenEstimate: number;
+  /** what the budget cut, so a reader knows the summary is partial */
+  truncated: string[];
+}
+
+/** An evidence reference of a proposal item (API: evidence). */
+export interface EvidenceRef {
+  kind: "cluster" | "rollout" | "stat";
+  ref: string;
+  note?: string;
+}
+
+/** One proposed change (API: proposal items). */
+export interface ProposedItem {
+  op: "keep" | "mutate" | "add" | "retire";
+  /** the environment kept or retired; for mutate/add a new key the engineer made up */
+  environmentKey: string;
+  /** the parent of a mutated (or crossed-over) child */
+  parentKey?: string;
+  /** second parent of a crossover */
+  secondParentKey?: string;
+  config: FamilyConfig;
+  direction?: Direction;
+  rationale: string;
+  evidence: EvidenceRef[];
+  predictedSuccess?: number;
+  /** which engineer proposed it */
+  proposer: "heuristic" | "llm";
+  /** e.g. "no_evidence" (LLM item citing nothing), "crossover" */
+  flags?: string[];
+}
+
+/** Options of an engineer run (API: options), all optional. */
+export interface EngineerOptions {
+  seed?: number;
+  /** size of the next population; default: the base generation's size */
+  populationSize?: number;
+  /** share of the population kept at most (default 0.5) */
+  keepShare?: number;
+  /** share of fresh samples and crossovers (default 0.15) */
+  addShare?: number;
+  /** GRPO group size: use the group learnability E[1 - q^G - (1-q)^G] */
+  groupSize?: number;
+}
+
+/** Everything an engineer needs. */
+export interface EngineerInput {
+  family: FamilyDefinition;
+  summary: StructuredSummary;
+  population: PopulationMember[];
+  options: EngineerOptions;
+  /** config hashes of every environment the project has ever had (duplicates never enter) */
+  knownHashes: ReadonlySet<string>;
+  /** prefix for new keys, e.g. "g4-"; keys must be unique in the project */
+  keyPrefix: string;
+}
+
+/** What an engineer returns. */
+export interface EngineerOutput {
+  items: ProposedItem[];
+  /** children that failed the family validator or were duplicates, and were dropped */
+  dropped: { reason: string; count: number }[];
+  /** free-form notes for the UI (e.g. which directions the evidence pointed at) */
+  notes: string[];
+}

@@ -1,0 +1,246 @@
+/**
+ * Review of proposals: per-item decisions (with edited configs), comments, and materializing the
+ * approved items into the next generation. Every change is written to the audit log with its actor.
+ */
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, DbTx } from "@/lib/db/client";
+import { comments, environments, generationEnvironments, generations, projects, proposalItems, proposals } from "@/lib/db/schema";
+import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
+import type { Principal } from "@/lib/auth/principal";
+import { requireScope } from "@/lib/auth/principal";
+import { configHash } from "@/lib/families/hash";
+import { parseConfig } from "@/lib/families/parse";
+import type { FamilyDefinition } from "@/lib/families/types";
+import { getFamily } from "@/lib/projects/families";
+import type { ProjectRow } from "@/lib/projects/service";
+import { insertMembership, upsertEnvironments } from "@/lib/generations/service";
+import { recordAudit } from "./audit";
+
+export const reviewSchema = z.strictObject({
+  decisions: z
+    .array(
+      z.strictObject({
+        itemId: z.uuid("must be an item id"),
+        /** "pending" takes a decision back (undo) */
+        decision: z.enum(["approve", "reject", "pending"]),
+        config: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .max(100_000),
+  comment: z.string().trim().min(1).max(10_000).optional(),
+});
+
+export const commentSchema = z.strictObject({
+  body: z.string().trim().min(1, "is empty").max(10_000, "is longer than 10,000 characters"),
+  itemId: z.uuid().optional(),
+});
+
+export const materializeSchema = z.strictObject({
+  trainingSteps: z.number().int().min(0).optional(),
+  mixWeight: z.number().min(0).optional(),
+});
+
+const DECISION: Record<string, string> = { approve: "approved", reject: "rejected", pending: "pending" };
+const REVIEWABLE = new Set(["ready", "approved", "rejected", "partially_approved"]);
+
+async function loadProposal(db: Db | DbTx, id: string, lock = false) {
+  if (!z.uuid().safeParse(id).success) throw new NotFound(`Proposal ${id} does not exist.`);
+  const q = db.select().from(proposals).where(eq(proposals.id, id));
+  const [p] = lock ? await q.for("update") : await q;
+  if (!p) throw new NotFound(`Proposal ${id} does not exist.`);
+  const [project] = await db.select().from(projects).where(eq(projects.id, p.projectId));
+  return { proposal: p, project: project as ProjectRow };
+}
+
+/** The proposal's status from its items: approved, rejected, partially_approved, or ready while any is pending. */
+export function proposalStatusFrom(decisions: string[]): string {
+  if (decisions.length === 0 || decisions.some((d) => d === "pending")) return "ready";
+  if (decisions.every((d) => d === "approved")) return "approved";
+  if (decisions.every((d) => d === "rejected")) return "rejected";
+  return "partially_approved";
+}
+
+/** Check an edited config against the family; field paths are reported under `prefix`. */
+export function checkEditedConfig(family: FamilyDefinition, config: unknown, prefix: string): { config: Record<string, unknown> | null; details: ErrorDetail[] } {
+  const parsed = parseConfig(family, config);
+  if (!parsed.ok) {
+    return { config: null, details: parsed.errors.map((e) => ({ path: `${prefix}${e.path && e.path !== "(root)" ? "." + e.path : ""}`, message: e.message })) };
+  }
+  const v = family.validate(parsed.config);
+  if (v.state !== "valid") {
+    const errs = v.errors.length ? v.errors : [{ path: "", message: `is ${v.state}` }];
+    return { config: null, details: errs.map((e) => ({ path: `${prefix}${e.path ? "." + e.path : ""}`, message: e.message })) };
+  }
+  return { config: parsed.config as Record<string, unknown>, details: [] };
+}
+
+/** POST /proposals/{id}/review: decisions (and edits) on items, one transaction, each audited. */
+export async function reviewProposal(db: Db, id: string, body: unknown, principal: Principal) {
+  const input = parseOrThrow(reviewSchema, body);
+  const { proposal, project } = await loadProposal(db, id);
+  requireScope(principal, "proposals:review", project.id);
+  if (!REVIEWABLE.has(proposal.status)) throw new Conflict(`Proposal ${id} is ${proposal.status}; only a ready proposal can be reviewed.`);
+  if (proposal.materializedGeneration !== null) throw new Conflict(`Proposal ${id} was materialized into generation ${proposal.materializedGeneration}; its decisions are final.`);
+  const family = await getFamily(db, project.familyId);
+
+  const itemIds = [...new Set(input.decisions.map((d) => d.itemId))];
+  const items = itemIds.length ? await db.select().from(proposalItems).where(and(eq(proposalItems.proposalId, id), inArray(proposalItems.id, itemIds))) : [];
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const details: ErrorDetail[] = [];
+  const edits = new Map<number, Record<string, unknown>>();
+  input.decisions.forEach((d, i) => {
+    const item = byId.get(d.itemId);
+    if (!item) return void details.push({ path: `decisions.${i}.itemId`, message: "is not an item of this proposal" });
+    if (d.config === undefined) return;
+    if (item.op !== "mutate" && item.op !== "add") return void details.push({ path: `decisions.${i}.config`, message: `a ${item.op} item keeps its environment's config; only mutate and add items can be edited` });
+    const checked = checkEditedConfig(family, d.config, `decisions.${i}.config`);
+    if (checked.config) edits.set(i, checked.config);
+    else details.push(...checked.details);
+  });
+  if (details.length) throw new Invalid(`The review cannot be applied: ${details[0].path} ${details[0].message}.`, details);
+  // an edit must not duplicate an environment the project already has
+  const editHashes = [...edits.entries()].map(([i, c]) => ({ i, hash: configHash(c) }));
+  if (editHashes.length) {
+    const dupes = await db
+      .select({ key: environments.key, hash: environments.configHash })
+      .from(environments)
+      .where(and(eq(environments.projectId, project.id), inArray(environments.configHash, editHashes.map((e) => e.hash))));
+    const known = new Map(dupes.map((d) => [d.hash, d.key]));
+    const clash = editHashes.filter((e) => known.has(e.hash));
+    if (clash.length) {
+      throw new Invalid(`decisions.${clash[0].i}.config is the config of environment '${known.get(clash[0].hash)}' already; duplicates never enter twice.`, clash.map((c) => ({ path: `decisions.${c.i}.config`, message: `duplicates '${known.get(c.hash)}'` })));
+    }
+  }
+
+  await db.transaction(async (tx) => {
+    const { proposal: locked } = await loadProposal(tx, id, true);
+    if (locked.materializedGeneration !== null) throw new Conflict(`Proposal ${id} was materialized meanwhile; its decisions are final.`);
+    const now = new Date();
+    for (const [i, d] of input.decisions.entries()) {
+      const item = byId.get(d.itemId)!;
+      const decision = DECISION[d.decision];
+      const edited = edits.get(i);
+      const before = { decision: item.decision, editedConfig: item.editedConfig ?? undefined };
+      const after = { decision, editedConfig: edited ?? item.editedConfig ?? undefined };
+      await tx
+        .update(proposalItems)
+        .set({ decision, decidedBy: decision === "pending" ? null : principal.actor, decidedAt: decision === "pending" ? null : now, ...(edited ? { editedConfig: edited } : {}) })
+        .where(eq(proposalItems.id, item.id));
+      await recordAudit(tx, {
+        projectId: project.id,
+        actor: principal.actor,
+        action: edited ? "proposal_item.edit" : d.decision === "pending" ? "proposal_item.undo" : `proposal_item.${d.decision}`,
+        entity: "proposal_item",
+        entityId: item.id,
+        before,
+        after: { ...after, proposalId: id, op: item.op, environmentKey: item.environmentKey },
+      });
+    }
+    if (input.comment) {
+      const [c] = await tx.insert(comments).values({ proposalId: id, author: principal.actor, body: input.comment }).returning();
+      await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "comment.create", entity: "comment", entityId: c.id, after: { proposalId: id, body: input.comment } });
+    }
+    const all = await tx.select({ decision: proposalItems.decision }).from(proposalItems).where(eq(proposalItems.proposalId, id));
+    const status = proposalStatusFrom(all.map((a) => a.decision));
+    if (status !== locked.status) {
+      await tx.update(proposals).set({ status, updatedAt: now }).where(eq(proposals.id, id));
+      await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "proposal.status", entity: "proposal", entityId: id, before: { status: locked.status }, after: { status } });
+    }
+  });
+}
+
+/** POST /proposals/{id}/comments: a comment on the proposal or one of its items. */
+export async function addComment(db: Db, id: string, body: unknown, principal: Principal) {
+  const input = parseOrThrow(commentSchema, body);
+  const { project } = await loadProposal(db, id);
+  requireScope(principal, "proposals:review", project.id);
+  if (input.itemId) {
+    const [item] = await db.select({ id: proposalItems.id }).from(proposalItems).where(and(eq(proposalItems.id, input.itemId), eq(proposalItems.proposalId, id)));
+    if (!item) throw new Invalid("itemId is not an item of this proposal.", [{ path: "itemId", message: "is not an item of this proposal" }]);
+  }
+  return db.transaction(async (tx) => {
+    const [c] = await tx.insert(comments).values({ proposalId: id, itemId: input.itemId ?? null, author: principal.actor, body: input.body }).returning();
+    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "comment.create", entity: "comment", entityId: c.id, after: { proposalId: id, itemId: input.itemId, body: input.body } });
+    return { id: c.id, itemId: c.itemId, author: c.author, body: c.body, createdAt: c.createdAt.toISOString() };
+  });
+}
+
+/** Comments of a proposal, oldest first. */
+export async function listComments(db: Db, id: string) {
+  const rows = await db.select().from(comments).where(eq(comments.proposalId, id)).orderBy(asc(comments.createdAt), asc(comments.id));
+  return rows.map((c) => ({ id: c.id, itemId: c.itemId, author: c.author, body: c.body, createdAt: c.createdAt.toISOString() }));
+}
+
+/**
+ * POST /proposals/{id}/materialize: the approved items become the next generation. Kept
+ * environments are the same rows; mutated and added ones are new environments with their parent,
+ * op and direction; retired ones are left out.
+ */
+export async function materializeProposal(db: Db, id: string, body: unknown, principal: Principal) {
+  const input = parseOrThrow(materializeSchema, body ?? {});
+  const { proposal, project } = await loadProposal(db, id);
+  requireScope(principal, "proposals:review", project.id);
+  if (proposal.materializedGeneration !== null) throw new Conflict(`Proposal ${id} is materialized already, as generation ${proposal.materializedGeneration}.`);
+  if (!REVIEWABLE.has(proposal.status)) throw new Conflict(`Proposal ${id} is ${proposal.status}; only a reviewed proposal can be materialized.`);
+  const items = await db.select().from(proposalItems).where(eq(proposalItems.proposalId, id)).orderBy(asc(proposalItems.position));
+  const pending = items.filter((i) => i.decision === "pending").length;
+  if (pending) throw new Conflict(`${pending} item${pending === 1 ? " is" : "s are"} still pending; approve or reject every item first.`);
+  const approved = items.filter((i) => i.decision === "approved" && i.op !== "retire");
+  if (approved.length === 0) throw new Conflict("No item that keeps, mutates or adds an environment is approved; there is nothing to materialize.");
+
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${project.id})`);
+    const { proposal: locked } = await loadProposal(tx, id, true);
+    if (locked.materializedGeneration !== null) throw new Conflict(`Proposal ${id} is materialized already, as generation ${locked.materializedGeneration}.`);
+    const [{ maxIndex }] = await tx.select({ maxIndex: sql<number | null>`max(${generations.index})` }).from(generations).where(eq(generations.projectId, project.id));
+    const index = (maxIndex ?? -1) + 1;
+    const [base] = await tx.select().from(generations).where(and(eq(generations.projectId, project.id), eq(generations.index, proposal.baseGeneration)));
+
+    const fresh = approved.filter((i) => i.op === "mutate" || i.op === "add");
+    const envIds = await upsertEnvironments(
+      tx,
+      project,
+      fresh.map((i) => {
+        const config = (i.editedConfig ?? i.config) as Record<string, unknown>;
+        return { key: i.environmentKey!, config, hash: configHash(config), parentKey: i.parentKey ?? undefined, op: i.op, direction: i.direction };
+      }),
+    );
+    const keptKeys = approved.filter((i) => i.op === "keep").map((i) => i.environmentKey!);
+    const kept = keptKeys.length
+      ? await tx
+          .select({ id: environments.id, key: environments.key, weight: generationEnvironments.weight })
+          .from(environments)
+          .leftJoin(generationEnvironments, and(eq(generationEnvironments.environmentId, environments.id), base ? eq(generationEnvironments.generationId, base.id) : sql`false`))
+          .where(and(eq(environments.projectId, project.id), inArray(environments.key, keptKeys)))
+      : [];
+    const keptByKey = new Map(kept.map((k) => [k.key, k]));
+    const missing = keptKeys.filter((k) => !keptByKey.has(k));
+    if (missing.length) throw new Conflict(`Kept environment '${missing[0]}' no longer exists in '${project.slug}'.`);
+
+    const [gen] = await tx
+      .insert(generations)
+      .values({ projectId: project.id, index, status: "materialized", source: "proposal", parentIndex: proposal.baseGeneration, proposalId: id, trainingSteps: input.trainingSteps, mixWeight: input.mixWeight })
+      .returning();
+    await insertMembership(
+      tx,
+      gen.id,
+      approved.map((i) =>
+        i.op === "keep"
+          ? { environmentId: keptByKey.get(i.environmentKey!)!.id, weight: keptByKey.get(i.environmentKey!)!.weight ?? 1, op: "keep", direction: null, rationale: i.rationale }
+          : { environmentId: envIds.get(i.environmentKey!)!, weight: 1, op: i.op, direction: i.direction, rationale: i.rationale },
+      ),
+    );
+    await tx.update(proposals).set({ materializedGeneration: index, updatedAt: new Date() }).where(eq(proposals.id, id));
+    const counts = { keep: keptKeys.length, mutate: fresh.filter((i) => i.op === "mutate").length, add: fresh.filter((i) => i.op === "add").length, retired: items.filter((i) => i.op === "retire" && i.decision === "approved").length };
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: principal.actor,
+      action: "proposal.materialize",
+      entity: "proposal",
+      entityId: id,
+      after: { generation: index, ...counts, trainingSteps: input.trainingSteps ?? null, mixWeight: input.mixWeight ?? null },
+    });
+    return { generation: index, environments: approved.length, ...counts };
+  });
+}

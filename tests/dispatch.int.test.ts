@@ -1,0 +1,283 @@
+/**
+ * Dispatch on a real Postgres and real pg-boss workers: targets (secrets encrypted, never
+ * returned), delivery to a webhook that verifies the signature, retries after 503, a target that
+ * is down, Ray and Kubernetes through loopback servers speaking their APIs, exports, validation
+ * reported back, cancel, a dispatch queued while no worker runs, and two worker processes.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "./db";
+import { startApiServer } from "./api-server";
+import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./fakes/webhook-receiver";
+import { startFakeRay } from "./fakes/ray-server";
+import { startFakeKubernetes } from "./fakes/kubernetes-server";
+import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
+import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
+import { workerHandlers } from "@/lib/queue/handlers";
+import { dispatchTargets } from "@/lib/db/schema";
+import { EnvForgeClient, ApiError } from "@/cli/client";
+
+const TOKEN = "test-bootstrap-token-dispatch-01";
+const SECRET = "webhook-shared-secret-0123456789";
+const root = path.resolve(import.meta.dirname, "..");
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-dispatch-"));
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let server: Awaited<ReturnType<typeof startApiServer>>;
+let worker: Awaited<ReturnType<typeof startBoss>> | null = null;
+let admin: EnvForgeClient;
+let receiver: FakeWebhookReceiver;
+
+type Dispatch = { id: string; status: string; attempts: number; lastError?: string; externalId?: string; events: { status: string; message?: string }[] };
+const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+
+async function fail(p: Promise<unknown>): Promise<ApiError> {
+  const e = await p.then(() => null, (err) => err);
+  if (!(e instanceof ApiError)) throw new Error(`expected an API error, got ${e}`);
+  return e;
+}
+
+async function until(id: string, statuses: string[], timeoutMs = 30_000): Promise<Dispatch> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
+    if (statuses.includes(d.status)) return d;
+    if (Date.now() > deadline) throw new Error(`dispatch ${id} is ${d.status} after ${timeoutMs} ms: ${JSON.stringify(d.events)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function dispatch(target: string, generation = 1) {
+  return (await admin.request<{ dispatchId: string }>("POST", `/api/v1/projects/disp/generations/${generation}/dispatch`, { json: { target } })).dispatchId;
+}
+
+async function target(body: Record<string, unknown>) {
+  return admin.request<Record<string, unknown>>("POST", "/api/v1/projects/disp/targets", { json: body });
+}
+
+async function startWorker() {
+  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
+  await runWorkers(worker, workerHandlers(db.db));
+}
+async function stopWorker() {
+  await worker?.stop({ graceful: false, wait: true });
+  worker = null;
+}
+
+function spawnWorker(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/worker-process.ts"], { cwd: root, env: { ...process.env }, stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (c) => {
+      out += c;
+      if (out.includes("ready")) resolve(child);
+    });
+    child.stderr!.on("data", (c) => (out += c));
+    child.once("exit", (code) => reject(new Error(`worker exited with ${code}: ${out}`)));
+  });
+}
+const stopChild = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null ? r() : (c.once("exit", () => r()), c.kill("SIGTERM"))));
+
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+beforeAll(async () => {
+  process.env.ENVFORGE_SECRET_KEY = "test-secret-key-for-dispatch-0123456789";
+  process.env.ENVFORGE_DISPATCH_BACKOFF_MS = "300";
+  process.env.ENVFORGE_DISPATCH_POLL_SECONDS = "1";
+  db = await freshDatabase();
+  await ensureBootstrapKey(db.db, TOKEN);
+  server = await startApiServer();
+  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
+  receiver = await startFakeWebhookReceiver({ secret: SECRET });
+  await admin.request("POST", "/api/v1/projects", { json: { slug: "disp", name: "Dispatch", family: "frozenlake-mapf" } });
+  const environments = [1, 2, 3].map((s) => ({ key: `e${s}`, config: lake(s) }));
+  await admin.request("POST", "/api/v1/projects/disp/generations", { json: { environments } });
+  await admin.request("POST", "/api/v1/projects/disp/generations", { json: { status: "approved", environments } });
+  await startWorker();
+}, 60_000);
+afterAll(async () => {
+  await stopWorker();
+  await (await getBoss()).stop({ graceful: false, wait: true }).catch(() => undefined);
+  await receiver?.close();
+  await server?.close();
+  await db?.drop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("targets", () => {
+  it("stores a webhook target with its secret encrypted and never returns the secret", async () => {
+    const created = await target({ name: "hook", kind: "trainer", adapter: "webhook", config: { url: `${receiver.url}/hook` }, secret: SECRET });
+    expect(JSON.stringify(created)).not.toContain(SECRET);
+    const list = await admin.request<{ targets: unknown[] }>("GET", "/api/v1/projects/disp/targets");
+    expect(JSON.stringify(list)).not.toContain(SECRET);
+    const [row] = await db.db.select().from(dispatchTargets).where(eq(dispatchTargets.name, "hook"));
+    expect(row.secretCiphertext).toMatch(/^v1:/);
+    expect(row.secretCiphertext).not.toContain(SECRET);
+    const audit = await admin.request<{ events: unknown[] }>("GET", "/api/v1/projects/disp/audit");
+    expect(JSON.stringify(audit)).not.toContain(SECRET);
+  });
+
+  it("refuses a reviewer, a webhook without a secret, a bad URL and a taken name, naming the field", async () => {
+    const reviewer = new EnvForgeClient({ server: server.url, token: (await createApiKey(db.db, { name: "rev", role: "reviewer" }, { actor: "t" })).key });
+    expect((await fail(reviewer.request("POST", "/api/v1/projects/disp/targets", { json: { name: "x", kind: "trainer", adapter: "export", config: { directory: tmp } } }))).status).toBe(403);
+    const noSecret = await fail(target({ name: "x", kind: "trainer", adapter: "webhook", config: { url: "http://127.0.0.1:1/" } }));
+    expect(noSecret.status).toBe(422);
+    expect(noSecret.message).toMatch(/secret/);
+    const badUrl = await fail(target({ name: "x", kind: "trainer", adapter: "webhook", config: { url: "not a url" }, secret: "s" }));
+    expect(badUrl.message).toMatch(/config\.url/);
+    expect((await fail(target({ name: "hook", kind: "trainer", adapter: "export", config: { directory: tmp } }))).status).toBe(409);
+  });
+});
+
+describe("delivery", () => {
+  it("dispatches only an approved or materialized generation", async () => {
+    const e = await fail(admin.request("POST", "/api/v1/projects/disp/generations/0/dispatch", { json: { target: "hook" } }));
+    expect(e.status).toBe(409);
+    expect((await fail(admin.request("POST", "/api/v1/projects/disp/generations/1/dispatch", { json: { target: "nope" } }))).status).toBe(422);
+  });
+
+  it("delivers to a webhook that verifies the signature, with the timeline", async () => {
+    const before = receiver.deliveries.length;
+    const id = await dispatch("hook");
+    const d = await until(id, ["delivered", "failed"]);
+    expect(d.status).toBe("delivered");
+    expect(d.events.map((e) => e.status)).toEqual(["queued", "sending", "delivered"]);
+    const got = receiver.deliveries.slice(before);
+    expect(got).toHaveLength(1);
+    expect(got[0].idempotencyKey).toBe(id);
+    expect((got[0].body as { environments: unknown[] }).environments).toHaveLength(3);
+    expect(receiver.requests.filter((r) => r.idempotencyKey === id).every((r) => r.signatureValid)).toBe(true);
+  });
+
+  it("retries a target that answers 503 and delivers exactly once", async () => {
+    receiver.failNext(2);
+    const id = await dispatch("hook");
+    const d = await until(id, ["delivered", "failed"]);
+    expect(d).toMatchObject({ status: "delivered", attempts: 3 });
+    expect(receiver.deliveries.filter((x) => x.idempotencyKey === id)).toHaveLength(1);
+    expect(d.events.filter((e) => e.status === "queued").length).toBe(3); // created + two retries
+  });
+
+  it("gives up on a target that is down after its attempts, with the error", async () => {
+    await target({ name: "down", kind: "trainer", adapter: "webhook", config: { url: `http://127.0.0.1:${await closedPort()}/` }, secret: "s3cret", maxAttempts: 2 });
+    const d = await until(await dispatch("down"), ["failed", "delivered"]);
+    expect(d).toMatchObject({ status: "failed", attempts: 2 });
+    expect(d.lastError).toMatch(/ECONNREFUSED|refused|connect/i);
+  });
+
+  it("cancels a dispatch that is retrying; nothing more is sent", async () => {
+    receiver.failNext(1000);
+    await target({ name: "flaky", kind: "trainer", adapter: "webhook", config: { url: `${receiver.url}/flaky` }, secret: SECRET, maxAttempts: 20 });
+    const id = await dispatch("flaky");
+    await until(id, ["queued"]).then(async () => {
+      for (;;) {
+        const d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
+        if (d.attempts >= 1 && d.status === "queued") return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+    const cancelled = await admin.request<Dispatch>("POST", `/api/v1/dispatches/${id}/cancel`);
+    expect(cancelled.status).toBe("cancelled");
+    const attempts = (await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`)).attempts;
+    await new Promise((r) => setTimeout(r, 1500));
+    const later = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
+    expect(later).toMatchObject({ status: "cancelled", attempts });
+    expect((await fail(admin.request("POST", `/api/v1/dispatches/${id}/cancel`))).status).toBe(409);
+    receiver.failNext(0);
+  });
+});
+
+describe("adapters through the service", () => {
+  it("submits to Ray's Jobs API with submission_id = the dispatch id and follows it to succeeded", async () => {
+    const ray = await startFakeRay({ script: ["PENDING", "RUNNING", "SUCCEEDED"] });
+    try {
+      await target({ name: "ray", kind: "trainer", adapter: "ray", config: { address: ray.url, entrypoint: "python train.py --generation {{generation}}" } });
+      const id = await dispatch("ray");
+      const d = await until(id, ["succeeded", "failed"]);
+      expect(d.status).toBe("succeeded");
+      expect(d.externalId).toBe(id);
+      expect([...ray.jobs.keys()]).toEqual([id]);
+      expect(d.events.map((e) => e.status)).toContain("running");
+    } finally {
+      await ray.close();
+    }
+  });
+
+  it("creates a Kubernetes Job named after the dispatch and follows its status", async () => {
+    const k8s = await startFakeKubernetes({ token: "k8s-token-abc", script: [{ active: 1 }, { succeeded: 1, conditions: [{ type: "Complete", status: "True" }] }] });
+    try {
+      await target({ name: "k8s", kind: "trainer", adapter: "kubernetes", config: { apiServer: k8s.url, namespace: "envforge", image: "trainer:1", command: ["python", "train.py"] }, secret: "k8s-token-abc" });
+      const id = await dispatch("k8s");
+      const d = await until(id, ["succeeded", "failed"]);
+      expect(d.status).toBe("succeeded");
+      expect(d.externalId).toMatch(new RegExp(`^envforge-${id.slice(0, 8)}`));
+      expect(k8s.jobs.size).toBe(1);
+    } finally {
+      await k8s.close();
+    }
+  });
+
+  it("exports files that read back, and takes validation reported by a sandbox", async () => {
+    const dir = path.join(tmp, "exports");
+    await target({ name: "files", kind: "sandbox", adapter: "export", config: { directory: dir } });
+    const id = await dispatch("files");
+    const d = await until(id, ["succeeded", "failed"]);
+    expect(d.status, d.lastError).toBe("succeeded");
+    const folder = d.externalId!;
+    const lines = fs.readFileSync(path.join(folder, "environments.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.key).sort()).toEqual(["e1", "e2", "e3"]);
+    expect(fs.existsSync(path.join(folder, "manifest.json"))).toBe(true);
+
+    const report = await admin.request<{ updated: number }>("POST", `/api/v1/dispatches/${id}/validation`, {
+      json: { results: [{ environmentKey: "e1", state: "valid", pMax: 0.9 }, { environmentKey: "e2", state: "unsolvable", pMax: 0 }] },
+    });
+    expect(report.updated).toBe(2);
+    const e2 = await admin.request<{ validation: { state: string; pMax: number } }>("GET", "/api/v1/projects/disp/environments/e2");
+    expect(e2.validation).toMatchObject({ state: "unsolvable", pMax: 0 });
+    const bad = await fail(admin.request("POST", `/api/v1/dispatches/${id}/validation`, { json: { results: [{ environmentKey: "zz", state: "valid" }] } }));
+    expect(bad.message).toMatch(/results\.0\.environmentKey|zz/);
+  });
+});
+
+describe("durability", () => {
+  it("delivers a dispatch queued while no worker ran, once, when a worker process starts", async () => {
+    await stopWorker();
+    const before = receiver.requests.length;
+    const id = await dispatch("hook");
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`)).status).toBe("queued");
+    const child = await spawnWorker();
+    try {
+      const d = await until(id, ["delivered", "failed"]);
+      expect(d.status).toBe("delivered");
+      expect(receiver.requests.slice(before).filter((r) => r.idempotencyKey === id)).toHaveLength(1);
+    } finally {
+      await stopChild(child);
+    }
+  }, 60_000);
+
+  it("two worker processes on one database deliver each dispatch once", async () => {
+    const workers = await Promise.all([spawnWorker(), spawnWorker()]);
+    try {
+      const before = receiver.requests.length;
+      const ids = [];
+      for (let i = 0; i < 8; i++) ids.push(await dispatch("hook"));
+      for (const id of ids) expect((await until(id, ["delivered", "failed"])).status).toBe("delivered");
+      const sent = receiver.requests.slice(before);
+      expect(sent).toHaveLength(8);
+      expect(new Set(sent.map((r) => r.idempotencyKey))).toEqual(new Set(ids));
+    } finally {
+      await Promise.all(workers.map(stopChild));
+    }
+  }, 90_000);
+});

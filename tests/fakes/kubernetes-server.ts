@@ -1,0 +1,168 @@
+/**
+ * A real HTTP(S) server (node:http or node:https on 127.0.0.1, port 0) speaking the part of the
+ * Kubernetes API that batch/v1 Jobs use:
+ *   POST   /apis/batch/v1/namespaces/{ns}/jobs         201 with the Job; 409 Status AlreadyExists for a known name
+ *   GET    /apis/batch/v1/namespaces/{ns}/jobs/{name}  the Job; each GET applies the next scripted status
+ *   DELETE /apis/batch/v1/namespaces/{ns}/jobs/{name}  200 Status Success (records the propagationPolicy)
+ * Every request needs `Authorization: Bearer <token>` (401 Status otherwise); `forbidden` answers
+ * 403 like RBAC does. Errors are `Status` objects as the API server sends them. Wire data only: no
+ * imports from lib/.
+ */
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+
+type Json = Record<string, unknown>;
+
+export interface FakeJobStatus {
+  active?: number;
+  succeeded?: number;
+  failed?: number;
+  conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  startTime?: string;
+  completionTime?: string;
+}
+
+export interface FakeKubernetesOptions {
+  token: string;
+  /** namespaces that exist (default ["default", "envforge"]) */
+  namespaces?: string[];
+  /** answer 403 to everything after authentication (a token without RBAC rights) */
+  forbidden?: boolean;
+  /** status script of every new Job: each GET applies the next entry (default: none, the Job stays as created) */
+  script?: FakeJobStatus[];
+  /** serve HTTPS with this key and certificate */
+  tls?: { key: string; cert: string };
+}
+
+export interface FakeKubernetesRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: Json | undefined;
+}
+
+export interface FakeKubernetes {
+  url: string;
+  requests: FakeKubernetesRequest[];
+  /** stored Jobs by `<namespace>/<name>` */
+  jobs: Map<string, Json>;
+  /** `<namespace>/<name>` and propagationPolicy of every DELETE */
+  deletions: { job: string; propagationPolicy: unknown }[];
+  setStatus(namespace: string, name: string, status: FakeJobStatus): void;
+  setScript(namespace: string, name: string, script: FakeJobStatus[]): void;
+  close(): Promise<void>;
+}
+
+function status(code: number, reason: string, message: string, details?: Json): Json {
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: code < 400 ? "Success" : "Failure", message, reason, ...(details ? { details } : {}), code };
+}
+
+/** Starts the fake API server; `close()` it when done. */
+export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<FakeKubernetes> {
+  const namespaces = new Set(opts.namespaces ?? ["default", "envforge"]);
+  const jobs = new Map<string, Json>();
+  const scripts = new Map<string, FakeJobStatus[]>();
+  const requests: FakeKubernetesRequest[] = [];
+  const deletions: { job: string; propagationPolicy: unknown }[] = [];
+  let uid = 0;
+
+  const send = (res: http.ServerResponse, code: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(code, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  };
+
+  const handler: http.RequestListener = (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const [path, query = ""] = (req.url ?? "").split("?");
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body: Json | undefined;
+      try {
+        body = raw ? (JSON.parse(raw) as Json) : undefined;
+      } catch {
+        return send(res, 400, status(400, "BadRequest", "the body is not valid JSON"));
+      }
+      requests.push({ method: req.method ?? "", path, authorization: req.headers.authorization, body });
+      if (req.headers.authorization !== `Bearer ${opts.token}`) return send(res, 401, status(401, "Unauthorized", "Unauthorized"));
+      const m = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs(?:\/([^/]+))?$/.exec(path);
+      if (!m) return send(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
+      const ns = decodeURIComponent(m[1]);
+      const name = m[2] ? decodeURIComponent(m[2]) : undefined;
+      const verb = req.method === "POST" ? "create" : req.method === "DELETE" ? "delete" : "get";
+      if (opts.forbidden) {
+        return send(
+          res,
+          403,
+          status(403, "Forbidden", `jobs.batch is forbidden: User "system:serviceaccount:envforge:dispatcher" cannot ${verb} resource "jobs" in API group "batch" in the namespace "${ns}"`, {
+            group: "batch",
+            kind: "jobs",
+          }),
+        );
+      }
+      if (!namespaces.has(ns)) return send(res, 404, status(404, "NotFound", `namespaces "${ns}" not found`, { name: ns, kind: "namespaces" }));
+
+      if (req.method === "POST" && !name) {
+        const meta = (body?.metadata ?? {}) as Json;
+        const jobName = meta.name;
+        if (body?.kind !== "Job" || body?.apiVersion !== "batch/v1" || typeof jobName !== "string") {
+          return send(res, 422, status(422, "Invalid", "Job.batch is invalid: metadata.name: Required value", { kind: "Job", group: "batch" }));
+        }
+        if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(jobName) || jobName.length > 63) {
+          return send(res, 422, status(422, "Invalid", `Job.batch "${jobName}" is invalid: metadata.name: Invalid value`, { name: jobName, kind: "Job", group: "batch" }));
+        }
+        const key = `${ns}/${jobName}`;
+        if (jobs.has(key)) return send(res, 409, status(409, "AlreadyExists", `jobs.batch "${jobName}" already exists`, { name: jobName, group: "batch", kind: "jobs" }));
+        const job: Json = {
+          ...body,
+          metadata: { ...meta, namespace: ns, uid: `uid-${++uid}`, resourceVersion: String(uid), creationTimestamp: new Date().toISOString() },
+          status: {},
+        };
+        jobs.set(key, job);
+        scripts.set(key, [...(opts.script ?? [])]);
+        return send(res, 201, job);
+      }
+      if (!name) return send(res, 405, status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"));
+      const key = `${ns}/${name}`;
+      const job = jobs.get(key);
+      if (!job) return send(res, 404, status(404, "NotFound", `jobs.batch "${name}" not found`, { name, group: "batch", kind: "jobs" }));
+      if (req.method === "GET") {
+        const next = scripts.get(key)?.shift();
+        if (next) job.status = next;
+        return send(res, 200, job);
+      }
+      if (req.method === "DELETE") {
+        const fromQuery = new URLSearchParams(query).get("propagationPolicy");
+        deletions.push({ job: key, propagationPolicy: body?.propagationPolicy ?? fromQuery ?? null });
+        jobs.delete(key);
+        return send(res, 200, status(200, "", "", { name, group: "batch", kind: "jobs", uid: (job.metadata as Json).uid }));
+      }
+      send(res, 405, status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"));
+    });
+  };
+
+  const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `${opts.tls ? "https" : "http"}://127.0.0.1:${port}`,
+    requests,
+    jobs,
+    deletions,
+    setStatus(namespace, name, s) {
+      const job = jobs.get(`${namespace}/${name}`);
+      if (!job) throw new Error(`no Job ${namespace}/${name}`);
+      job.status = s;
+    },
+    setScript(namespace, name, script) {
+      scripts.set(`${namespace}/${name}`, [...script]);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      }),
+  };
+}
