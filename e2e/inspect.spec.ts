@@ -27,9 +27,9 @@ test("generation dashboard draws its charts and the environment table filters, s
   // filter by tier: the URL keeps it and every row shows the tier
   await table.getByLabel("Tier").selectOption("solved");
   await expect(page).toHaveURL(/env\.tier=solved/);
-  await expect(rows.first()).toContainText("solved");
-  const solved = Number((await page.getByTestId("environment-count").innerText()).match(/\d+/)![0]);
-  expect(solved).toBeLessThan(all);
+  const shown = async () => Number((await page.getByTestId("environment-count").innerText()).match(/\d+/)![0]);
+  await expect.poll(shown).toBeLessThan(all);
+  await expect(page.getByTestId("environment-count")).not.toContainText("loading");
   for (const text of await rows.allInnerTexts()) expect(text).toContain("solved");
   await table.getByLabel("Tier").selectOption("");
 

@@ -17,7 +17,7 @@ test("propose the next generation from the generation page and watch it run", as
   await signIn(page);
   await page.goto(`${DEMO}/generations/3`);
   await page.getByTestId("propose-open").click();
-  await page.getByLabel("Seed").fill("5");
+  await page.getByTestId("propose-form").getByLabel("Seed").fill("5");
   await page.getByTestId("propose-submit").click();
   await expect(page).toHaveURL(/\/proposals\/[0-9a-f-]{36}$/);
   proposalUrl = new URL(page.url()).pathname;

@@ -122,6 +122,9 @@ describe("proposals on a simulated frozenlake generation", () => {
       expect(c.rationale.length).toBeGreaterThan(10);
     }
     for (const item of p.items) expect(item.proposer).toBe("heuristic");
+    // environments with failures cite the clusters their failures fall in
+    const frontier = p.items.find((x) => x.environmentKey === "e5")!;
+    expect(frontier.evidence.map((e) => e.kind)).toContain("cluster");
     await expectEvidenceResolves("lake", 0, p);
     expect(p.summary!.tokenEstimate).toBeLessThanOrEqual(6000);
     expect(p.population.after.size).toBe(p.items.length - p.population.byOp.retire);

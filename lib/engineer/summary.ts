@@ -176,9 +176,16 @@ export async function buildEngineerContext(
   const byEnv = combineByEnvironment(aggs, new Map(members.map((m) => [m.id, m.pMax])));
   const ages = new Map(memberships.map((m) => [m.environmentId, m.n]));
   const pastRates = new Map<number, number[]>();
-  for (const r of earlier.rows) pastRates.set(r.environment_id, [...(pastRates.get(r.environment_id) ?? []), r.n > 0 ? r.s / r.n : 0]);
+  // bigint ids arrive from node-postgres as strings
+  for (const r of earlier.rows) {
+    const id = Number(r.environment_id);
+    pastRates.set(id, [...(pastRates.get(id) ?? []), r.n > 0 ? r.s / r.n : 0]);
+  }
   const clustersOfEnv = new Map<number, string[]>();
-  for (const r of envClusters.rows) clustersOfEnv.set(r.environment_id, [...(clustersOfEnv.get(r.environment_id) ?? []), clusterId(r.category as FailureCategory, r.signature)]);
+  for (const r of envClusters.rows) {
+    const id = Number(r.environment_id);
+    clustersOfEnv.set(id, [...(clustersOfEnv.get(id) ?? []), clusterId(r.category as FailureCategory, r.signature)]);
+  }
 
   const population: PopulationMember[] = members.map((m) => {
     const a = byEnv.get(m.id);
@@ -206,7 +213,7 @@ export async function buildEngineerContext(
   const keyOfId = new Map(members.map((m) => [m.id, m.key]));
   for (const r of envClusters.rows) {
     const id = clusterId(r.category as FailureCategory, r.signature);
-    const key = keyOfId.get(r.environment_id);
+    const key = keyOfId.get(Number(r.environment_id));
     if (key) clusterEnvKeys.set(id, [...(clusterEnvKeys.get(id) ?? []), key]);
   }
   const ex = await excerpts(db, topClusters.map((c) => c.exemplarRolloutIds[0]).filter(Boolean));
