@@ -20,6 +20,8 @@ export default async function globalSetup() {
       HOST: "127.0.0.1",
       ENVFORGE_DATA_DIR: E2E_DATA,
       ENVFORGE_DEMO: "1",
+      // the demo's first cycles run once; no scheduled cycle may change the generations under a test
+      ENVFORGE_DEMO_LOOP_MINUTES: "0",
       ENVFORGE_BOOTSTRAP_TOKEN: E2E_TOKEN,
       DATABASE_URL: "",
     },
@@ -37,6 +39,16 @@ export default async function globalSetup() {
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error("the app did not become healthy within 8 minutes");
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  // the demo's closed loop builds its first generations in the background; the specs read them
+  const loopDeadline = Date.now() + 5 * 60_000;
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/projects/demo-frozenlake`, { headers: { authorization: `Bearer ${E2E_TOKEN}` } });
+    const state = res.ok ? ((await res.json()) as { demoState?: { status: string; message: string } }).demoState : undefined;
+    if (state?.status === "idle") break;
+    if (state?.status === "failed") throw new Error(`the demo loop failed: ${state.message}; see ${path.join(E2E_DATA, "server.log")}`);
+    if (Date.now() > loopDeadline) throw new Error(`the demo loop did not finish within 5 minutes (${state?.status}: ${state?.message})`);
     await new Promise((r) => setTimeout(r, 1000));
   }
 }

@@ -69,13 +69,13 @@ test("failure inspector: category, cluster, exemplar trajectory, then the compar
   await clusters.nth(1).click();
   await expect(page).toHaveURL(/cluster=[0-9a-f]{16}/);
   const detail = page.getByTestId("cluster-detail");
-  await expect(detail).toContainText("test_goals::");
+  await expect(detail).toContainText("test_goals.py::");
   await page.screenshot({ path: "test-results/screens/failures.png", fullPage: true });
 
   // an exemplar opens the rollout with its trajectory
   await detail.getByTestId("exemplar-link").first().click();
   await expect(page.getByTestId("rollout-outcome")).toHaveText("FAIL");
-  await expect(page.getByTestId("verifier-output")).toContainText("FAILED test_goals::");
+  await expect(page.getByTestId("verifier-output")).toContainText("FAILED test_goals.py::");
   await expect(page.locator('[data-turn-index="0"]')).toBeVisible();
   await expect(page.locator('[data-turn-index="0"]')).toContainText("frozen lake");
 
@@ -113,7 +113,8 @@ test("a 3,000-message trajectory: jump to the end, deep link to a turn, expand a
         : { role: "tool", toolCallId: `c${i - 1}`, content: i === 1 ? long : `output of turn ${i + 1}` },
     ),
   ];
-  const line = { externalId: "e2e-long-1", environmentKey: "fl-0003", generation: 3, policy: "e2e-policy", reward: 0, trajectory };
+  const g3 = await (await request.get(`/api/v1/projects/demo-frozenlake/generations/3/environments?limit=1`, { headers: auth })).json();
+  const line = { externalId: "e2e-long-1", environmentKey: g3.items[0].key, generation: 3, policy: "e2e-policy", reward: 0, trajectory };
   const res = await request.post(`/api/v1/projects/demo-frozenlake/rollouts`, { headers: { ...auth, "content-type": "application/x-ndjson" }, data: JSON.stringify(line) });
   expect(res.status()).toBe(200);
   const list = await (await request.get(`/api/v1/projects/demo-frozenlake/rollouts?policy=e2e-policy`, { headers: auth })).json();

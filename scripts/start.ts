@@ -13,7 +13,9 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from "../lib/db/embedded
 import { runMigrations } from "../lib/db/migrate";
 import { createDb } from "../lib/db/client";
 import { ensureBootstrapKey } from "../lib/auth/keys";
-import { seedDemo } from "../lib/demo/seed";
+import { DEMO_SLUG, seedDemo } from "../lib/demo/seed";
+import { demoLoopJobSchema, queueDemoCycles } from "../lib/demo/loop";
+import { enqueue } from "../lib/queue/boss";
 import { runWorkers, startBoss } from "../lib/queue/boss";
 import { workerHandlers } from "../lib/queue/handlers";
 import { sweepDispatches } from "../lib/dispatch/service";
@@ -181,8 +183,16 @@ async function main() {
     if (outcome === "created") say("created the admin API key from ENVFORGE_BOOTSTRAP_TOKEN");
   }
   if (settings.demo) {
-    const seeded = await seedDemo(handle.db);
-    if (seeded) say(`seeded the demo project '${seeded}'`);
+    try {
+      const seeded = await seedDemo(handle.db, { root, workDir: path.join(settings.dataDir, "dispatch") });
+      if (seeded) {
+        // the first cycles run in the background: dispatch, simulated training, proposal, approval
+        await queueDemoCycles(handle.db, seeded, 3, (data) => enqueue("envforge.demo-loop", demoLoopJobSchema, data, { retryLimit: 0 }));
+        say(`seeded the demo project '${seeded.slug}'; its first cycles run in the background`);
+      }
+    } catch (err) {
+      say(`the demo project was not seeded: ${(err as Error).message}`);
+    }
   }
 
   if (settings.ENVFORGE_WORKER) {
@@ -194,6 +204,12 @@ async function main() {
     await sweep();
     const sweeper = setInterval(sweep, 30_000);
     cleanups.push(async () => clearInterval(sweeper));
+    if (settings.demo && settings.ENVFORGE_DEMO_LOOP_MINUTES > 0) {
+      // the demo's loop keeps running: one more cycle every few minutes, up to a dozen generations
+      await boss.schedule("envforge.demo-loop", `*/${settings.ENVFORGE_DEMO_LOOP_MINUTES} * * * *`, { slug: DEMO_SLUG, cycles: 1, scheduled: true });
+    } else {
+      await boss.unschedule("envforge.demo-loop").catch(() => undefined);
+    }
     say("worker running");
   }
 

@@ -155,6 +155,16 @@ describe("proposals on a simulated frozenlake generation", () => {
     expect(await statusOf(get("/api/v1/proposals/not-a-uuid"))).toBe(404);
   });
 
+  it("proposes for a generation without rollouts yet (everything untested is kept)", async () => {
+    await client.request("POST", "/api/v1/projects/lake/generations", { json: { environments: [{ key: "fresh1", config: family.sample(createRng(900)) }, { key: "fresh2", config: family.sample(createRng(901)) }] } });
+    const gens = await get<{ generations: { index: number }[] }>("/api/v1/projects/lake/generations");
+    const last = gens.generations[gens.generations.length - 1].index;
+    const { proposalId } = await client.request<{ proposalId: string }>("POST", `/api/v1/projects/lake/generations/${last}/proposals`, { json: { engineer: "heuristic" } });
+    const p = await settled(proposalId);
+    expect(p.status, p.error).toBe("ready");
+    expect(p.items.filter((i) => i.op === "keep" || i.op === "retire").map((i) => i.environmentKey).sort()).toEqual(["fresh1", "fresh2"]);
+  });
+
   it("runs the LLM engineer against an OpenAI-compatible endpoint and records the run", async () => {
     const keepAll = { items: configs.map((_, i) => ({ op: "keep", environmentKey: `e${i}`, rationale: `Keep e${i}: it still teaches.`, evidence: [{ kind: "stat", ref: `env:e${i}` }], predictedSuccess: 0.5 })) };
     const fake = await startFakeOpenAI([{ content: JSON.stringify(keepAll) }]);

@@ -16,6 +16,7 @@ const envSchema = z.object({
     .optional(),
   ENVFORGE_BOOTSTRAP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   ENVFORGE_DEMO: flag.optional(),
+  ENVFORGE_DEMO_LOOP_MINUTES: z.coerce.number({ error: "must be a number of minutes" }).int("must be a whole number").min(0, "must be 0 (off) to 59").max(59, "must be 0 (off) to 59").default(30),
   ENVFORGE_PG_PORT: z.coerce.number({ error: "must be a port number" }).int("must be a whole number").min(1, "must be 1-65535").max(65535, "must be 1-65535").optional(),
   ENVFORGE_MAX_BODY_MB: z.coerce.number({ error: "must be a number of megabytes" }).positive("must be above 0").default(256),
   ENVFORGE_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),

@@ -82,6 +82,8 @@ export const projects = pgTable("projects", {
   familyId: text("family_id").notNull(),
   successThreshold: doublePrecision("success_threshold").notNull().default(1),
   isDemo: boolean("is_demo").notNull().default(false),
+    // the demo loop's progress (demo projects only): { status, cycle, cycles, message, at }
+    demoState: jsonb("demo_state"),
   settings: jsonb("settings").notNull().default(sql`'{}'::jsonb`),
   createdAt: createdAt(),
 });

@@ -145,6 +145,7 @@ export async function projectOverview(db: Db, project: ProjectRow) {
     family: project.familyId,
     successThreshold: project.successThreshold,
     demo: project.isDemo,
+    ...(project.isDemo ? { demoState: project.demoState ?? null } : {}),
     createdAt: project.createdAt.toISOString(),
     generations: gens,
   };

@@ -30,6 +30,7 @@ export function projectView(p: ProjectRow) {
     family: p.familyId,
     successThreshold: p.successThreshold,
     demo: p.isDemo,
+    ...(p.isDemo ? { demoState: p.demoState ?? null } : {}),
     createdAt: p.createdAt.toISOString(),
   };
 }

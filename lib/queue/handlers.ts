@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { runImport } from "@/lib/ingest/imports";
 import { runProposal } from "@/lib/engineer/proposals";
 import { runDispatchJob } from "@/lib/dispatch/service";
+import { runDemoLoop } from "@/lib/demo/loop";
 import type { JobHandler, QueueName } from "./boss";
 
 /** Handlers for every queue this build knows how to work. */
@@ -11,5 +12,6 @@ export function workerHandlers(db: Db): Partial<Record<QueueName, JobHandler>> {
     "envforge.import": (data) => runImport(db, data),
     "envforge.proposal": (data) => runProposal(db, data),
     "envforge.dispatch": (data) => runDispatchJob(db, data),
+    "envforge.demo-loop": (data) => runDemoLoop(db, data),
   };
 }

@@ -9,6 +9,7 @@ import { GenerationTrend } from "@/components/charts/generation-trend";
 import { ImportPanel } from "@/components/imports/import-panel";
 import { hasScope } from "@/lib/auth/roles";
 import { listProposals } from "@/lib/engineer/proposals";
+import { DemoLoopPanel } from "@/components/demo/loop-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -42,6 +43,9 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
           )}
         </span>
       </div>
+      {project.isDemo && (
+        <DemoLoopPanel slug={slug} initial={(project.demoState as never) ?? null} canRun={hasScope(user.role, "proposals:review")} />
+      )}
       <div className="mb-4 grid grid-cols-2 gap-2 md:grid-cols-6">
         <Stat label="Generations" value={count(gens.length)} />
         <Stat label="Latest environments" value={count(latest?.environments)} />

@@ -252,12 +252,13 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
 
 /**
  * The command's environment: the server's, less its own ENVFORGE_* settings and DATABASE_URL
- * (a training script has no business with the server's key or database), plus the job variables.
+ * (a training script has no business with the server's key or database), plus the job variables
+ * and the target's own secret as ENVFORGE_TARGET_SECRET (e.g. an ingest key to post rollouts back).
  */
 function commandEnv(config: LocalConfig, ctx: DeliveryContext, payloadPath: string, dir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith("ENVFORGE_") || key === "DATABASE_URL") delete env[key];
-  return Object.assign(env, config.env, jobEnv(ctx.payload), { ENVFORGE_PAYLOAD_PATH: payloadPath, ENVFORGE_DISPATCH_DIR: dir });
+  return Object.assign(env, config.env, jobEnv(ctx.payload), { ENVFORGE_PAYLOAD_PATH: payloadPath, ENVFORGE_DISPATCH_DIR: dir }, ctx.secret ? { ENVFORGE_TARGET_SECRET: ctx.secret } : {});
 }
 
 async function poll(_ctx: DeliveryContext, externalId: string): Promise<PollResult> {

@@ -1,0 +1,75 @@
+/**
+ * The demo's closed loop on a real Postgres: the seeded generation is dispatched to the simulated
+ * trainer (a real `local` target running scripts/simulated-trainer.ts), whose rollouts come back
+ * through the ingest API over HTTP; the heuristic engineer proposes, the loop approves and
+ * materializes, and the next generation is trained too.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "./db";
+import { startApiServer } from "./api-server";
+import { ensureBootstrapKey } from "@/lib/auth/keys";
+import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
+import { workerHandlers } from "@/lib/queue/handlers";
+import { DEMO_SLUG, seedDemo } from "@/lib/demo/seed";
+import { runDemoLoop } from "@/lib/demo/loop";
+import { EnvForgeClient } from "@/cli/client";
+
+const TOKEN = "test-bootstrap-token-demo-loop-01";
+const root = path.resolve(import.meta.dirname, "..");
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-demo-"));
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let server: Awaited<ReturnType<typeof startApiServer>>;
+let worker: Awaited<ReturnType<typeof startBoss>>;
+let client: EnvForgeClient;
+
+beforeAll(async () => {
+  process.env.ENVFORGE_SECRET_KEY ??= "test-secret-key-for-the-demo-0123456789";
+  process.env.ENVFORGE_DISPATCH_POLL_SECONDS = "1";
+  db = await freshDatabase();
+  await ensureBootstrapKey(db.db, TOKEN);
+  server = await startApiServer();
+  process.env.ENVFORGE_PUBLIC_URL = server.url;
+  client = new EnvForgeClient({ server: server.url, token: TOKEN });
+  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
+  await runWorkers(worker, workerHandlers(db.db));
+}, 60_000);
+afterAll(async () => {
+  await worker?.stop({ graceful: false, wait: true });
+  await (await getBoss()).stop({ graceful: false, wait: true }).catch(() => undefined);
+  await server?.close();
+  await db?.drop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("the demo's closed loop", () => {
+  it("trains, proposes, approves, materializes and trains again, all through the product's own paths", async () => {
+    const project = await seedDemo(db.db, { root, workDir: tmp, populationSize: 10 });
+    expect(project?.slug).toBe(DEMO_SLUG);
+    expect(await seedDemo(db.db, { root, workDir: tmp })).toBeNull(); // a second start changes nothing
+
+    await runDemoLoop(db.db, { slug: DEMO_SLUG, cycles: 1 });
+
+    const overview = await client.request<{ demoState: { status: string }; generations: { index: number; status: string; source: string; rollouts: number }[] }>("GET", `/api/v1/projects/${DEMO_SLUG}`);
+    expect(overview.demoState.status).toBe("idle");
+    expect(overview.generations.map((g) => [g.index, g.source, g.rollouts > 0])).toEqual([
+      [0, "seed", true],
+      [1, "proposal", true],
+    ]);
+    // the rollouts came from the simulated trainer through the ingest API, as its policy
+    const rollouts = await client.request<{ items: { policy: string; externalId: string }[] }>("GET", `/api/v1/projects/${DEMO_SLUG}/rollouts?generation=1&limit=5`);
+    expect(rollouts.items[0].policy).toMatch(/^sim-policy-step\d+$/);
+    expect(rollouts.items[0].externalId).toMatch(/^sim-/);
+    const dispatches = await client.request<{ dispatches: { status: string; adapter: string }[] }>("GET", `/api/v1/projects/${DEMO_SLUG}/dispatches`);
+    expect(dispatches.dispatches.map((d) => [d.adapter, d.status])).toEqual([
+      ["local", "succeeded"],
+      ["local", "succeeded"],
+    ]);
+    // the learner's skills carry over to the next generation
+    expect(fs.readdirSync(tmp).some((f) => f === `learner-${DEMO_SLUG}.json`)).toBe(true);
+    const audit = await client.request<{ events: { actor: string; action: string }[] }>("GET", `/api/v1/projects/${DEMO_SLUG}/audit`);
+    expect(audit.events.find((e) => e.action === "proposal.materialize")?.actor).toBe("system:demo-loop");
+  }, 120_000);
+});
