@@ -19,6 +19,9 @@ export function Shell({ user, crumbs = [], children, actions }: { user: Principa
           <Link href="/families" className="hover:text-zinc-900">
             Families
           </Link>
+          <Link href="/arena" className="hover:text-zinc-900">
+            Arena
+          </Link>
           {hasScope(user.role, "keys:manage") && (
             <Link href="/settings/keys" className="hover:text-zinc-900">
               API keys

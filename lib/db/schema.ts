@@ -462,3 +462,22 @@ export const auditEvents = pgTable(
   },
   (t) => [index("audit_events_project_idx").on(t.projectId, t.id)],
 );
+
+// ---------------------------------------------------------------- curriculum arena
+
+export const arenaRuns = pgTable(
+  "arena_runs",
+  {
+    id: serial("id").primaryKey(),
+    // queued | running | succeeded | failed; an uploaded report is succeeded at once
+    status: text("status").notNull().default("queued"),
+    options: jsonb("options").notNull().default(sql`'{}'::jsonb`),
+    progress: jsonb("progress"),
+    report: jsonb("report"),
+    error: text("error"),
+    createdBy: text("created_by"),
+    createdAt: createdAt(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [index("arena_runs_created_idx").on(t.createdAt)],
+);

@@ -2,7 +2,7 @@
 import PgBoss from "pg-boss";
 import { z } from "zod";
 
-export const QUEUES = ["envforge.proposal", "envforge.dispatch", "envforge.import", "envforge.demo-loop"] as const;
+export const QUEUES = ["envforge.proposal", "envforge.dispatch", "envforge.import", "envforge.demo-loop", "envforge.arena"] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 const globalKey = Symbol.for("envforge.boss");

@@ -4,6 +4,7 @@ import { runImport } from "@/lib/ingest/imports";
 import { runProposal } from "@/lib/engineer/proposals";
 import { runDispatchJob } from "@/lib/dispatch/service";
 import { runDemoLoop } from "@/lib/demo/loop";
+import { runArenaJob } from "@/lib/reports/arena";
 import type { JobHandler, QueueName } from "./boss";
 
 /** Handlers for every queue this build knows how to work. */
@@ -13,5 +14,6 @@ export function workerHandlers(db: Db): Partial<Record<QueueName, JobHandler>> {
     "envforge.proposal": (data) => runProposal(db, data),
     "envforge.dispatch": (data) => runDispatchJob(db, data),
     "envforge.demo-loop": (data) => runDemoLoop(db, data),
+    "envforge.arena": (data) => runArenaJob(db, data),
   };
 }

@@ -1,0 +1,7 @@
+import { apiRoute, readJsonBody } from "@/lib/api/route";
+import { uploadArenaReport } from "@/lib/reports/arena";
+
+export const dynamic = "force-dynamic";
+
+/** Store an arena report made by `envforge arena --upload`. */
+export const POST = apiRoute(async ({ req, db, principal }) => Response.json(await uploadArenaReport(db, await readJsonBody(req), principal), { status: 201 }));

@@ -1,0 +1,6 @@
+import { apiRoute, intParam } from "@/lib/api/route";
+import { getArenaRun } from "@/lib/reports/arena";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute<{ id: string }>(async ({ db, params }) => getArenaRun(db, intParam(params.id, "id")));

@@ -1,0 +1,194 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { ArenaCurve, ArenaReport, ArenaSetting, StrategyResult } from "@/lib/arena/types";
+import { apiFetch } from "@/components/ui/api-client";
+import { count, fixed, pct } from "@/components/ui/format";
+import { Panel } from "@/components/ui/shell";
+
+const COLORS: Record<string, string> = {
+  uniform: "#a1a1aa",
+  threshold: "#f59e0b",
+  rlve: "#84cc16",
+  sfl: "#06b6d4",
+  plr: "#8b5cf6",
+  accel: "#ec4899",
+  heuristic: "#1d4ed8",
+  llm: "#0f766e",
+  oracle: "#18181b",
+};
+
+interface RunView {
+  id: number;
+  status: string;
+  progress: { done: number; total: number | null; label: string } | null;
+  error?: string;
+  createdAt: string;
+  report: ArenaReport | null;
+}
+
+/** Target success against rollouts, one line per strategy, on a common grid. */
+function Curves({ curves, budget }: { curves: Partial<Record<string, ArenaCurve>>; budget: number }) {
+  const strategies = Object.keys(curves);
+  const grid = new Map<number, Record<string, number>>();
+  for (const s of strategies) {
+    const c = curves[s]!;
+    c.rollouts.forEach((r, i) => {
+      const row = grid.get(r) ?? { rollouts: r };
+      row[s] = +(c.success[i] * 100).toFixed(1);
+      grid.set(r, row);
+    });
+  }
+  const data = [...grid.values()].sort((a, b) => a.rollouts - b.rollouts);
+  return (
+    <div className="h-72 w-full">
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: -8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#e4e4e7" />
+          <XAxis dataKey="rollouts" type="number" domain={[0, budget]} tick={{ fontSize: 12 }} tickFormatter={(v) => (v >= 1000 ? `${Math.round(v / 1000)}k` : String(v))} />
+          <YAxis domain={[0, 100]} tick={{ fontSize: 12 }} unit="%" />
+          <Tooltip formatter={(v, name) => [`${v}%`, name]} labelFormatter={(v) => `${count(Number(v))} rollouts`} contentStyle={{ fontSize: 12 }} />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          <ReferenceLine y={50} stroke="#71717a" strokeDasharray="4 4" />
+          <ReferenceLine y={80} stroke="#d4d4d8" strokeDasharray="4 4" />
+          {strategies.map((s) => (
+            <Line key={s} dataKey={s} name={s} stroke={COLORS[s] ?? "#52525b"} strokeWidth={s === "heuristic" ? 3 : 1.5} dot={false} isAnimationActive={false} connectNulls type="monotone" />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+function ci(c: [number, number] | undefined) {
+  return c ? <span className="text-xs text-zinc-400"> [{count(Math.round(c[0]))}–{count(Math.round(c[1]))}]</span> : null;
+}
+
+function ResultTable({ results, seeds }: { results: Partial<Record<string, StrategyResult>>; seeds: number }) {
+  const rows = Object.entries(results).sort((a, b) => (a[1]!.rolloutsTo50 ?? Infinity) - (b[1]!.rolloutsTo50 ?? Infinity));
+  return (
+    <table className="w-full text-sm num" data-testid="arena-table">
+      <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
+        <tr>
+          <th className="py-1.5">Strategy</th>
+          <th className="text-right">Rollouts to 50%</th>
+          <th className="text-right">Rollouts to 80%</th>
+          <th className="text-right">AUC</th>
+          <th className="text-right">Final</th>
+          <th className="text-right">Reached 50%</th>
+          <th className="text-right">Zero-signal</th>
+          <th className="text-right">Invalid</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([s, r]) => (
+          <tr key={s} className={`border-t border-zinc-100 ${s === "heuristic" ? "bg-blue-50 font-medium" : ""}`}>
+            <td className="py-1.5">
+              <span className="mr-1.5 inline-block h-2 w-2 rounded-full" style={{ background: COLORS[s] ?? "#52525b" }} />
+              {s}
+            </td>
+            <td className="text-right">
+              {r!.rolloutsTo50 === null ? "—" : count(Math.round(r!.rolloutsTo50))}
+              {ci(r!.rolloutsTo50CI)}
+            </td>
+            <td className="text-right">
+              {r!.rolloutsTo80 === null ? "—" : count(Math.round(r!.rolloutsTo80))}
+              {ci(r!.rolloutsTo80CI)}
+            </td>
+            <td className="text-right">{fixed(r!.auc, 3)}</td>
+            <td className="text-right">{pct(r!.finalSuccess)}</td>
+            <td className="text-right">
+              {r!.reached50}/{seeds}
+            </td>
+            <td className="text-right">{pct(r!.zeroSignal)}</td>
+            <td className="text-right">{pct(r!.invalidRate)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The arena page: the latest report's curves and tables, and a button that runs a quick arena on a worker. */
+export function ArenaView({ latest, canRun, active }: { latest: RunView | null; canRun: boolean; active: RunView | null }) {
+  const router = useRouter();
+  const run = useMutation({ mutationFn: () => apiFetch<RunView>("/api/v1/arena/runs", { method: "POST", body: JSON.stringify({ quick: true, seeds: 3 }) }) });
+  const activeId = run.data?.id ?? active?.id;
+  const { data: progress } = useQuery({
+    queryKey: ["arena-run", activeId],
+    enabled: activeId !== undefined,
+    queryFn: () => apiFetch<RunView>(`/api/v1/arena/runs/${activeId}`),
+    refetchInterval: (q) => {
+      const s = q.state.data?.status;
+      if (s === "succeeded" || s === "failed") {
+        router.refresh();
+        return false;
+      }
+      return 1500;
+    },
+  });
+  const report = latest?.report ?? null;
+  const busy = progress ? progress.status === "queued" || progress.status === "running" : false;
+  return (
+    <div>
+      <div className="mb-3 flex flex-wrap items-center gap-3">
+        {canRun && (
+          <button onClick={() => run.mutate()} disabled={busy || run.isPending} className="rounded bg-zinc-900 px-3 py-1 text-sm font-medium text-white disabled:opacity-50" data-testid="arena-run">
+            Run a quick arena (3 seeds)
+          </button>
+        )}
+        {progress && (
+          <span className="text-sm text-zinc-600" data-testid="arena-progress">
+            run {progress.id}: {progress.status}
+            {progress.progress?.total ? ` · ${progress.progress.done}/${progress.progress.total}` : ""}
+            {progress.error ? ` · ${progress.error}` : ""}
+          </span>
+        )}
+        {run.error && <span className="text-sm text-red-700">{(run.error as Error).message}</span>}
+        <span className="ml-auto text-xs text-zinc-500">
+          The full benchmark: <code>npx envforge arena --seeds 10 --json out.json --upload</code>
+        </span>
+      </div>
+      {!report ? (
+        <Panel>
+          <p className="text-zinc-600">No arena report yet. Run a quick arena here, or the full one from the command line with --upload.</p>
+        </Panel>
+      ) : (
+        <>
+          <div className="mb-3 flex flex-wrap items-center gap-3 text-sm" data-testid="arena-goal">
+            <span className={`rounded px-2 py-0.5 font-medium ${report.goal.met ? "bg-green-100 text-green-800" : "bg-amber-100 text-amber-800"}`}>goal {report.goal.met ? "met" : "not met"}</span>
+            {(["clean", "traps"] as ArenaSetting[]).map((s) => (
+              <span key={s} className="text-zinc-700">
+                {s}: heuristic/uniform {fixed(report.goal.heuristicVsUniform50[s], 2)} (≤ 0.6), heuristic/PLR {fixed(report.goal.heuristicVsPlr50[s], 2)} (≤ 1)
+              </span>
+            ))}
+            <span className="text-xs text-zinc-500">
+              {report.family} · {report.seeds} seeds{report.quick ? " (quick)" : ""} · budget {count(report.budget.rollouts)} rollouts · {report.createdAt.slice(0, 16).replace("T", " ")} · {Math.round(report.durationMs / 1000)} s
+            </span>
+          </div>
+          <div className="grid grid-cols-1 gap-3 xl:grid-cols-2">
+            {(["clean", "traps"] as ArenaSetting[]).map((s) => (
+              <Panel key={s} title={`Target success against rollouts · ${s === "clean" ? "clean" : "with traps"}`}>
+                <div data-testid={`arena-curves-${s}`}>
+                  <Curves curves={report.curves[s]} budget={report.budget.rollouts} />
+                </div>
+                <ResultTable results={report.settings[s]} seeds={report.seeds} />
+              </Panel>
+            ))}
+          </div>
+          {report.notes.length > 0 && (
+            <Panel title="How these figures were made" className="mt-3">
+              <ul className="list-disc space-y-1 pl-5 text-xs text-zinc-600">
+                {report.notes.map((n, i) => (
+                  <li key={i}>{n}</li>
+                ))}
+              </ul>
+            </Panel>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
