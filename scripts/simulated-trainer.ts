@@ -27,7 +27,7 @@ async function main() {
   const stateFile = path.join(path.dirname(process.env.ENVFORGE_DISPATCH_DIR ?? path.dirname(payloadPath)), `learner-${payload.project.slug}.json`);
   const state = fs.existsSync(stateFile) ? (JSON.parse(fs.readFileSync(stateFile, "utf8")) as { theta: number[]; steps: number }) : null;
   // a faster learner than the arena's, so a few demo generations show progress
-  const learner = new Learner({ ...DEFAULT_LEARNER, learningRate: 0.12 });
+  const learner = new Learner({ ...DEFAULT_LEARNER, learningRate: 0.06 });
   if (state) state.theta.forEach((v, i) => (learner.theta[i] = v));
   const stepsSoFar = state?.steps ?? 0;
   const policy = `sim-policy-step${stepsSoFar}`;
