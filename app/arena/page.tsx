@@ -21,7 +21,7 @@ export default async function ArenaPage() {
         Curriculum strategies train the same simulated learner on a family&apos;s config space; the curves show success on a held-out hard target region against rollouts spent
         (probes included), as interquartile means over seeds. &quot;Traps&quot; adds unsolvable configs, noisy TVs and invalid configs.
       </p>
-      <ArenaView latest={latest as never} canRun={hasScope(user.role, "proposals:create")} active={active as never} />
+      <ArenaView latest={latest} canRun={hasScope(user.role, "proposals:create")} active={active} />
     </Shell>
   );
 }

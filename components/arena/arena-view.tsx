@@ -3,7 +3,8 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { ArenaCurve, ArenaReport, ArenaSetting, StrategyResult } from "@/lib/arena/types";
+import type { ArenaCurve, ArenaSetting, StrategyResult } from "@/lib/arena/types";
+import type { ArenaRunView } from "@/lib/reports/arena";
 import { apiFetch } from "@/components/ui/api-client";
 import { count, fixed, pct } from "@/components/ui/format";
 import { Panel } from "@/components/ui/shell";
@@ -20,14 +21,7 @@ const COLORS: Record<string, string> = {
   oracle: "#18181b",
 };
 
-interface RunView {
-  id: number;
-  status: string;
-  progress: { done: number; total: number | null; label: string } | null;
-  error?: string;
-  createdAt: string;
-  report: ArenaReport | null;
-}
+type RunView = ArenaRunView;
 
 /** Target success against rollouts, one line per strategy, on a common grid. */
 function Curves({ curves, budget }: { curves: Partial<Record<string, ArenaCurve>>; budget: number }) {

@@ -4,14 +4,8 @@ import { useRouter } from "next/navigation";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import type { DemoState } from "@/lib/demo/loop";
 
-interface DemoState {
-  status: "queued" | "running" | "idle" | "failed";
-  cycle: number;
-  cycles: number;
-  message: string;
-  at: string;
-}
 
 /** The demo's closed loop: what it is doing, and a button for one more cycle. */
 export function DemoLoopPanel({ slug, initial, canRun }: { slug: string; initial: DemoState | null; canRun: boolean }) {

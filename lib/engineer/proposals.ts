@@ -47,6 +47,9 @@ export interface ProposalProgress {
   stage: "queued" | "summary" | "engineer" | "validating" | "ready" | "failed";
   message: string;
   at: string;
+  /** once ready: children the engineer dropped (invalid, duplicate…) and its notes */
+  dropped?: { reason: string; count: number }[];
+  notes?: string[];
 }
 
 const progress = (stage: ProposalProgress["stage"], message: string): ProposalProgress => ({ stage, message, at: new Date().toISOString() });
@@ -164,7 +167,7 @@ export async function runProposal(db: Db, data: unknown, opts: { llmConfig?: Ret
         .set({
           status: "ready",
           updatedAt: new Date(),
-          progress: { ...progress("ready", `${items.length} items`), dropped, notes: output.notes } as unknown as ProposalProgress,
+          progress: { ...progress("ready", `${items.length} items`), dropped, notes: output.notes } satisfies ProposalProgress,
         })
         .where(eq(proposals.id, proposalId));
     });

@@ -35,12 +35,15 @@ const reportSchema = z.looseObject({
   goal: z.looseObject({ met: z.boolean() }),
 });
 
+/** An arena run as the API and the page show it. */
+export type ArenaRunView = ReturnType<typeof view>;
+
 function view(r: typeof arenaRuns.$inferSelect) {
   return {
     id: r.id,
     status: r.status,
     options: r.options,
-    progress: r.progress,
+    progress: (r.progress ?? null) as { done: number; total: number | null; label: string } | null,
     error: r.error ?? undefined,
     createdBy: r.createdBy,
     createdAt: r.createdAt.toISOString(),

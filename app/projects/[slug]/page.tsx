@@ -10,6 +10,7 @@ import { ImportPanel } from "@/components/imports/import-panel";
 import { hasScope } from "@/lib/auth/roles";
 import { listProposals } from "@/lib/engineer/proposals";
 import { DemoLoopPanel } from "@/components/demo/loop-panel";
+import type { DemoState } from "@/lib/demo/loop";
 
 export const dynamic = "force-dynamic";
 
@@ -44,7 +45,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
         </span>
       </div>
       {project.isDemo && (
-        <DemoLoopPanel slug={slug} initial={(project.demoState as never) ?? null} canRun={hasScope(user.role, "proposals:review")} />
+        <DemoLoopPanel slug={slug} initial={(project.demoState as DemoState | null) ?? null} canRun={hasScope(user.role, "proposals:review")} />
       )}
       <div className="mb-4 grid grid-cols-2 gap-2 md:grid-cols-6">
         <Stat label="Generations" value={count(gens.length)} />
