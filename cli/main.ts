@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { ApiError, EnvForgeClient } from "./client";
 import { importHarbor, importNdjson, type ImportResult } from "./commands/import";
 import { syncAgentLightning } from "./commands/sync";
+import { arenaCommand } from "./commands/arena";
 
 const USAGE = `envforge <command> [options]
 
@@ -16,6 +17,11 @@ Commands:
                        [--api envforge|agl-v1] [--create-environments]
       Finished rollouts of an Agent Lightning store since the last sync (the cursor is kept per
       project and store URL). --api agl-v1 talks to a LightningStore server's /v1/agl routes.
+  arena [--seeds N] [--quick] [--json <file>] [--family <id>] [--strategies a,b] [--workers N] [--upload]
+      The curriculum arena: every curriculum strategy on a simulated learner, clean and with traps
+      (runs here, no server needed). Prints the strategy x setting table and whether the heuristic
+      engineer met its goal; --json writes the full report; --upload sends it to the server's
+      Arena page (--server, --token). Defaults: 10 seeds, search-agent.
 
 Options for every command:
   --server <url>   EnvForge's address (ENVFORGE_SERVER, default http://127.0.0.1:3000)
@@ -52,12 +58,43 @@ export async function run(argv: string[]): Promise<number> {
       key: { type: "string" },
       api: { type: "string" },
       quiet: { type: "boolean" },
+      seeds: { type: "string" },
+      quick: { type: "boolean" },
+      json: { type: "string" },
+      family: { type: "string" },
+      strategies: { type: "string" },
+      workers: { type: "string" },
+      upload: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help || positionals.length === 0) {
     console.log(USAGE);
     return values.help ? 0 : 2;
+  }
+  if (positionals[0] === "arena") {
+    const whole = (name: string, raw: string | undefined, min: number): number | undefined => {
+      if (raw === undefined) return undefined;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number >= ${min} (got ${raw}).`);
+      return n;
+    };
+    if (values.json === "") throw new UsageError("--json needs a file name.");
+    const { report: result, code } = await arenaCommand({
+      seeds: whole("seeds", values.seeds, 1) ?? 10,
+      quick: values.quick,
+      json: values.json,
+      family: values.family,
+      strategies: values.strategies?.split(",").map((s) => s.trim()).filter(Boolean),
+      workers: whole("workers", values.workers, 0),
+      quiet: values.quiet,
+    });
+    if (values.upload) {
+      const uploader = new EnvForgeClient({ server: values.server ?? process.env.ENVFORGE_SERVER ?? "http://127.0.0.1:3000", token: values.token ?? process.env.ENVFORGE_TOKEN });
+      const stored = await uploader.request<{ id: number }>("POST", "/api/v1/arena/reports", { json: result });
+      console.log(`uploaded as arena run ${stored.id}: ${uploader.server}/arena`);
+    }
+    return code;
   }
   const client = new EnvForgeClient({
     server: values.server ?? process.env.ENVFORGE_SERVER ?? "http://127.0.0.1:3000",

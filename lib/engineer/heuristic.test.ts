@@ -430,3 +430,53 @@ describe("heuristicEngineer: options and edge cases", () => {
     expect(grown.items.filter((i) => i.op === "add")).toHaveLength(5);
   });
 });
+
+describe("heuristicEngineer: learning progress and step sizes", () => {
+  /** flInput with some members replaced by the given outcomes (summary rebuilt). */
+  function withOutcomes(edit: (m: PopulationMember, i: number) => Partial<PopulationMember>): EngineerInput {
+    const population = flInput.population.map((m, i) => ({ ...m, ...edit(m, i) }));
+    return { ...flInput, population, summary: buildSummary(frozenlake, population, flInput.summary.failures.clusters) };
+  }
+
+  it("retires a member trained for three generations without its success rate rising, and never breeds from it", () => {
+    const input = withOutcomes((m, i) => (i === 4 ? { s: 4, n: 8, history: [0.5, 0.5], age: 3 } : i === 6 ? { s: 5, n: 8, history: [0.25, 0.5], age: 3 } : {}));
+    const out = heuristicEngineer(input);
+    const flat = out.items.find((i) => i.environmentKey === "g3-004");
+    expect(flat?.op).toBe("retire");
+    expect(flat?.flags).toContain("retire:plateaued");
+    expect(flat?.rationale).toMatch(/^Plateaued \(learnability without learning progress\): success rates 0\.50 → 0\.50 → 0\.50/);
+    for (const child of children(out)) {
+      expect(child.parentKey).not.toBe("g3-004");
+      expect(child.secondParentKey).not.toBe("g3-004");
+    }
+    // rising from 0.25 to 0.5 and 0.625 is progress
+    expect(out.items.find((i) => i.environmentKey === "g3-006")?.flags ?? []).not.toContain("retire:plateaued");
+    expect(out.notes[0]).toMatch(/plateaued 1,/);
+    // plateauGenerations 0 turns it off
+    const off = heuristicEngineer({ ...input, options: { seed: 7, plateauGenerations: 0 } });
+    expect(off.items.find((i) => i.environmentKey === "g3-004")?.flags ?? []).not.toContain("retire:plateaued");
+  });
+
+  it("takes several steps a numeric field when the policy has outgrown the population, ordinals still one level", () => {
+    const input = withOutcomes((m, i) => (m.validation.state === "valid" ? { s: i % 3 === 0 ? 7 : 8, n: 8, history: [] } : {}));
+    const out = heuristicEngineer(input);
+    const byKey = new Map(input.population.map((m) => [m.key, m]));
+    const harder = children(out).filter((c) => c.rationale.startsWith("Solved") || c.rationale.startsWith("Nearly solved"));
+    expect(harder.length).toBeGreaterThan(0);
+    let multi = 0;
+    for (const child of harder) {
+      const parent = byKey.get(child.parentKey as string) as PopulationMember;
+      for (const field of frozenlake.fields.filter((f) => f.difficulty)) {
+        const from = getFieldValue(parent.config, field.path);
+        const to = getFieldValue(child.config, field.path);
+        if (from === to) continue;
+        expect(fieldHardness(field, to) as number).toBeGreaterThan(fieldHardness(field, from) as number);
+        let steps = 0;
+        for (let v = from; v !== to && steps < 10; steps++) v = stepHarder(field, v, 1);
+        expect(steps, field.path).toBeLessThanOrEqual(field.kind === "integer" || field.kind === "number" ? 4 : 1);
+        if (steps > 1) multi += 1;
+      }
+    }
+    expect(multi).toBeGreaterThan(0);
+  });
+});

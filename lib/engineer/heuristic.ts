@@ -6,7 +6,10 @@
  *
  * Decisions where the spec is open:
  * - Every population member gets exactly one item: keep, or retire with its reason (invalid,
- *   unsolvable, solved, hopeless, or "outranked" when its learnability is below the keep cut).
+ *   unsolvable, solved, hopeless, plateaued, or "outranked" when its learnability is below the keep cut).
+ * - Plateaued (learning progress retiring what stopped teaching): measured in 3 generations or more,
+ *   its success rate (the mean of the last two) between 0.2 and 0.8 and not 0.1 above its first; it
+ *   is not used as a parent either. Learnability alone keeps a noisy TV (success 0.5 whatever the policy does) for ever.
  * - Hopeless = 0 successes in n >= 4 attempts now and a success rate of 0 in the previous
  *   generation (the last history entry): two generations in a row at zero.
  * - Keep ranks by learnability, ties broken by learning progress (history plus the current q).
@@ -15,6 +18,9 @@
  *   weights (temperature 0.3, staleness weight 0.3 with equal staleness, as every score is fresh)
  *   without replacement, cycling, so children spread over parents instead of piling onto rank 1;
  *   replay parents with q < 0.2 are made easier, the others get 1-3 random edits.
+ * - A directed edit moves each of its numeric fields 1 step, plus one per unit of logit by which
+ *   the population's mean q sits beyond 0.5 in the edit's direction (at most 4): when the policy
+ *   has outgrown the whole population, single steps cannot catch up. Ordinals and booleans move one level.
  * - Which direction the failure evidence points to: per direction, the mean fitted success drop
  *   from the easy to the hard end of its fields' buckets (summary.environments.fields) plus how much
  *   harder along it the environments of policy failure clusters are than the population (cluster lift).
@@ -25,7 +31,7 @@
  *   are capped at 1.5x the children wanted (+4), so the validator cost stays bounded.
  * - Retire items carry the flag `retire:<reason>`; crossovers `crossover`, fresh samples `fresh_sample`.
  * - predictedSuccess is on the success-rate scale: the posterior mean (s+1)/(n+2) for kept and
- *   retired environments; for a mutated child the parent's, moved 0.5 in logit per edit that makes
+ *   retired environments; for a mutated child the parent's, moved 0.5 in logit per step that makes
  *   it harder (or easier), capped at the child's p_max.
  */
 import { getFieldValue, setFieldValue } from "@/lib/families/field-path";
@@ -57,9 +63,15 @@ export const HEURISTIC_DEFAULTS = {
   triesPerParent: 3,
   /** logit shift of the predicted success per directed edit */
   logitStep: 0.5,
+  /** plateaued: measured in at least this many generations without its success rate rising by plateauRise */
+  plateauGenerations: 3,
+  plateauRise: 0.1,
 } as const;
 
-type RetireReason = "invalid" | "unsolvable" | "solved" | "hopeless" | "outranked";
+/** Most steps a directed edit takes on one numeric field (see stepsPerField). */
+const MAX_STEPS_PER_FIELD = 4;
+
+type RetireReason = "invalid" | "unsolvable" | "solved" | "hopeless" | "plateaued" | "outranked";
 
 interface Scored {
   member: PopulationMember;
@@ -96,6 +108,8 @@ interface Candidate {
   evidence?: DirectionEvidence;
   novelty?: number;
   nearest?: { key: string; distance: number };
+  /** single-field steps of a directed edit (more than its edits when fields moved several steps) */
+  steps?: number;
 }
 
 const MISSING_BUCKET = "(missing)";
@@ -137,13 +151,32 @@ function round4(x: number): number {
   return Math.round(x * 1e4) / 1e4;
 }
 
-function retireReason(member: PopulationMember, q: number | null): RetireReason | null {
+function retireReason(member: PopulationMember, q: number | null, plateauGenerations: number): RetireReason | null {
   if (member.validation.state === "invalid") return "invalid";
   if (isUnsolvable(member.validation)) return "unsolvable";
   if (q !== null && q >= HEURISTIC_DEFAULTS.solvedRate && member.n >= HEURISTIC_DEFAULTS.minAttempts) return "solved";
   const last = member.history.length > 0 ? member.history[member.history.length - 1] : null;
   if (member.s === 0 && member.n >= HEURISTIC_DEFAULTS.minAttempts && last === 0) return "hopeless";
+  if (isPlateaued(member, plateauGenerations)) return "plateaued";
   return null;
+}
+
+/**
+ * Plateaued (ENGINEER.md: learning progress retires plateaued regions): trained on in at least
+ * `generations` generations, its success rate (the mean of the last two) still in the frontier band
+ * [easierBelow, harderAbove] and not plateauRise above its first measurement. A policy that learns
+ * from an environment gets better at it; one whose rate stands still while it is trained on
+ * teaches nothing (a noisy TV looks maximally learnable for ever). Retiring a slow learner by
+ * mistake costs little: a child of a high-learnability parent takes its place. Members above or
+ * below the band are left to the solved, harder, easier and hopeless rules.
+ */
+function isPlateaued(member: PopulationMember, generations: number): boolean {
+  if (generations <= 0 || member.n === 0) return false;
+  const rates = [...member.history.filter((r) => Number.isFinite(r)), member.s / member.n];
+  if (rates.length < Math.max(2, generations)) return false;
+  const recent = (rates[rates.length - 1] + rates[rates.length - 2]) / 2;
+  const D = HEURISTIC_DEFAULTS;
+  return recent >= D.easierBelow && recent <= D.harderAbove && recent < rates[0] + D.plateauRise;
 }
 
 /** Hardness in [0, 1] of a bucket label of a signed field (bins "lo–hi" by their midpoint, levels by name). */
@@ -371,7 +404,7 @@ function evidenceWriter(summary: StructuredSummary): EvidenceWriter {
 }
 
 /** Scores of every member: normalised rate, posterior mean, learnability, learning progress and a retirement reason. */
-function scoreMembers(population: readonly PopulationMember[], groupSize: number | undefined): Scored[] {
+function scoreMembers(population: readonly PopulationMember[], groupSize: number | undefined, plateauGenerations: number): Scored[] {
   return population.map((member, index) => {
     const q = normalizedRate(member.s, member.n, member.validation.pMax);
     return {
@@ -381,13 +414,23 @@ function scoreMembers(population: readonly PopulationMember[], groupSize: number
       mean: posteriorMean(member.s, member.n),
       learnability: learnabilityScore(member, groupSize),
       progress: learningProgress(q === null ? member.history : [...member.history, q]),
-      retire: retireReason(member, q),
+      retire: retireReason(member, q, plateauGenerations),
     };
   });
 }
 
-/** Directed step: 1-3 difficulty-signed fields one step harder (sign 1) or easier (-1) along the first direction in `order` that can move. */
-function directedEdit(rng: Rng, order: readonly DirectionEvidence[], config: FamilyConfig, sign: 1 | -1, edits: number): { config: FamilyConfig; edits: FieldEdit[]; evidence: DirectionEvidence } | null {
+/**
+ * Directed step: 1-3 difficulty-signed fields `steps` steps harder (sign 1) or easier (-1) along
+ * the first direction in `order` that can move (numeric fields; ordinals and booleans move one level).
+ */
+function directedEdit(
+  rng: Rng,
+  order: readonly DirectionEvidence[],
+  config: FamilyConfig,
+  sign: 1 | -1,
+  edits: number,
+  steps = 1,
+): { config: FamilyConfig; edits: FieldEdit[]; evidence: DirectionEvidence; steps: number } | null {
   for (const e of order) {
     const movable = e.fields.filter((f) => {
       const value = getFieldValue(config, f.path);
@@ -397,15 +440,36 @@ function directedEdit(rng: Rng, order: readonly DirectionEvidence[], config: Fam
     const count = Math.min(edits > 0 ? edits : rng.int(1, 3), movable.length);
     let child = config;
     const changes: FieldEdit[] = [];
+    let taken = 0;
     for (const field of rng.shuffle(movable).slice(0, count)) {
       const from = getFieldValue(child, field.path);
-      const to = stepHarder(field, from, sign);
+      let to = stepHarder(field, from, sign);
+      taken += 1;
+      for (let k = 1; k < steps && (field.kind === "integer" || field.kind === "number"); k++) {
+        const next = stepHarder(field, to, sign);
+        if (next === to) break;
+        to = next;
+        taken += 1;
+      }
       child = setFieldValue(child, field.path, to);
       changes.push({ path: field.path, from, to });
     }
-    return { config: child, edits: changes, evidence: e };
+    return { config: child, edits: changes, evidence: e, steps: taken };
   }
   return null;
+}
+
+/**
+ * Steps per field of a directed edit: 1, plus one for every unit of logit by which the
+ * population's mean normalised success sits beyond the frontier (0.5) in the step's direction, at
+ * most MAX_STEPS_PER_FIELD. When the policy has outgrown most of the population, one step at a time
+ * cannot keep up; when the population sits at the frontier, steps stay single.
+ */
+function stepsPerField(scored: readonly Scored[], sign: 1 | -1): number {
+  const rates = scored.filter((sc) => sc.q !== null && sc.retire !== "invalid" && sc.retire !== "unsolvable").map((sc) => sc.q as number);
+  if (rates.length < 8) return 1;
+  const mean = Math.min(0.98, Math.max(0.02, rates.reduce((a, b) => a + b, 0) / rates.length));
+  return Math.min(MAX_STEPS_PER_FIELD, Math.max(1, 1 + Math.floor(sign * logit(mean))));
 }
 
 /**
@@ -499,8 +563,10 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const keepShare = clampShare(options.keepShare, D.keepShare);
   const addShare = clampShare(options.addShare, D.addShare);
 
+  const plateauGenerations = Math.max(0, Math.floor(options.plateauGenerations ?? D.plateauGenerations));
+
   // 1-2. Keep the most learnable (ties: learning progress), retire the rest with a reason.
-  const scored = scoreMembers(population, options.groupSize);
+  const scored = scoreMembers(population, options.groupSize, plateauGenerations);
   const ranked = scored
     .filter((sc) => sc.retire === null)
     .sort((a, b) => b.learnability - a.learnability || b.progress - a.progress || a.index - b.index);
@@ -516,7 +582,7 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const childrenTarget = Math.max(0, target - kept.length);
   const addTarget = Math.min(childrenTarget, Math.round(addShare * target));
   const mutateTarget = childrenTarget - addTarget;
-  const eligible = scored.filter((sc) => sc.retire !== "invalid" && sc.retire !== "unsolvable");
+  const eligible = scored.filter((sc) => sc.retire !== "invalid" && sc.retire !== "unsolvable" && sc.retire !== "plateaued");
   const harderPool = rng.fork("harder-order").shuffle(eligible.filter((sc) => sc.q !== null && sc.q > D.harderAbove));
   const replayPool = eligible.filter((sc) => sc.q === null || sc.q <= D.harderAbove);
   const crossPool = kept.length >= 2 ? kept : replayPool.length >= 2 ? replayPool : [];
@@ -574,7 +640,10 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
     if (cand.kind === "fresh") estimate = baseRate;
     else if (cand.kind === "crossover") estimate = ((cand.parent as Scored).mean + (cand.second as Scored).mean) / 2;
     else {
-      const z = logit((cand.parent as Scored).mean) - D.logitStep * hardnessSteps(family.fields, cand.edits);
+      const net = hardnessSteps(family.fields, cand.edits);
+      // A directed edit of several steps a field counts every step.
+      const steps = cand.steps !== undefined && (cand.kind === "harder" || cand.kind === "easier") ? Math.sign(net) * Math.max(Math.abs(net), cand.steps) : net;
+      const z = logit((cand.parent as Scored).mean) - D.logitStep * steps;
       estimate = 1 / (1 + Math.exp(-z));
     }
     if (typeof pMax === "number" && pMax < 1) estimate = Math.min(estimate, pMax);
@@ -584,9 +653,11 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const batch = new ChildBatch(input, Math.ceil(1.5 * childrenTarget) + 4, childrenTarget, describe, predict);
   const mutRng = rng.fork("mutate");
 
+  const harderSteps = stepsPerField(scored, 1);
+  const easierSteps = stepsPerField(scored, -1);
   const directed = (parent: Scored, sign: 1 | -1, attempt: number): Candidate | null => {
     // The third try of a parent keeps one directed step and reseeds, for a new instance of the same step.
-    const step = directedEdit(mutRng, orderDirections(mutRng, evidence, sign < 0), parent.member.config, sign, attempt >= 2 ? 1 : 0);
+    const step = directedEdit(mutRng, orderDirections(mutRng, evidence, sign < 0), parent.member.config, sign, attempt >= 2 ? 1 : 0, sign > 0 ? harderSteps : easierSteps);
     if (!step) return null;
     const edits = [...step.edits];
     let config = step.config;
@@ -595,7 +666,7 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
       config = reseeded.config;
       edits.push(...reseeded.edits);
     }
-    return { kind: sign > 0 ? "harder" : "easier", config, direction: step.evidence.direction, edits, parent, evidence: step.evidence };
+    return { kind: sign > 0 ? "harder" : "easier", config, direction: step.evidence.direction, edits, parent, evidence: step.evidence, steps: step.steps };
   };
 
   // 3b. Solved parents pushed harder, one child each.
@@ -736,6 +807,8 @@ function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: n
       return `Solved (${showRate(sc, ` >= ${HEURISTIC_DEFAULTS.solvedRate}`)}): retired, it no longer teaches${harderChild ? `; its harder child ${harderChild} takes its place` : ""}.`;
     case "hopeless":
       return `Hopeless (${m.s}/${m.n} now and a success rate of 0 the generation before): retired after two generations at zero.`;
+    case "plateaued":
+      return `Plateaued (learnability without learning progress): success rates ${[...m.history, m.n > 0 ? m.s / m.n : 0].map((r) => fmt(r)).join(" → ")} over ${m.history.length + 1} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired, not used as a parent.`;
     default:
       return `Outranked: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) below the keep cut ${keepCut === null ? "n/a" : fmt(keepCut, 3)}.`;
   }
@@ -751,11 +824,11 @@ function proposalNotes(p: {
   batch: ChildBatch;
   childrenTarget: number;
 }): string[] {
-  const reasons: Record<RetireReason, number> = { solved: 0, hopeless: 0, unsolvable: 0, invalid: 0, outranked: 0 };
+  const reasons: Record<RetireReason, number> = { solved: 0, hopeless: 0, plateaued: 0, unsolvable: 0, invalid: 0, outranked: 0 };
   for (const sc of p.scored) if (sc.retire) reasons[sc.retire] += 1;
   const retired = Object.values(reasons).reduce((a, b) => a + b, 0);
   const notes = [
-    `Heuristic engineer, seed ${p.seed}: next population ${p.target}; kept ${p.kept}${p.keepCut === null ? "" : ` (keep cut: learnability ${fmt(p.keepCut, 3)})`}, retired ${retired} (solved ${reasons.solved}, hopeless ${reasons.hopeless}, unsolvable ${reasons.unsolvable}, invalid ${reasons.invalid}, outranked ${reasons.outranked}).`,
+    `Heuristic engineer, seed ${p.seed}: next population ${p.target}; kept ${p.kept}${p.keepCut === null ? "" : ` (keep cut: learnability ${fmt(p.keepCut, 3)})`}, retired ${retired} (solved ${reasons.solved}, hopeless ${reasons.hopeless}, plateaued ${reasons.plateaued}, unsolvable ${reasons.unsolvable}, invalid ${reasons.invalid}, outranked ${reasons.outranked}).`,
   ];
   if (p.evidence.length > 0) {
     const byScore = [...p.evidence].sort((a, b) => a.score - b.score);

@@ -131,6 +131,8 @@ export interface EngineerOptions {
   addShare?: number;
   /** GRPO group size: use the group learnability E[1 - q^G - (1-q)^G] */
   groupSize?: number;
+  /** generations of training without a rise after which a member retires as plateaued; 0 turns it off (default 3) */
+  plateauGenerations?: number;
 }
 
 /** Everything an engineer needs. */

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { ArenaReport, StrategyResult } from "@/lib/arena";
+import { run } from "../main";
+import { arenaSummaryLine, arenaTable } from "./arena";
+
+const result = (to50: number | null, reached50: number): StrategyResult => ({
+  rolloutsTo50: to50,
+  rolloutsTo50CI: to50 === null ? [1000, 1000] : [to50 - 50, to50 + 50],
+  rolloutsTo80: null,
+  rolloutsTo80CI: [1000, 1000],
+  auc: 0.4,
+  aucCI: [0.35, 0.45],
+  finalSuccess: 0.7,
+  cvar10: 0.5,
+  zeroSignal: 0.3,
+  invalidRate: 0,
+  diversity: 0.4,
+  reached50,
+  reached80: 0,
+});
+
+const report: ArenaReport = {
+  version: 1,
+  createdAt: "2026-11-30T00:00:00.000Z",
+  seeds: 2,
+  quick: true,
+  family: "search-agent",
+  budget: { rollouts: 1000 },
+  settings: { clean: { uniform: result(600, 2), heuristic: result(300, 2) }, traps: { uniform: result(700, 1), heuristic: result(350, 2) } },
+  curves: { clean: {}, traps: {} },
+  goal: { heuristicVsUniform50: { clean: 0.5, traps: 0.5 }, heuristicVsPlr50: { clean: null, traps: null }, met: false },
+  notes: [],
+  durationMs: 1234,
+};
+
+describe("envforge arena output", () => {
+  it("prints one row per strategy and setting with intervals and the seeds that got there", () => {
+    const lines = arenaTable(report).split("\n");
+    expect(lines[0]).toMatch(/^strategy\s+setting\s+rollouts to 50%\s+rollouts to 80%\s+AUC\s+final$/);
+    expect(lines).toHaveLength(2 + 4);
+    expect(lines[2]).toMatch(/^uniform\s+clean\s+600 \[550, 650\]\s+never \(0\/2\)\s+0\.400 \[0\.350, 0\.450\]\s+0\.700$/);
+    expect(lines[3]).toMatch(/^uniform\s+traps\s+700 \[650, 750\] \(1\/2\)/);
+    expect(lines[4]).toMatch(/^heuristic\s+clean\s+300 \[250, 350\]/);
+  });
+
+  it("ends with a summary line that says whether the goal was met", () => {
+    expect(arenaSummaryLine(report)).toBe(
+      "arena (search-agent, 2 seeds, quick): heuristic/uniform rollouts to 50% 0.50 clean, 0.50 traps (goal <= 0.60); heuristic/PLR n/a clean, n/a traps (goal <= 1.00); goal not met in 1.2 s",
+    );
+  });
+
+  it("rejects malformed options before running anything", async () => {
+    await expect(run(["arena", "--seeds", "0"])).rejects.toThrow(/--seeds must be a whole number >= 1/);
+    await expect(run(["arena", "--workers", "two"])).rejects.toThrow(/--workers must be a whole number >= 0/);
+    await expect(run(["arena", "--seeds", "1", "--family", "nope"])).rejects.toThrow(/Unknown family "nope": use a built-in family \(terminal-task, /);
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { builtinFamilies } from "@/lib/families/registry";
+import { createRng } from "@/lib/families/rng";
+import type { FamilyConfig } from "@/lib/families/types";
+import { arenaConfig, createWorld } from "./run";
+import { trapCell, trapMap, type ArenaWorld } from "./world";
+
+const family = builtinFamilies["search-agent"];
+const small = { ...arenaConfig(true), budget: 2048, targetSize: 32 };
+
+/** Generator draws of a world until `count` of them fall in a trap of the given kind. */
+function trapsOf(world: ArenaWorld, kind: string, count: number): FamilyConfig[] {
+  const rng = createRng("test:traps");
+  const out: FamilyConfig[] = [];
+  for (let i = 0; out.length < count && i < 20_000; i++) {
+    const config = world.generate(rng);
+    if (world.task(config).trap === kind) out.push(config);
+  }
+  return out;
+}
+
+describe("traps", () => {
+  it("cover 10-20% of the generator's mass in thirds, deterministically for a seed", () => {
+    const rng = createRng("test:mass");
+    const draws = Array.from({ length: 3000 }, () => family.sample(rng));
+    for (const seed of [0, 1, 2]) {
+      const traps = trapMap(family, seed, 0.15);
+      const kinds = draws.map((c) => traps(trapCell(family, c)));
+      const share = kinds.filter((k) => k !== null).length / draws.length;
+      expect(share, `seed ${seed}`).toBeGreaterThanOrEqual(0.1);
+      expect(share, `seed ${seed}`).toBeLessThanOrEqual(0.2);
+      for (const kind of ["unsolvable", "noisy_tv", "invalid"]) expect(kinds.filter((k) => k === kind).length / draws.length).toBeGreaterThan(0.02);
+      const again = trapMap(family, seed, 0.15);
+      expect(draws.map((c) => again(trapCell(family, c)))).toEqual(kinds);
+    }
+  });
+
+  it("exist only in the traps setting", () => {
+    const clean = createWorld({ family: family.id, strategy: "uniform", setting: "clean", seed: 0, quick: true }, small);
+    const rng = createRng("test:clean");
+    for (let i = 0; i < 500; i++) expect(clean.task(clean.generate(rng)).trap).toBeNull();
+  });
+
+  it("noisy TVs succeed half the time whatever the skills, teach nothing and pass the validator", () => {
+    const world = createWorld({ family: family.id, strategy: "uniform", setting: "traps", seed: 0, quick: true }, { ...small, learner: { ...small.learner, forgetting: 0 } });
+    const tvs = trapsOf(world, "noisy_tv", 16);
+    expect(tvs).toHaveLength(16);
+    const before = Array.from(world.learner.theta);
+    const results = world.run(tvs);
+    expect(Array.from(world.learner.theta)).toEqual(before);
+    const rate = results.reduce((a, r) => a + r.s, 0) / results.reduce((a, r) => a + r.n, 0);
+    expect(rate).toBeGreaterThan(0.35);
+    expect(rate).toBeLessThan(0.65);
+    for (const config of tvs) {
+      expect(world.learner.successProbability(world.task(config))).toBe(0.5);
+      expect(world.validate(config).state).toBe("valid");
+    }
+    world.learner.theta.fill(4);
+    expect(world.learner.successProbability(world.task(tvs[0]))).toBe(0.5);
+  });
+
+  it("unsolvable ones never succeed and the validator says so; invalid ones spend their rollouts and are flagged", () => {
+    const world = createWorld({ family: family.id, strategy: "uniform", setting: "traps", seed: 1, quick: true }, small);
+    const unsolvable = trapsOf(world, "unsolvable", 8);
+    const invalid = trapsOf(world, "invalid", 8);
+    for (const config of unsolvable) expect(world.validate(config)).toMatchObject({ state: "unsolvable", pMax: 0 });
+    for (const config of invalid) expect(world.validate(config).state).toBe("invalid");
+    world.learner.theta.fill(6);
+    const results = world.run([...unsolvable, ...invalid]);
+    expect(results.every((r) => r.s === 0)).toBe(true);
+    expect(results.filter((r) => r.invalid)).toHaveLength(invalid.length);
+    expect(world.rollouts).toBe(16 * world.groupSize);
+    expect(world.trapRollouts).toBe(16 * world.groupSize);
+    expect(world.stats().invalidRate).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe("the world", () => {
+  it("never spends more than its budget and records the target after every batch", () => {
+    const world = createWorld({ family: family.id, strategy: "uniform", setting: "clean", seed: 3, quick: true }, small);
+    const rng = createRng("test:budget");
+    const results = world.run(Array.from({ length: 400 }, () => world.generate(rng)));
+    expect(results).toHaveLength(small.budget / world.groupSize);
+    expect(world.rollouts).toBe(small.budget);
+    expect(world.exhausted).toBe(true);
+    expect(world.run([world.generate(rng)])).toHaveLength(0);
+    expect(world.curve.rollouts[0]).toBe(0);
+    expect(world.curve.rollouts).toHaveLength(1 + Math.ceil(results.length / small.batchSize));
+    for (const s of world.curve.success) {
+      expect(s).toBeGreaterThanOrEqual(0);
+      expect(s).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("holds out the same hard-end target in both settings, and training raises success on it", () => {
+    const clean = createWorld({ family: family.id, strategy: "uniform", setting: "clean", seed: 4, quick: true }, small);
+    const traps = createWorld({ family: family.id, strategy: "uniform", setting: "traps", seed: 4, quick: true }, small);
+    expect(clean.targetSuccess()).toBeCloseTo(traps.targetSuccess(), 12);
+    expect(clean.targetSize).toBe(small.targetSize);
+    const start = clean.targetSuccess();
+    expect(start).toBeLessThan(0.1);
+    // train on the configs that teach most (the oracle's pick) until the budget is spent
+    const rng = createRng("test:train");
+    while (!clean.exhausted) {
+      const pool = Array.from({ length: 64 }, () => clean.generate(rng));
+      clean.run(pool.sort((a, b) => clean.expectedGain(b) - clean.expectedGain(a)).slice(0, 32));
+    }
+    expect(clean.targetSuccess()).toBeGreaterThan(start);
+    expect(clean.targetCvar(0.1)).toBeLessThanOrEqual(clean.targetSuccess());
+  });
+
+  it("gives every seed its own hidden difficulties, the same for every strategy of that seed", () => {
+    const config = family.sample(createRng("test:config"));
+    const a = createWorld({ family: family.id, strategy: "uniform", setting: "clean", seed: 5, quick: true }, small).task(config);
+    const b = createWorld({ family: family.id, strategy: "plr", setting: "clean", seed: 5, quick: true }, small).task(config);
+    const c = createWorld({ family: family.id, strategy: "uniform", setting: "clean", seed: 6, quick: true }, small).task(config);
+    expect(b).toEqual(a);
+    expect(c.difficulty).not.toBe(a.difficulty);
+    expect(a.skills.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12);
+    expect(a.pMax).toBeCloseTo(family.difficulty!(config).pMax, 12);
+  });
+});

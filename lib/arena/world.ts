@@ -1,0 +1,385 @@
+/**
+ * One arena world: a family's config space seen through a simulated learner for one seed and
+ * setting. It owns the hidden per-config parameters (difficulty, skill loadings, p_max, traps), the
+ * held-out target, the rollout budget and the accounting every strategy is measured by.
+ *
+ * Accounting (decided here, the same for every strategy):
+ * - every attempt a strategy asks for is a rollout and counts against the budget, whether the
+ *   strategy calls it training or a probe (its own evaluation, e.g. SFL scoring candidates);
+ * - every rollout trains the learner: in this simulation extra gradient never hurts, so the
+ *   probe-only designs of PLR-robust, ACCEL and SFL would only make those baselines weaker;
+ * - the target is evaluated after every batch by its exact expectation, free of charge (it is the
+ *   benchmark's measurement, not a strategy's).
+ */
+import { canonicalJson } from "@/lib/families/hash";
+import { fieldPosition, numericPosition } from "@/lib/families/hardness";
+import { getFieldValue } from "@/lib/families/field-path";
+import { distance } from "@/lib/families/operators";
+import { createRng, hashSeed, type Rng } from "@/lib/families/rng";
+import type { DifficultyEstimate, FamilyConfig, FamilyDefinition, SampleOptions, ValidationResult } from "@/lib/families/types";
+import { expectedGroupGain, GAIN_SHAPES, Learner, relativeSuccess, type GroupOutcome, type HiddenTask, type LearnerParams } from "./learner";
+import type { ArenaSetting, TrapKind } from "./types";
+
+/** Below this p_max a config counts as unsolvable (the families use 1e-6 to 1e-9). */
+export const UNSOLVABLE_PMAX = 1e-6;
+
+export interface WorldParams {
+  family: FamilyDefinition;
+  seed: number;
+  setting: ArenaSetting;
+  /** rollouts a strategy may spend */
+  budget: number;
+  /** configs per synchronous training step */
+  batchSize: number;
+  learner: LearnerParams;
+  /** noise on the hidden difficulty (standard deviation) */
+  difficultyNoise: number;
+  /** log-normal noise on each skill loading before renormalising */
+  skillNoise: number;
+  /** share of the generator's mass in trap regions (traps setting) */
+  trapShare: number;
+  /** size of the held-out target set */
+  targetSize: number;
+  /** hardness window of the target (the hard end) */
+  targetHardness: { min: number; max: number };
+  /** a label that separates the random streams of strategies sharing a seed */
+  stream: string;
+}
+
+/** What a strategy learns from one group of attempts. */
+export interface GroupResult {
+  config: FamilyConfig;
+  key: string;
+  n: number;
+  s: number;
+  /** the config could not run (the rollouts were spent, nothing was learned) */
+  invalid: boolean;
+}
+
+// --- caches shared by every world of a family in this thread ---------------------------------
+
+const CACHE_LIMIT = 200_000;
+const validationCache = new Map<string, Map<string, ValidationResult>>();
+const difficultyCache = new Map<string, Map<string, DifficultyEstimate>>();
+const trapMassCache = new Map<string, { cell: string; mass: number }[]>();
+
+function cacheFor<V>(caches: Map<string, Map<string, V>>, familyId: string): Map<string, V> {
+  let cache = caches.get(familyId);
+  if (!cache) {
+    cache = new Map();
+    caches.set(familyId, cache);
+  }
+  if (cache.size > CACHE_LIMIT) cache.clear();
+  return cache;
+}
+
+/** The family's own validation of a config, remembered per canonical JSON. */
+export function familyValidation(family: FamilyDefinition, config: unknown, key = canonicalJson(config)): ValidationResult {
+  const cache = cacheFor(validationCache, family.id);
+  let result = cache.get(key);
+  if (!result) {
+    result = family.validate(config);
+    cache.set(key, result);
+  }
+  return result;
+}
+
+function familyDifficulty(family: FamilyDefinition, config: FamilyConfig, key: string): DifficultyEstimate {
+  const cache = cacheFor(difficultyCache, family.id);
+  let result = cache.get(key);
+  if (!result) {
+    if (!family.difficulty) throw new Error(`Family ${family.id} has no difficulty(): the arena needs one.`);
+    result = family.difficulty(config);
+    cache.set(key, result);
+  }
+  return result;
+}
+
+/**
+ * The trap region of a config: mutable, non-diversify fields binned into quarters of their range
+ * (nominal fields by value). Mutating a trap a small step usually stays in its region, as with a
+ * real broken corner of a config space.
+ */
+export function trapCell(family: FamilyDefinition, config: unknown): string {
+  const parts: string[] = [];
+  for (const field of family.fields) {
+    if (field.mutable === false || field.direction === "diversify") continue;
+    const value = getFieldValue(config, field.path);
+    if (field.kind === "nominal") {
+      parts.push(field.levels ? String(value) : "");
+      continue;
+    }
+    const position = field.kind === "integer" || field.kind === "number" ? (typeof value === "number" ? numericPosition(field, value) : undefined) : fieldPosition(field, value);
+    parts.push(position === undefined ? "-" : String(Math.min(3, Math.floor(position * 4))));
+  }
+  return parts.join("|");
+}
+
+/** Mass of each trap cell under the family's generator (one fixed sample per family, shared by all seeds). */
+function trapCellMass(family: FamilyDefinition): { cell: string; mass: number }[] {
+  const cached = trapMassCache.get(family.id);
+  if (cached) return cached;
+  const rng = createRng(`arena:trap-mass:${family.id}`);
+  const draws = 1024;
+  const counts = new Map<string, number>();
+  for (let i = 0; i < draws; i++) {
+    const cell = trapCell(family, family.sample(rng));
+    counts.set(cell, (counts.get(cell) ?? 0) + 1);
+  }
+  const out = [...counts].map(([cell, count]) => ({ cell, mass: count / draws })).sort((a, b) => (a.cell < b.cell ? -1 : a.cell > b.cell ? 1 : 0));
+  trapMassCache.set(family.id, out);
+  return out;
+}
+
+/**
+ * Trap regions of a seed: cells in a seeded random order until they hold `share` of the generator's
+ * mass; the first third of that mass unsolvable, the second noisy TVs, the last invalid. Cells the
+ * generator never hit in the mass sample are trapped with probability `share`, split the same way.
+ */
+export function trapMap(family: FamilyDefinition, seed: number, share: number): (cell: string) => TrapKind | null {
+  const kinds: TrapKind[] = ["unsolvable", "noisy_tv", "invalid"];
+  const ordered = trapCellMass(family)
+    .map((c) => ({ ...c, order: hashSeed(`arena:trap:${seed}:${c.cell}`) }))
+    .sort((a, b) => a.order - b.order);
+  const assigned = new Map<string, TrapKind>();
+  let cumulative = 0;
+  for (const c of ordered) {
+    if (cumulative >= share) break;
+    assigned.set(c.cell, kinds[Math.min(2, Math.floor((3 * cumulative) / share))]);
+    cumulative += c.mass;
+  }
+  const known = new Set(ordered.map((c) => c.cell));
+  return (cell) => {
+    const kind = assigned.get(cell);
+    if (kind) return kind;
+    if (known.has(cell)) return null;
+    const u = hashSeed(`arena:trap:${seed}:${cell}`) / 2 ** 32;
+    return u < share ? kinds[Math.min(2, Math.floor((3 * u) / share))] : null;
+  };
+}
+
+/** The arena world of one (strategy, seed, setting) run. */
+export class ArenaWorld {
+  readonly family: FamilyDefinition;
+  readonly learner: Learner;
+  readonly budget: number;
+  readonly batchSize: number;
+  readonly groupSize: number;
+  rollouts = 0;
+  probeRollouts = 0;
+  trapRollouts = 0;
+  /** (rollouts, target success) after every batch, starting at (0, initial) */
+  readonly curve: { rollouts: number[]; success: number[] } = { rollouts: [], success: [] };
+  private readonly tasks = new Map<string, HiddenTask>();
+  private readonly trapOf: ((cell: string) => TrapKind | null) | null;
+  private readonly target: HiddenTask[];
+  private readonly attemptRng: Rng;
+  private readonly diversityRng: Rng;
+  private groups = 0;
+  private invalidGroups = 0;
+  private zeroSignalSum = 0;
+  private batches = 0;
+  private diversitySum = 0;
+  private diversityBatches = 0;
+
+  constructor(readonly params: WorldParams) {
+    this.family = params.family;
+    this.budget = params.budget;
+    this.batchSize = params.batchSize;
+    this.groupSize = params.learner.groupSize;
+    this.learner = new Learner(params.learner);
+    const traps = trapMap(params.family, params.seed, params.trapShare);
+    this.trapOf = params.setting === "traps" ? traps : null;
+    this.target = this.buildTarget(traps);
+    this.attemptRng = createRng(`arena:attempts:${params.seed}:${params.setting}:${params.stream}`);
+    this.diversityRng = createRng(`arena:diversity:${params.seed}:${params.setting}:${params.stream}`);
+    this.record();
+  }
+
+  /** True when no further group fits in the budget. */
+  get exhausted(): boolean {
+    return this.rollouts + this.groupSize > this.budget;
+  }
+
+  /** Rollouts left. */
+  get remaining(): number {
+    return Math.max(0, this.budget - this.rollouts);
+  }
+
+  /** The level generator: a fresh config from the family's sampler (traps included, as the generator cannot see them). */
+  generate(rng: Rng, opts?: SampleOptions): FamilyConfig {
+    return this.params.family.sample(rng, opts) as FamilyConfig;
+  }
+
+  /**
+   * The validator engineers may call: the family's own validation, with p_max from the hidden model,
+   * and the unsolvable and invalid trap regions flagged as a real validator would (solvability
+   * check, schema and semantic checks). A noisy TV passes: no validator can see it.
+   */
+  validate(config: unknown): ValidationResult {
+    const key = canonicalJson(config);
+    const base = familyValidation(this.family, config, key);
+    if (base.state === "invalid") return base;
+    const task = this.taskFor(config as FamilyConfig, key);
+    if (task.trap === "invalid") {
+      return { state: "invalid", errors: [{ path: "", message: "This region of the config space cannot run in the arena (an invalid trap)." }] };
+    }
+    if (task.trap === "unsolvable" || task.pMax < UNSOLVABLE_PMAX) {
+      return { state: "unsolvable", pMax: 0, errors: base.errors.length > 0 ? base.errors : [{ path: "", message: "No policy can succeed here (p_max 0)." }] };
+    }
+    return { state: "valid", pMax: task.pMax, errors: [] };
+  }
+
+  /** The hidden parameters of a config for this seed (cached). */
+  task(config: FamilyConfig): HiddenTask {
+    return this.taskFor(config, canonicalJson(config));
+  }
+
+  private taskFor(config: FamilyConfig, key: string): HiddenTask {
+    let task = this.tasks.get(key);
+    if (task) return task;
+    const validation = familyValidation(this.family, config, key);
+    const trap = this.trapOf ? this.trapOf(trapCell(this.family, config)) : null;
+    if (validation.state === "invalid") {
+      task = { difficulty: 0, skills: new Array(this.params.learner.skills).fill(1 / this.params.learner.skills), pMax: 0, trap: "invalid" };
+    } else {
+      task = this.hidden(config, key, validation, trap);
+    }
+    this.tasks.set(key, task);
+    return task;
+  }
+
+  /** Difficulty and loadings from the family (plus this seed's noise), p_max 0 where the family's validator says unsolvable. */
+  private hidden(config: FamilyConfig, key: string, validation: ValidationResult, trap: TrapKind | null): HiddenTask {
+    const estimate = familyDifficulty(this.family, config, key);
+    const noise = createRng(`arena:noise:${this.params.seed}:${key}`);
+    const difficulty = estimate.difficulty + this.params.difficultyNoise * noise.normal();
+    const raw = estimate.skills.map((a) => a * Math.exp(this.params.skillNoise * noise.normal()));
+    const sum = raw.reduce((a, b) => a + b, 0);
+    const skills = sum > 0 ? raw.map((a) => a / sum) : raw.map(() => 1 / raw.length);
+    const pMax = validation.state === "unsolvable" ? 0 : Math.min(1, Math.max(0, estimate.pMax));
+    return { difficulty, skills, pMax, trap };
+  }
+
+  /** The target: hard-end configs of the family, outside every trap region and with p_max >= 0.02, the same for both settings. */
+  private buildTarget(traps: (cell: string) => TrapKind | null): HiddenTask[] {
+    const rng = createRng(`arena:target:${this.params.family.id}:${this.params.seed}`);
+    const out: HiddenTask[] = [];
+    for (let attempt = 0; out.length < this.params.targetSize && attempt < 200 * this.params.targetSize; attempt++) {
+      const config = this.params.family.sample(rng, { hardness: this.params.targetHardness }) as FamilyConfig;
+      if (traps(trapCell(this.family, config)) !== null) continue;
+      const key = canonicalJson(config);
+      const validation = familyValidation(this.family, config, key);
+      if (validation.state !== "valid") continue;
+      const task = this.hidden(config, key, validation, null);
+      if (task.pMax < 0.02) continue;
+      out.push(task);
+    }
+    if (out.length === 0) throw new Error(`Could not draw a target set for ${this.params.family.id}.`);
+    return out;
+  }
+
+  /** Mean relative success sigmoid(k (a.theta - b)) over the target set: success as a share of the best achievable. */
+  targetSuccess(): number {
+    let sum = 0;
+    for (const task of this.target) sum += relativeSuccess(this.learner.theta, task, this.params.learner.slope);
+    return sum / this.target.length;
+  }
+
+  /** Mean relative success of the worst `share` of target configs (CVaR). */
+  targetCvar(share = 0.1): number {
+    const values = this.target.map((task) => relativeSuccess(this.learner.theta, task, this.params.learner.slope)).sort((a, b) => a - b);
+    const count = Math.max(1, Math.ceil(share * values.length));
+    return values.slice(0, count).reduce((a, b) => a + b, 0) / count;
+  }
+
+  /** Size of the target set. */
+  get targetSize(): number {
+    return this.target.length;
+  }
+
+  /** What one group on this config would teach now, in expectation (the oracle's view). */
+  expectedGain(config: FamilyConfig): number {
+    const task = this.task(config);
+    if (task.trap !== null) return 0;
+    const p = this.learner.successProbability(task);
+    return expectedGroupGain(p, this.learner.skillShare(task), this.params.learner.gainShape, this.groupSize);
+  }
+
+  /**
+   * Run G attempts on each config (in synchronous batches of batchSize, truncated at the budget),
+   * train the learner on them and record the target curve. `probe` marks the strategy's own
+   * evaluation rollouts for the report; they count and train the same way.
+   */
+  run(configs: readonly FamilyConfig[], opts: { probe?: boolean } = {}): GroupResult[] {
+    const results: GroupResult[] = [];
+    for (let start = 0; start < configs.length && !this.exhausted; start += this.batchSize) {
+      const fit = Math.floor(this.remaining / this.groupSize);
+      const chunk = configs.slice(start, Math.min(configs.length, start + this.batchSize, start + fit));
+      results.push(...this.step(chunk, opts.probe === true));
+    }
+    return results;
+  }
+
+  private step(configs: readonly FamilyConfig[], probe: boolean): GroupResult[] {
+    const G = this.groupSize;
+    const outcomes: GroupOutcome[] = [];
+    const results: GroupResult[] = [];
+    let zero = 0;
+    for (const config of configs) {
+      const key = canonicalJson(config);
+      const task = this.taskFor(config, key);
+      const p = this.learner.successProbability(task);
+      let s = 0;
+      for (let i = 0; i < G; i++) if (this.attemptRng.next() < p) s += 1;
+      const invalid = task.trap === "invalid";
+      if (invalid) this.invalidGroups += 1;
+      if (task.trap !== null) this.trapRollouts += G;
+      if (s === 0 || s === G) zero += 1;
+      outcomes.push({ task, successes: s, attempts: G, share: this.learner.skillShare(task) });
+      results.push({ config, key, n: G, s, invalid });
+    }
+    this.learner.update(outcomes);
+    this.rollouts += G * configs.length;
+    if (probe) this.probeRollouts += G * configs.length;
+    this.groups += configs.length;
+    this.batches += 1;
+    this.zeroSignalSum += configs.length > 0 ? zero / configs.length : 0;
+    this.measureDiversity(configs);
+    this.record();
+    return results;
+  }
+
+  private measureDiversity(configs: readonly FamilyConfig[]): void {
+    if (configs.length < 2) return;
+    const pairs = Math.min(24, (configs.length * (configs.length - 1)) / 2);
+    let sum = 0;
+    for (let k = 0; k < pairs; k++) {
+      const i = this.diversityRng.int(0, configs.length - 1);
+      let j = this.diversityRng.int(0, configs.length - 2);
+      if (j >= i) j += 1;
+      sum += distance(this.family, configs[i], configs[j]);
+    }
+    this.diversitySum += sum / pairs;
+    this.diversityBatches += 1;
+  }
+
+  private record(): void {
+    this.curve.rollouts.push(this.rollouts);
+    this.curve.success.push(this.targetSuccess());
+  }
+
+  /** Per-run aggregates: zero-signal fraction per batch, invalid share of groups, diversity. */
+  stats(): { zeroSignal: number; invalidRate: number; diversity: number } {
+    return {
+      zeroSignal: this.batches > 0 ? this.zeroSignalSum / this.batches : 0,
+      invalidRate: this.groups > 0 ? this.invalidGroups / this.groups : 0,
+      diversity: this.diversityBatches > 0 ? this.diversitySum / this.diversityBatches : 0,
+    };
+  }
+}
+
+/** The learner's gain shape for a seed: the three shapes of ENGINEER.md take turns across seeds. */
+export function gainShapeForSeed(seed: number): LearnerParams["gainShape"] {
+  return GAIN_SHAPES[((seed % GAIN_SHAPES.length) + GAIN_SHAPES.length) % GAIN_SHAPES.length];
+}
