@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { apiFetch } from "@/components/ui/api-client";
 import type { DemoState } from "@/lib/demo/loop";
@@ -10,13 +10,18 @@ import type { DemoState } from "@/lib/demo/loop";
 /** The demo's closed loop: what it is doing, and a button for one more cycle. */
 export function DemoLoopPanel({ slug, initial, canRun }: { slug: string; initial: DemoState | null; canRun: boolean }) {
   const router = useRouter();
+  const queryClient = useQueryClient();
   const { data } = useQuery({
     queryKey: ["demo-state", slug],
     queryFn: async () => (await apiFetch<{ demoState: DemoState | null }>(`/api/v1/projects/${encodeURIComponent(slug)}`)).demoState,
     initialData: initial,
     refetchInterval: (q) => (q.state.data && (q.state.data.status === "running" || q.state.data.status === "queued") ? 1500 : false),
   });
-  const run = useMutation({ mutationFn: () => apiFetch(`/api/v1/projects/${encodeURIComponent(slug)}/demo-cycle`, { method: "POST", body: "{}" }) });
+  const run = useMutation({
+    mutationFn: () => apiFetch(`/api/v1/projects/${encodeURIComponent(slug)}/demo-cycle`, { method: "POST", body: "{}" }),
+    // the cycle is queued now: read the state again, which starts the polling
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["demo-state", slug] }),
+  });
   const busy = data?.status === "running" || data?.status === "queued";
   // new generations appear as the loop runs: refresh the server-rendered tables when it moves on
   const last = useRef(data?.message);
