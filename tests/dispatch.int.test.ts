@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -68,8 +69,8 @@ async function stopWorker() {
   worker = null;
 }
 
-function spawnWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/worker-process.ts"], { cwd: root, env: { ...process.env }, stdio: ["ignore", "pipe", "pipe"] });
+function spawnWorker(extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/worker-process.ts"], { cwd: root, env: { ...process.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (c) => {
@@ -265,6 +266,47 @@ describe("durability", () => {
       await stopChild(child);
     }
   }, 60_000);
+
+  it("a worker killed while sending: another takes the dispatch over when its lease runs out, and the receiver accepts it once", async () => {
+    // a receiver that never answers the first request (the worker dies waiting) and accepts the rest once per key
+    const seen: string[] = [];
+    const accepted = new Set<string>();
+    const hanging = http.createServer((req, res) => {
+      const key = String(req.headers["idempotency-key"]);
+      seen.push(key);
+      req.resume();
+      if (seen.length === 1) return; // hold the socket; the worker is killed meanwhile
+      req.on("end", () => {
+        accepted.add(key);
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((r) => hanging.listen(0, "127.0.0.1", r));
+    const env = { ENVFORGE_DISPATCH_LEASE_SECONDS: "2" };
+    try {
+      await target({ name: "slow", kind: "trainer", adapter: "webhook", config: { url: `http://127.0.0.1:${(hanging.address() as net.AddressInfo).port}/`, timeoutMs: 60_000 }, secret: SECRET });
+      const a = await spawnWorker(env);
+      const id = await dispatch("slow");
+      await until(id, ["sending"]);
+      for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      a.kill("SIGKILL");
+      await new Promise((r) => a.once("exit", r));
+      expect((await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`)).status).toBe("sending");
+      await new Promise((r) => setTimeout(r, 2500)); // the dead worker's lease runs out
+      const b = await spawnWorker(env);
+      try {
+        const d = await until(id, ["delivered", "failed"]);
+        expect(d).toMatchObject({ status: "delivered", attempts: 2 });
+        expect(seen).toEqual([id, id]); // sent again after the crash, with the same Idempotency-Key
+        expect([...accepted]).toEqual([id]);
+      } finally {
+        await stopChild(b);
+      }
+    } finally {
+      hanging.closeAllConnections();
+      hanging.close();
+    }
+  }, 90_000);
 
   it("two worker processes on one database deliver each dispatch once", async () => {
     const workers = await Promise.all([spawnWorker(), spawnWorker()]);

@@ -58,7 +58,10 @@ export const validationReportSchema = z.strictObject({
 
 /** Statuses after which nothing more happens. */
 const FINAL = new Set(["succeeded", "failed", "cancelled"]);
-const LEASE_SECONDS = 60;
+/** How long a worker holds a dispatch it is sending before another may take it over. */
+function leaseSeconds(): number {
+  return Number(process.env.ENVFORGE_DISPATCH_LEASE_SECONDS ?? 60);
+}
 
 function secretKey(): string | undefined {
   return process.env.ENVFORGE_SECRET_KEY || undefined;
@@ -208,7 +211,7 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
   const job = dispatchJobSchema.parse(data);
   if (job.phase === "poll") return pollDispatch(db, job.dispatchId);
   const claimed = await db.execute<typeof dispatches.$inferSelect & { target_id: number }>(sql`
-    update ${dispatches} set status = 'sending', lease_owner = ${workerId}, lease_until = now() + make_interval(secs => ${LEASE_SECONDS}),
+    update ${dispatches} set status = 'sending', lease_owner = ${workerId}, lease_until = now() + make_interval(secs => ${leaseSeconds()}),
       attempts = attempts + 1, updated_at = now()
     where id = ${job.dispatchId}
       and ((status = 'queued' and (next_attempt_at is null or next_attempt_at <= now())) or (status = 'sending' and lease_until < now()))
