@@ -29,7 +29,7 @@ import type {
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "./service";
-import { resolvePolicy } from "./overview";
+import { resolvePolicy, rolloutAggregateColumns } from "./overview";
 
 /** Categories outside the policy's control, shown apart and left out of its failure figures. */
 export const INFRA_CATEGORIES: ReadonlySet<FailureCategory> = new Set(["infra_error"]);
@@ -46,12 +46,7 @@ export async function environmentPolicyAggregates(db: Db, generationId: number, 
     .select({
       environmentId: rollouts.environmentId,
       policy: policies.name,
-      n: sql<number>`count(*)::int`,
-      s: sql<number>`count(*) filter (where ${rollouts.success})::int`,
-      rewardSum: sql<number>`coalesce(sum(${rollouts.reward}), 0)::float8`,
-      infraErrors: sql<number>`count(*) filter (where ${rollouts.failureCategory} = 'infra_error')::int`,
-      errored: sql<number>`count(*) filter (where ${rollouts.status} = 'errored')::int`,
-      unrewarded: sql<number>`count(*) filter (where ${rollouts.reward} is null)::int`,
+      ...rolloutAggregateColumns,
     })
     .from(rollouts)
     .innerJoin(policies, eq(policies.id, rollouts.policyId))

@@ -5,6 +5,7 @@ import { environments, generationEnvironments, generations, policies, rollouts }
 import { NotFound } from "@/lib/api/errors";
 import { environmentLearnability, passAtKCurve } from "@/lib/analytics/metrics";
 import type { ProjectRow } from "@/lib/projects/service";
+import { rolloutAggregateColumns } from "./overview";
 
 /** How far up the lineage is followed (a guard against a cycle written by hand). */
 const MAX_DEPTH = 100;
@@ -41,12 +42,7 @@ export async function environmentDetail(db: Db, project: ProjectRow, key: string
       .select({
         generation: generations.index,
         policy: policies.name,
-        n: sql<number>`count(*)::int`,
-        s: sql<number>`count(*) filter (where ${rollouts.success})::int`,
-        rewardSum: sql<number>`coalesce(sum(${rollouts.reward}), 0)::float8`,
-        infraErrors: sql<number>`count(*) filter (where ${rollouts.failureCategory} = 'infra_error')::int`,
-        errored: sql<number>`count(*) filter (where ${rollouts.status} = 'errored')::int`,
-        unrewarded: sql<number>`count(*) filter (where ${rollouts.reward} is null)::int`,
+        ...rolloutAggregateColumns,
       })
       .from(rollouts)
       .innerJoin(generations, eq(generations.id, rollouts.generationId))

@@ -11,6 +11,16 @@ export interface EnvironmentAggregateRow extends EnvironmentAggregate {
   environmentId: number;
 }
 
+/** The columns of an EnvironmentAggregate over a group of rollouts (the metrics' one grouped scan). */
+export const rolloutAggregateColumns = {
+  n: sql<number>`count(*)::int`,
+  s: sql<number>`count(*) filter (where ${rollouts.success})::int`,
+  rewardSum: sql<number>`coalesce(sum(${rollouts.reward}), 0)::float8`,
+  infraErrors: sql<number>`count(*) filter (where ${rollouts.failureCategory} = 'infra_error')::int`,
+  errored: sql<number>`count(*) filter (where ${rollouts.status} = 'errored')::int`,
+  unrewarded: sql<number>`count(*) filter (where ${rollouts.reward} is null)::int`,
+};
+
 /** Per-environment rollout aggregates of generations (optionally one policy, or some environments), computed in SQL. */
 export async function environmentAggregates(db: Db, generationIds: number[], filter: { policyId?: number; environmentIds?: number[] } = {}) {
   if (generationIds.length === 0) return new Map<number, EnvironmentAggregateRow[]>();
@@ -18,12 +28,7 @@ export async function environmentAggregates(db: Db, generationIds: number[], fil
     .select({
       generationId: rollouts.generationId,
       environmentId: rollouts.environmentId,
-      n: sql<number>`count(*)::int`,
-      s: sql<number>`count(*) filter (where ${rollouts.success})::int`,
-      rewardSum: sql<number>`coalesce(sum(${rollouts.reward}), 0)::float8`,
-      infraErrors: sql<number>`count(*) filter (where ${rollouts.failureCategory} = 'infra_error')::int`,
-      errored: sql<number>`count(*) filter (where ${rollouts.status} = 'errored')::int`,
-      unrewarded: sql<number>`count(*) filter (where ${rollouts.reward} is null)::int`,
+      ...rolloutAggregateColumns,
       pMax: environments.pMax,
     })
     .from(rollouts)
