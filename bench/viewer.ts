@@ -86,7 +86,7 @@ async function main() {
       await page.locator('[data-turn-index="5"]').waitFor({ state: "visible" });
       const t1 = performance.now();
       // the viewer must be interactive (hydrated) before "Last" does anything
-      await page.waitForFunction(() => document.readyState === "complete");
+      await page.locator("html[data-hydrated=true]").waitFor({ state: "attached" });
       const t2 = performance.now();
       await page.getByTestId("trajectory-last").click();
       await page.locator(`[data-turn-index="${MESSAGES - 1}"]`).waitFor({ state: "visible" });

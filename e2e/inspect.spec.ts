@@ -4,7 +4,7 @@
  */
 import { expect, test } from "@playwright/test";
 import { E2E_TOKEN } from "./global-setup";
-import { signIn } from "./session";
+import { hydrated, signIn } from "./session";
 
 test.describe.configure({ mode: "serial" });
 
@@ -78,6 +78,7 @@ test("failure inspector: category, cluster, exemplar trajectory, then the compar
   await expect(page.getByTestId("verifier-output")).toContainText("FAILED test_goals.py::");
   await expect(page.locator('[data-turn-index="0"]')).toBeVisible();
   await expect(page.locator('[data-turn-index="0"]')).toContainText("frozen lake");
+  await hydrated(page);
 
   // "/" searches inside the trajectory; "?" lists the shortcuts
   await page.keyboard.press("/");
@@ -122,6 +123,7 @@ test("a 3,000-message trajectory: jump to the end, deep link to a turn, expand a
 
   await signIn(page);
   await page.goto(`${DEMO}/rollouts/${id}`);
+  await hydrated(page);
   await expect(page.getByTestId("trajectory-total")).toContainText("3,000");
   // the long output arrives cut; "Show all" loads it in slices, the end only on demand
   const turn2 = page.locator('[data-turn-index="2"]');
@@ -142,6 +144,7 @@ test("a 3,000-message trajectory: jump to the end, deep link to a turn, expand a
 
   // a deep link opens at its turn
   await page.goto(`${DEMO}/rollouts/${id}#turn-1500`);
+  await hydrated(page);
   await expect(page.locator('[data-turn-index="1500"]')).toBeVisible();
   await expect(page.locator('[data-turn-index="1500"]')).toContainText("output of turn 1500");
   await page.screenshot({ path: "test-results/screens/long-trajectory.png" });

@@ -6,7 +6,7 @@ import http from "node:http";
 import { createHmac } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { E2E_TOKEN } from "./global-setup";
-import { signIn, VIEWER } from "./session";
+import { hydrated, signIn, VIEWER } from "./session";
 
 test.describe.configure({ mode: "serial" });
 
@@ -36,6 +36,7 @@ test("propose the next generation from the generation page and watch it run", as
 test("a viewer reads the proposal but cannot decide", async ({ page }) => {
   await signIn(page, VIEWER);
   await page.goto(proposalUrl);
+  await hydrated(page);
   await expect(page.getByText("Your role can read this proposal but not decide on it.")).toBeVisible();
   await expect(page.getByTestId("item-approve")).toHaveCount(0);
   await page.keyboard.press("a");
@@ -45,6 +46,7 @@ test("a viewer reads the proposal but cannot decide", async ({ page }) => {
 test("review the whole proposal with the keyboard: approve, reject, undo, edit; then materialize", async ({ page }) => {
   await signIn(page);
   await page.goto(proposalUrl);
+  await hydrated(page);
   const items = page.getByTestId("proposal-item");
   const total = await items.count();
   expect(total).toBeGreaterThan(10);

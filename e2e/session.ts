@@ -21,3 +21,8 @@ export async function signIn(page: Page, who: { email: string; name: string; pas
 
 /** The viewer account the first-run spec adds. */
 export const VIEWER = { email: "vic@example.org", name: "Vic", password: "viewer-password-1" };
+
+/** Wait until the page has hydrated (its keyboard shortcuts listen) after a full page load. */
+export async function hydrated(page: Page) {
+  await page.locator("html[data-hydrated=true]").waitFor({ state: "attached" });
+}
