@@ -153,6 +153,7 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
         <>
           <div className="mb-3 flex flex-wrap items-center gap-3 text-sm" data-testid="arena-goal">
             <span className={`rounded px-2 py-0.5 font-medium ${report.goal.met ? "bg-green-100 text-green-800" : "bg-amber-100 text-amber-800"}`}>goal {report.goal.met ? "met" : "not met"}</span>
+            {report.quick && <span className="text-xs text-zinc-500">(a quick run: a quarter of the budget; the goal is judged on the full 10-seed run)</span>}
             {(["clean", "traps"] as ArenaSetting[]).map((s) => (
               <span key={s} className="text-zinc-700">
                 {s}: heuristic/uniform {fixed(report.goal.heuristicVsUniform50[s], 2)} (≤ 0.6), heuristic/PLR {fixed(report.goal.heuristicVsPlr50[s], 2)} (≤ 1)
@@ -162,16 +163,20 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
               {report.family} · {report.seeds} seeds{report.quick ? " (quick)" : ""} · budget {count(report.budget.rollouts)} rollouts · {report.createdAt.slice(0, 16).replace("T", " ")} · {Math.round(report.durationMs / 1000)} s
             </span>
           </div>
-          <div className="grid grid-cols-1 gap-3 xl:grid-cols-2">
+          <div className="mb-3 grid grid-cols-1 gap-3 xl:grid-cols-2">
             {(["clean", "traps"] as ArenaSetting[]).map((s) => (
               <Panel key={s} title={`Target success against rollouts · ${s === "clean" ? "clean" : "with traps"}`}>
                 <div data-testid={`arena-curves-${s}`}>
                   <Curves curves={report.curves[s]} budget={report.budget.rollouts} />
                 </div>
-                <ResultTable results={report.settings[s]} seeds={report.seeds} />
               </Panel>
             ))}
           </div>
+          {(["clean", "traps"] as ArenaSetting[]).map((s) => (
+            <Panel key={s} className="mb-3" title={`${s === "clean" ? "Clean" : "With traps"}: interquartile means over ${report.seeds} seeds, 95% bootstrap intervals`}>
+              <ResultTable results={report.settings[s]} seeds={report.seeds} />
+            </Panel>
+          ))}
           {report.notes.length > 0 && (
             <Panel title="How these figures were made" className="mt-3">
               <ul className="list-disc space-y-1 pl-5 text-xs text-zinc-600">
