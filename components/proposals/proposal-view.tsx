@@ -6,7 +6,7 @@ import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { getProposal } from "@/lib/engineer/proposals";
 import { apiFetch } from "@/components/ui/api-client";
-import { count, pct } from "@/components/ui/format";
+import { count } from "@/components/ui/format";
 import { Panel, Stat } from "@/components/ui/shell";
 import { ReviewList } from "./review-list";
 import { ProposalFooter } from "./proposal-footer";

@@ -14,7 +14,6 @@
  *   members a proposal neither keeps nor retires (the LLM may skip some) stay.
  */
 import { configHash } from "@/lib/families/hash";
-import type { Rng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
 import type { EngineerInput, EngineerOptions, EngineerOutput, PopulationMember } from "@/lib/engineer/types";
 import type { StrategyRun } from "./strategies";

@@ -150,7 +150,6 @@ function buildInput(family: FamilyDefinition, size: number, opts: { seed?: numbe
 }
 
 const children = (out: EngineerOutput) => out.items.filter((item) => item.op === "mutate" || item.op === "add");
-const fieldOf = (family: FamilyDefinition, path: string) => family.fields.find((f) => f.path === path) as FieldSpec;
 
 function inBounds(spec: FieldSpec, value: unknown): boolean {
   switch (spec.kind) {
