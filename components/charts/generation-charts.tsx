@@ -222,7 +222,9 @@ export function FailureCategoryBars({ categories, onSelect }: { categories: { ca
 
 /** Success rate per value of one config field, with a picker for the field. */
 export function FieldBreakdownChart({ fields }: { fields: FieldBreakdownView[] }) {
-  const preferred = fields.find((f) => f.buckets.length >= 2 && f.direction !== null) ?? fields[0];
+  // a field that actually varies over the measured environments (imports often leave fields unset)
+  const varies = (f: FieldBreakdownView) => f.buckets.filter((b) => b.environments > 0 && b.value !== null).length >= 2;
+  const preferred = fields.find((f) => varies(f) && f.direction !== null) ?? fields.find(varies) ?? fields[0];
   const [chosen, setChosen] = useState<string | undefined>(preferred?.path);
   const field = fields.find((f) => f.path === chosen) ?? preferred;
   if (!field) {
