@@ -18,6 +18,7 @@ export function TargetForm({ slug }: { slug: string }) {
   const router = useRouter();
   const [adapter, setAdapter] = useState("webhook");
   const [config, setConfig] = useState(JSON.stringify(TEMPLATES.webhook, null, 2));
+  const [configError, setConfigError] = useState<string | null>(null);
   const mutation = useMutation({
     mutationFn: (body: unknown) => apiFetch(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
     onSuccess: () => router.refresh(),
@@ -30,9 +31,10 @@ export function TargetForm({ slug }: { slug: string }) {
       parsed = JSON.parse(config);
     } catch (err) {
       mutation.reset();
-      alert(`The config is not JSON: ${(err as Error).message}`);
+      setConfigError(`The config is not JSON: ${(err as Error).message}`);
       return;
     }
+    setConfigError(null);
     const secret = (f.get("secret") as string) || undefined;
     const secretEnv = (f.get("secretEnv") as string) || undefined;
     mutation.mutate({ name: f.get("name"), kind: f.get("kind"), adapter, config: parsed, ...(secret ? { secret } : {}), ...(secretEnv ? { secretEnv } : {}) });
@@ -84,7 +86,7 @@ export function TargetForm({ slug }: { slug: string }) {
       <button disabled={mutation.isPending} className="rounded bg-zinc-900 px-3 py-1 font-medium text-white disabled:opacity-50">
         Add target
       </button>
-      {mutation.error && <p className="text-red-700">{(mutation.error as Error).message}</p>}
+      {(configError || mutation.error) && <p className="text-red-700" data-testid="target-error">{configError ?? (mutation.error as Error).message}</p>}
     </form>
   );
 }

@@ -6,6 +6,7 @@ import { getDb } from "@/lib/db/client";
 import { principalFromSession, SESSION_COOKIE, type Principal } from "./principal";
 import { hasScope, type Scope } from "./roles";
 import { needsSetup } from "./users";
+import { getProjectFor } from "@/lib/projects/service";
 
 /** The signed-in user, or null. */
 export async function currentUser(): Promise<Principal | null> {
@@ -37,4 +38,15 @@ export async function orNotFound<T>(lookup: Promise<T>): Promise<T> {
     if (err instanceof DomainError) notFound();
     throw err;
   }
+}
+
+/**
+ * What every project page starts with: the signed-in user (holding `scope` when given), the
+ * database, and the project they may read; an unknown or hidden project renders the 404 page.
+ */
+export async function projectPage(slug: string, next: string, scope?: Scope) {
+  const user = scope ? await requireUserWith(scope, next) : await requireUser(next);
+  const db = getDb();
+  const project = await orNotFound(getProjectFor(db, slug, user));
+  return { user, db, project };
 }

@@ -1,7 +1,5 @@
 import Link from "next/link";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { projectPage } from "@/lib/auth/page";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, pct } from "@/components/ui/format";
@@ -20,9 +18,7 @@ export async function generateMetadata({ params }: { params: Promise<{ slug: str
 
 export default async function ProjectPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const user = await requireUser(`/projects/${slug}`);
-  const db = getDb();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}`);
   const [gens, { proposals }] = await Promise.all([listGenerationsWithMetrics(db, project), listProposals(db, project)]);
   const latest = gens[gens.length - 1];
   return (

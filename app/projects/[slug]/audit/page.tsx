@@ -1,7 +1,5 @@
 import Link from "next/link";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUserWith } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { projectPage } from "@/lib/auth/page";
 import { listAudit } from "@/lib/review/audit";
 import { Panel, Shell } from "@/components/ui/shell";
 
@@ -11,9 +9,7 @@ export const dynamic = "force-dynamic";
 export default async function AuditPage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ cursor?: string }> }) {
   const { slug } = await params;
   const { cursor } = await searchParams;
-  const user = await requireUserWith("audit:read", `/projects/${slug}/audit`);
-  const db = getDb();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/audit`, "audit:read");
   const page = await listAudit(db, project.id, cursor, 100);
   return (
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: "Audit log" }]}>

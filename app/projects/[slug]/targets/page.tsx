@@ -1,6 +1,4 @@
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUserWith } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { projectPage } from "@/lib/auth/page";
 import { listTargets } from "@/lib/dispatch/service";
 import { Panel, Shell } from "@/components/ui/shell";
 import { TargetForm } from "@/components/dispatch/target-form";
@@ -10,9 +8,7 @@ export const dynamic = "force-dynamic";
 /** Dispatch targets of a project (admins). Secrets are never shown, only whether one is set. */
 export default async function TargetsPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const user = await requireUserWith("targets:manage", `/projects/${slug}/targets`);
-  const db = getDb();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/targets`, "targets:manage");
   const { targets } = await listTargets(db, project);
   return (
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: "Targets" }]}>

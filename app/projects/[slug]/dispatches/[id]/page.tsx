@@ -1,7 +1,5 @@
 import { notFound } from "next/navigation";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getDispatch } from "@/lib/dispatch/service";
 import { Panel, Shell } from "@/components/ui/shell";
 import { DispatchTimeline } from "@/components/dispatch/dispatch-panel";
@@ -11,9 +9,7 @@ export const dynamic = "force-dynamic";
 /** One dispatch: its status and timeline. */
 export default async function DispatchPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
   const { slug, id } = await params;
-  const user = await requireUser(`/projects/${slug}/dispatches/${id}`);
-  const db = getDb();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/dispatches/${id}`);
   const d = await orNotFound(getDispatch(db, id, user));
   if (d.project !== project.slug) notFound();
   return (

@@ -1,7 +1,5 @@
 import Link from "next/link";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { orNotFound, projectPage } from "@/lib/auth/page";
 import { environmentAttempts, environmentDetail } from "@/lib/generations/environment-detail";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, pct } from "@/components/ui/format";
@@ -30,9 +28,7 @@ function show(v: unknown): string {
 export default async function EnvironmentPage({ params }: { params: Promise<{ slug: string; key: string }> }) {
   const { slug, key: rawKey } = await params;
   const key = decodeURIComponent(rawKey);
-  const user = await requireUser(`/projects/${slug}/environments/${rawKey}`);
-  const db = getDb();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/environments/${rawKey}`);
   const env = await orNotFound(environmentDetail(db, project, key));
   const attempts = await environmentAttempts(db, project, key);
   const base = `/projects/${encodeURIComponent(slug)}`;

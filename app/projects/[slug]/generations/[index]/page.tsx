@@ -1,8 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getFamily } from "@/lib/projects/families";
 import { getGeneration } from "@/lib/generations/service";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
@@ -42,11 +40,9 @@ export default async function GenerationPage({
 }) {
   const { slug, index } = await params;
   const { policy } = await searchParams;
-  const user = await requireUser(`/projects/${slug}/generations/${index}`);
-  const db = getDb();
   const gi = Number(index);
   if (!Number.isInteger(gi) || gi < 0) notFound();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/generations/${index}`);
   const generation = await orNotFound(getGeneration(db, project, gi));
   const family = await getFamily(db, project.familyId);
   const analytics = await orNotFound(generationAnalytics(db, project, family, generation, policy || undefined));

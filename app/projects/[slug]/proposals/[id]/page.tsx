@@ -1,7 +1,5 @@
 import { notFound } from "next/navigation";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getProposal } from "@/lib/engineer/proposals";
 import { Shell } from "@/components/ui/shell";
 import { ProposalView } from "@/components/proposals/proposal-view";
@@ -28,9 +26,7 @@ export async function generateMetadata({ params }: { params: Promise<{ slug: str
 /** One proposal: the run's progress, then its items and what the engineer saw. */
 export default async function ProposalPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
   const { slug, id } = await params;
-  const user = await requireUser(`/projects/${slug}/proposals/${id}`);
-  const db = getDb();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/proposals/${id}`);
   const proposal = await orNotFound(getProposal(db, id, user));
   if (proposal.project !== project.slug) notFound();
   return (

@@ -1,8 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
 import { readTurnPage } from "@/lib/rollouts/turns";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
@@ -33,9 +31,7 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
   const { slug, id } = await params;
   const rid = Number(id);
   if (!Number.isInteger(rid) || rid <= 0) notFound();
-  const user = await requireUser(`/projects/${slug}/rollouts/${id}`);
-  const db = getDb();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/rollouts/${id}`);
   const r = await orNotFound(getRolloutHeader(db, rid, user));
   if (r.projectId !== project.id) notFound();
   const first = await readTurnPage(db, rid, 0, 200);

@@ -1,8 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { orNotFound, projectPage } from "@/lib/auth/page";
 import { environmentAttempts, environmentDetail } from "@/lib/generations/environment-detail";
 import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
 import { readTurnPage } from "@/lib/rollouts/turns";
@@ -28,9 +26,7 @@ export default async function ComparePage({
   const { slug, key: rawKey } = await params;
   const key = decodeURIComponent(rawKey);
   const sp = await searchParams;
-  const user = await requireUser(`/projects/${slug}/environments/${rawKey}/compare`);
-  const db = getDb();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/environments/${rawKey}/compare`);
   const env = await orNotFound(environmentDetail(db, project, key));
   const attempts = await environmentAttempts(db, project, key);
   const a = Number(sp.a ?? env.compareDefault.passing ?? attempts[0]?.id);

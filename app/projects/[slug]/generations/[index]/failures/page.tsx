@@ -1,8 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getProjectFor } from "@/lib/projects/service";
+import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getGeneration } from "@/lib/generations/service";
 import { failureClusterDetail, generationFailures } from "@/lib/generations/analytics";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
@@ -33,11 +31,9 @@ export default async function FailuresPage({
 }) {
   const { slug, index } = await params;
   const sp = await searchParams;
-  const user = await requireUser(`/projects/${slug}/generations/${index}/failures`);
-  const db = getDb();
   const gi = Number(index);
   if (!Number.isInteger(gi) || gi < 0) notFound();
-  const project = await orNotFound(getProjectFor(db, slug, user));
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/generations/${index}/failures`);
   const generation = await orNotFound(getGeneration(db, project, gi));
   const view = await orNotFound(generationFailures(db, project, generation, sp.policy || undefined));
   const clusters = sp.category ? view.clusters.filter((c) => c.category === sp.category) : view.clusters;
