@@ -40,6 +40,8 @@ export interface GenerationAnalytics {
   perPolicy: PolicyMetricsView[];
   categories: { category: FailureCategory; count: number; infra: boolean }[];
   fields: FieldBreakdownView[];
+  /** the two policies with the most rollouts, environment by environment (all policies only) */
+  comparison: PolicyComparison | null;
 }
 
 /** One failure cluster (API: failures.clusters). */

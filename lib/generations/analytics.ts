@@ -189,6 +189,7 @@ export async function generationAnalytics(db: Db, project: ProjectRow, family: F
     }),
     categories,
     fields: familyFieldBreakdowns(family, members, byEnv),
+    comparison: !policy && perPolicyNames.length >= 2 ? policyComparison(g.index, rows, members) : null,
   };
 }
 
@@ -332,10 +333,22 @@ export async function failureClusterDetail(db: Db, project: ProjectRow, g: Gener
 
 /** GET .../generations/{index}/compare?a=&b=: per-environment success of two policies on the same environments. */
 export async function comparePolicies(db: Db, project: ProjectRow, g: GenerationRow, a?: string, b?: string, margin = 0.2): Promise<PolicyComparison> {
-  const rows = await environmentPolicyAggregates(db, g.id);
+  const [rows, members] = await Promise.all([environmentPolicyAggregates(db, g.id), generationMembers(db, g.id)]);
+  return policyComparison(g.index, rows, members, a, b, margin);
+}
+
+/** The comparison from aggregates already read (the dashboard reads them once for everything). */
+export function policyComparison(
+  generationIndex: number,
+  rows: readonly EnvironmentPolicyAggregate[],
+  members: readonly { id: number; key: string }[],
+  a?: string,
+  b?: string,
+  margin = 0.2,
+): PolicyComparison {
   const names = [...new Set(rows.map((r) => r.policy))];
   if (names.length < 2 && !(a && b)) {
-    throw new BadRequest(`Generation ${g.index} has rollouts of ${names.length} polic${names.length === 1 ? "y" : "ies"}; a comparison needs two.`, [{ path: "a", message: "needs a second policy" }]);
+    throw new BadRequest(`Generation ${generationIndex} has rollouts of ${names.length} polic${names.length === 1 ? "y" : "ies"}; a comparison needs two.`, [{ path: "a", message: "needs a second policy" }]);
   }
   // default: the two policies with the most rollouts, the first in name order as a
   const byVolume = names
@@ -344,15 +357,14 @@ export async function comparePolicies(db: Db, project: ProjectRow, g: Generation
   const pa = a ?? [byVolume[0].name, byVolume[1].name].sort()[0];
   const pb = b ?? [byVolume[0].name, byVolume[1].name].find((n) => n !== pa)!;
   for (const [param, name] of [["a", pa], ["b", pb]] as const) {
-    if (!names.includes(name)) throw new NotFound(`Policy '${name}' (${param}) has no rollouts in generation ${g.index}.`);
+    if (!names.includes(name)) throw new NotFound(`Policy '${name}' (${param}) has no rollouts in generation ${generationIndex}.`);
   }
-  const keys = new Map((await generationMembers(db, g.id)).map((m) => [m.id, m.key]));
   const index = new Map(rows.map((r) => [`${r.environmentId}\u0000${r.policy}`, r]));
   const side = (r?: EnvironmentPolicyAggregate) => ({ n: r?.n ?? 0, s: r?.s ?? 0, rate: r && r.n > 0 ? r.s / r.n : null });
   const points: ComparisonPoint[] = [];
-  for (const [envId, key] of keys) {
-    const ra = index.get(`${envId}\u0000${pa}`);
-    const rb = index.get(`${envId}\u0000${pb}`);
+  for (const { id, key } of members) {
+    const ra = index.get(`${id}\u0000${pa}`);
+    const rb = index.get(`${id}\u0000${pb}`);
     if (!ra && !rb) continue;
     const A = side(ra);
     const B = side(rb);

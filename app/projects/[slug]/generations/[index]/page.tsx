@@ -4,7 +4,7 @@ import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getFamily } from "@/lib/projects/families";
 import { getGeneration } from "@/lib/generations/service";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
-import { comparePolicies, generationAnalytics } from "@/lib/generations/analytics";
+import { generationAnalytics } from "@/lib/generations/analytics";
 import { FAILURE_CATEGORIES } from "@/lib/analytics/failures";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, pct } from "@/components/ui/format";
@@ -46,9 +46,8 @@ export default async function GenerationPage({
   const generation = await orNotFound(getGeneration(db, project, gi));
   const family = await getFamily(db, project.familyId);
   const analytics = await orNotFound(generationAnalytics(db, project, family, generation, policy || undefined));
-  const [trend, comparison, { targets }, { dispatches }] = await Promise.all([
+  const [trend, { targets }, { dispatches }] = await Promise.all([
     listGenerationsWithMetrics(db, project),
-    analytics.policies.length >= 2 ? comparePolicies(db, project, generation) : Promise.resolve(null),
     listTargets(db, project),
     listDispatches(db, project),
   ]);
@@ -114,7 +113,7 @@ export default async function GenerationPage({
             slug={slug}
             index={gi}
             analytics={analytics}
-            comparison={analytics.policy ? null : comparison}
+            comparison={analytics.comparison}
             trend={trend.map((g) => ({ index: g.index, successRate: g.metrics.successRate, learnability: g.metrics.learnability, zeroSignalFraction: g.metrics.zeroSignalFraction }))}
           />
         </div>
