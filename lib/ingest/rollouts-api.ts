@@ -1,6 +1,7 @@
 /** POST/GET rollouts for the HTTP API: body streaming, ingestion, and reads with cursors. */
 import { and, desc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import type { SelectedFields } from "drizzle-orm/pg-core";
 import type { Db } from "@/lib/db/client";
 import { environments, generations, policies, rolloutPayloads, rollouts } from "@/lib/db/schema";
 import { BadRequest, NotFound, parseOrThrow } from "@/lib/api/errors";
@@ -85,10 +86,10 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown) 
   return { items: page, nextCursor: rows.length > q.limit ? String(page[page.length - 1].id) : null };
 }
 
-/** GET /rollouts/{id}: one rollout with its trajectory, verifier output and metadata. */
-export async function getRollout(db: Db, id: number, principal: Principal) {
+/** One rollout with its payload columns, checked against the principal's project access. */
+async function readRollout<C extends SelectedFields>(db: Db, id: number, principal: Principal, payloadColumns: C) {
   const [row] = await db
-    .select({ ...rolloutColumns, projectId: rollouts.projectId, trajectory: rolloutPayloads.trajectory, verifierOutput: rolloutPayloads.verifierOutput, metadata: rolloutPayloads.metadata })
+    .select({ ...rolloutColumns, projectId: rollouts.projectId, verifierOutput: rolloutPayloads.verifierOutput, metadata: rolloutPayloads.metadata, ...payloadColumns })
     .from(rollouts)
     .innerJoin(environments, eq(environments.id, rollouts.environmentId))
     .innerJoin(generations, eq(generations.id, rollouts.generationId))
@@ -96,28 +97,17 @@ export async function getRollout(db: Db, id: number, principal: Principal) {
     .leftJoin(rolloutPayloads, eq(rolloutPayloads.rolloutId, rollouts.id))
     .where(eq(rollouts.id, id));
   if (!row) throw new NotFound(`Rollout ${id} does not exist.`);
-  requireScope(principal, "projects:read", row.projectId);
-  const { projectId: _p, ...rest } = row;
+  requireScope(principal, "projects:read", (row as { projectId: number }).projectId);
+  return row;
+}
+
+/** GET /rollouts/{id}: one rollout with its trajectory, verifier output and metadata. */
+export async function getRollout(db: Db, id: number, principal: Principal) {
+  const { projectId: _p, ...rest } = await readRollout(db, id, principal, { trajectory: rolloutPayloads.trajectory });
   return rest;
 }
 
 /** One rollout without its trajectory (pages load the trajectory in pages): verifier output, metadata, project. */
 export async function getRolloutHeader(db: Db, id: number, principal: Principal) {
-  const [row] = await db
-    .select({
-      ...rolloutColumns,
-      projectId: rollouts.projectId,
-      verifierOutput: rolloutPayloads.verifierOutput,
-      metadata: rolloutPayloads.metadata,
-      trajectoryBytes: sql<number | null>`pg_column_size(${rolloutPayloads.trajectory})`,
-    })
-    .from(rollouts)
-    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
-    .innerJoin(generations, eq(generations.id, rollouts.generationId))
-    .innerJoin(policies, eq(policies.id, rollouts.policyId))
-    .leftJoin(rolloutPayloads, eq(rolloutPayloads.rolloutId, rollouts.id))
-    .where(eq(rollouts.id, id));
-  if (!row) throw new NotFound(`Rollout ${id} does not exist.`);
-  requireScope(principal, "projects:read", row.projectId);
-  return row;
+  return readRollout(db, id, principal, { trajectoryBytes: sql<number | null>`pg_column_size(${rolloutPayloads.trajectory})` });
 }
