@@ -20,8 +20,14 @@ export function ProposePanel({ slug, index, policies, llmAvailable, populationSi
       apiFetch<{ proposalId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/proposals`, { method: "POST", body: JSON.stringify(body) }),
     onSuccess: (r) => router.push(`/projects/${encodeURIComponent(slug)}/proposals/${r.proposalId}`),
   });
+  const [formError, setFormError] = useState<string | null>(null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const percent = (label: string, v: string) => (v.trim() && !(Number(v) >= 0 && Number(v) <= 100) ? `${label} must be a percentage between 0 and 100 (got ${v}).` : null);
+    const whole = (label: string, v: string) => (v.trim() && !(Number.isInteger(Number(v)) && Number(v) > 0) ? `${label} must be a whole number above 0 (got ${v}).` : null);
+    const problem = percent("Keep at most %", keep) ?? percent("New samples %", add) ?? whole("Population", size) ?? (seed.trim() && !Number.isInteger(Number(seed)) ? `Seed must be a whole number (got ${seed}).` : null);
+    setFormError(problem);
+    if (problem) return;
     const options: Record<string, unknown> = {};
     if (policy) options.policy = policy;
     if (seed.trim()) options.seed = Number(seed);
@@ -80,7 +86,7 @@ export function ProposePanel({ slug, index, policies, llmAvailable, populationSi
       <button type="button" onClick={() => setOpen(false)} className="px-2 py-1.5 text-zinc-600 hover:text-zinc-900">
         Cancel
       </button>
-      {mutation.error && <p className="w-full text-red-700">{(mutation.error as Error).message}</p>}
+      {(formError || mutation.error) && <p className="w-full text-red-700">{formError ?? (mutation.error as Error).message}</p>}
     </form>
   );
 }

@@ -26,8 +26,8 @@ import type { EngineerInput, EngineerOutput, EvidenceRef, ProposedItem, Structur
 export const proposalOptionsSchema = z.strictObject({
   seed: z.number().int().optional(),
   populationSize: z.number().int().min(1).max(100_000).optional(),
-  keepShare: z.number().min(0).max(1).optional(),
-  addShare: z.number().min(0).max(1).optional(),
+  keepShare: z.number().min(0, "is a share between 0 and 1").max(1, "is a share between 0 and 1").optional(),
+  addShare: z.number().min(0, "is a share between 0 and 1").max(1, "is a share between 0 and 1").optional(),
   groupSize: z.number().int().min(2).max(1024).optional(),
   /** the policy whose results the engineer reads; all policies when absent */
   policy: z.string().min(1).optional(),
