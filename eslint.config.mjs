@@ -1,0 +1,28 @@
+// ESLint flat config: typescript-eslint, the Next.js plugin and React hooks; formatting is Prettier's.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import nextPlugin from "@next/eslint-plugin-next";
+import reactHooks from "eslint-plugin-react-hooks";
+import prettier from "eslint-config-prettier";
+import globals from "globals";
+
+export default tseslint.config(
+  { ignores: ["node_modules/", ".next/", ".envforge/", "test-results/", "playwright-report/", "drizzle/", "next-env.d.ts", "reports/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    plugins: { "@next/next": nextPlugin, "react-hooks": reactHooks },
+    rules: {
+      ...nextPlugin.configs.recommended.rules,
+      ...nextPlugin.configs["core-web-vitals"].rules,
+      ...reactHooks.configs.recommended.rules,
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read settings through lib/config (one validated config object)." },
+      ],
+    },
+  },
+  prettier,
+);
