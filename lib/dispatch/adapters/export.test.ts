@@ -29,24 +29,24 @@ describe("export adapter", () => {
     const folder = path.join(directory, `tb-curriculum-g3-${payload.dispatchId.slice(0, 8)}`);
     expect(exportFolderName(payload)).toBe(path.basename(folder));
     expect(result).toMatchObject({ status: "succeeded", externalId: folder });
-    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.parquet"]);
+    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.parquet"]);
 
     const environments = readJsonl(path.join(folder, "environments.jsonl"));
     expect(environments).toEqual(payload.environments);
 
     const parquet = toArrayBuffer(readFileSync(path.join(folder, "verl.parquet")));
-    expect(Number(parquetMetadata(parquet).num_rows)).toBe(3);
+    // weights 0.5 / 0.3 / 0.2 over 4 rows per environment: 6, 4 and 2 rows (largest remainder)
+    expect(Number(parquetMetadata(parquet).num_rows)).toBe(12);
     const rows = (await parquetReadObjects({ file: parquet })) as Record<string, any>[];
-    expect(rows).toHaveLength(3);
+    expect(rows.map((r) => r.extra_info.environment_key)).toEqual([...Array(6).fill("g3-0001"), ...Array(4).fill("g3-0002"), ...Array(2).fill("g3-0003")]);
     rows.forEach((row, i) => {
-      const env = payload.environments[i];
+      const env = payload.environments.find((e) => e.key === row.extra_info.environment_key)!;
       expect(row.data_source).toBe("envforge/terminal-task");
       expect(row.ability).toBe("terminal-task");
-      expect(row.prompt).toHaveLength(1);
-      expect(row.prompt[0].role).toBe("user");
-      expect(row.prompt[0].content).toContain(`task_name: "${env.config.task_name}"`);
+      expect(row.prompt.map((m: { role: string }) => m.role)).toEqual(["system", "user"]);
+      expect(row.prompt[1].content).toContain(`"${env.config.task_name}"`);
       expect(row.reward_model.style).toBe("rule");
-      expect(JSON.parse(row.reward_model.ground_truth)).toEqual(env.config);
+      expect(JSON.parse(row.reward_model.ground_truth)).toEqual({ family: "terminal-task", answer_format: "sandbox-verifier", task_name: env.config.task_name, source: "terminal-bench" });
       expect(row.extra_info).toMatchObject({ environment_key: env.key, config_hash: env.configHash, weight: env.weight, split: "train" });
       expect(Number(row.extra_info.index)).toBe(i);
     });
@@ -68,8 +68,8 @@ describe("export adapter", () => {
     }
 
     const manifest = JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8"));
-    expect(manifest.counts).toEqual({ environments: 3, verlRows: 3, agentLightningTasks: 3, harborTasks: 3 });
-    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(["agent-lightning.jsonl", "environments.jsonl", "harbor-job.json", "verl.parquet"]);
+    expect(manifest.counts).toEqual({ environments: 3, verlRows: 12, agentLightningTasks: 3, harborTasks: 3 });
+    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "verl.parquet"]);
     for (const f of manifest.files as { name: string; bytes: number; sha256: string }[]) {
       const content = readFileSync(path.join(folder, f.name));
       expect(content.length).toBe(f.bytes);
@@ -86,7 +86,7 @@ describe("export adapter", () => {
     expect(second.externalId).toBe(first.externalId);
     expect(readdirSync(directory)).toEqual([path.basename(first.externalId!)]);
     const folder = second.externalId!;
-    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.jsonl"]);
+    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.jsonl"]);
     expect(readJsonl(path.join(folder, "environments.jsonl"))).toHaveLength(1);
     const [row] = readJsonl(path.join(folder, "verl.jsonl"));
     expect(row).toMatchObject({ data_source: "envforge/terminal-task", ability: "terminal-task", extra_info: { environment_key: "g3-0001", index: 0, split: "train" } });
@@ -100,8 +100,9 @@ describe("export adapter", () => {
       environments: [{ ...base.environments[0], config: { grid: { size: 4 }, agents: 1 } }],
     };
     const result = await exportAdapter.deliver(deliveryContext(payload, { directory: path.join(root, "lake") }));
-    expect(readdirSync(result.externalId!).sort()).toEqual(["agent-lightning.jsonl", "environments.jsonl", "manifest.json", "verl.parquet"]);
+    expect(readdirSync(result.externalId!).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "manifest.json", "verl.parquet"]);
     const rows = (await parquetReadObjects({ file: toArrayBuffer(readFileSync(path.join(result.externalId!, "verl.parquet"))) })) as Record<string, any>[];
+    // a config the family's schema rejects has no task instance: its description stands in
     expect(rows[0].prompt[0].content).toContain("grid.size: 4");
   });
 

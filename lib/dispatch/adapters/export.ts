@@ -2,7 +2,9 @@
  * Export adapter: writes a generation as trainer-ready files into
  * `<directory>/<project>-g<generation>-<dispatch id first 8>/`:
  *   environments.jsonl     one environment a line, as in the payload
- *   verl.parquet           verl RL dataset rows (data_source, prompt, ability, reward_model, extra_info)
+ *   verl.parquet           verl RL dataset rows (data_source, prompt, ability, reward_model, extra_info): the
+ *                          rendered task as the prompt, rows repeated in proportion to the weights
+ *   envforge_reward.py     verl custom reward function scoring those rows (export/verl.ts)
  *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata })
  *   harbor-job.json        a Harbor job config for the terminal tasks (terminal-task projects only)
  *   manifest.json          counts, and size and sha256 of every other file
@@ -11,12 +13,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { parquetWriteBuffer } from "hyparquet-writer";
 import { z } from "zod";
-import { getBuiltinFamily } from "@/lib/families/registry";
-import { canonicalJson } from "@/lib/families/hash";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload } from "../types";
+import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlRewardModule, verlRows } from "./export/verl";
 import { configErrors, parseTargetConfig } from "./target-config";
+
+export { describeEnvironment, verlParquet, verlRows, type VerlRow } from "./export/verl";
 
 export const exportConfigSchema = z
   .object({
@@ -24,6 +26,8 @@ export const exportConfigSchema = z
     directory: z.string().min(1),
     /** write verl.parquet (true) or verl.jsonl (false) */
     parquet: z.boolean().default(true),
+    /** verl rows per environment on average; weights apportion them (curriculum honoured by verl's random sampler) */
+    verlRowsPerEnvironment: z.number().int().min(1).max(100).default(DEFAULT_VERL_ROWS_PER_ENVIRONMENT),
     /** Harbor job settings (harbor-job.json, terminal-task projects only) */
     harbor: z
       .object({
@@ -49,83 +53,6 @@ export function exportFolderName(payload: GenerationPayload): string {
   const slug = payload.project.slug.replace(/[^A-Za-z0-9_.-]/g, "-");
   const id = payload.dispatchId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8);
   return `${slug}-g${payload.generation.index}-${id}`;
-}
-
-/** A task description for a config: the family, then each field with its value and meaning (from the family's field specs). */
-export function describeEnvironment(family: string, config: Record<string, unknown>): string {
-  const definition = getBuiltinFamily(family);
-  const meaning = new Map((definition?.fields ?? []).map((f) => [f.path, f.description]));
-  const lines: string[] = [];
-  const walk = (value: unknown, prefix: string) => {
-    if (value && typeof value === "object" && !Array.isArray(value) && !meaning.has(prefix)) {
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(v, prefix ? `${prefix}.${k}` : k);
-      return;
-    }
-    const about = meaning.get(prefix);
-    lines.push(`- ${prefix}: ${JSON.stringify(value)}${about ? ` (${about})` : ""}`);
-  };
-  walk(config, "");
-  return `Solve this task from the "${family}" environment family.\n\nConfiguration:\n${lines.join("\n")}`;
-}
-
-/** One verl RL dataset row per environment. */
-export function verlRows(payload: GenerationPayload): VerlRow[] {
-  const family = payload.project.family;
-  return payload.environments.map((env, index) => ({
-    data_source: `envforge/${family}`,
-    prompt: [{ role: "user", content: describeEnvironment(family, env.config) }],
-    ability: family,
-    reward_model: { style: "rule", ground_truth: canonicalJson(env.config) },
-    extra_info: { environment_key: env.key, config_hash: env.configHash, weight: env.weight, split: "train", index },
-  }));
-}
-
-export interface VerlRow {
-  data_source: string;
-  prompt: { role: string; content: string }[];
-  ability: string;
-  reward_model: { style: string; ground_truth: string };
-  extra_info: { environment_key: string; config_hash: string; weight: number; split: string; index: number };
-}
-
-const utf8 = (name: string) => ({ name, type: "BYTE_ARRAY" as const, converted_type: "UTF8" as const, repetition_type: "OPTIONAL" as const });
-
-/** Parquet schema of the verl rows: nested list/structs as pandas/pyarrow write them (3-level LIST). */
-const VERL_PARQUET_SCHEMA = [
-  { name: "root", num_children: 5 },
-  utf8("data_source"),
-  { name: "prompt", repetition_type: "OPTIONAL" as const, converted_type: "LIST" as const, num_children: 1 },
-  { name: "list", repetition_type: "REPEATED" as const, num_children: 1 },
-  { name: "element", repetition_type: "OPTIONAL" as const, num_children: 2 },
-  utf8("role"),
-  utf8("content"),
-  utf8("ability"),
-  { name: "reward_model", repetition_type: "OPTIONAL" as const, num_children: 2 },
-  utf8("style"),
-  utf8("ground_truth"),
-  { name: "extra_info", repetition_type: "OPTIONAL" as const, num_children: 5 },
-  utf8("environment_key"),
-  utf8("config_hash"),
-  { name: "weight", type: "DOUBLE" as const, repetition_type: "OPTIONAL" as const },
-  utf8("split"),
-  { name: "index", type: "INT64" as const, repetition_type: "OPTIONAL" as const },
-];
-
-/** The verl rows as a Parquet file (snappy, one row group per 100k rows). */
-export function verlParquet(rows: VerlRow[]): Buffer {
-  const column = <K extends keyof VerlRow>(name: K, map: (row: VerlRow) => unknown = (row) => row[name]) => ({ name, data: rows.map(map) });
-  const buffer = parquetWriteBuffer({
-    columnData: [
-      column("data_source"),
-      column("prompt"),
-      column("ability"),
-      column("reward_model"),
-      column("extra_info", (row) => ({ ...row.extra_info, index: BigInt(row.extra_info.index) })),
-    ],
-    schema: VERL_PARQUET_SCHEMA,
-    createdBy: "envforge export",
-  });
-  return Buffer.from(buffer);
 }
 
 /** Agent Lightning dataset rows: one task per environment. */
@@ -215,10 +142,11 @@ export async function writeExport(payload: GenerationPayload, config: ExportConf
   const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const staging = path.join(parent, `.${name}.tmp-${suffix}`);
 
-  const verl = verlRows(payload);
+  const verl = verlRows(payload, config.verlRowsPerEnvironment);
   const files: { name: string; content: string | Buffer; rows?: number }[] = [
     { name: "environments.jsonl", content: jsonl(payload.environments), rows: payload.environments.length },
     config.parquet ? { name: "verl.parquet", content: verlParquet(verl), rows: verl.length } : { name: "verl.jsonl", content: jsonl(verl), rows: verl.length },
+    { name: "envforge_reward.py", content: verlRewardModule() },
     { name: "agent-lightning.jsonl", content: jsonl(agentLightningRows(payload)), rows: payload.environments.length },
   ];
   const taskNames = harborTaskNames(payload);
