@@ -19,6 +19,8 @@ import { enqueue } from "../lib/queue/boss";
 import { runWorkers, startBoss } from "../lib/queue/boss";
 import { workerHandlers } from "../lib/queue/handlers";
 import { sweepDispatches } from "../lib/dispatch/service";
+import { guardedHandler } from "../lib/http/guard";
+import { serverHostPolicy } from "../lib/http/host-check";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dev = process.argv.includes("--dev");
@@ -219,11 +221,8 @@ async function main() {
     const app = next({ dev, dir: root, hostname: settings.HOST, port: settings.PORT });
     await app.prepare();
     const handler = app.getRequestHandler();
-    const server = http.createServer((req, res) => {
-      // the first-run page trusts only this header, which only this server sets
-      req.headers["x-envforge-peer"] = req.socket.remoteAddress ?? "";
-      void handler(req, res);
-    });
+    // every request passes the Host check and gets the security headers before Next sees it
+    const server = http.createServer(guardedHandler(serverHostPolicy(settings), (req, res) => handler(req, res)));
     await listen(server, settings).catch((err) => fail(err.message));
     cleanups.push(
       () =>

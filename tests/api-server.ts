@@ -8,6 +8,9 @@ import http from "node:http";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { loadSettings } from "@/lib/config/env";
+import { guardedHandler } from "@/lib/http/guard";
+import { serverHostPolicy, type HostPolicy } from "@/lib/http/host-check";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 interface Route {
@@ -40,10 +43,10 @@ function collectRoutes(dir: string, segments: string[] = []): Route[] {
   return out.sort((a, b) => a.names.length - b.names.length);
 }
 
-/** Start the server; `url` is its base address. */
-export async function startApiServer(port = 0): Promise<{ url: string; close: () => Promise<void> }> {
+/** Start the server behind the production front door (Host check, security headers, peer header); `url` is its base address. */
+export async function startApiServer(port = 0, policy: HostPolicy = serverHostPolicy(loadSettings())): Promise<{ url: string; close: () => Promise<void> }> {
   const routes = collectRoutes(apiRoot);
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer(guardedHandler(policy, async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`);
       const route = routes.find((r) => r.pattern.test(url.pathname));
@@ -61,7 +64,6 @@ export async function startApiServer(port = 0): Promise<{ url: string; close: ()
       const params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(match[i + 1])]));
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-      headers.set("x-envforge-peer", req.socket.remoteAddress ?? "");
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
       const request = new Request(url, {
         method: req.method,
@@ -76,7 +78,7 @@ export async function startApiServer(port = 0): Promise<{ url: string; close: ()
     } catch (err) {
       res.writeHead(500).end(String(err));
     }
-  });
+  }));
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const address = server.address() as { port: number };
   return {

@@ -1,7 +1,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getDb } from "@/lib/db/client";
-import { isLoopback, needsSetup } from "@/lib/auth/users";
+import { isLoopbackRequest, needsSetup } from "@/lib/auth/users";
 import { AuthCard } from "@/components/auth/auth-card";
 import { CredentialsForm } from "@/components/auth/credentials-form";
 
@@ -10,17 +10,17 @@ export const metadata = { title: "First run" };
 
 export default async function SetupPage() {
   if (!(await needsSetup(getDb()))) redirect("/signin");
-  const peer = (await headers()).get("x-envforge-peer");
+  const local = isLoopbackRequest(await headers());
   return (
     <AuthCard title="Create the first admin">
-      {isLoopback(peer) ? (
+      {local ? (
         <>
           <p className="mb-4 text-zinc-600">No account exists yet. The first account is an admin; it can invite others and create API keys.</p>
           <CredentialsForm mode="setup" />
         </>
       ) : (
         <p className="text-zinc-600">
-          The first admin can only be created from the machine EnvForge runs on: open this page there, or start with
+          The first admin can only be created from the machine EnvForge runs on, at http://127.0.0.1 or http://localhost: open this page there, or start with
           <code className="mx-1 rounded bg-zinc-100 px-1">ENVFORGE_BOOTSTRAP_TOKEN</code>and create accounts through the API.
         </p>
       )}

@@ -3,6 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { safeNextPath } from "@/lib/auth/next-path";
 
 interface ApiError {
   error?: { message?: string; details?: { path?: string; message: string }[] };
@@ -26,7 +27,7 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
       }
     },
     onSuccess: () => {
-      router.push(next.startsWith("/") && !next.startsWith("//") ? next : "/");
+      router.push(safeNextPath(next));
       router.refresh();
     },
   });

@@ -9,6 +9,8 @@ export interface ErrorDetail {
 }
 
 export class DomainError extends Error {
+  /** Extra response headers (e.g. Retry-After on a 429). */
+  headers: Record<string, string> = {};
   constructor(
     readonly status: number,
     readonly code: string,
@@ -93,7 +95,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 /** Any thrown value -> the API's JSON error response. */
 export function toErrorResponse(err: unknown): Response {
   if (err instanceof DomainError) {
-    return Response.json({ error: { code: err.code, message: err.message, details: err.details } }, { status: err.status });
+    return Response.json({ error: { code: err.code, message: err.message, details: err.details } }, { status: err.status, headers: err.headers });
   }
   if (isDatabaseUnavailable(err)) {
     return Response.json(

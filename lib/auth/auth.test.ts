@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { hasScope, isRole } from "./roles";
 import { digestToken, hashPassword, newApiKeySecret, verifyPassword } from "./secrets";
 import { assertSameOrigin, requireScope, type Principal } from "./principal";
-import { isLoopback } from "./users";
+import { isLoopback, isLoopbackRequest } from "./users";
+import { hostPolicy } from "@/lib/http/host-check";
 
 const principal = (role: Principal["role"], projectId: number | null = null): Principal => ({ kind: "key", id: 1, actor: "key:t", role, projectId, name: "t" });
 
@@ -48,12 +49,32 @@ describe("secrets", () => {
 
 describe("same-origin check for cookie mutations", () => {
   const req = (headers: Record<string, string>) => new Request("http://127.0.0.1:3000/api/v1/projects", { method: "POST", headers: { host: "127.0.0.1:3000", ...headers } });
-  it("accepts our own origin and refuses others", () => {
-    expect(() => assertSameOrigin(req({ origin: "http://127.0.0.1:3000" }))).not.toThrow();
-    expect(() => assertSameOrigin(req({ "sec-fetch-site": "same-origin" }))).not.toThrow();
-    expect(() => assertSameOrigin(req({ origin: "https://evil.example" }))).toThrow(/Cross-site/);
-    expect(() => assertSameOrigin(req({ "sec-fetch-site": "cross-site", origin: "http://127.0.0.1:3000" }))).toThrow(/Cross-site/);
-    expect(() => assertSameOrigin(req({}))).toThrow(/Origin/);
+  const policy = hostPolicy({ HOST: "127.0.0.1", ENVFORGE_PUBLIC_URL: "https://envforge.lab.org", ENVFORGE_ALLOWED_HOSTS: [] });
+  it("accepts an Origin on one of our names and refuses others", () => {
+    expect(() => assertSameOrigin(req({ origin: "http://127.0.0.1:3000" }), policy)).not.toThrow();
+    expect(() => assertSameOrigin(req({ origin: "http://localhost:3000", "sec-fetch-site": "same-origin" }), policy)).not.toThrow();
+    // behind a proxy that rewrites Host, the public name still counts as ours
+    expect(() => assertSameOrigin(req({ origin: "https://envforge.lab.org" }), policy)).not.toThrow();
+    expect(() => assertSameOrigin(req({ origin: "https://evil.example" }), policy)).toThrow(/Cross-site/);
+    expect(() => assertSameOrigin(req({ origin: "http://127.0.0.1.evil.com:3000" }), policy)).toThrow(/Cross-site/);
+    expect(() => assertSameOrigin(req({ origin: "null" }), policy)).toThrow(/Cross-site/);
+    // a forged X-Forwarded-Host does not make a foreign Origin ours
+    expect(() => assertSameOrigin(req({ origin: "https://evil.example", "x-forwarded-host": "evil.example" }), policy)).toThrow(/Cross-site/);
+    expect(() => assertSameOrigin(req({ "sec-fetch-site": "cross-site", origin: "http://127.0.0.1:3000" }), policy)).toThrow(/Cross-site/);
+    expect(() => assertSameOrigin(req({ "sec-fetch-site": "same-origin" }), policy)).toThrow(/Origin/);
+    expect(() => assertSameOrigin(req({}), policy)).toThrow(/Origin/);
+  });
+
+  it("lets only loopback peers at loopback names, not through a proxy, create the first admin", () => {
+    const h = (headers: Record<string, string>) => new Headers({ "x-envforge-peer": "127.0.0.1", host: "127.0.0.1:3000", ...headers });
+    expect(isLoopbackRequest(h({}))).toBe(true);
+    expect(isLoopbackRequest(h({ host: "[::1]:3000", origin: "http://localhost:3000" }))).toBe(true);
+    expect(isLoopbackRequest(h({ "x-envforge-peer": "10.0.0.9" }))).toBe(false);
+    expect(isLoopbackRequest(h({ host: "envforge.lab.org" }))).toBe(false);
+    expect(isLoopbackRequest(h({ host: "127.0.0.1.evil.com" }))).toBe(false);
+    expect(isLoopbackRequest(h({ origin: "http://evil.com" }))).toBe(false);
+    expect(isLoopbackRequest(h({ "x-forwarded-for": "203.0.113.9" }))).toBe(false);
+    expect(isLoopbackRequest(new Headers({ host: "127.0.0.1:3000" }))).toBe(false);
   });
 
   it("knows loopback peers", () => {

@@ -1,5 +1,6 @@
 /** Browser sign-in flows as route handlers (not under /api/v1: they set the session cookie). */
 import { getDb } from "@/lib/db/client";
+import { PEER_HEADER } from "@/lib/http/guard";
 import { parseOrThrow, toErrorResponse } from "@/lib/api/errors";
 import { readJsonBody } from "@/lib/api/route";
 import { assertSameOrigin, readCookie, SESSION_COOKIE } from "./principal";
@@ -12,7 +13,7 @@ export async function setupHandler(req: Request): Promise<Response> {
     assertSameOrigin(req);
     const db = getDb();
     const input = parseOrThrow(setupSchema, await readJsonBody(req));
-    const userId = await createFirstAdmin(db, input, req.headers.get("x-envforge-peer"));
+    const userId = await createFirstAdmin(db, input, req.headers);
     const session = await openSession(db, userId);
     return Response.json({ ok: true }, { status: 201, headers: { "Set-Cookie": sessionCookie(session.token, session.expiresAt, req) } });
   } catch (err) {
@@ -26,7 +27,7 @@ export async function signInHandler(req: Request): Promise<Response> {
     assertSameOrigin(req);
     const db = getDb();
     const input = parseOrThrow(signInSchema, await readJsonBody(req));
-    const session = await signIn(db, input);
+    const session = await signIn(db, input, req.headers.get(PEER_HEADER) || "unknown");
     return Response.json({ ok: true }, { headers: { "Set-Cookie": sessionCookie(session.token, session.expiresAt, req) } });
   } catch (err) {
     return toErrorResponse(err);

@@ -5,6 +5,7 @@ import { apiKeys, sessions, users } from "@/lib/db/schema";
 import { Forbidden, Unauthorized } from "@/lib/api/errors";
 import { hasScope, type Role, type Scope } from "./roles";
 import { digestToken } from "./secrets";
+import { currentHostPolicy, isAllowedOrigin, type HostPolicy } from "@/lib/http/host-check";
 
 export const SESSION_COOKIE = "envforge_session";
 
@@ -46,7 +47,8 @@ export async function principalFromSession(db: Db, token: string): Promise<Princ
     .select({ id: users.id, email: users.email, name: users.name, role: users.role })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, digestToken(token)), gt(sessions.expiresAt, new Date())))
+    // a disabled account's cookies stop working at once, even before its sessions are deleted
+    .where(and(eq(sessions.id, digestToken(token)), gt(sessions.expiresAt, new Date()), isNull(users.disabledAt)))
     .limit(1);
   if (!row) return null;
   return { kind: "user", id: row.id, actor: `user:${row.email}`, role: row.role as Role, projectId: null, name: row.name };
@@ -73,24 +75,17 @@ export async function authenticate(db: Db, req: Request): Promise<Principal> {
   return p;
 }
 
-/** Refuse a cookie-authenticated mutation that does not come from this site. */
-export function assertSameOrigin(req: Request): void {
+/**
+ * Refuse a cookie-authenticated mutation that does not come from this site: it must carry an
+ * Origin naming one of the server's own hosts (browsers send Origin on every POST/PATCH/DELETE),
+ * and a Sec-Fetch-Site, when sent, must say same-origin.
+ */
+export function assertSameOrigin(req: Request, policy: HostPolicy = currentHostPolicy()): void {
   const site = req.headers.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none") throw new Forbidden("Cross-site request refused.");
   const origin = req.headers.get("origin");
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  if (origin) {
-    let originHost: string;
-    try {
-      originHost = new URL(origin).host;
-    } catch {
-      throw new Forbidden("Cross-site request refused.");
-    }
-    if (originHost !== host) throw new Forbidden("Cross-site request refused.");
-  } else if (!site) {
-    // neither header: not a browser we can vouch for; cookie mutations need one of them
-    throw new Forbidden("Cross-site request refused: browser mutations must send Origin.");
-  }
+  if (!origin) throw new Forbidden("Cross-site request refused: browser mutations must send Origin.");
+  if (!isAllowedOrigin(policy, origin)) throw new Forbidden(`Cross-site request refused: ${origin.slice(0, 100)} is not this server's origin.`);
 }
 
 /** Throw 403 unless the principal has `scope` (and, for project-limited keys, the project matches). */

@@ -20,6 +20,15 @@ const envSchema = z.object({
   ENVFORGE_PG_PORT: z.coerce.number({ error: "must be a port number" }).int("must be a whole number").min(1, "must be 1-65535").max(65535, "must be 1-65535").optional(),
   ENVFORGE_MAX_BODY_MB: z.coerce.number({ error: "must be a number of megabytes" }).positive("must be above 0").default(256),
   ENVFORGE_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  ENVFORGE_PUBLIC_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://envforge.lab.org" }).optional(),
+  // the names this server answers to besides loopback, HOST and ENVFORGE_PUBLIC_URL's host (DNS-rebinding guard)
+  ENVFORGE_ALLOWED_HOSTS: z
+    .string()
+    .transform((v) => v.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^(\*\.)?[a-z0-9._-]+$|^\[[0-9a-f:.]+\]$/, "must be a comma-separated list of host names or addresses (no ports, no schemes; `*.lab.org` for subdomains)")))
+    .default([]),
+  ENVFORGE_SIGNIN_MAX_FAILURES: z.coerce.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").default(10),
+  ENVFORGE_SIGNIN_WINDOW_MINUTES: z.coerce.number({ error: "must be a number of minutes" }).int("must be a whole number").min(1, "must be at least 1").default(10),
   ENVFORGE_WORKER: flag.default(true),
   ENVFORGE_WEB: flag.default(true),
 });

@@ -30,8 +30,22 @@ export const users = pgTable("users", {
   name: text("name").notNull(),
   passwordHash: text("password_hash").notNull(),
   role: text("role").notNull(), // admin | reviewer | ingest | viewer
+  // set by an admin: the account cannot sign in and its sessions are gone
+  disabledAt: timestamp("disabled_at", { withTimezone: true }),
   createdAt: createdAt(),
 });
+
+// failed (and in-flight) sign-ins, kept in the database so the limit holds across processes
+export const signinAttempts = pgTable(
+  "signin_attempts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    email: text("email").notNull(),
+    address: text("address").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("signin_attempts_email_idx").on(t.email, t.at), index("signin_attempts_address_idx").on(t.address, t.at)],
+);
 
 export const sessions = pgTable(
   "sessions",
