@@ -3,9 +3,12 @@
  *
  * Precedence when several reasons apply: a success is never a failure; then what the agent
  * side reported (agent timeout, verifier timeout, context length, format error), because it
- * explains why the attempt ended; then infrastructure (the verifier never produced a real
- * verdict); then other errors; and only then "tests ran and the reward is below threshold".
+ * explains why the attempt ended; then the verifier could not run its tests because the agent's
+ * own commands broke the environment (the policy's failure, with the agent's step as evidence);
+ * then infrastructure (the sandbox or harness failed on its own: no real verdict); then other
+ * errors; and only then "tests ran and the reward is below threshold".
  */
+import type { EnvironmentDamage } from "./blame";
 import { DEFAULT_SUCCESS_THRESHOLD } from "./metrics";
 
 /** Failure categories, in display order. */
@@ -15,6 +18,7 @@ export const FAILURE_CATEGORIES = [
   "context_length_exceeded",
   "format_error",
   "verifier_failed",
+  "environment_broken_by_agent",
   "infra_error",
   "errored_other",
 ] as const;
@@ -33,6 +37,8 @@ export interface RolloutFailureInput {
   hasVerdict?: boolean;
   /** content of the trajectory's last message, where the harness records why it stopped */
   finalMessage?: string | null;
+  /** the agent's commands that broke the environment (see blame.ts) */
+  environmentDamage?: readonly EnvironmentDamage[] | null;
   threshold?: number;
 }
 
@@ -42,6 +48,8 @@ export interface RolloutFailureInput {
 export interface VerifierOutputReport {
   /** a test runner reported results (pytest session summary, unittest "Ran N tests", ...) */
   testsRan: boolean;
+  /** the test runner started on the tests (pytest collected them) even if it never finished */
+  testsStarted: boolean;
   passed: number;
   failed: number;
   errors: number;
@@ -59,6 +67,7 @@ const PYTEST_SUMMARY =
   /^=+ (?:.*?\b(\d+) (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)\b.*?|no tests ran.*?) in [\d.]+s(?: \([\d:]+\))? =+\s*$/m;
 const PYTEST_FAILED_LINE = /^(FAILED|ERROR) (\S+?)(?: - .*)?$/gm;
 const UNITTEST_RAN = /^Ran \d+ tests? in [\d.]+s\s*$/m;
+const PYTEST_COLLECTED = /^collected \d+ items?\b/m;
 const TOOL_MISSING = /(?:^|\s)([\w.+-]+): command not found\s*$|^\S*sh: \d+: ([\w.+-]+): not found\s*$/m;
 
 const SETUP_FAILURES: ReadonlyArray<[RegExp, (m: RegExpMatchArray) => string]> = [
@@ -127,6 +136,7 @@ export function parseVerifierOutput(output: string | null | undefined): Verifier
   }
   return {
     testsRan,
+    testsStarted: testsRan || PYTEST_COLLECTED.test(text),
     passed: countOf(summary, /(\d+) passed/),
     failed: countOf(summary, /(\d+) failed/),
     errors: countOf(summary, /(\d+) errors?\b/),
@@ -150,6 +160,9 @@ function testName(kind: string, id: string): string {
 const SETUP_TIMEOUT_TYPES = /SetupTimeout|EnvironmentStartTimeout|StartTimeout|BuildTimeout/i;
 const INFRA_ERROR_TYPES =
   /RewardFile(?:NotFound|Empty)|VerifierOutputParse|Environment|Sandbox|Docker|Daytona|Modal|Kubernetes|Container|Connection|Network|Setup|OutOfMemory|Infra|Build/i;
+
+/** Harbor's "the verifier left no usable reward" errors: the harness or the agent may be the cause. */
+const VERIFIER_RESULT_TYPES = /RewardFile(?:NotFound|Empty)|VerifierOutputParse/;
 
 function successOf(input: RolloutFailureInput): boolean {
   if (typeof input.reward === "number" && Number.isFinite(input.reward)) {
@@ -187,17 +200,30 @@ export function classifyRollout(input: RolloutFailureInput): FailureCategory | n
   if ((type && FORMAT_ERROR_TYPE.test(type) && !INFRA_ERROR_TYPES.test(type)) || FORMAT_ERROR_FINAL.test(input.finalMessage ?? "")) {
     return "format_error";
   }
+  if (type && VERIFIER_RESULT_TYPES.test(type) && (input.environmentDamage?.length ?? 0) > 0) return "environment_broken_by_agent";
   if (type && INFRA_ERROR_TYPES.test(type)) return "infra_error";
 
   const report = parseVerifierOutput(input.verifierOutput);
-  // The harness broke before or while the tests ran, so the reward says nothing about the policy.
-  if (!report.testsRan && (report.setupFailure || report.crash)) return "infra_error";
+  const brokenByAgent = (input.environmentDamage?.length ?? 0) > 0;
+  // The verifier could not set its tests up: the agent's doing when its own commands broke the
+  // sandbox, else the harness broke on its own and the reward says nothing about the policy.
+  if (!report.testsStarted && report.setupFailure) return brokenByAgent ? "environment_broken_by_agent" : "infra_error";
+  if (!report.testsStarted && report.crash) return brokenByAgent ? "environment_broken_by_agent" : "infra_error";
   if (type || input.status === "errored") return "errored_other";
   if (!hasVerdict) return "infra_error";
   return "verifier_failed";
 }
 
 // --- Signatures -----------------------------------------------------------------------
+
+/** What each kind of environment damage is called in a signature. */
+export const DAMAGE_LABELS: Record<EnvironmentDamage["kind"], string> = {
+  package_manager_timed_out: "agent's package-manager command timed out",
+  package_manager_killed: "agent's package-manager command was killed",
+  killed_package_manager: "agent killed the package manager or removed its lock",
+  removed_tool: "agent removed a tool",
+  package_manager_in_background: "agent left a package manager running in the background",
+};
 
 const SIGNATURE_MAX = 240;
 
@@ -270,8 +296,22 @@ export function failureSignature(input: RolloutFailureInput, category?: FailureC
       if (!report.testsRan && report.crash) return cap(`verifier crashed: ${report.crash}`);
       return input.verifierOutput ? "no verifier verdict" : "no verifier verdict (verifier did not run)";
     }
+    case "environment_broken_by_agent": {
+      const damage = input.environmentDamage?.[0];
+      const report = parseVerifierOutput(input.verifierOutput);
+      const cause = damage ? DAMAGE_LABELS[damage.kind] : "agent broke the environment";
+      const effect = report.setupFailure
+        ? `verifier setup: ${report.setupFailure}${report.setupCause ? ` (${report.setupCause})` : ""}`
+        : report.crash
+          ? `verifier crashed: ${report.crash}`
+          : type
+            ? errorSignature(type, message)
+            : "no verifier verdict";
+      return cap(`${cause}; ${effect}`);
+    }
     case "verifier_failed": {
       const report = parseVerifierOutput(input.verifierOutput);
+      if (report.crash && !report.testsRan) return cap(`tests crashed: ${report.crash}`);
       if (report.failedTests.length > 0) return joinTests(report.failedTests);
       if (report.testsRan) return "tests failed (names not reported)";
       return "reward below threshold";

@@ -3,6 +3,7 @@
  * `POST /api/v1/projects/{slug}/rollouts` accepts (API.md, "Rollouts").
  */
 import { z } from "zod";
+import { commandsFromTrajectory, environmentDamage, type EnvironmentDamage } from "@/lib/analytics/blame";
 import type { RolloutFailureInput } from "@/lib/analytics/failures";
 
 /** Largest verifier output kept, in UTF-8 bytes. */
@@ -41,6 +42,33 @@ export const messageSchema = z.strictObject({
   toolCallId: z.string().optional(),
   retrievedDocuments: z.array(retrievedDocumentSchema).optional(),
   tokens: z.number().int().nonnegative().optional(),
+  /** the model's own reasoning, kept apart from what it said (ATIF `reasoning_content`) */
+  reasoning: z.string().optional(),
+  /** when the step happened (ATIF step timestamp) */
+  timestamp: z.string().max(64).optional(),
+  /** token counts and cost of the LLM call that produced this message */
+  usage: z
+    .strictObject({
+      promptTokens: z.number().int().nonnegative().optional(),
+      completionTokens: z.number().int().nonnegative().optional(),
+      cachedTokens: z.number().int().nonnegative().optional(),
+      costUsd: z.number().finite().nonnegative().optional(),
+    })
+    .optional(),
+  /** trajectories this step delegated to (ATIF `subagent_trajectory_ref`) */
+  subagentRefs: z
+    .array(
+      z.strictObject({
+        sessionId: z.string().optional(),
+        trajectoryId: z.string().optional(),
+        trajectoryPath: z.string().optional(),
+      }),
+    )
+    .optional(),
+  /** copied from an earlier trajectory for context (ATIF `is_copied_context`): not this run's doing */
+  copiedContext: z.boolean().optional(),
+  /** the multi-step trial step this message belongs to (Harbor `steps/<name>`) */
+  step: z.string().max(256).optional(),
 });
 
 const count = z.number().int().nonnegative();
@@ -259,6 +287,14 @@ export function failureInputFromRollout(rollout: NormalizedRollout, threshold?: 
     verifierOutput: rollout.verifierOutput ?? null,
     hasVerdict: hasReward,
     finalMessage: last?.content ?? null,
+    environmentDamage: environmentDamageOf(rollout),
     threshold,
   };
+}
+
+/** The agent's environment-breaking commands: as the reader recorded them, else read from the trajectory. */
+export function environmentDamageOf(rollout: Pick<NormalizedRollout, "metadata" | "trajectory">): EnvironmentDamage[] {
+  const recorded = rollout.metadata?.environmentDamage;
+  if (Array.isArray(recorded)) return recorded as EnvironmentDamage[];
+  return environmentDamage(commandsFromTrajectory(rollout.trajectory));
 }

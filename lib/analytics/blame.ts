@@ -1,0 +1,144 @@
+/**
+ * Who broke the environment: the shell commands an agent ran (read from its trajectory) and the
+ * ones among them that leave a sandbox unusable for the verifier (a package manager timed out or
+ * killed mid-install holds the dpkg lock or leaves dpkg half-configured; a removed tool; a killed
+ * package manager). Pure; every pattern is linear and runs on a capped command string.
+ */
+import type { Message } from "@/lib/ingest/normalized";
+
+/** One shell command the agent ran, and how it ended. */
+export interface AgentCommand {
+  /** 1-based agent turn that issued the command */
+  step: number;
+  command: string;
+  /** exit code, when the harness reported one */
+  exitCode: number | null;
+  /** the agent issued it but no result came back (the run ended while it was running) */
+  unanswered?: boolean;
+}
+
+/** How an agent's command damaged the environment. */
+export type EnvironmentDamageKind =
+  | "package_manager_timed_out"
+  | "package_manager_killed"
+  | "killed_package_manager"
+  | "removed_tool"
+  | "package_manager_in_background";
+
+/** Evidence that the agent's own command broke the environment. */
+export interface EnvironmentDamage {
+  kind: EnvironmentDamageKind;
+  step: number;
+  exitCode: number | null;
+  /** the command, cut to 200 characters */
+  command: string;
+}
+
+/** Longest command text a pattern is run on. */
+const COMMAND_SCAN_MAX = 4000;
+const EVIDENCE_COMMAND_MAX = 200;
+
+const SYSTEM_PACKAGE_MANAGER = /\b(?:apt-get|apt|aptitude|dpkg|yum|dnf|apk|zypper)\b/;
+/** a package manager that installs (system or language level), for "package install timed out" */
+const PACKAGE_INSTALL = /\b(?:apt-get|apt|aptitude|yum|dnf|zypper) +(?:-\S+ +)*install\b|\bdpkg +(?:-i|--install|--configure)\b|\bapk +add\b|\b(?:pip3?|uv +pip|conda|mamba|npm|yarn|pnpm|gem|cargo) +install\b/;
+const TIMED_OUT = new Set([124]);
+const KILLED = new Set([137, 143, -9, -15]);
+const KILLS_PACKAGE_MANAGER = /\b(?:kill|pkill|killall)\b[^\n;|&]{0,200}\b(?:dpkg|apt-get|apt|unattended-upgr)/;
+const REMOVES_DPKG_LOCK = /\brm\b[^\n;|&]{0,200}\/var\/lib\/dpkg\/lock/;
+const REMOVES_PACKAGE = /\b(?:apt-get|apt|aptitude) +(?:-\S+ +)*(?:remove|purge|autoremove)\b|\bdpkg +(?:-r|-P|--remove|--purge)\b/;
+const REMOVES_TOOL = /\brm\b[^\n;|&]{0,200}\/(?:usr\/)?(?:local\/)?s?bin\/(?:curl|wget|python3?|pip3?|bash|sh|uv|uvx|apt|apt-get|dpkg)\b/;
+/** `apt-get install … &` (a lone ampersand, not &&) or nohup: the install outlives the command */
+const BACKGROUND_PACKAGE_MANAGER = /\bnohup +(?:sudo +)?(?:apt-get|apt|dpkg)\b|\b(?:apt-get|apt|dpkg)\b[^\n;|&]{0,300}[^&]&(?!&)/;
+
+function capped(command: string): string {
+  return command.length > COMMAND_SCAN_MAX ? command.slice(0, COMMAND_SCAN_MAX) : command;
+}
+
+function evidence(kind: EnvironmentDamageKind, c: AgentCommand): EnvironmentDamage {
+  const command = c.command.length > EVIDENCE_COMMAND_MAX ? `${c.command.slice(0, EVIDENCE_COMMAND_MAX - 1)}…` : c.command;
+  return { kind, step: c.step, exitCode: c.exitCode, command };
+}
+
+/** True when the command installs packages (apt/dpkg/yum/apk, pip/conda/npm/…). */
+export function isPackageInstall(command: string): boolean {
+  return PACKAGE_INSTALL.test(capped(command));
+}
+
+/** The agent's commands that left the environment broken for the verifier, in step order. */
+export function environmentDamage(commands: readonly AgentCommand[]): EnvironmentDamage[] {
+  const out: EnvironmentDamage[] = [];
+  for (const c of commands) {
+    const cmd = capped(c.command);
+    const systemPm = SYSTEM_PACKAGE_MANAGER.test(cmd);
+    if (systemPm && c.exitCode !== null && TIMED_OUT.has(c.exitCode)) out.push(evidence("package_manager_timed_out", c));
+    else if (systemPm && c.exitCode !== null && KILLED.has(c.exitCode)) out.push(evidence("package_manager_killed", c));
+    else if (KILLS_PACKAGE_MANAGER.test(cmd) || REMOVES_DPKG_LOCK.test(cmd)) out.push(evidence("killed_package_manager", c));
+    else if (REMOVES_PACKAGE.test(cmd) || REMOVES_TOOL.test(cmd)) out.push(evidence("removed_tool", c));
+    else if (BACKGROUND_PACKAGE_MANAGER.test(cmd)) out.push(evidence("package_manager_in_background", c));
+  }
+  return out;
+}
+
+/** The package installs that timed out or were killed (apt, pip, npm, …). */
+export function packageInstallTimeouts(commands: readonly AgentCommand[]): AgentCommand[] {
+  return commands.filter((c) => c.exitCode !== null && (TIMED_OUT.has(c.exitCode) || KILLED.has(c.exitCode)) && isPackageInstall(c.command));
+}
+
+const EXIT_CODE = /\(exit_code=(-?\d{1,4})\)|\bexit(?:_code| code|ed with code)[:= ]{1,3}(-?\d{1,4})\b|\breturn ?code[:= ]{1,3}(-?\d{1,4})\b/i;
+const TIMED_OUT_TEXT = /\bcommand timed out\b|\btimed out after \d{1,6} ?(?:s|ms|seconds)\b/i;
+const RESULT_TAIL = 600;
+
+function commandOf(args: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== "object" || parsed === null) return null;
+  const a = parsed as Record<string, unknown>;
+  for (const key of ["command", "cmd", "keystrokes", "script", "code"]) {
+    if (typeof a[key] === "string") return a[key] as string;
+  }
+  return null;
+}
+
+function exitCodeOf(result: string): number | null {
+  const tail = result.length > RESULT_TAIL ? result.slice(-RESULT_TAIL) : result;
+  const m = tail.match(EXIT_CODE);
+  if (m) return Number(m[1] ?? m[2] ?? m[3]);
+  return TIMED_OUT_TEXT.test(tail) ? 124 : null;
+}
+
+/**
+ * The shell commands in a trajectory: each assistant tool call whose arguments carry a command
+ * (`command`, `cmd`, `keystrokes`, …), with the exit code its linked tool result reports.
+ * Copied-context messages (from an earlier run) are skipped.
+ */
+export function commandsFromTrajectory(messages: readonly Message[] | null | undefined): AgentCommand[] {
+  if (!messages) return [];
+  const results = new Map<string, string>();
+  for (const m of messages) if (m.role === "tool" && m.toolCallId) results.set(m.toolCallId, m.content);
+  const out: AgentCommand[] = [];
+  let step = 0;
+  messages.forEach((m, i) => {
+    if (m.role !== "assistant") return;
+    step += 1;
+    if (m.copiedContext) return;
+    // a result not linked to a call still answers it (ATIF agents that batch keystrokes)
+    const next = messages[i + 1];
+    const unlinkedAnswer = next !== undefined && next.role !== "assistant" && !next.toolCallId ? next.content : undefined;
+    for (const call of m.toolCalls ?? []) {
+      const command = commandOf(call.arguments);
+      if (command === null) continue;
+      const result = results.get(call.id) ?? unlinkedAnswer;
+      out.push({
+        step,
+        command: capped(command),
+        exitCode: result === undefined ? null : exitCodeOf(result),
+        ...(result === undefined ? { unanswered: true } : {}),
+      });
+    }
+  });
+  return out;
+}
