@@ -8,9 +8,11 @@ import { arenaCommand } from "./commands/arena";
 const USAGE = `envforge <command> [options]
 
 Commands:
-  import harbor <job-dir> --project <slug> [--generation <n>] [--policy <name>] [--create]
+  import harbor <job-dir> --project <slug> [--generation <n>] [--policy <name>] [--create] [--reward-key <key>]
       One Harbor job folder: a rollout per trial, a terminal-task environment per task.
       --create makes the project when it does not exist (admin key).
+      --reward-key picks the reward a rollout is scored by when reward.json holds several
+      (default: the only key, else "reward", else the first key; all are kept).
   import ndjson <file> --project <slug> [--create-environments]
       Rollouts, one JSON object a line (the shape of POST /api/v1/projects/{slug}/rollouts).
   sync agent-lightning --url <store-url> --project <slug> [--key <store key>] [--policy <name>]
@@ -51,6 +53,7 @@ export async function run(argv: string[]): Promise<number> {
       token: { type: "string" },
       project: { type: "string" },
       generation: { type: "string" },
+      "reward-key": { type: "string" },
       policy: { type: "string" },
       create: { type: "boolean" },
       "create-environments": { type: "boolean" },
@@ -113,7 +116,7 @@ export async function run(argv: string[]): Promise<number> {
         generation = Number(values.generation);
         if (!Number.isInteger(generation) || generation < 0) throw new UsageError(`--generation must be a non-negative integer (got ${values.generation}).`);
       }
-      return report(await importHarbor(client, target, { project: needProject(), generation, policy: values.policy, create: values.create, quiet: values.quiet }));
+      return report(await importHarbor(client, target, { project: needProject(), generation, policy: values.policy, create: values.create, quiet: values.quiet, rewardKey: values["reward-key"] }));
     }
     return report(await importNdjson(client, target, { project: needProject(), createEnvironments: values["create-environments"], quiet: values.quiet }));
   }

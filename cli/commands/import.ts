@@ -29,15 +29,15 @@ async function ensureProject(client: EnvForgeClient, slug: string, create: { fam
 export async function importHarbor(
   client: EnvForgeClient,
   jobDir: string,
-  opts: { project: string; generation?: number; policy?: string; create?: boolean; quiet?: boolean },
+  opts: { project: string; generation?: number; policy?: string; create?: boolean; quiet?: boolean; rewardKey?: string },
 ): Promise<ImportResult> {
   if (!fs.existsSync(jobDir) || !fs.statSync(jobDir).isDirectory()) throw new Error(`${jobDir} is not a folder: pass a Harbor job directory (it holds config.json and one folder per trial).`);
   const reading = new Progress("reading trials", null, opts.quiet);
-  const job = await readHarborJob(jobDir, { onProgress: (done, total) => reading.update(done, `of ${total}`) });
+  const job = await readHarborJob(jobDir, { rewardKey: opts.rewardKey, onProgress: (done, total) => reading.update(done, `of ${total}`) });
   reading.done();
   if (job.trials.length === 0 && job.unreadable.length === 0) throw new Error(`${jobDir} holds no Harbor trial folders.`);
   await ensureProject(client, opts.project, opts.create ? { family: "terminal-task", name: job.job.name || path.basename(jobDir) } : null);
-  const items: UploadItem[] = job.trials.map((t) => ({ ref: t.trialName, json: JSON.stringify(harborRolloutInput(t, opts)) }));
+  const items: UploadItem[] = job.trials.map((t) => ({ ref: t.trialName, json: JSON.stringify(harborRolloutInput(t, { generation: opts.generation, policy: opts.policy })) }));
   const sending = new Progress("importing", items.length, opts.quiet);
   const summary = await uploadRollouts(client, opts.project, items, {
     createEnvironments: true,

@@ -90,7 +90,8 @@ describe("classifyRollout", () => {
   });
   it("separates infrastructure from policy failures", () => {
     expect(classifyRollout({ reward: 0, verifierOutput: CURL_MISSING })).toBe("infra_error");
-    expect(classifyRollout({ reward: 0, verifierOutput: SEGFAULT })).toBe("infra_error");
+    // pytest had collected the tests and crashed inside one, on what the agent built: the policy's failure
+    expect(classifyRollout({ reward: 0, verifierOutput: SEGFAULT })).toBe("verifier_failed");
     expect(classifyRollout({ reward: 0, verifierOutput: "INTERNALERROR> Traceback (most recent call last):\n" })).toBe("infra_error");
     expect(classifyRollout({ reward: 0, verifierOutput: "Traceback (most recent call last):\n  File x\nKeyError: 1\n" })).toBe("infra_error");
     expect(classifyRollout({ reward: null })).toBe("infra_error");
@@ -147,7 +148,7 @@ describe("failureSignature", () => {
     expect(failureSignature({ reward: 0, verifierOutput: CURL_MISSING })).toBe(
       "verifier setup: curl: command not found (apt: dpkg lock held by another process)",
     );
-    expect(failureSignature({ reward: 0, verifierOutput: SEGFAULT })).toBe("verifier crashed: Fatal Python error: Segmentation fault");
+    expect(failureSignature({ reward: 0, verifierOutput: SEGFAULT })).toBe("tests crashed: Fatal Python error: Segmentation fault");
     expect(failureSignature({ reward: null })).toBe("no verifier verdict (verifier did not run)");
   });
   it("describes format errors from the final message", () => {
@@ -196,5 +197,26 @@ describe("clusterFailures", () => {
       { category: "agent_timeout", count: 1 },
       { category: "verifier_failed", count: 1 },
     ]);
+  });
+});
+
+describe("blame: the agent broke its own environment", () => {
+  const aptTimedOut = [{ kind: "package_manager_timed_out" as const, step: 5, exitCode: 124, command: "apt-get install -y python3" }];
+  it("files a verifier that could not set up after the agent's package manager timed out as the policy's failure", () => {
+    expect(classifyRollout({ reward: 0, verifierOutput: CURL_MISSING, environmentDamage: aptTimedOut })).toBe("environment_broken_by_agent");
+    expect(classifyRollout({ reward: 0, verifierOutput: CURL_MISSING, environmentDamage: [] })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "RewardFileNotFoundError", environmentDamage: aptTimedOut })).toBe(
+      "environment_broken_by_agent",
+    );
+    // the sandbox failing on its own stays infrastructure whatever the agent did
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "EnvironmentStartTimeoutError", environmentDamage: aptTimedOut })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "DaytonaError", environmentDamage: aptTimedOut })).toBe("infra_error");
+    // tests that ran and failed are judged on the tests
+    expect(classifyRollout({ reward: 0, verifierOutput: PYTEST_FAILED, environmentDamage: aptTimedOut })).toBe("verifier_failed");
+  });
+  it("names the cause and the effect in the signature, without the step (so clusters group across tasks)", () => {
+    expect(failureSignature({ reward: 0, verifierOutput: CURL_MISSING, environmentDamage: aptTimedOut })).toBe(
+      "agent's package-manager command timed out; verifier setup: curl: command not found (apt: dpkg lock held by another process)",
+    );
   });
 });

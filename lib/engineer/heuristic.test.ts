@@ -588,6 +588,27 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     for (const item of out.items) if (clustersCited(item).includes("cl-h-infra")) expect(item.flags).toContain("infra");
   });
 
+  it("never retires as broken a task whose sandbox the agent itself broke (a policy failure)", () => {
+    const blamed = harborInput();
+    for (const c of blamed.summary.failures.clusters) {
+      if (c.id !== "cl-h-infra") continue;
+      c.category = "environment_broken_by_agent";
+      c.signature = "agent's package-manager command timed out; verifier setup: curl: command not found (apt: dpkg lock held by another process)";
+      c.infra = false;
+    }
+    blamed.summary.failures.categories = blamed.summary.failures.categories.map((c) =>
+      c.category === "infra_error" ? { category: "environment_broken_by_agent", count: c.count, infra: false } : c,
+    );
+    blamed.summary.behaviour.infraErrorRate = 0;
+    const res = heuristicEngineer(blamed);
+    for (const key of infraKeys) {
+      const item = res.items.find((i) => i.environmentKey === key && (i.op === "keep" || i.op === "retire"));
+      expect(item?.flags ?? [], key).not.toContain("infra");
+      expect(item?.flags ?? [], key).not.toContain("retire:infra");
+      expect(item?.rationale ?? "", key).not.toMatch(/looks (partly )?broken|fix the image/i);
+    }
+  });
+
   it("raises agent_timeout_sec (precision) of hopeless members that time out, citing the timeout cluster", () => {
     const timeoutKeys = new Set(["h06", "h07", "h08", "h09", "h10", "h11", "h12", "h13"]);
     const kids = children(out).filter((c) => timeoutKeys.has(c.parentKey as string));

@@ -113,17 +113,33 @@ describe("readHarborTrial (synthetic)", () => {
 });
 
 const root = fixturesDir();
+// Every trial we call infrastructure on the real jobs, and why (studied by hand: the verifier never
+// ran and Harbor recorded no exception; or it could not reach the network or take the dpkg lock
+// while the agent had touched no package manager). A change in classification fails here.
+const TMAX_INFRA: Record<string, string> = {
+  "large-scale-text-editing__2MKkugs": "no verifier verdict (verifier did not run)",
+  "large-scale-text-editing__bJywtzj": "no verifier verdict (verifier did not run)",
+  "large-scale-text-editing__noNiktD": "no verifier verdict (verifier did not run)",
+  "large-scale-text-editing__pzrPXMV": "no verifier verdict (verifier did not run)",
+  "write-compressor__QCYrS6R": "verifier setup: curl: command not found (apt: dpkg lock held by another process)",
+  "write-compressor__pfgE6CB": "no verifier verdict (verifier did not run)",
+};
+const QWEN_INFRA: Record<string, string> = {
+  "constraints-scheduling__SNJmTiG": "verifier setup: uvx: command not found (network unreachable)",
+  "extract-elf__s8mhqWW": "no verifier verdict (verifier did not run)",
+};
 const jobs = [
-  { folder: "tmax-9b/terminal-bench-2-0", mean: 0.2719, pass5: 0.4045 },
-  { folder: "Qwen3.5-9B/terminal-bench-2-0", mean: 0.2112, pass5: 0.3371 },
+  { folder: "tmax-9b/terminal-bench-2-0", mean: 0.2719, pass5: 0.4045, infra: TMAX_INFRA, brokenByAgent: 32 },
+  { folder: "Qwen3.5-9B/terminal-bench-2-0", mean: 0.2112, pass5: 0.3371, infra: QWEN_INFRA, brokenByAgent: 22 },
 ].map((j) => ({ ...j, dir: root ? path.join(root, "harbor-tb2", j.folder) : "" }));
 const haveFixtures = jobs.every((j) => j.dir && existsSync(j.dir));
+if (!haveFixtures && process.env.CI === "true") throw new Error("shared/fixtures/harbor-tb2 is missing: set ENVFORGE_FIXTURES to the fixtures folder");
 if (!haveFixtures) {
   console.warn("Skipping Harbor fixture tests: shared/fixtures/harbor-tb2 not found (set ENVFORGE_FIXTURES to the fixtures folder).");
 }
 
 describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (real data)", () => {
-  describe.each(jobs)("$folder", ({ folder, dir, mean, pass5 }) => {
+  describe.each(jobs)("$folder", ({ folder, dir, mean, pass5, infra, brokenByAgent }) => {
     let read: HarborJob;
     beforeAll(async () => {
       const t0 = performance.now();
@@ -192,6 +208,32 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
       console.log(`[harbor] ${folder}: ${timedOut.length} AgentTimeoutError = ${agentTimeout.length} agent_timeout + ${passed.length} passed anyway`);
     });
 
+    it("calls infrastructure only the trials listed, and blames the agent for the sandboxes it broke", () => {
+      const got: Record<string, string> = {};
+      const blamed: string[] = [];
+      for (const t of read.trials) {
+        const input = failureInputFromRollout(t.rollout);
+        const category = classifyRollout(input);
+        if (category === "infra_error") got[t.trialName] = failureSignature(input, category);
+        if (category === "environment_broken_by_agent") {
+          blamed.push(t.trialName);
+          // the evidence: the agent's own step and exit code
+          const damage = t.rollout.metadata?.environmentDamage as { step: number; exitCode: number | null; kind: string }[];
+          expect(damage.length, t.trialName).toBeGreaterThan(0);
+          expect(damage[0].step).toBeGreaterThan(0);
+        }
+      }
+      expect(got).toEqual(infra);
+      expect(blamed.length).toBe(brokenByAgent);
+      // regex-log's agents all ran `apt-get install python3`, which timed out at step 4-7 and left dpkg locked
+      for (const name of blamed.filter((n) => n.startsWith("regex-log__"))) {
+        const t = read.trials.find((x) => x.trialName === name)!;
+        const [first] = t.rollout.metadata?.environmentDamage as { step: number; exitCode: number; kind: string; command: string }[];
+        expect(first).toMatchObject({ kind: "package_manager_timed_out", exitCode: 124 });
+        expect(first.command).toMatch(/apt-get/);
+      }
+    });
+
     it("finds infrastructure failures and clusters the rest", () => {
       const rows: FailureRow[] = [];
       for (const t of read.trials) {
@@ -213,5 +255,142 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
         console.log(`[harbor]   ${c.category} ${c.count}x: ${c.signature.slice(0, 100)}`);
       }
     });
+  });
+});
+
+describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "envforge-harbor-read-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const resultJson = (name: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      id: `id-${name}`,
+      task_name: "hello",
+      trial_name: name,
+      agent_info: { name: "terminus-2", version: "2.0.0", model_info: { name: "gpt-4o" } },
+      exception_info: null,
+      ...extra,
+    });
+  async function trial(name: string, files: Record<string, string>): Promise<string> {
+    const t = path.join(dir, name);
+    for (const [rel, content] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(t, rel)), { recursive: true });
+      await writeFile(path.join(t, rel), content);
+    }
+    return t;
+  }
+  const atif = (steps: unknown[], extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ schema_version: "ATIF-v1.6", session_id: "s", agent: { name: "terminus-2", version: "2" }, steps, ...extra });
+  const agentStep = (id: number, cmd: string, out: string) => ({
+    step_id: id,
+    source: "agent",
+    message: `run ${cmd}`,
+    reasoning_content: "thinking",
+    tool_calls: [{ tool_call_id: `c${id}`, function_name: "bash", arguments: { command: cmd } }],
+    observation: { results: [{ source_call_id: `c${id}`, content: out }] },
+    metrics: { prompt_tokens: 100, completion_tokens: 10, cost_usd: 0.01 },
+  });
+
+  it("reads an ATIF trajectory (Harbor's built-in agents) with its continuation file", async () => {
+    const t = await trial("atif__1", {
+      "result.json": resultJson("atif__1", { verifier_result: { rewards: { reward: 1 } } }),
+      "agent/trajectory.json": atif([{ step_id: 1, source: "user", message: "task" }, agentStep(2, "ls", "a\n(exit_code=0)")], {
+        continued_trajectory_ref: "trajectory.cont-1.json",
+        final_metrics: { total_prompt_tokens: 300, total_completion_tokens: 30, total_cost_usd: 0.5 },
+      }),
+      "agent/trajectory.cont-1.json": atif([agentStep(1, "cat a", "b")]),
+      "verifier/test-stdout.txt": "============ 3 passed in 0.10s ============\n",
+    });
+    const r = await readHarborTrial(t);
+    expect(r.flags).toEqual([]);
+    expect(r.rollout.turns).toBe(2);
+    expect(r.rollout.trajectory!.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool"]);
+    expect(r.rollout.trajectory![1]).toMatchObject({ reasoning: "thinking", usage: { promptTokens: 100, completionTokens: 10, costUsd: 0.01 } });
+    expect(r.rollout.trajectory![2].toolCallId).toBe("c2");
+    // tokens and cost from the trajectory's final metrics when result.json has none
+    expect(r.rollout).toMatchObject({ inputTokens: 300, outputTokens: 30, reward: 1 });
+    expect(r.rollout.metadata).toMatchObject({ trajectoryFormat: "atif", costUsd: 0.5, tests: { passed: 3, failed: 0 } });
+  });
+
+  it("flags a trajectory it cannot read with the reason, never an empty one", async () => {
+    const t = await trial("odd__1", {
+      "result.json": resultJson("odd__1", { verifier_result: { rewards: { reward: 0 } } }),
+      "agent/trajectory.json": JSON.stringify({ events: [1, 2] }),
+    });
+    const r = await readHarborTrial(t);
+    expect(r.flags).toContain("unreadable_trajectory");
+    expect(r.rollout.trajectory).toBeUndefined();
+    expect((r.rollout.metadata?.problems as string[])[0]).toMatch(/unknown trajectory format: an object with keys events/);
+  });
+
+  it("takes a single reward whatever its name, keeps every key of several, and follows --reward-key", async () => {
+    const one = await trial("one__1", { "result.json": resultJson("one__1"), "verifier/reward.json": JSON.stringify({ accuracy: 0.75 }) });
+    const r1 = await readHarborTrial(one);
+    expect(r1.rollout.reward).toBe(0.75);
+    expect(r1.rollout.metadata).toMatchObject({ rewards: { accuracy: 0.75 }, rewardKey: "accuracy" });
+    expect(r1.flags).not.toContain("no_reward");
+
+    const txt = await trial("txt__1", { "result.json": resultJson("txt__1"), "verifier/reward.txt": "0.5\n" });
+    expect((await readHarborTrial(txt)).rollout.reward).toBe(0.5);
+
+    const many = await trial("many__1", {
+      "result.json": resultJson("many__1", { verifier_result: { rewards: { style: 0.2, correctness: 1, reward: 0.6 } } }),
+    });
+    const r2 = await readHarborTrial(many);
+    expect(r2.rollout.reward).toBe(0.6);
+    expect(r2.rollout.metadata?.rewards).toEqual({ style: 0.2, correctness: 1, reward: 0.6 });
+    expect((await readHarborTrial(many, { rewardKey: "correctness" })).rollout.reward).toBe(1);
+    const missing = await readHarborTrial(many, { rewardKey: "speed" });
+    expect(missing.flags).toContain("no_reward");
+    expect((missing.rollout.metadata?.problems as string[]).join()).toMatch(/no reward named "speed"/);
+
+    const unnamed = await trial("unnamed__1", { "result.json": resultJson("unnamed__1", { verifier_result: { rewards: { b: 1, a: 0.25 } } }) });
+    const r3 = await readHarborTrial(unnamed);
+    expect(r3.rollout.reward).toBe(0.25); // Harbor orders keys: the first is "a"
+    expect(r3.flags).toContain("multiple_rewards");
+  });
+
+  it("reads a multi-step trial (steps/<name>/agent|verifier, step_results) without flagging it", async () => {
+    const t = await trial("multi__1", {
+      "result.json": resultJson("multi__1", {
+        agent_result: null,
+        verifier_result: null,
+        step_results: [
+          { step_name: "setup", agent_result: { n_input_tokens: 10, n_output_tokens: 1, cost_usd: 0.1 }, verifier_result: { rewards: { reward: 1 } } },
+          { step_name: "solve", agent_result: { n_input_tokens: 20, n_output_tokens: 2, cost_usd: 0.2 }, verifier_result: { rewards: { reward: 0.5 } } },
+        ],
+      }),
+      "steps/setup/agent/trajectory.json": JSON.stringify([{ role: "assistant", content: "set up" }]),
+      "steps/setup/verifier/test-stdout.txt": "===== 2 passed in 0.1s =====\n",
+      "steps/solve/agent/trajectory.json": atif([agentStep(1, "make", "ok")]),
+      "steps/solve/verifier/test-stdout.txt": "===== 1 failed, 3 passed in 0.1s =====\n",
+    });
+    const r = await readHarborTrial(t);
+    expect(r.flags).toEqual([]);
+    expect(r.rollout).toMatchObject({ reward: 0.5, inputTokens: 30, outputTokens: 3, turns: 2 });
+    expect(r.rollout.trajectory!.map((m) => m.step)).toEqual(["setup", "solve", "solve"]);
+    expect(r.rollout.verifierOutput).toMatch(/=== step setup ===[\s\S]*=== step solve ===/);
+    const steps = r.rollout.metadata?.steps as { name: string; reward: number; inputTokens: number; tests: unknown }[];
+    expect(steps.map((s) => [s.name, s.reward, s.inputTokens])).toEqual([
+      ["setup", 1, 10],
+      ["solve", 0.5, 20],
+    ]);
+    expect(steps[1].tests).toEqual({ passed: 3, failed: 1 });
+    expect(r.rollout.metadata?.tests).toEqual({ passed: 5, failed: 1 });
+    expect(r.rollout.metadata?.costUsd).toBeCloseTo(0.3);
+  });
+
+  it("prefers the CTRF report's counts to pytest's console", async () => {
+    const t = await trial("ctrf__1", {
+      "result.json": resultJson("ctrf__1", { verifier_result: { rewards: { reward: 0 } } }),
+      "verifier/test-stdout.txt": "===== 1 passed in 0.1s =====\n",
+      "verifier/ctrf.json": JSON.stringify({ results: { summary: { tests: 7, passed: 4, failed: 3, skipped: 0 } } }),
+    });
+    expect((await readHarborTrial(t)).rollout.metadata?.tests).toEqual({ passed: 4, failed: 3 });
   });
 });

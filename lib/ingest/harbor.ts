@@ -5,15 +5,18 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { commandsFromTrajectory, environmentDamage } from "@/lib/analytics/blame";
 import {
-  NO_REWARD_FLAG,
-  countTurns,
-  normalizeOpenAIMessages,
-  rolloutSchema,
-  type Message,
-  type NormalizedRollout,
-  type RolloutInput,
-} from "./normalized";
+  ctrfSummary,
+  headlineReward,
+  readRewardFiles,
+  readTrajectory,
+  testCounts,
+  type HarborFileReader,
+  type Rewards,
+  type TrajectoryRead,
+} from "./harbor-parts";
+import { NO_REWARD_FLAG, countTurns, rolloutSchema, type Message, type NormalizedRollout, type RolloutInput } from "./normalized";
 
 // --- Harbor file shapes (only what we read; everything else passes through) -------------
 
@@ -31,6 +34,22 @@ const trialConfigSchema = z.looseObject({
   job_id: nullableString,
 });
 
+const rewardsSchema = z.record(z.string(), z.number().nullable()).nullish();
+const agentContextSchema = z
+  .looseObject({ n_input_tokens: nullableNumber, n_cache_tokens: nullableNumber, n_output_tokens: nullableNumber, cost_usd: nullableNumber })
+  .nullish();
+const exceptionSchema = z
+  .looseObject({ exception_type: nullableString, exception_message: nullableString, exception_traceback: nullableString, occurred_at: nullableString })
+  .nullish();
+const stepResultSchema = z.looseObject({
+  step_name: z.string(),
+  agent_result: agentContextSchema,
+  verifier_result: z.looseObject({ rewards: rewardsSchema }).nullish(),
+  exception_info: exceptionSchema,
+  agent_execution: phaseSchema,
+  verifier: phaseSchema,
+});
+
 const trialResultSchema = z.looseObject({
   id: nullableString,
   task_name: nullableString,
@@ -46,13 +65,10 @@ const trialResultSchema = z.looseObject({
       model_info: z.looseObject({ name: nullableString, provider: nullableString }).nullish(),
     })
     .nullish(),
-  agent_result: z
-    .looseObject({ n_input_tokens: nullableNumber, n_cache_tokens: nullableNumber, n_output_tokens: nullableNumber, cost_usd: nullableNumber })
-    .nullish(),
-  verifier_result: z.looseObject({ rewards: z.record(z.string(), z.number().nullable()).nullish() }).nullish(),
-  exception_info: z
-    .looseObject({ exception_type: nullableString, exception_message: nullableString, exception_traceback: nullableString, occurred_at: nullableString })
-    .nullish(),
+  agent_result: agentContextSchema,
+  verifier_result: z.looseObject({ rewards: rewardsSchema }).nullish(),
+  exception_info: exceptionSchema,
+  step_results: z.array(stepResultSchema).nullish(),
   started_at: nullableString,
   finished_at: nullableString,
   environment_setup: phaseSchema,
@@ -107,7 +123,8 @@ export type HarborTrialFlag =
   | "no_trajectory"
   | "unreadable_trajectory"
   | "no_verifier_output"
-  | "rewarded_despite_exception";
+  | "rewarded_despite_exception"
+  | "multiple_rewards";
 
 /** One trial read into the normalized shape. */
 export interface HarborTrial {
@@ -241,8 +258,74 @@ function policyOf(result: TrialResult): string | undefined {
 
 const TRACEBACK_MAX = 8 * 1024;
 
-/** Reads one Harbor trial folder (result.json, config.json, agent/, verifier/) into a normalized rollout. */
-export async function readHarborTrial(trialDir: string): Promise<HarborTrial> {
+/** Options of readHarborTrial / readHarborJob about what a trial means. */
+export interface HarborReadOptions {
+  /** the reward key a rollout is scored by when the verifier writes several (`--reward-key`) */
+  rewardKey?: string;
+}
+
+const fileReader: HarborFileReader = { readJson, readText };
+
+/** What one agent/ + verifier/ pair holds (a single-step trial, or one step of a multi-step trial). */
+interface UnitRead {
+  trajectory: TrajectoryRead;
+  verifierOutput?: string;
+  fileRewards?: Rewards;
+  rewardFileProblem?: string;
+  ctrf?: ReturnType<typeof ctrfSummary>;
+  maxSteps?: number;
+  formatErrors?: number;
+  usage?: z.infer<typeof usageSchema>;
+}
+
+async function readUnit(dir: string): Promise<UnitRead> {
+  const agentDir = path.join(dir, "agent");
+  const verifierDir = path.join(dir, "verifier");
+  const [trajectory, rawUsage, rawTiming, verifierOutput, rewardFiles, rawCtrf] = await Promise.all([
+    readTrajectory(agentDir, fileReader),
+    readJson(path.join(agentDir, "usage.json")).catch(() => undefined),
+    readJson(path.join(agentDir, "timing.json")).catch(() => undefined),
+    readText(path.join(verifierDir, "test-stdout.txt")),
+    readRewardFiles(verifierDir, fileReader),
+    readJson(path.join(verifierDir, "ctrf.json")).catch(() => undefined),
+  ]);
+  const usage = usageSchema.safeParse(rawUsage);
+  const timing = timingSchema.safeParse(rawTiming);
+  return {
+    trajectory,
+    verifierOutput,
+    fileRewards: rewardFiles.rewards,
+    rewardFileProblem: rewardFiles.problem,
+    ctrf: ctrfSummary(rawCtrf),
+    usage: usage.success ? usage.data : undefined,
+    maxSteps: usage.success ? (usage.data.max_steps ?? undefined) : undefined,
+    formatErrors: timing.success ? timing.data.filter((x) => x.format_error === true).length : undefined,
+  };
+}
+
+function sumOrUndefined(values: (number | null | undefined)[]): number | undefined {
+  const present = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+  return present.length ? present.reduce((a, b) => a + b, 0) : undefined;
+}
+
+/** Step folders of a multi-step trial: in step_results order, else the folders under steps/ by name. */
+async function stepNames(trialDir: string, result: TrialResult): Promise<string[]> {
+  if (result.step_results && result.step_results.length > 0) return result.step_results.map((r) => r.step_name);
+  try {
+    const entries = await readdir(path.join(trialDir, "steps"), { withFileTypes: true });
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+const SAFE_STEP_NAME = /^[\w.-]{1,200}$/;
+
+/** Reads one Harbor trial folder (result.json, config.json, agent/, verifier/, or steps/<name>/…) into a normalized rollout. */
+export async function readHarborTrial(trialDir: string, options: HarborReadOptions = {}): Promise<HarborTrial> {
   const resultFile = path.join(trialDir, "result.json");
   const rawResult = await readJson(resultFile);
   if (rawResult === undefined) throw new HarborFormatError("missing (the trial never finished?)", resultFile);
@@ -258,41 +341,95 @@ export async function readHarborTrial(trialDir: string): Promise<HarborTrial> {
   const policy = policyOf(result);
   if (!policy) throw new HarborFormatError("no agent_info.model_info.name nor config.agent.model_name to name the policy", resultFile);
 
+  // Multi-step trials keep each step's agent/ and verifier/ under steps/<name>/ (models/trial/paths.py).
+  const names = (await stepNames(trialDir, result)).filter((n) => SAFE_STEP_NAME.test(n));
+  const multiStep = names.length > 0;
+  const units = multiStep
+    ? await Promise.all(names.map((n) => readUnit(path.join(trialDir, "steps", n))))
+    : [await readUnit(trialDir)];
+
   const flags: HarborTrialFlag[] = [];
-  const reward = result.verifier_result?.rewards?.reward;
-  const hasReward = typeof reward === "number" && Number.isFinite(reward);
+  const problems: string[] = [];
+  const stepResults = new Map((result.step_results ?? []).map((r) => [r.step_name, r]));
+
+  // Rewards: result.json as Harbor recorded them, else the reward files the verifier wrote.
+  const lastUnit = units[units.length - 1];
+  const lastStep = multiStep ? stepResults.get(names[names.length - 1]) : undefined;
+  const rewards: Rewards | undefined =
+    result.verifier_result?.rewards ?? lastStep?.verifier_result?.rewards ?? lastUnit.fileRewards ?? undefined;
+  const headline = headlineReward(rewards, options.rewardKey);
+  if (lastUnit.rewardFileProblem && !rewards) problems.push(lastUnit.rewardFileProblem);
+  if (headline.problem) problems.push(headline.problem);
+  if (rewards && Object.keys(rewards).length > 1 && options.rewardKey === undefined && !("reward" in rewards)) flags.push("multiple_rewards");
+  const hasReward = headline.value !== undefined;
   if (!hasReward) flags.push(NO_REWARD_FLAG);
 
-  const exception = result.exception_info;
-  if (exception && hasReward && (reward as number) > 0) flags.push("rewarded_despite_exception");
+  const exception = result.exception_info ?? [...stepResults.values()].find((r) => r.exception_info)?.exception_info;
+  if (exception && hasReward && (headline.value as number) > 0) flags.push("rewarded_despite_exception");
 
-  const [rawTrajectory, rawUsage, rawTiming, verifierOutput] = await Promise.all([
-    readJson(path.join(trialDir, "agent", "trajectory.json")).catch(() => null),
-    readJson(path.join(trialDir, "agent", "usage.json")).catch(() => undefined),
-    readJson(path.join(trialDir, "agent", "timing.json")).catch(() => undefined),
-    readText(path.join(trialDir, "verifier", "test-stdout.txt")),
-  ]);
+  // Trajectories: one per step, each message tagged with its step.
+  const messages: Message[] = [];
+  let anyTrajectory = false;
+  units.forEach((u, i) => {
+    if (u.trajectory.problem) problems.push(`${multiStep ? `step ${names[i]}: ` : ""}trajectory: ${u.trajectory.problem}`);
+    if (!u.trajectory.messages) return;
+    anyTrajectory = true;
+    for (const m of u.trajectory.messages) messages.push(multiStep ? { ...m, step: names[i] } : m);
+  });
+  const trajectory = anyTrajectory ? messages : undefined;
+  if (!anyTrajectory) flags.push(units.some((u) => u.trajectory.problem) ? "unreadable_trajectory" : "no_trajectory");
+  else if (units.some((u) => u.trajectory.problem)) flags.push("unreadable_trajectory");
 
-  let trajectory: Message[] | undefined;
-  if (rawTrajectory === undefined) flags.push("no_trajectory");
-  else if (rawTrajectory === null) flags.push("unreadable_trajectory");
-  else {
-    try {
-      // Some harnesses wrap the list: { messages: [...] }.
-      const list = Array.isArray(rawTrajectory) ? rawTrajectory : (rawTrajectory as { messages?: unknown }).messages;
-      trajectory = normalizeOpenAIMessages(list);
-    } catch {
-      flags.push("unreadable_trajectory");
-    }
-  }
+  const outputs = units.map((u, i) => (u.verifierOutput === undefined ? undefined : multiStep ? `=== step ${names[i]} ===\n${u.verifierOutput}` : u.verifierOutput));
+  const presentOutputs = outputs.filter((o): o is string => o !== undefined);
+  const verifierOutput = presentOutputs.length ? presentOutputs.join("\n") : undefined;
   if (verifierOutput === undefined) flags.push("no_verifier_output");
 
-  const usage = usageSchema.safeParse(rawUsage);
-  const timing = timingSchema.safeParse(rawTiming);
-  const agentResult = result.agent_result;
-  const inputTokens = agentResult?.n_input_tokens ?? (usage.success ? usage.data.prompt_tokens : undefined) ?? undefined;
-  const outputTokens = agentResult?.n_output_tokens ?? (usage.success ? usage.data.completion_tokens : undefined) ?? undefined;
+  // Tokens and cost: result.json's agent_result, else the sum over steps (compute_token_cost_totals), else the agent's own files.
+  const contexts = result.agent_result ? [result.agent_result] : [...stepResults.values()].map((r) => r.agent_result).filter((c) => c);
+  const atif = units.map((u) => u.trajectory.atif);
+  const inputTokens =
+    sumOrUndefined(contexts.map((c) => c?.n_input_tokens)) ??
+    sumOrUndefined(units.map((u) => u.usage?.prompt_tokens)) ??
+    sumOrUndefined(atif.map((a) => a?.totalPromptTokens));
+  const outputTokens =
+    sumOrUndefined(contexts.map((c) => c?.n_output_tokens)) ??
+    sumOrUndefined(units.map((u) => u.usage?.completion_tokens)) ??
+    sumOrUndefined(atif.map((a) => a?.totalCompletionTokens));
+  const cacheTokens = sumOrUndefined(contexts.map((c) => c?.n_cache_tokens)) ?? sumOrUndefined(atif.map((a) => a?.totalCachedTokens));
+  const costUsd = sumOrUndefined(contexts.map((c) => c?.cost_usd)) ?? sumOrUndefined(atif.map((a) => a?.totalCostUsd));
 
+  const unitTests = units.map((u) => testCounts(u.verifierOutput, u.ctrf));
+  const tests = unitTests.some((t) => t)
+    ? { passed: sumOrUndefined(unitTests.map((t) => t?.passed)) ?? 0, failed: sumOrUndefined(unitTests.map((t) => t?.failed)) ?? 0 }
+    : undefined;
+  const damage = environmentDamage(commandsFromTrajectory(trajectory));
+
+  const steps = multiStep
+    ? names.map((name, i) => {
+        const r = stepResults.get(name);
+        const stepRewards = r?.verifier_result?.rewards ?? units[i].fileRewards ?? undefined;
+        const stepMessages = units[i].trajectory.messages;
+        return definedOnly({
+          name,
+          rewards: stepRewards,
+          reward: headlineReward(stepRewards, options.rewardKey).value,
+          inputTokens: r?.agent_result?.n_input_tokens ?? units[i].trajectory.atif?.totalPromptTokens,
+          outputTokens: r?.agent_result?.n_output_tokens ?? units[i].trajectory.atif?.totalCompletionTokens,
+          cacheTokens: r?.agent_result?.n_cache_tokens ?? undefined,
+          costUsd: r?.agent_result?.cost_usd ?? units[i].trajectory.atif?.totalCostUsd,
+          turns: stepMessages ? countTurns(stepMessages) : undefined,
+          tests: unitTests[i],
+          hasTrajectory: stepMessages !== undefined,
+          hasVerifierOutput: units[i].verifierOutput !== undefined,
+          error: r?.exception_info ? { type: r.exception_info.exception_type ?? "Exception", message: (r.exception_info.exception_message ?? "").slice(0, 2000) } : undefined,
+          agentExecution: phase(r?.agent_execution),
+          verifier: phase(r?.verifier),
+        });
+      })
+    : undefined;
+
+  const firstAtif = atif.find((a) => a);
   const metadata = definedOnly({
     source: "harbor",
     flags,
@@ -308,11 +445,19 @@ export async function readHarborTrial(trialDir: string): Promise<HarborTrial> {
           provider: result.agent_info.model_info?.provider ?? undefined,
         })
       : undefined,
-    rewards: result.verifier_result?.rewards ?? undefined,
-    cacheTokens: agentResult?.n_cache_tokens ?? undefined,
-    costUsd: agentResult?.cost_usd ?? undefined,
-    maxSteps: usage.success ? (usage.data.max_steps ?? undefined) : undefined,
-    formatErrors: timing.success ? timing.data.filter((s) => s.format_error === true).length : undefined,
+    rewards: rewards ?? undefined,
+    rewardKey: headline.key,
+    problems: problems.length ? problems : undefined,
+    trajectoryFormat: units.find((u) => u.trajectory.format)?.trajectory.format,
+    atif: firstAtif,
+    steps,
+    tests,
+    ctrf: multiStep ? undefined : units[0].ctrf,
+    environmentDamage: damage.length ? damage : undefined,
+    cacheTokens,
+    costUsd,
+    maxSteps: units.find((u) => u.maxSteps !== undefined)?.maxSteps,
+    formatErrors: sumOrUndefined(units.map((u) => u.formatErrors)),
     phases: definedOnly({
       environmentSetup: phase(result.environment_setup),
       agentSetup: phase(result.agent_setup),
@@ -327,7 +472,7 @@ export async function readHarborTrial(trialDir: string): Promise<HarborTrial> {
     externalId: result.id ?? trialName,
     environmentKey: taskName,
     policy,
-    reward: hasReward ? reward : 0,
+    reward: hasReward ? headline.value : 0,
     status: exception ? "errored" : "completed",
     error: exception ? { type: exception.exception_type ?? "Exception", message: exception.exception_message ?? "" } : undefined,
     inputTokens: typeof inputTokens === "number" ? Math.round(inputTokens) : undefined,
@@ -353,20 +498,27 @@ export async function readHarborTrial(trialDir: string): Promise<HarborTrial> {
   };
 }
 
-/** Harbor's own figures from a job-level result.json (mean, pass@k, reward and exception buckets). */
-export function harborJobFigures(result: unknown): HarborJobFigures {
+/**
+ * Harbor's own figures from a job-level result.json (mean, pass@k, reward and exception buckets).
+ * With several reward keys Harbor computes each metric per key; `rewardKey` (else "reward", else
+ * the only key) picks the one our headline reward follows.
+ */
+export function harborJobFigures(result: unknown, rewardKey?: string): HarborJobFigures {
   const r = parseWith(jobResultSchema, result, "result.json");
   const evals: HarborEvalFigures[] = Object.entries(r.stats?.evals ?? {}).map(([name, e]) => {
-    const meanEntry = (e.metrics ?? []).find((m) => typeof m.mean === "number");
+    const statKeys = Object.keys(e.reward_stats ?? {});
+    const key = rewardKey ?? (statKeys.includes("reward") || statKeys.length !== 1 ? "reward" : statKeys[0]);
+    // one key: Harbor names the metric ("mean"); several: each key carries its own value
+    const meanEntry = (e.metrics ?? []).find((m) => typeof m.mean === "number") ?? (e.metrics ?? []).find((m) => typeof m[key] === "number");
     const rewardCounts: Record<string, number> = {};
-    for (const [value, trials] of Object.entries(e.reward_stats?.reward ?? {})) rewardCounts[value] = trials.length;
+    for (const [value, trials] of Object.entries(e.reward_stats?.[key] ?? {})) rewardCounts[value] = trials.length;
     const exceptionCounts: Record<string, number> = {};
     for (const [type, trials] of Object.entries(e.exception_stats ?? {})) exceptionCounts[type] = trials.length;
     return {
       name,
       nTrials: e.n_trials ?? null,
       nErrors: e.n_errors ?? null,
-      mean: meanEntry ? (meanEntry.mean as number) : null,
+      mean: meanEntry ? ((typeof meanEntry.mean === "number" ? meanEntry.mean : meanEntry[key]) as number) : null,
       passAtK: { ...(e.pass_at_k ?? {}) },
       rewardCounts,
       exceptionCounts,
@@ -399,7 +551,7 @@ export async function isTrialDir(dir: string): Promise<boolean> {
 }
 
 /** Options of readHarborJob. */
-export interface ReadHarborJobOptions {
+export interface ReadHarborJobOptions extends HarborReadOptions {
   /** trials read at once (default 16) */
   concurrency?: number;
   /** called after each trial folder, read or not */
@@ -420,7 +572,7 @@ export async function readHarborJob(jobDir: string, options: ReadHarborJobOption
   for (const dir of candidates) if (await isTrialDir(dir)) trialDirs.push(dir);
 
   const [config, result] = await Promise.all([readJson(path.join(jobDir, "config.json")), readJson(path.join(jobDir, "result.json"))]);
-  const figures = result === undefined ? null : harborJobFigures(result);
+  const figures = result === undefined ? null : harborJobFigures(result, options.rewardKey);
   const jobName =
     (config && typeof (config as { job_name?: unknown }).job_name === "string" ? (config as { job_name: string }).job_name : undefined) ??
     path.basename(jobDir);
@@ -433,7 +585,7 @@ export async function readHarborJob(jobDir: string, options: ReadHarborJobOption
     while (next < trialDirs.length) {
       const i = next++;
       try {
-        trials[i] = await readHarborTrial(trialDirs[i]);
+        trials[i] = await readHarborTrial(trialDirs[i], { rewardKey: options.rewardKey });
       } catch (e) {
         unreadable.push({ trialDir: trialDirs[i], reason: (e as Error).message });
       }

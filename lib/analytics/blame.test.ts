@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { normalizeOpenAIMessages } from "@/lib/ingest/normalized";
+import { commandsFromTrajectory, environmentDamage, packageInstallTimeouts, type AgentCommand } from "./blame";
+
+const cmd = (step: number, command: string, exitCode: number | null): AgentCommand => ({ step, command, exitCode });
+
+describe("environmentDamage", () => {
+  it("finds the agent's package-manager command that timed out or was killed", () => {
+    const d = environmentDamage([
+      cmd(1, "ls -la /app", 0),
+      cmd(5, "apt-get update -qq && apt-get install -y -qq python3 2>/dev/null | tail -5", 124),
+      cmd(6, "apt-get install -y r-base", 137),
+      cmd(7, "pip install numpy", 124), // a pip timeout holds no system lock
+      cmd(8, "apt-get install -y curl", 100), // failed, but finished: no lock left behind
+    ]);
+    expect(d.map((x) => [x.kind, x.step, x.exitCode])).toEqual([
+      ["package_manager_timed_out", 5, 124],
+      ["package_manager_killed", 6, 137],
+    ]);
+  });
+  it("finds killed package managers, removed locks and tools, and installs left in the background", () => {
+    const d = environmentDamage([
+      cmd(2, "pkill -f dpkg 2>/dev/null; sleep 2", 0),
+      cmd(3, "rm -f /var/lib/dpkg/lock* /var/cache/apt/archives/lock", 0),
+      cmd(4, "apt-get purge -y curl", 0),
+      cmd(5, "rm -rf /usr/bin/python3", 0),
+      cmd(6, "nohup apt-get install -y gcc > /tmp/log", 0),
+      cmd(7, "apt-get install -y gcc > /tmp/log 2>&1 &", 0),
+      cmd(8, "apt-get update && apt-get install -y gcc", 0),
+    ]);
+    expect(d.map((x) => [x.kind, x.step])).toEqual([
+      ["killed_package_manager", 2],
+      ["killed_package_manager", 3],
+      ["removed_tool", 4],
+      ["removed_tool", 5],
+      ["package_manager_in_background", 6],
+      ["package_manager_in_background", 7],
+    ]);
+  });
+  it("cuts the evidence command and stays fast on a huge command", () => {
+    const long = `apt-get install -y ${"x".repeat(100_000)}`;
+    const [d] = environmentDamage([cmd(1, long, 124)]);
+    expect(d.command.length).toBeLessThanOrEqual(200);
+    expect(environmentDamage([cmd(1, `kill ${" ".repeat(200_000)}`, 0)])).toEqual([]);
+  });
+});
+
+describe("packageInstallTimeouts", () => {
+  it("counts installs of any package manager that timed out", () => {
+    const t = packageInstallTimeouts([cmd(1, "pip install numpy", 124), cmd(2, "apt-get install -y gcc", 0), cmd(3, "npm install", 137), cmd(4, "make", 124)]);
+    expect(t.map((c) => c.step)).toEqual([1, 3]);
+  });
+});
+
+describe("commandsFromTrajectory", () => {
+  it("pairs each command with the exit code of its linked result and marks one left unanswered", () => {
+    const messages = normalizeOpenAIMessages([
+      { role: "system", content: "s" },
+      { role: "assistant", content: "a", tool_calls: [{ id: "c1", function: { name: "bash", arguments: '{"command": "ls"}' } }] },
+      { role: "tool", tool_call_id: "c1", content: "x\n\n(exit_code=0)" },
+      { role: "assistant", content: "b", tool_calls: [{ id: "c2", function: { name: "bash", arguments: '{"command": "apt-get install -y python3"}' } }] },
+      { role: "tool", tool_call_id: "c2", content: "(no output)\n\n(exit_code=124)" },
+      { role: "assistant", content: "c", tool_calls: [{ id: "c3", function: { name: "bash", arguments: '{"command": "sleep 999"}' } }] },
+    ]);
+    expect(commandsFromTrajectory(messages)).toEqual([
+      { step: 1, command: "ls", exitCode: 0 },
+      { step: 2, command: "apt-get install -y python3", exitCode: 124 },
+      { step: 3, command: "sleep 999", exitCode: null, unanswered: true },
+    ]);
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * The meaning of what a Harbor trial (or one step of a multi-step trial) leaves in its agent/ and
+ * verifier/ folders: the trajectory in whichever format the agent wrote it (ATIF or OpenAI chat
+ * messages), the reward files, the CTRF test report. File access is passed in, so the safe reader
+ * of harbor.ts stays the only one that touches the disk.
+ */
+import path from "node:path";
+import { parseVerifierOutput } from "@/lib/analytics/failures";
+import { isAtifDocument, readAtifTrajectory, type AtifSummary } from "./atif";
+import { normalizeOpenAIMessages, type Message } from "./normalized";
+
+/** How harbor.ts reads files: undefined when the file is missing; throws with the reason otherwise. */
+export interface HarborFileReader {
+  readJson(file: string): Promise<unknown | undefined>;
+  readText(file: string): Promise<string | undefined>;
+}
+
+/** A trajectory read from agent/trajectory.json, or why it could not be. */
+export interface TrajectoryRead {
+  messages?: Message[];
+  format?: "atif" | "openai";
+  atif?: AtifSummary;
+  /** the file is absent */
+  missing?: boolean;
+  /** why the file could not be read as a trajectory (never silently empty) */
+  problem?: string;
+}
+
+function describe(doc: unknown): string {
+  if (doc === null) return "null";
+  if (Array.isArray(doc)) return `an array of ${doc.length}`;
+  if (typeof doc === "object") {
+    const keys = Object.keys(doc as object).slice(0, 8);
+    return `an object with keys ${keys.join(", ") || "(none)"}`;
+  }
+  return `a ${typeof doc}`;
+}
+
+/**
+ * Reads a parsed trajectory document: ATIF (`schema_version` "ATIF-v1.x"), an OpenAI message list,
+ * or `{ messages: [...] }`; anything else comes back with `problem` naming what was found.
+ */
+export function trajectoryFromDocument(doc: unknown): TrajectoryRead {
+  try {
+    if (isAtifDocument(doc)) {
+      const { messages, summary } = readAtifTrajectory(doc);
+      return { messages, format: "atif", atif: summary };
+    }
+    if (Array.isArray(doc)) return { messages: normalizeOpenAIMessages(doc), format: "openai" };
+    if (typeof doc === "object" && doc !== null && Array.isArray((doc as { messages?: unknown }).messages)) {
+      return { messages: normalizeOpenAIMessages((doc as { messages: unknown }).messages), format: "openai" };
+    }
+    return { problem: `unknown trajectory format: ${describe(doc)} (expected ATIF with schema_version, or a list of chat messages)` };
+  } catch (e) {
+    return { problem: (e as Error).message.slice(0, 500) };
+  }
+}
+
+const MAX_CONTINUATIONS = 16;
+const SAFE_SIBLING = /^[\w.-]{1,200}\.json$/;
+
+/** Reads agent/trajectory.json of `agentDir`, following ATIF continuation files beside it. */
+export async function readTrajectory(agentDir: string, io: HarborFileReader): Promise<TrajectoryRead> {
+  let doc: unknown;
+  try {
+    doc = await io.readJson(path.join(agentDir, "trajectory.json"));
+  } catch (e) {
+    return { problem: (e as Error).message.slice(0, 500) };
+  }
+  if (doc === undefined) return { missing: true };
+  const first = trajectoryFromDocument(doc);
+  if (!first.messages || first.format !== "atif") return first;
+  const messages = [...first.messages];
+  let next = first.atif?.continuedTrajectoryRef;
+  const seen = new Set<string>(["trajectory.json"]);
+  for (let i = 0; next && i < MAX_CONTINUATIONS; i++) {
+    // only a plain file beside the trajectory: a reference never leads out of the folder
+    const name = path.basename(next);
+    if (!SAFE_SIBLING.test(name) || seen.has(name)) break;
+    seen.add(name);
+    let cont: unknown;
+    try {
+      cont = await io.readJson(path.join(agentDir, name));
+    } catch (e) {
+      return { ...first, messages, problem: `continuation ${name}: ${(e as Error).message.slice(0, 300)}` };
+    }
+    if (cont === undefined) return { ...first, messages, problem: `continuation ${name} is missing` };
+    const part = trajectoryFromDocument(cont);
+    if (!part.messages) return { ...first, messages, problem: `continuation ${name}: ${part.problem}` };
+    messages.push(...part.messages);
+    next = part.atif?.continuedTrajectoryRef;
+  }
+  return { ...first, messages };
+}
+
+/** Test counts of a CTRF report (`results.summary`). */
+export interface CtrfSummary {
+  tests: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+function count(v: unknown): number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0;
+}
+
+/** The summary of a CTRF report, or undefined when the document is not one. */
+export function ctrfSummary(doc: unknown): CtrfSummary | undefined {
+  const summary = (doc as { results?: { summary?: Record<string, unknown> } } | null)?.results?.summary;
+  if (typeof summary !== "object" || summary === null) return undefined;
+  return { tests: count(summary.tests), passed: count(summary.passed), failed: count(summary.failed), skipped: count(summary.skipped) };
+}
+
+/** Passed and failed test counts: from the CTRF report when there is one, else from pytest's summary line. */
+export function testCounts(verifierOutput: string | undefined, ctrf: CtrfSummary | undefined): { passed: number; failed: number } | undefined {
+  if (ctrf) return { passed: ctrf.passed, failed: ctrf.failed };
+  if (verifierOutput === undefined) return undefined;
+  const report = parseVerifierOutput(verifierOutput);
+  if (!report.testsRan) return undefined;
+  return { passed: report.passed, failed: report.failed + report.errors };
+}
+
+/** Reward values by key; null where the verifier wrote no number. */
+export type Rewards = Record<string, number | null>;
+
+/**
+ * Harbor's reward files as its verifier reads them: reward.json (a flat object of key -> number)
+ * first, else reward.txt (one number, key "reward"). Undefined when neither exists.
+ */
+export async function readRewardFiles(verifierDir: string, io: HarborFileReader): Promise<{ rewards?: Rewards; problem?: string }> {
+  try {
+    const json = await io.readJson(path.join(verifierDir, "reward.json"));
+    if (json !== undefined) {
+      if (typeof json !== "object" || json === null || Array.isArray(json)) return { problem: "reward.json is not an object of reward values" };
+      const rewards: Rewards = {};
+      for (const [k, v] of Object.entries(json)) rewards[k] = typeof v === "number" && Number.isFinite(v) ? v : null;
+      return { rewards };
+    }
+    const text = await io.readText(path.join(verifierDir, "reward.txt"));
+    if (text === undefined) return {};
+    const value = Number(text.trim());
+    if (text.trim() === "" || !Number.isFinite(value)) return { problem: `reward.txt does not hold a number (${JSON.stringify(text.trim().slice(0, 40))})` };
+    return { rewards: { reward: value } };
+  } catch (e) {
+    return { problem: (e as Error).message.slice(0, 300) };
+  }
+}
+
+/** The headline reward of a trial and how it was chosen. */
+export interface HeadlineReward {
+  value?: number;
+  key?: string;
+  /** why no headline could be taken, or why the choice needs a look */
+  problem?: string;
+}
+
+/**
+ * The one reward a rollout is scored by, following Harbor (metrics/base.py): a single key is the
+ * reward whatever its name; with several keys Harbor scores each key apart, so the headline is
+ * `rewardKey` when given, else the key named "reward", else the first key in Harbor's (sorted)
+ * order, flagged so the user can pick one with --reward-key.
+ */
+export function headlineReward(rewards: Rewards | null | undefined, rewardKey?: string): HeadlineReward {
+  const keys = Object.keys(rewards ?? {}).sort();
+  if (!rewards || keys.length === 0) return {};
+  const valueOf = (key: string): HeadlineReward => {
+    const v = rewards[key];
+    return typeof v === "number" && Number.isFinite(v) ? { value: v, key } : { key, problem: `reward "${key}" is not a number` };
+  };
+  if (rewardKey !== undefined) {
+    if (!(rewardKey in rewards)) return { problem: `no reward named "${rewardKey}" (keys: ${keys.join(", ")})` };
+    return valueOf(rewardKey);
+  }
+  if (keys.length === 1) return valueOf(keys[0]);
+  const chosen = keys.includes("reward") ? "reward" : keys[0];
+  const r = valueOf(chosen);
+  return chosen === "reward" ? r : { ...r, problem: r.problem ?? `several rewards (${keys.join(", ")}): headline "${chosen}"; pick one with --reward-key` };
+}
