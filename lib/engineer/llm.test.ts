@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIStep } from "@/tests/fakes/openai-server";
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIStep, type FakeServerKind, type FakeServerOptions } from "@/tests/fakes/openai-server";
 import { configHash } from "@/lib/families/hash";
 import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig } from "@/lib/families/types";
+import { forgetEndpoints } from "./endpoint";
 import {
   buildEngineerPrompt,
   llmEngineer,
@@ -140,10 +141,11 @@ let server: FakeOpenAI | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  forgetEndpoints();
 });
 
-async function start(script: FakeOpenAIStep[]): Promise<FakeOpenAI> {
-  server = await startFakeOpenAI(script);
+async function start(script: FakeOpenAIStep[], options: FakeServerOptions = {}): Promise<FakeOpenAI> {
+  server = await startFakeOpenAI(script, options);
   return server;
 }
 
@@ -211,7 +213,8 @@ describe("llmEngineer", () => {
   });
 
   it("(b) repairs invalid JSON with one turn quoting the parse error", async () => {
-    const broken = '{"items": [{"op": "keep", "environmentKey": "g1-0000",}';
+    // prose with no JSON at all (a cut-off object would be completed by jsonrepair and go on to validation)
+    const broken = "I would keep g1-0000 and retire g1-0003.";
     let parseMessage = "";
     try {
       JSON.parse(broken);
@@ -354,6 +357,72 @@ describe("llmEngineer", () => {
     const { output } = await llmEngineer(input, configFor(fake.url.replace(/\/v1$/, "")));
     expect(output.items).toHaveLength(8);
     expect(fake.requests[0].path).toBe("/chat/completions");
+  });
+});
+
+/** A Terminal-Bench-sized input: 1,000 environments and a ~6k-token summary (40 clusters with long excerpts). */
+function bigServerInput(): EngineerInput {
+  const big = [...population, ...Array.from({ length: 994 }, (_, k) => member(k + 6, 8, ((k + 6) * 7) % 9, false))];
+  const bigInput = inputFor(big);
+  const base = bigInput.summary.failures.clusters;
+  const extra = Array.from({ length: 38 }, (_, i) => ({ ...base[1], id: `c-extra-${i}`, signature: `failure mode ${i}`, excerpt: `step ${i}: `.padEnd(600, "x") }));
+  bigInput.summary.failures.clusters = [...base, ...extra];
+  return bigInput;
+}
+
+describe("llmEngineer on vLLM, SGLang, llama.cpp and Ollama (an 8k context)", () => {
+  const cases: { server: FakeServerKind; settles: string; refusedStatus: number; source: string }[] = [
+    { server: "vllm-xgrammar", settles: "json_object", refusedStatus: 400, source: "/v1/models max_model_len" },
+    { server: "vllm-guidance", settles: "json_object", refusedStatus: 500, source: "/v1/models max_model_len" },
+    { server: "sglang", settles: "json_object", refusedStatus: 400, source: "/v1/models max_model_len" },
+    { server: "llamacpp", settles: "json_object", refusedStatus: 400, source: "/props n_ctx" },
+    { server: "ollama", settles: "none", refusedStatus: 500, source: "/api/show num_ctx" },
+  ];
+  for (const c of cases) {
+    it(`${c.server}: steps down on its own refusal, fits the window it reports and remembers the format`, async () => {
+      const bigInput = bigServerInput();
+      const fake = await start([good(), good()], { server: c.server, contextWindow: 8192 });
+      const { output, run } = await llmEngineer(bigInput, configFor(fake.url));
+      expect(output.items.length).toBeGreaterThan(0);
+      expect(run.structured).toBe(c.settles);
+      expect(run.contextWindow).toEqual({ tokens: 8192, source: c.source });
+      const refused = c.settles === "none" ? 2 : 1;
+      // a refusal is not retried by the SDK, even as a 500
+      expect(run.attempts).toBe(refused + 1);
+      expect((fake.requests[0].body?.response_format as { type: string }).type).toBe("json_schema");
+      const last = fake.requests[refused];
+      expect((last.body?.response_format as { type: string } | undefined)?.type).toBe(c.settles === "none" ? undefined : c.settles);
+      // the request fits the 8k window with the answer's max_tokens (counted more strictly than the client counts)
+      expect(fake.requests.every((r) => !r.overflow)).toBe(true);
+      expect(last.promptTokens! + (last.body?.max_tokens as number)).toBeLessThanOrEqual(8192);
+      expect(last.body?.max_tokens as number).toBeGreaterThanOrEqual(1024);
+
+      // the same endpoint again: the accepted format first, no refused request
+      const before = fake.requests.length;
+      const again = await llmEngineer(bigInput, configFor(fake.url));
+      expect(again.run.attempts).toBe(1);
+      expect((fake.requests[before].body?.response_format as { type: string } | undefined)?.type).toBe(c.settles === "none" ? undefined : c.settles);
+    });
+  }
+
+  it("ENVFORGE_ENGINEER_CONTEXT_TOKENS fits a server that reports no window; without it the server refuses the prompt", async () => {
+    const bigInput = bigServerInput();
+    const fake = await start([good()], { contextWindow: 8192 });
+    const err = await expectFailure(llmEngineer(bigInput, configFor(fake.url)));
+    expect(err.message).toContain("maximum context length is 8192 tokens");
+    expect(fake.requests[0].overflow).toBe(true);
+    const { run } = await llmEngineer(bigInput, configFor(fake.url, { contextTokens: 8192 }));
+    expect(run.contextWindow).toEqual({ tokens: 8192, source: "ENVFORGE_ENGINEER_CONTEXT_TOKENS" });
+    expect(fake.requests[1].overflow).toBeUndefined();
+    expect(llmEngineerConfigFromEnv({ OPENAI_BASE_URL: "http://x/v1", ENVFORGE_ENGINEER_MODEL: "m", ENVFORGE_ENGINEER_CONTEXT_TOKENS: "8192" })?.contextTokens).toBe(8192);
+    expect(() => llmEngineerConfigFromEnv({ OPENAI_BASE_URL: "http://x/v1", ENVFORGE_ENGINEER_MODEL: "m", ENVFORGE_ENGINEER_CONTEXT_TOKENS: "512" })).toThrow(/ENVFORGE_ENGINEER_CONTEXT_TOKENS/);
+  });
+
+  it("repairs a plain-text answer (prose, trailing commas, single quotes) without a repair turn", async () => {
+    const sloppy = `Here is my proposal:\n${answer(goodItems()).replace(/"op"/g, "'op'").replace(/\]\}$/, ",]}")}`;
+    const fake = await start([{ content: sloppy }], { server: "ollama" });
+    const { run } = await llmEngineer(input, configFor(fake.url));
+    expect(run).toMatchObject({ structured: "none", repairTurns: 0 });
   });
 });
 

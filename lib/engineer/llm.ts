@@ -1,16 +1,21 @@
 /**
  * The LLM engineer (ENGINEER.md, "The LLM engineer"): one Chat Completions conversation with any
  * OpenAI-compatible endpoint through the `openai` SDK. Structured outputs first (json_schema, then
- * json_object, then plain text where the endpoint rejects them), every item validated against the
- * family and the summary, up to two repair turns that quote the errors. The API key never leaves
+ * json_object, then plain text with extraction and repair, stepping down on the refusals vLLM,
+ * SGLang, llama.cpp and Ollama send, remembered per endpoint: ./endpoint.ts), every item validated
+ * against the family and the summary, up to two repair turns that quote the errors. The prompt is
+ * budgeted to the context window (ENVFORGE_ENGINEER_CONTEXT_TOKENS and what the server reports). The API key never leaves
  * the SDK's Authorization header: it is redacted from every error, progress message and run record.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import { jsonrepair } from "jsonrepair";
 import { difficultyTier, learnability } from "@/lib/analytics/metrics";
 import { describeField } from "@/lib/families/define";
 import { getFieldValue, setFieldValue } from "@/lib/families/field-path";
 import type { FamilyConfig, FamilyDefinition, FieldLevel, FieldSpec } from "@/lib/families/types";
+import { discoverContextWindow, endpointKey, isStrictCompatible, isStructuredOutputRefusal, rememberedMode, rememberMode, STRUCTURED_LADDER, type StructuredMode } from "./endpoint";
+import { fitToBudget } from "./summary";
 import type { EngineerInput, EngineerOutput, PopulationMember, ProposedItem } from "./types";
 import { EVIDENCE_KINDS, NO_EVIDENCE_FLAG, PROPOSAL_DIRECTIONS, PROPOSAL_OPS, validateItems, type ItemError } from "./validate-items";
 
@@ -22,7 +27,12 @@ export const DEFAULT_ENGINEER_TIMEOUT_MS = 120_000;
 export const DEFAULT_ENGINEER_MAX_RETRIES = 3;
 export const DEFAULT_PROMPT_BUDGET_TOKENS = 12_000;
 
-export type StructuredMode = "json_schema" | "json_object" | "none";
+export type { StructuredMode } from "./endpoint";
+/** Tokens kept free for the answer when the context window is known (a share of it, within these bounds). */
+const MIN_OUTPUT_TOKENS = 1024;
+const MAX_OUTPUT_TOKENS = 4096;
+/** characters / 4 undercounts JSON-heavy prompts; the prompt gets this share of what is left after the answer. */
+const TOKEN_ESTIMATE_SAFETY = 0.8;
 
 /** Connection and pricing of the LLM engineer (from the environment, or injected by tests). */
 export interface LlmEngineerConfig {
@@ -40,6 +50,10 @@ export interface LlmEngineerConfig {
   priceOut?: number | null;
   /** token budget of the prompt (characters / 4) */
   promptBudgetTokens?: number;
+  /** the model's context window in tokens (ENVFORGE_ENGINEER_CONTEXT_TOKENS); the server's reported window wins when smaller */
+  contextTokens?: number | null;
+  /** ask the server for its context window (default true) */
+  discoverContext?: boolean;
 }
 
 /** What one LLM engineer run cost and produced (stored with the proposal, also on failure). */
@@ -58,6 +72,8 @@ export interface LlmRunRecord {
   structured: StructuredMode;
   /** repair turns used (0..MAX_REPAIR_TURNS) */
   repairTurns: number;
+  /** the context window the prompt was fitted to, and where it came from (null when unknown) */
+  contextWindow?: { tokens: number; source: string } | null;
 }
 
 /** A failed LLM engineer run; `run` keeps the tokens spent and the raw output. */
@@ -103,7 +119,8 @@ function optionalNumber(env: Record<string, string | undefined>, name: string, c
 
 /**
  * The LLM engineer's configuration from environment variables (OPENAI_BASE_URL, OPENAI_API_KEY,
- * ENVFORGE_ENGINEER_MODEL, ENVFORGE_ENGINEER_TIMEOUT_MS, ENVFORGE_ENGINEER_PRICE_IN/_OUT), or null
+ * ENVFORGE_ENGINEER_MODEL, ENVFORGE_ENGINEER_TIMEOUT_MS, ENVFORGE_ENGINEER_PRICE_IN/_OUT,
+ * ENVFORGE_ENGINEER_CONTEXT_TOKENS), or null
  * when the model or the base URL is missing. Throws on malformed numbers.
  */
 export function llmEngineerConfigFromEnv(env: Record<string, string | undefined> = process.env): LlmEngineerConfig | null {
@@ -121,6 +138,7 @@ export function llmEngineerConfigFromEnv(env: Record<string, string | undefined>
     maxRetries: DEFAULT_ENGINEER_MAX_RETRIES,
     priceIn: optionalNumber(env, "ENVFORGE_ENGINEER_PRICE_IN", nonNegative, "a non-negative price in USD per 1M tokens"),
     priceOut: optionalNumber(env, "ENVFORGE_ENGINEER_PRICE_OUT", nonNegative, "a non-negative price in USD per 1M tokens"),
+    contextTokens: optionalNumber(env, "ENVFORGE_ENGINEER_CONTEXT_TOKENS", (n) => Number.isInteger(n) && n >= 2048, "a whole number of tokens, at least 2048"),
   };
 }
 
@@ -237,11 +255,16 @@ const estimateTokens = (chars: number) => Math.ceil(chars / 4);
 /**
  * The engineer's messages: a system message with the role and the rules, and one user message
  * with the family's fields, the structured summary (JSON), the population (one line per
- * environment) and the task. When the whole would exceed `budgetTokens` (characters / 4), only
- * the environments with the highest learnability are listed and the rest are counted. Deterministic.
+ * environment) and the task. When the whole would exceed `budgetTokens` (characters / 4), the
+ * summary's lists are cut first (so they leave at least a third of the budget to the population),
+ * then only the environments with the highest learnability are listed and the rest are counted.
+ * Deterministic.
  */
 export function buildEngineerPrompt(input: EngineerInput, budgetTokens = DEFAULT_PROMPT_BUDGET_TOKENS): EngineerPrompt {
-  const { family, summary, population, options } = input;
+  const { family, population, options } = input;
+  const fixedWithoutSummary = estimateTokens(SYSTEM_PROMPT.length + family.fields.map(fieldLine).join("\n").length + 2000);
+  const summaryRoom = Math.floor((budgetTokens * 2) / 3) - fixedWithoutSummary;
+  const summary = estimateTokens(JSON.stringify(input.summary).length) > summaryRoom ? fitToBudget(input.summary, Math.max(200, summaryRoom)) : input.summary;
   const fields = family.fields;
   const facts = population.map(memberFacts);
 
@@ -383,6 +406,18 @@ export function parseProposalText(text: string): { ok: true; items: unknown[] } 
         // report the error of the whole answer below
       }
     }
+    if (!recovered) {
+      // Plain-text answers of small models: trailing commas, single quotes, comments, a cut-off end.
+      const start = body.search(/[[{]/);
+      try {
+        if (start >= 0) {
+          value = JSON.parse(jsonrepair(body.slice(start)));
+          recovered = true;
+        }
+      } catch {
+        // report the original parse error below
+      }
+    }
     if (!recovered) return { ok: false, message: `Your answer is not valid JSON: ${(err as Error).message}.` };
   }
   if (Array.isArray(value)) return { ok: true, items: value };
@@ -489,13 +524,16 @@ function problemSummary(result: Extract<Interpretation, { ok: false }>): string 
 
 // --- The run -------------------------------------------------------------------------------
 
-function mentionsResponseFormat(err: APIError): boolean {
-  const text = `${err.message} ${JSON.stringify(err.error ?? null)} ${err.param ?? ""}`.toLowerCase();
-  return /response_format|json_schema|json_object|structured output|response format/.test(text);
+function refusesStructuredOutput(err: APIError): boolean {
+  return isStructuredOutputRefusal(err.status, `${err.message} ${JSON.stringify(err.error ?? null)} ${err.param ?? ""}`);
 }
 
 function responseFormatFor(mode: StructuredMode, family: FamilyDefinition): ChatCompletionCreateParamsNonStreaming["response_format"] | undefined {
-  if (mode === "json_schema") return { type: "json_schema", json_schema: { name: "proposal", schema: proposalJsonSchema(family), strict: false } };
+  if (mode === "json_schema") {
+    const schema = proposalJsonSchema(family);
+    // strict only where the schema meets strict mode's rules (OpenAI refuses strict otherwise; vLLM and SGLang ignore it)
+    return { type: "json_schema", json_schema: { name: "proposal", schema, strict: isStrictCompatible(schema) } };
+  }
   if (mode === "json_object") return { type: "json_object" };
   return undefined;
 }
@@ -538,9 +576,26 @@ export async function llmEngineer(
   const progress = (message: string) => hooks.onProgress?.(redact(message));
 
   let attempts = 0;
-  const countingFetch = (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const countingFetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     attempts += 1;
-    return fetch(url, init);
+    const res = await fetch(url, init);
+    if (res.status < 400) return res;
+    let text = await res.clone().text();
+    const headers = new Headers(res.headers);
+    // vLLM (before its nested errors) and SGLang answer {"object": "error", "message": ...}: the SDK reads only
+    // body.error, so the message is moved there to reach err.message.
+    try {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      if (body && typeof body === "object" && body.error === undefined && typeof body.message === "string") {
+        text = JSON.stringify({ error: { message: body.message, type: body.type ?? null, param: body.param ?? null, code: body.code ?? null } });
+        headers.delete("content-length");
+      }
+    } catch {
+      // not JSON: left as it is
+    }
+    // A 500 that refuses the structured output (vLLM guidance, Ollama) will not change on a retry: tell the SDK not to.
+    if (res.status >= 500 && isStructuredOutputRefusal(res.status, text)) headers.set("x-should-retry", "false");
+    return new Response(text, { status: res.status, statusText: res.statusText, headers });
   };
   const client = new OpenAI({
     baseURL: config.baseURL,
@@ -554,9 +609,16 @@ export async function llmEngineer(
     logLevel: "off",
   });
 
-  const prompt = buildEngineerPrompt(input, config.promptBudgetTokens ?? DEFAULT_PROMPT_BUDGET_TOKENS);
+  const endpoint = endpointKey(config.baseURL, config.model);
+  const reported = config.discoverContext === false ? null : await discoverContextWindow(config.baseURL, config.model, config.apiKey, { timeoutMs: Math.min(timeoutMs, 5000) });
+  const configured = config.contextTokens ? { tokens: config.contextTokens, source: "ENVFORGE_ENGINEER_CONTEXT_TOKENS" } : null;
+  const contextWindow = reported && (!configured || reported.tokens < configured.tokens) ? reported : configured;
+  const outputReserve = contextWindow ? Math.min(MAX_OUTPUT_TOKENS, Math.max(MIN_OUTPUT_TOKENS, Math.floor(contextWindow.tokens / 4))) : 0;
+  const windowBudget = contextWindow ? Math.floor((contextWindow.tokens - outputReserve) * TOKEN_ESTIMATE_SAFETY) : Infinity;
+  const promptBudget = Math.min(config.promptBudgetTokens ?? DEFAULT_PROMPT_BUDGET_TOKENS, windowBudget);
+  const prompt = buildEngineerPrompt(input, promptBudget);
   const messages: ChatMessage[] = [...prompt.messages];
-  let structured: StructuredMode = "json_schema";
+  let structured: StructuredMode = rememberedMode(endpoint);
   let promptTokens = 0;
   let completionTokens = 0;
   let rawOutput: string | null = null;
@@ -577,6 +639,7 @@ export async function llmEngineer(
       ...(error !== undefined ? { error: redact(error) } : {}),
       structured,
       repairTurns,
+      contextWindow,
     };
   };
   const fail = (message: string): never => {
@@ -588,21 +651,25 @@ export async function llmEngineer(
   const complete = async (): Promise<{ content: string; finishReason: string | null }> => {
     for (;;) {
       const responseFormat = responseFormatFor(structured, input.family);
+      // With a known window, the answer gets what the conversation leaves of it.
+      const sent = estimateTokens(messages.reduce((sum, m) => sum + m.content.length, 0)) / TOKEN_ESTIMATE_SAFETY;
+      const maxTokens = contextWindow ? Math.max(256, Math.floor(contextWindow.tokens - sent)) : undefined;
       try {
         const response = await client.chat.completions.create(
-          { model: config.model, messages, ...(responseFormat ? { response_format: responseFormat } : {}) },
+          { model: config.model, messages, ...(responseFormat ? { response_format: responseFormat } : {}), ...(maxTokens ? { max_tokens: maxTokens } : {}) },
           { signal: hooks.signal, timeout: timeoutMs, maxRetries },
         );
         promptTokens += response.usage?.prompt_tokens ?? 0;
         completionTokens += response.usage?.completion_tokens ?? 0;
+        rememberMode(endpoint, structured);
         const choice = response.choices?.[0];
         const content = choice?.message?.content ?? "";
         const refusal = choice?.message?.refusal;
         return { content: content === "" && refusal ? `(refusal) ${refusal}` : content, finishReason: choice?.finish_reason ?? null };
       } catch (err) {
-        if (err instanceof APIError && err.status === 400 && structured !== "none" && mentionsResponseFormat(err)) {
-          const next: StructuredMode = structured === "json_schema" ? "json_object" : "none";
-          progress(`The endpoint rejected response_format ${structured}; retrying with ${next === "none" ? "no response_format" : next}.`);
+        if (err instanceof APIError && structured !== "none" && refusesStructuredOutput(err)) {
+          const next = STRUCTURED_LADDER[STRUCTURED_LADDER.indexOf(structured) + 1];
+          progress(`The endpoint refused response_format ${structured} (${err.status}: ${err.message.slice(0, 160)}); retrying with ${next === "none" ? "no response_format" : next}.`);
           structured = next;
           continue;
         }
@@ -613,7 +680,7 @@ export async function llmEngineer(
 
   const omitted = prompt.omittedKeys.length;
   progress(
-    `Asking ${config.model} for a proposal (prompt about ${prompt.tokenEstimate} tokens, ${prompt.environmentsShown} of ${input.population.length} environments${omitted > 0 ? ` shown, ${omitted} left out for the budget` : ""}).`,
+    `Asking ${config.model} for a proposal (prompt about ${prompt.tokenEstimate} tokens${contextWindow ? ` of a ${contextWindow.tokens}-token window (${contextWindow.source})` : ""}, ${prompt.environmentsShown} of ${input.population.length} environments${omitted > 0 ? ` shown, ${omitted} left out for the budget` : ""}).`,
   );
   for (let turn = 0; ; turn++) {
     const { content, finishReason } = await complete();
@@ -629,6 +696,8 @@ export async function llmEngineer(
     }
     repairTurns += 1;
     progress(`Repair turn ${repairTurns} of ${MAX_REPAIR_TURNS}: ${problemSummary(result)}.`);
+    // In a known window only the latest answer and its repair message follow the prompt (older turns would crowd it out).
+    if (contextWindow) messages.splice(prompt.messages.length);
     messages.push({ role: "assistant", content }, { role: "user", content: repairMessage(result, finishReason) });
   }
 }
