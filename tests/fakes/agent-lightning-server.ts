@@ -1,6 +1,6 @@
 /**
  * A real HTTP server (node:http on 127.0.0.1, port 0) speaking EnvForge's Agent Lightning store
- * contract from in-memory data (see lib/ingest/agent-lightning.ts):
+ * contract from in-memory data (see lib/ingest/agent-lightning/):
  *   GET /api/rollouts/terminal?after=<cursor>&limit=<n> -> { items, nextCursor, hasMore }
  *   GET /api/rollouts/{id}/events                       -> { items: [events] }
  * Only terminal rollouts (succeeded/failed/cancelled) are listed, in the order they finished; the

@@ -7,8 +7,8 @@ import { stepHarder } from "@/lib/families/operators";
 import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition, FieldSpec } from "@/lib/families/types";
-import { UNSET_DEFAULTS, heuristicEngineer } from "./heuristic";
-import type { EngineerInput, EngineerOutput, PopulationMember, StructuredSummary, SummaryCluster } from "./types";
+import { UNSET_DEFAULTS, heuristicEngineer } from ".";
+import type { EngineerInput, EngineerOutput, PopulationMember, StructuredSummary, SummaryCluster } from "../types";
 
 type Outcome = { s: number; n: number; history: number[]; validation?: PopulationMember["validation"] };
 

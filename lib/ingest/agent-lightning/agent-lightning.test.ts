@@ -7,8 +7,8 @@ import {
   syncPages,
   toNormalizedRollout,
   type SyncOptions,
-} from "./agent-lightning";
-import { NO_REWARD_FLAG, rolloutSchema, type RolloutInput } from "./normalized";
+} from ".";
+import { NO_REWARD_FLAG, rolloutSchema, type RolloutInput } from "../normalized";
 import {
   fakeScenario,
   makeFakeRollout,

@@ -1,0 +1,64 @@
+/**
+ * Step 3 of the heuristic engineer: how many children of each kind the next population needs and
+ * which members may parent them (harder, replay and crossover pools).
+ */
+import type { Rng } from "@/lib/families/rng";
+import { HEURISTIC_DEFAULTS } from "./defaults";
+import { canStep } from "./directed";
+import type { DirectionEvidence, Scored } from "./model";
+
+/** A share option clamped to [0, 1], or the fallback when unset or not finite. */
+export function clampShare(value: number | undefined, fallback: number): number {
+  if (value === undefined || !Number.isFinite(value)) return fallback;
+  return Math.min(1, Math.max(0, value));
+}
+
+/** The children to make and the parents to make them from. */
+export interface ChildBudget {
+  /** children that fill the population back up to its target */
+  childrenTarget: number;
+  /** fresh samples and crossovers (addShare of the target) */
+  addTarget: number;
+  /** mutated children (harder, easier, replayed) */
+  mutateTarget: number;
+  /** solved and nearly solved parents (q > harderAbove), in seeded random order */
+  harderPool: Scored[];
+  /** replay parents: q <= harderAbove, those with q < easierBelow only when they can move easier */
+  replayPool: Scored[];
+  /** parents crossed over: kept ones, else replay parents with q >= easierBelow */
+  crossPool: Scored[];
+  harderTarget: number;
+  crossTarget: number;
+}
+
+/** Budgets: children fill the population back up; fresh samples and crossovers take addShare of it. */
+export function childBudget(p: {
+  rng: Rng;
+  scored: readonly Scored[];
+  kept: readonly Scored[];
+  target: number;
+  addShare: number;
+  evidence: readonly DirectionEvidence[];
+  familyId: string;
+}): ChildBudget {
+  const D = HEURISTIC_DEFAULTS;
+  const { rng, scored, kept, target, addShare, evidence, familyId } = p;
+  const childrenTarget = Math.max(0, target - kept.length);
+  const addTarget = Math.min(childrenTarget, Math.round(addShare * target));
+  const mutateTarget = childrenTarget - addTarget;
+  const eligible = scored.filter((sc) => !sc.infra && sc.retire !== "invalid" && sc.retire !== "unsolvable" && sc.retire !== "plateaued");
+  const harderPool = rng.fork("harder-order").shuffle(eligible.filter((sc) => sc.q !== null && sc.q > D.harderAbove));
+  // A parent with q < 0.2 only gets easier steps: none when its failures are the policy's output, or when nothing can move easier.
+  const replayPool = eligible.filter((sc) => {
+    if (sc.q === null || sc.q >= D.easierBelow) return sc.q === null || sc.q <= D.harderAbove;
+    return sc.failure.dominant?.kind !== "output" && canStep(evidence, sc.member.config, -1, familyId);
+  });
+  // Crossovers recombine kept (teaching) parents, whatever their q, never infra-dominated ones; the
+  // fallback pool of replay parents leaves out those with q < 0.2, which only get easier steps.
+  const keptParents = kept.filter((sc) => !sc.infra);
+  const crossCandidates = replayPool.filter((sc) => sc.q === null || sc.q >= D.easierBelow);
+  const crossPool = keptParents.length >= 2 ? keptParents : crossCandidates.length >= 2 ? crossCandidates : [];
+  const harderTarget = Math.min(harderPool.length, replayPool.length > 0 ? Math.ceil(mutateTarget / 2) : mutateTarget);
+  const crossTarget = crossPool.length >= 2 ? Math.floor(addTarget / 2) : 0;
+  return { childrenTarget, addTarget, mutateTarget, harderPool, replayPool, crossPool, harderTarget, crossTarget };
+}

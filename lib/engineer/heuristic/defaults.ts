@@ -1,0 +1,45 @@
+/** The heuristic engineer's tunable defaults and the harness defaults of unset fields. */
+/** Defaults of the heuristic engineer (ENGINEER.md; PLR/ACCEL replay defaults). */
+export const HEURISTIC_DEFAULTS = {
+  keepShare: 0.5,
+  addShare: 0.15,
+  /** PLR rank prioritisation temperature */
+  temperature: 0.3,
+  /** PLR staleness weight */
+  stalenessWeight: 0.3,
+  /** retire as solved at q >= solvedRate with at least minAttempts attempts */
+  solvedRate: 0.9,
+  minAttempts: 4,
+  /** directed steps: harder above, easier below this q */
+  harderAbove: 0.8,
+  easierBelow: 0.2,
+  /** members sampled as the novelty reference set */
+  noveltyReference: 32,
+  /** attempts per solved parent before moving on */
+  triesPerParent: 3,
+  /** logit shift of the predicted success per directed edit */
+  logitStep: 0.5,
+  /** plateaued: measured in at least this many generations without its success rate rising by plateauRise */
+  plateauGenerations: 3,
+  plateauRise: 0.1,
+  /** a kind of failure dominates a member when it holds more than this share of its failed attempts */
+  dominantShare: 0.5,
+  /** infra-dominated also needs infra failures in at least this share of all attempts */
+  infraAttemptShare: 0.2,
+  /** steps at least of a timeout-driven easier edit on a budget field */
+  timeoutSteps: 3,
+} as const;
+
+/** Most steps a directed edit takes on one numeric field (see stepsPerField). */
+export const MAX_STEPS_PER_FIELD = 4;
+
+/**
+ * Values an unset numeric field takes when the harness runs without it (family id -> path ->
+ * value), the start of a directed edit of such a field: Harbor runs a task without an agent
+ * timeout override with its task.toml timeout, 900 s for most Terminal-Bench 2 tasks (48 of the
+ * 66 AgentTimeoutErrors of the TB2 jobs say 900 s, the rest 1800 or 3600 s). Fields not listed
+ * start from the midpoint of their bounds.
+ */
+export const UNSET_DEFAULTS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  "terminal-task": { agent_timeout_sec: 900 },
+};

@@ -1,0 +1,129 @@
+/**
+ * The heuristic environment engineer (ENGINEER.md, "The heuristic engineer"): keep the most
+ * learnable environments, retire what does not teach, mutate replayed and solved parents
+ * (ACCEL-style), add fresh samples and crossovers. Offline and deterministic for a seed.
+ * Pure: no database, no Next.js. The steps live beside this file: score.ts, select.ts, budget.ts,
+ * children.ts (child strategies, directed.ts for directed edits), rationale.ts, predict.ts.
+ *
+ * Decisions where the spec is open:
+ * - Every population member gets exactly one item: keep, or retire with its reason (invalid,
+ *   unsolvable, solved, hopeless, plateaued, or "outranked" when its learnability is below the keep cut).
+ * - Plateaued (learning progress retiring what stopped teaching): measured in 3 generations or more,
+ *   its success rate (the mean of the last two) between 0.2 and 0.8 and not 0.1 above its first; it
+ *   is not used as a parent either. Learnability alone keeps a noisy TV (success 0.5 whatever the policy does) for ever.
+ * - Hopeless = 0 successes in n >= 4 attempts now and a success rate of 0 in the previous
+ *   generation (the last history entry): two generations in a row at zero.
+ * - Keep ranks by learnability, ties broken by learning progress (history plus the current q).
+ * - Children: solved parents (q > 0.8) get one harder child each, at most half of the mutation
+ *   budget when there are also replay parents; replay parents (q <= 0.8) are drawn by PLR rank
+ *   weights (temperature 0.3, staleness weight 0.3 with equal staleness, as every score is fresh)
+ *   without replacement, cycling, so children spread over parents instead of piling onto rank 1;
+ *   replay parents with q < 0.2 are made easier, the others get 1-3 random edits.
+ * - A directed edit moves each of its numeric fields 1 step, plus one per unit of logit by which
+ *   the population's mean q sits beyond 0.5 in the edit's direction (at most 4): when the policy
+ *   has outgrown the whole population, single steps cannot catch up. Ordinals and booleans move one level.
+ * - Which direction the failure evidence points to: per direction, the mean fitted success drop
+ *   from the easy to the hard end of its fields' buckets (summary.environments.fields) plus how much
+ *   harder along it the environments of policy failure clusters are than the population (cluster lift).
+ * - Adds: half crossovers (of two kept parents; the second the most distant of the next few in
+ *   PLR order), the rest fresh samples; a share a pool cannot fill passes on to the next kind.
+ * - A solved parent whose harder child duplicates a known hash or fails validation is retried (another
+ *   edit subset, then one step plus a reseed); a config rejected once is not counted twice; validations
+ *   are capped at 1.5x the children wanted (+4), so the validator cost stays bounded.
+ * - Retire items carry the flag `retire:<reason>`; crossovers `crossover`, fresh samples `fresh_sample`.
+ * - predictedSuccess is on the success-rate scale: the posterior mean (s+1)/(n+2) for kept and
+ *   retired environments; for a mutated child the parent's, moved 0.5 in logit per step that makes
+ *   it harder (or easier), capped at the child's p_max.
+ *
+ * Failure-aware decisions (every family):
+ * - A member's failed attempts (n - s) are spread over the clusters its failures fall in
+ *   (member.clusterIds; the summary gives cluster totals only): each cluster is weighted by its
+ *   failures per environment (count / environments, at least 1, as a cluster holds at least one
+ *   failure of each environment it touches; a cluster the summary cut weighs 1), the weights made
+ *   non-increasing along clusterIds (which lists the member's own clusters largest first). A kind
+ *   of failure (infra, timeout = agent/verifier timeout, output = format error/context length,
+ *   verifier = failed tests, other) dominates when it holds more than half of the failures; infra
+ *   also needs at least a fifth of all attempts, so one crashed sandbox next to nine passes does
+ *   not call an environment broken. Counts are exact when every cluster of the member is of that
+ *   kind, else written "about".
+ * - Infra-dominated: never a parent, left out of the direction evidence and the step sizes, flagged
+ *   "infra"; retired when nothing passed (the image looks broken: fix it, then re-add it), else
+ *   kept or retired by the usual rules with that warning.
+ * - Timeout-dominated with q < 0.2: made easier on its budget fields first (precision fields with
+ *   difficulty "down", e.g. agent_timeout_sec, max_steps, which move up), at least TIMEOUT_STEPS
+ *   steps (one scale step is x1.16, which seldom lets a 0/n environment finish), then along
+ *   precision, then the other directions.
+ * - Output-dominated (format error, context length): that is the policy, not the environment's
+ *   difficulty: kept or retired by learnability with that reason, never made easier on it (a
+ *   q < 0.2 member of this kind is no parent).
+ * - Verifier-failed-dominated (and mixed profiles): the direction evidence decides as before.
+ * - Hopeless parents (q < 0.2) only get "easier" directed edits, never random ones; one that cannot
+ *   move easier along any direction is no parent. Crossovers still recombine any two kept
+ *   (teaching) members, as before: a crossover is not an edit of one parent, and without them the
+ *   arena's traps setting got slower (heuristic/uniform rollouts to 50% 0.52 -> 0.55).
+ * - Unset fields stay unset: random edits, reseeds and crossovers touch only fields set on the
+ *   parent(s). A directed edit prefers set fields (every direction is tried with set fields before
+ *   any unset one) and may start an unset difficulty-signed field: an ordinal at the level next to
+ *   the middle of its levels in the step's direction (what the family's hidden difficulty assumes
+ *   for a missing value is the middle), a boolean at its easy/hard value, a bounded number from a
+ *   known harness default (UNSET_DEFAULTS: a Harbor task without an override runs with its
+ *   task.toml timeout, 900 s for most Terminal-Bench 2 tasks) or else from the midpoint of its
+ *   bounds on its own scale, then stepped as usual; the rationale names the assumed start.
+ * - Evidence cites what motivated the item: the dominant cluster (and one exemplar) when the
+ *   category drove the decision or is named in the rationale, the field statistic behind a
+ *   direction, the environment's own numbers; never an unrelated cluster of the parent.
+ */
+import { createRng, hashSeed } from "@/lib/families/rng";
+import type { EngineerInput, EngineerOutput } from "../types";
+import { childBudget, clampShare } from "./budget";
+import { ChildBatch, childContext, noveltyReference, proposeChildren } from "./children";
+import { HEURISTIC_DEFAULTS } from "./defaults";
+import { directionEvidence, evidenceWriter } from "./evidence";
+import { baseSuccessRate, predictChild } from "./predict";
+import { childRationale, keepItems, proposalNotes, retireItems } from "./rationale";
+import { scoreMembers } from "./score";
+import { selectKept } from "./select";
+
+export { HEURISTIC_DEFAULTS, UNSET_DEFAULTS } from "./defaults";
+
+/** The heuristic engineer: a proposal for the next generation, deterministic for options.seed. */
+export function heuristicEngineer(input: EngineerInput): EngineerOutput {
+  const { family, summary, population, options } = input;
+  const D = HEURISTIC_DEFAULTS;
+  const seed = options.seed ?? hashSeed(`${summary.project}:${summary.generation}`);
+  const rng = createRng(seed);
+  const target = Math.max(0, Math.floor(options.populationSize ?? population.length));
+  const keepShare = clampShare(options.keepShare, D.keepShare);
+  const addShare = clampShare(options.addShare, D.addShare);
+  const plateauGenerations = Math.max(0, Math.floor(options.plateauGenerations ?? D.plateauGenerations));
+
+  // 1-2. Score every member; keep the most learnable (ties: learning progress), retire the rest with a reason.
+  const scored = scoreMembers(population, summary, options.groupSize, plateauGenerations);
+  const { ranked, kept, keepCut, rankOf } = selectKept(scored, keepShare, target);
+
+  // Infra-dominated members say nothing about difficulty: left out of the direction evidence, step sizes and parents.
+  const evidence = directionEvidence(
+    family,
+    summary.environments.fields,
+    summary.failures.clusters,
+    scored.filter((sc) => !sc.infra),
+  );
+  const cite = evidenceWriter(summary);
+
+  // 3. Budgets and parent pools; 4. the child strategies fill them through one batch.
+  const budget = childBudget({ rng, scored, kept, target, addShare, evidence, familyId: family.id });
+  const reference = noveltyReference(rng, scored);
+  const baseRate = baseSuccessRate(summary, scored);
+  const describe = childRationale({ family, cite, rankOf, reference });
+  const predict = (cand: Parameters<typeof describe>[0], pMax: number | undefined) => predictChild(family, baseRate, cand, pMax);
+  const batch = new ChildBatch(input, Math.ceil(1.5 * budget.childrenTarget) + 4, budget.childrenTarget, describe, predict);
+  proposeChildren(childContext({ rng, family, evidence, budget, batch, reference, scored }));
+
+  // 5. Items for the members: every one gets exactly one keep or retire; then the notes.
+  const keep = keepItems(kept, ranked.length, cite);
+  const retire = retireItems(scored, batch, keepCut, cite);
+  const notes = proposalNotes({ seed, target, kept: kept.length, keepCut, scored, evidence, batch, childrenTarget: budget.childrenTarget });
+  if (summary.family !== family.id) notes.push(`The summary is for family ${summary.family}, the population for ${family.id}.`);
+  const dropped = (Object.entries(batch.dropped) as [string, number][]).filter(([, count]) => count > 0).map(([reason, count]) => ({ reason, count }));
+  return { items: [...keep, ...batch.items, ...retire], dropped, notes };
+}
