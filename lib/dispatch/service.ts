@@ -89,7 +89,7 @@ export async function createTarget(db: Db, project: ProjectRow, body: unknown, p
   const adapter = getAdapter(input.adapter);
   const details: ErrorDetail[] = adapter.checkConfig(input.config).map((e) => ({ path: `config${e.path ? "." + e.path : ""}`, message: e.message }));
   if (input.secret && input.secretEnv) details.push({ path: "secret", message: "give secret or secretEnv, not both" });
-  if (adapter.needsSecret && !input.secret && !input.secretEnv) details.push({ path: "secret", message: `the ${input.adapter} adapter needs a secret (or secretEnv)` });
+  if ((adapter.secretRequired ? adapter.secretRequired(input.config) : adapter.needsSecret) && !input.secret && !input.secretEnv) details.push({ path: "secret", message: `the ${input.adapter} adapter needs a secret (or secretEnv)` });
   if (input.secret && !secretKey()) details.push({ path: "secret", message: "cannot be stored: set ENVFORGE_SECRET_KEY on the server, or pass secretEnv with the name of an environment variable instead" });
   if (details.length) throw new Invalid(`The target cannot be created: ${details[0].path} ${details[0].message}.`, details);
   const [taken] = await db.select({ id: dispatchTargets.id }).from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.name)));

@@ -76,6 +76,8 @@ export interface DispatchAdapter {
   checkConfig(config: unknown): { path: string; message: string }[];
   /** Whether this adapter needs a secret (webhook: yes). */
   needsSecret: boolean;
+  /** Whether a target with this config needs a secret, where that depends on the config (kubernetes: not with inCluster or kubeconfig auth). */
+  secretRequired?(config: unknown): boolean;
   /** Deliver once; idempotent by payload.dispatchId (a resend must not start a second job). */
   deliver(ctx: DeliveryContext): Promise<DeliveryResult>;
   /** Status after delivery, for adapters whose targets run something (ray, kubernetes, local). */

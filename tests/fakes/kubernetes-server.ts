@@ -31,8 +31,8 @@ export interface FakeKubernetesOptions {
   forbidden?: boolean;
   /** status script of every new Job: each GET applies the next entry (default: none, the Job stays as created) */
   script?: FakeJobStatus[];
-  /** serve HTTPS with this key and certificate */
-  tls?: { key: string; cert: string };
+  /** serve HTTPS with this key and certificate; with clientCa, a client certificate it signed authenticates too (as kubeconfig client-certificate users do) */
+  tls?: { key: string; cert: string; clientCa?: string };
 }
 
 export interface FakeKubernetesRequest {
@@ -86,7 +86,8 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
         return send(res, 400, status(400, "BadRequest", "the body is not valid JSON"));
       }
       requests.push({ method: req.method ?? "", path, authorization: req.headers.authorization, body });
-      if (req.headers.authorization !== `Bearer ${opts.token}`) return send(res, 401, status(401, "Unauthorized", "Unauthorized"));
+      const certified = opts.tls?.clientCa !== undefined && (req.socket as import("node:tls").TLSSocket).authorized === true;
+      if (!certified && req.headers.authorization !== `Bearer ${opts.token}`) return send(res, 401, status(401, "Unauthorized", "Unauthorized"));
       const m = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs(?:\/([^/]+))?$/.exec(path);
       if (!m) return send(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
       const ns = decodeURIComponent(m[1]);
@@ -143,7 +144,8 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
     });
   };
 
-  const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : http.createServer(handler);
+  const server = opts.tls
+    ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert, ...(opts.tls.clientCa ? { ca: opts.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) }, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

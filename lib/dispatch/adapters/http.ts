@@ -15,7 +15,7 @@ export interface HttpRequest {
   timeoutMs: number;
   signal?: AbortSignal;
   /** https only: PEM CA bundle to trust instead of the system's, and whether to check the certificate */
-  tls?: { ca?: string; rejectUnauthorized?: boolean };
+  tls?: { ca?: string; rejectUnauthorized?: boolean; cert?: string; key?: string };
 }
 
 export interface HttpResponse {
@@ -59,6 +59,10 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     const options: https.RequestOptions = { method: req.method, headers };
     if (isHttps && req.tls) {
       if (req.tls.ca) options.ca = req.tls.ca;
+      if (req.tls.cert && req.tls.key) {
+        options.cert = req.tls.cert;
+        options.key = req.tls.key;
+      }
       if (req.tls.rejectUnauthorized === false) options.rejectUnauthorized = false;
     }
     let settled = false;

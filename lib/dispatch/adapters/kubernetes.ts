@@ -1,12 +1,14 @@
 /**
- * Kubernetes adapter: creates a batch/v1 Job through the API server with the target's secret as
- * the service-account bearer token. The Job name is derived from the dispatch id, so a resend
+ * Kubernetes adapter: creates a batch/v1 Job through the API server, authenticated by the target's
+ * secret as a bearer token, by EnvForge's own in-cluster service account, or by a kubeconfig file
+ * (./kubernetes-auth.ts). The Job name is derived from the dispatch id, so a resend
  * meets `409 AlreadyExists` and reports the Job it created the first time.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload, type PollResult } from "../types";
 import { bodySnippet, httpRequest, isRetryableStatus, parseJson, redactSecret, transportFailure, type HttpResponse } from "./http";
+import { inClusterCredentials, kubeconfigCredentials, SERVICE_ACCOUNT_DIR, type KubernetesCredentials } from "./kubernetes-auth";
 import { fillPlaceholders, jobEnv, payloadForEnv, placeholderValues, unknownPlaceholders } from "./job-launch";
 import { configErrors, parseTargetConfig } from "./target-config";
 
@@ -29,6 +31,8 @@ const jobTemplateSchema = z.looseObject({
       spec: z.looseObject({
         containers: z.array(containerSchema).min(1, "needs at least one container"),
         initContainers: z.array(containerSchema).optional(),
+        // a Job's pods may only be Never or OnFailure (the API server refuses Always); EnvForge sets Never when absent
+        restartPolicy: z.enum(["Never", "OnFailure"], { error: 'must be "Never" or "OnFailure" for a Job\'s pods' }).optional(),
       }),
     }),
   }),
@@ -40,9 +44,17 @@ const commandPart = z.string().refine((t) => unknownPlaceholders(t, K8S_PLACEHOL
 
 export const kubernetesConfigSchema = z
   .object({
-    /** API server URL, e.g. https://kubernetes.default.svc */
-    apiServer: z.url({ protocol: /^https?$/, error: "must be the http(s):// URL of the Kubernetes API server" }),
-    namespace: z.string().max(63).regex(dns1123Label, "must be a DNS-1123 label (lowercase letters, digits, '-')").default("default"),
+    /** how EnvForge authenticates: the target's secret as a token, its own pod's service account, or a kubeconfig file */
+    auth: z.enum(["token", "inCluster", "kubeconfig"]).default("token"),
+    /** API server URL, e.g. https://kubernetes.default.svc (auth "token"; the others know their server) */
+    apiServer: z.url({ protocol: /^https?$/, error: "must be the http(s):// URL of the Kubernetes API server" }).optional(),
+    /** auth "inCluster": where the service account is mounted */
+    serviceAccountDir: z.string().min(1).default(SERVICE_ACCOUNT_DIR),
+    /** auth "kubeconfig": the kubeconfig file, and its context (default: current-context) */
+    kubeconfigPath: z.string().min(1).optional(),
+    context: z.string().min(1).optional(),
+    /** default: the service account's or the kubeconfig context's namespace, else "default" */
+    namespace: z.string().max(63).regex(dns1123Label, "must be a DNS-1123 label (lowercase letters, digits, '-')").optional(),
     /** a batch/v1 Job manifest; EnvForge sets its name, labels, env and (unless given) backoffLimit 0 */
     jobTemplate: jobTemplateSchema.optional(),
     /** image and command of the default Job (when there is no jobTemplate) */
@@ -54,8 +66,12 @@ export const kubernetesConfigSchema = z
     timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
   })
   .strict()
-  .refine((c) => c.jobTemplate !== undefined || c.image !== undefined, { message: "set either jobTemplate or image", path: ["image"] });
+  .refine((c) => c.jobTemplate !== undefined || c.image !== undefined, { message: "set either jobTemplate or image", path: ["image"] })
+  .refine((c) => c.auth !== "token" || c.apiServer !== undefined, { message: 'is required with auth "token"', path: ["apiServer"] })
+  .refine((c) => c.auth !== "kubeconfig" || c.kubeconfigPath !== undefined, { message: 'is required with auth "kubeconfig"', path: ["kubeconfigPath"] });
 export type KubernetesConfig = z.infer<typeof kubernetesConfigSchema>;
+/** A config with its namespace resolved (the credentials' namespace when the config names none). */
+type ResolvedConfig = KubernetesConfig & { namespace: string };
 
 type Json = Record<string, unknown>;
 
@@ -81,6 +97,7 @@ function objectAt(parent: Json, key: string): Json {
 
 /** The Job manifest for a dispatch: template (or default) + name, labels, env, backoffLimit. */
 export function kubernetesJobManifest(config: KubernetesConfig, payload: GenerationPayload): Json {
+  const namespace = config.namespace ?? "default";
   const values = placeholderValues(payload);
   const job: Json = config.jobTemplate
     ? (structuredClone(config.jobTemplate) as Json)
@@ -99,7 +116,7 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
   const metadata = objectAt(job, "metadata");
   delete metadata.generateName;
   metadata.name = name;
-  metadata.namespace = config.namespace;
+  metadata.namespace = namespace;
   const labels = { [DISPATCH_LABEL]: dispatchLabelValue(payload.dispatchId), "app.kubernetes.io/managed-by": "envforge" };
   metadata.labels = { ...objectAt(metadata, "labels"), ...labels };
   metadata.annotations = {
@@ -144,8 +161,9 @@ function statusObject(res: HttpResponse): KubeStatus | undefined {
 
 class KubernetesClient {
   constructor(
-    readonly config: KubernetesConfig,
+    readonly config: ResolvedConfig,
     private readonly ctx: DeliveryContext,
+    private readonly creds: KubernetesCredentials,
   ) {}
 
   jobsPath(name?: string): string {
@@ -154,35 +172,37 @@ class KubernetesClient {
   }
 
   async request(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<HttpResponse> {
-    const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${this.ctx.secret}` };
+    const { creds } = this;
+    const headers: Record<string, string> = { accept: "application/json", ...(creds.token ? { authorization: `Bearer ${creds.token}` } : {}) };
     if (body !== undefined) headers["content-type"] = "application/json";
     try {
       return await httpRequest({
         method,
-        url: `${this.config.apiServer.replace(/\/+$/, "")}${path}`,
+        url: `${creds.apiServer.replace(/\/+$/, "")}${path}`,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         timeoutMs: this.config.timeoutMs,
         signal: this.ctx.signal,
-        tls: { ca: this.config.caCert, rejectUnauthorized: !this.config.insecureSkipTlsVerify },
+        tls: { ca: creds.ca, cert: creds.cert, key: creds.key, rejectUnauthorized: !creds.insecureSkipTlsVerify },
       });
     } catch (e) {
-      throw transportFailure(e, `Kubernetes API server ${new URL(this.config.apiServer).origin}`);
+      throw transportFailure(e, `Kubernetes API server ${new URL(creds.apiServer).origin}`);
     }
   }
 
   /** A DeliveryError for a non-2xx answer; 401/403 name the missing rights, never the token. */
   failure(res: HttpResponse, verb: "create" | "get" | "delete"): DeliveryError {
     const status = statusObject(res);
-    const detail = redactSecret(bodySnippet(status?.message ?? res.body), this.ctx.secret);
+    const detail = redactSecret(bodySnippet(status?.message ?? res.body), this.creds.token);
     const data = { httpStatus: res.status, reason: status?.reason ?? null };
     const ns = this.config.namespace;
     if (res.status === 401) {
-      return new DeliveryError(`The Kubernetes API server rejected the target's token (401 Unauthorized): set the secret to a valid service-account token.`, false, data);
+      const fix = this.config.auth === "token" ? "set the secret to a valid service-account token" : `check the credentials of ${this.creds.source}`;
+      return new DeliveryError(`The Kubernetes API server rejected the credentials (401 Unauthorized): ${fix}.`, false, data);
     }
     if (res.status === 403) {
       return new DeliveryError(
-        `The target's service-account token lacks rights to ${verb} Jobs in namespace "${ns}" (403 Forbidden${detail ? `: ${detail}` : ""}): grant it create, get and delete on jobs.batch there.`,
+        `The token or certificate (${this.creds.source}) lacks rights to ${verb} Jobs in namespace "${ns}" (403 Forbidden${detail ? `: ${detail}` : ""}): grant it create, get and delete on jobs.batch there.`,
         false,
         data,
       );
@@ -233,14 +253,28 @@ export function kubernetesJobStatus(job: Json): PollResult {
   return { status: "delivered", message: "Job created, no pod running yet", data };
 }
 
-function clientFor(ctx: DeliveryContext): KubernetesClient {
+/** The credentials of a target's config (and secret). */
+export async function kubernetesCredentials(config: KubernetesConfig, secret: string | null): Promise<KubernetesCredentials> {
+  if (config.auth === "inCluster") return inClusterCredentials(config.serviceAccountDir);
+  if (config.auth === "kubeconfig") return kubeconfigCredentials(config.kubeconfigPath!, config.context);
+  if (!secret) throw new DeliveryError("The kubernetes target has no secret: set it to a service-account token that may create Jobs.", false);
+  return { apiServer: config.apiServer!, token: secret, ca: config.caCert, insecureSkipTlsVerify: config.insecureSkipTlsVerify, source: "the target's token" };
+}
+
+async function clientFor(ctx: DeliveryContext): Promise<KubernetesClient> {
   const config = parseTargetConfig(kubernetesConfigSchema, ctx.config, "kubernetes");
-  if (!ctx.secret) throw new DeliveryError("The kubernetes target has no secret: set it to a service-account token that may create Jobs.", false);
-  return new KubernetesClient(config, ctx);
+  const creds = await kubernetesCredentials(config, ctx.secret);
+  // the target's own settings win over what the credentials carry
+  if (config.auth !== "token") {
+    if (config.apiServer) creds.apiServer = config.apiServer;
+    if (config.caCert) creds.ca = config.caCert;
+    if (config.insecureSkipTlsVerify) creds.insecureSkipTlsVerify = true;
+  }
+  return new KubernetesClient({ ...config, namespace: config.namespace ?? creds.namespace ?? "default" }, ctx, creds);
 }
 
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
-  const client = clientFor(ctx);
+  const client = await clientFor(ctx);
   const manifest = kubernetesJobManifest(client.config, ctx.payload);
   const name = kubernetesJobName(ctx.payload);
   const where = { namespace: client.config.namespace, name };
@@ -266,14 +300,14 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
 }
 
 async function poll(ctx: DeliveryContext, externalId: string): Promise<PollResult> {
-  const client = clientFor(ctx);
+  const client = await clientFor(ctx);
   const job = await client.getJob(externalId);
   if (!job) return { status: "failed", message: `Job ${client.config.namespace}/${externalId} no longer exists (deleted, or removed by ttlSecondsAfterFinished).` };
   return kubernetesJobStatus(job);
 }
 
 async function cancel(ctx: DeliveryContext, externalId: string): Promise<void> {
-  const client = clientFor(ctx);
+  const client = await clientFor(ctx);
   const res = await client.request("DELETE", client.jobsPath(externalId), { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });
   if (res.status === 404 || (res.status >= 200 && res.status < 300)) return;
   throw client.failure(res, "delete");
@@ -283,6 +317,7 @@ async function cancel(ctx: DeliveryContext, externalId: string): Promise<void> {
 export const kubernetesAdapter: DispatchAdapter = {
   name: "kubernetes",
   needsSecret: true,
+  secretRequired: (config) => !(config && typeof config === "object" && ["inCluster", "kubeconfig"].includes((config as { auth?: string }).auth ?? "")),
   checkConfig: (config) => configErrors(kubernetesConfigSchema, config),
   deliver,
   poll,
