@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { ApiError, EnvForgeClient } from "./client";
 import { importHarbor, importNdjson, type ImportResult } from "./commands/import";
+import { importHarborTasks } from "./commands/import-tasks";
 import { syncAgentLightning } from "./commands/sync";
 import { arenaCommand } from "./commands/arena";
 
@@ -13,6 +14,10 @@ Commands:
       --create makes the project when it does not exist (admin key).
       --reward-key picks the reward a rollout is scored by when reward.json holds several
       (default: the only key, else "reward", else the first key; all are kept).
+  import harbor-tasks <dir> --project <slug> [--generation <n>]
+      Harbor task folders (a dataset folder, or one task): an environment per task with its files
+      (task.toml, instruction.md, environment/, tests/, solution/, steps/). Without --generation the
+      tasks join the project's pool (generation 0 when the project has none). Re-importing is a no-op.
   import ndjson <file> --project <slug> [--create-environments]
       Rollouts, one JSON object a line (the shape of POST /api/v1/projects/{slug}/rollouts).
   sync agent-lightning --url <store-url> --project <slug> [--key <store key>] [--policy <name>]
@@ -108,15 +113,25 @@ export async function run(argv: string[]): Promise<number> {
     if (!values.project) throw new UsageError("--project <slug> is required.");
     return values.project;
   };
+  const generationOption = () => {
+    if (values.generation === undefined) return undefined;
+    const generation = Number(values.generation);
+    if (!Number.isInteger(generation) || generation < 0) throw new UsageError(`--generation must be a non-negative integer (got ${values.generation}).`);
+    return generation;
+  };
+  if (command === "import" && sub === "harbor-tasks") {
+    if (!target) throw new UsageError("envforge import harbor-tasks needs a folder of Harbor task folders.");
+    const s = await importHarborTasks(client, target, { project: needProject(), generation: generationOption(), quiet: values.quiet });
+    for (const r of s.rejected.slice(0, 20)) process.stderr.write(`rejected ${r.task}: ${r.message}\n`);
+    console.log(
+      `imported ${s.created.length + s.attached.length} tasks (${s.created.length} new, ${s.attached.length} joined to their rollouts, ${s.unchanged.length} unchanged, ${s.rejected.length} rejected); ${s.files.total} files, ${s.files.newBlobs} new contents`,
+    );
+    return s.rejected.length > 0 ? 1 : 0;
+  }
   if (command === "import" && (sub === "harbor" || sub === "ndjson")) {
     if (!target) throw new UsageError(`envforge import ${sub} needs a ${sub === "harbor" ? "job folder" : "file"}.`);
     if (sub === "harbor") {
-      let generation: number | undefined;
-      if (values.generation !== undefined) {
-        generation = Number(values.generation);
-        if (!Number.isInteger(generation) || generation < 0) throw new UsageError(`--generation must be a non-negative integer (got ${values.generation}).`);
-      }
-      return report(await importHarbor(client, target, { project: needProject(), generation, policy: values.policy, create: values.create, quiet: values.quiet, rewardKey: values["reward-key"] }));
+      return report(await importHarbor(client, target, { project: needProject(), generation: generationOption(), policy: values.policy, create: values.create, quiet: values.quiet, rewardKey: values["reward-key"] }));
     }
     return report(await importNdjson(client, target, { project: needProject(), createEnvironments: values["create-environments"], quiet: values.quiet }));
   }

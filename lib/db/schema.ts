@@ -129,6 +129,31 @@ export const environments = pgTable(
   ],
 );
 
+/** File contents by sha256, shared by every task file (across tasks, generations and projects) with these bytes. */
+export const blobs = pgTable("blobs", {
+  sha256: text("sha256").primaryKey(),
+  size: bigint("size", { mode: "number" }).notNull(),
+  data: bytea("data").notNull(),
+  createdAt: createdAt(),
+});
+
+/** The files of a Harbor task environment (task.toml, instruction.md, environment/, tests/, solution/, steps/). */
+export const environmentFiles = pgTable(
+  "environment_files",
+  {
+    environmentId: bigint("environment_id", { mode: "number" })
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    path: text("path").notNull(),
+    sha256: text("sha256")
+      .notNull()
+      .references(() => blobs.sha256),
+    size: bigint("size", { mode: "number" }).notNull(),
+    executable: boolean("executable").notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.path] }), index("environment_files_sha_idx").on(t.sha256)],
+);
+
 export const generations = pgTable(
   "generations",
   {

@@ -170,7 +170,7 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
       for (const t of read.trials) {
         expect(t.environment.key).toBe(t.taskName);
         expect(t.environment.config.task_name).toBe(t.taskName);
-        expect(Object.keys(t.environment.config).every((k) => ["task_name", "source", "git_commit", "agent_timeout_sec", "cpus", "memory_mb", "allow_internet"].includes(k))).toBe(true);
+        expect(Object.keys(t.environment.config).every((k) => ["task_name", "source", "git_commit", "git_url", "agent_timeout_sec", "cpus", "memory_mb", "allow_internet"].includes(k))).toBe(true);
       }
       // One config per task across its trials, so an import never conflicts with itself.
       const byTask = new Map<string, string>();

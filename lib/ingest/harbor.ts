@@ -111,6 +111,7 @@ export interface TerminalTaskConfig {
   task_name: string;
   source?: string;
   git_commit?: string;
+  git_url?: string;
   agent_timeout_sec?: number;
   cpus?: number;
   memory_mb?: number;
@@ -242,6 +243,7 @@ function terminalTaskConfig(taskName: string, result: TrialResult): TerminalTask
     task_name: taskName,
     source: result.source ?? cfg?.task?.source ?? undefined,
     git_commit: result.task_id?.git_commit_id ?? cfg?.task?.git_commit_id ?? undefined,
+    git_url: result.task_id?.git_url ?? cfg?.task?.git_url ?? undefined,
     agent_timeout_sec: typeof timeout === "number" ? timeout * multiplier : undefined,
     cpus: cfg?.environment?.override_cpus ?? undefined,
     memory_mb: cfg?.environment?.override_memory_mb ?? undefined,

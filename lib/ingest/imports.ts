@@ -23,6 +23,8 @@ import { recordAudit } from "@/lib/review/audit";
 import { limitedBody, ndjsonLines } from "./body";
 import { findHarborJobDir, harborRolloutInput, readHarborJob } from "./harbor";
 import { ingestRollouts, type IngestLine, type IngestSummary } from "./store";
+import { findTaskDirs } from "@/lib/tasks/folder";
+import { importTaskFolders, type TaskImportSummary } from "@/lib/tasks/store";
 
 const CHUNK_BYTES = 1024 * 1024;
 /** A Harbor archive may unpack to at most this much (a guard against archive bombs). */
@@ -31,7 +33,7 @@ const MAX_UNPACKED_BYTES = 8 * 1024 ** 3;
 export const importJobSchema = z.object({ importId: z.uuid() });
 
 export const createImportQuery = z.object({
-  kind: z.enum(["ndjson", "harbor"], { message: "must be ndjson or harbor" }),
+  kind: z.enum(["ndjson", "harbor", "harbor-tasks"], { message: "must be ndjson, harbor (a job) or harbor-tasks (task folders)" }),
   filename: z.string().max(300).optional(),
   generation: z.coerce.number().int().min(0).optional(),
 });
@@ -167,7 +169,7 @@ export async function runImport(db: Db, data: unknown): Promise<void> {
     const family = await getFamily(db, project.familyId);
     const file = path.join(work, "upload");
     await spoolChunks(db, importId, file);
-    let summary: IngestSummary;
+    let summary: IngestSummary & { tasks?: TaskImportSummary };
     if (row.kind === "ndjson") {
       const lines = ndjsonLines(fs.createReadStream(file));
       summary = await ingestRollouts(db, project, family, withGeneration(lines, row.generation), {
@@ -179,11 +181,19 @@ export async function runImport(db: Db, data: unknown): Promise<void> {
       const root = path.join(work, "job");
       await fsp.mkdir(root);
       let unpacked = 0;
+      // a throw inside tar's filter would escape its promise: remember the first refusal instead
+      let refused: string | undefined;
       await tar.x({
         file,
         cwd: root,
         strict: true,
-        filter: (_p, entry) => {
+        filter: (p, entry) => {
+          const type = (entry as { type?: string }).type;
+          // links are never followed nor created: a task folder or job holds files and folders only
+          if (type !== "File" && type !== "OldFile" && type !== "ContiguousFile" && type !== "Directory") {
+            refused ??= `${p}: ${type === "SymbolicLink" || type === "Link" ? "links are" : `${type} entries are`} not allowed in the archive`;
+            return false;
+          }
           unpacked += (entry as { size?: number }).size ?? 0;
           if (unpacked > MAX_UNPACKED_BYTES) throw new BadRequest(`The archive unpacks to more than ${MAX_UNPACKED_BYTES / 1024 ** 3} GiB.`);
           return true;
@@ -191,7 +201,16 @@ export async function runImport(db: Db, data: unknown): Promise<void> {
       }).catch((err: Error) => {
         throw err instanceof BadRequest ? err : new BadRequest(`The file is not a readable .tar.gz archive: ${err.message}`);
       });
-      const jobDir = await findHarborJobDir(root);
+      if (refused) throw new BadRequest(refused);
+      const jobDir = row.kind === "harbor-tasks" ? null : await findHarborJobDir(root);
+      if (!jobDir && (await findTaskDirs(root)).length > 0) {
+        const tasks = await importTaskFolders(db, project, family, root, {
+          generation: row.generation ?? undefined,
+          actor: row.createdBy ?? "import",
+          onProgress: (done, total) => progress({ phase: "ingesting", done, total }),
+        });
+        summary = { accepted: tasks.created.length + tasks.attached.length, duplicates: tasks.unchanged.length, rejected: tasks.rejected.map((r, i) => ({ line: i + 1, code: "invalid_task", message: r.message })), tasks };
+      } else {
       if (!jobDir) throw new BadRequest("The archive holds no Harbor trial folders (folders with config.json / result.json).");
       const job = await readHarborJob(jobDir, { onProgress: (done, total) => progress({ phase: "reading", done, total }) });
       const total = job.trials.length;
@@ -203,6 +222,7 @@ export async function runImport(db: Db, data: unknown): Promise<void> {
       // unreadable trial folders count as rejected, named by folder
       summary.rejected.push(...job.unreadable.map((u, i) => ({ line: total + i + 1, code: "unreadable_trial", message: `${path.basename(u.trialDir)}: ${u.reason}` })));
       for (const r of summary.rejected) if (r.line <= total) r.message = `${job.trials[r.line - 1].trialName}: ${r.message}`;
+      }
     }
     await db.transaction(async (tx) => {
       await tx

@@ -147,7 +147,7 @@ class Resolver {
       this.envs.set(r.environmentKey, env);
     } else if (r.environmentConfig && this.opts.createEnvironments && !this.checkedConfigs.has(r.environmentKey)) {
       const parsed = parseConfig(this.family, r.environmentConfig);
-      if (parsed.ok && configHash(parsed.config) !== env.hash) {
+      if (parsed.ok && configHash(parsed.config) !== env.hash && !(await this.sameHarborTask(r.environmentKey, parsed.config))) {
         return { code: "environment_conflict", message: `environmentKey '${r.environmentKey}' exists with a different config; environments are immutable` };
       }
       this.checkedConfigs.add(r.environmentKey);
@@ -173,6 +173,18 @@ class Resolver {
       this.members.add(member);
     }
     return { environmentId: env.id, generationId };
+  }
+
+  /**
+   * A terminal task is identified by its name and git commit: a trial's config (with run-time
+   * overrides) names the same task as the imported task folder when those agree.
+   */
+  private async sameHarborTask(key: string, sent: Record<string, unknown>): Promise<boolean> {
+    if (this.family.id !== "terminal-task") return false;
+    const [row] = await this.db.select({ config: environments.config }).from(environments).where(and(eq(environments.projectId, this.project.id), eq(environments.key, key)));
+    const stored = (row?.config ?? {}) as Record<string, unknown>;
+    if (stored.task_name !== sent.task_name) return false;
+    return !stored.git_commit || !sent.git_commit || stored.git_commit === sent.git_commit;
   }
 
   async policyIds(names: string[]): Promise<Map<string, number>> {

@@ -32,6 +32,8 @@ const f = {
   task_name: { path: "task_name", kind: "nominal", mutable: false, description: "Harbor task name (identity of an imported task)" },
   source: { path: "source", kind: "nominal", mutable: false, description: "Harbor dataset/source of the task, e.g. terminal-bench" },
   git_commit: { path: "git_commit", kind: "nominal", mutable: false, description: "git commit of the task's source repository" },
+  git_url: { path: "git_url", kind: "nominal", mutable: false, description: "git repository of the task (with git_commit, pins an unchanged task)" },
+  package_name: { path: "package_name", kind: "nominal", mutable: false, description: "[task].name of task.toml (org/name)" },
   difficulty: { path: "difficulty", kind: "nominal", levels: [...HARBOR_DIFFICULTIES], mutable: false, description: "difficulty label from task.toml" },
   category: { path: "category", kind: "nominal", mutable: false, description: "category label from task.toml" },
   domain: { path: "domain", kind: "nominal", levels: [...TERMINAL_DOMAINS], direction: "diversify", description: "task domain (Tmax taxonomy)" },
@@ -71,16 +73,19 @@ const f = {
   agent_timeout_sec: {
     path: "agent_timeout_sec",
     kind: "integer",
-    min: 60,
-    max: 7200,
+    min: 1,
+    max: 86400,
     difficulty: "down",
     direction: "precision",
     scale: true,
-    description: "agent time budget in seconds",
+    description: "agent time budget in seconds ([agent].timeout_sec)",
   },
+  verifier_timeout_sec: { path: "verifier_timeout_sec", kind: "integer", min: 1, max: 86400, mutable: false, description: "verifier time budget in seconds ([verifier].timeout_sec)" },
   allow_internet: { path: "allow_internet", kind: "boolean", description: "whether the sandbox has internet access" },
   cpus: { path: "cpus", kind: "integer", min: 1, max: 16, scale: true, description: "sandbox CPUs" },
   memory_mb: { path: "memory_mb", kind: "integer", min: 256, max: 65536, scale: true, description: "sandbox memory in MB" },
+  storage_mb: { path: "storage_mb", kind: "integer", min: 1, max: 4194304, mutable: false, description: "sandbox storage in MB" },
+  gpus: { path: "gpus", kind: "integer", min: 0, max: 64, mutable: false, description: "sandbox GPUs" },
 } satisfies Record<string, FieldSpec>;
 
 export const terminalTaskFields: FieldSpec[] = Object.values(f);
@@ -92,6 +97,8 @@ export const terminalTaskSchema = z.strictObject({
   task_name: z.string().min(1).max(200).describe(describeField(f.task_name)),
   source: z.string().min(1).max(200).optional().describe(describeField(f.source)),
   git_commit: z.string().min(1).max(100).optional().describe(describeField(f.git_commit)),
+  git_url: z.string().min(1).max(500).optional().describe(describeField(f.git_url)),
+  package_name: z.string().min(1).max(200).optional().describe(describeField(f.package_name)),
   difficulty: z.enum(HARBOR_DIFFICULTIES).optional().describe(describeField(f.difficulty)),
   category: z.string().min(1).max(100).optional().describe(describeField(f.category)),
   domain: z.enum(TERMINAL_DOMAINS).optional().describe(describeField(f.domain)),
@@ -101,9 +108,14 @@ export const terminalTaskSchema = z.strictObject({
   verifier_kind: z.enum(VERIFIER_KINDS).optional().describe(describeField(f.verifier_kind)),
   fixture_kind: z.enum(FIXTURE_KINDS).optional().describe(describeField(f.fixture_kind)),
   agent_timeout_sec: int(f.agent_timeout_sec).optional(),
+  verifier_timeout_sec: int(f.verifier_timeout_sec).optional(),
   allow_internet: z.boolean().optional().describe(describeField(f.allow_internet)),
   cpus: int(f.cpus).optional(),
-  memory_mb: int(f.memory_mb).optional(),
+  memory_mb: z.int().min(1).max(1048576).optional().describe(describeField(f.memory_mb)),
+  storage_mb: int(f.storage_mb).optional(),
+  gpus: int(f.gpus).optional(),
+  tags: z.array(z.string().min(1).max(100)).max(100).optional().describe("tags from task.toml [metadata]"),
+  steps: z.array(z.string().min(1).max(200)).max(100).optional().describe("step names of a multi-step task"),
 });
 
 export type TerminalTaskConfig = z.infer<typeof terminalTaskSchema>;
