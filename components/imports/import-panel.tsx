@@ -12,7 +12,13 @@ interface ImportView {
   bytes: number | null;
   status: "queued" | "running" | "succeeded" | "failed";
   progress: { phase: string; done: number; total: number | null } | null;
-  summary: { accepted: number; duplicates: number; rejected: { line: number; code: string; message: string }[] } | null;
+  summary: {
+    accepted: number;
+    duplicates: number;
+    rejected: { line: number; code: string; message: string }[];
+    /** a .tar.gz of Harbor task folders */
+    tasks?: { created: string[]; attached: string[]; unchanged: string[]; files: { total: number; newBlobs: number } };
+  } | null;
   error: string | null;
   createdAt: string;
 }
@@ -74,12 +80,14 @@ function ImportStatus({ imp }: { imp: ImportView }) {
       )}
       {imp.summary && (
         <div className="mt-1 num" data-testid="import-summary">
-          imported {imp.summary.accepted} rollouts ({imp.summary.duplicates} duplicates, {imp.summary.rejected.length} rejected)
+          {imp.summary.tasks
+            ? `imported ${imp.summary.accepted} tasks (${imp.summary.tasks.created.length} new, ${imp.summary.tasks.attached.length} joined to their rollouts, ${imp.summary.duplicates} unchanged, ${imp.summary.rejected.length} rejected; ${imp.summary.tasks.files.total} files, ${imp.summary.tasks.files.newBlobs} new contents)`
+            : `imported ${imp.summary.accepted} rollouts (${imp.summary.duplicates} duplicates, ${imp.summary.rejected.length} rejected)`}
           {imp.summary.rejected.length > 0 && (
             <ul className="mt-1 max-h-32 overflow-auto font-mono text-xs text-red-700">
               {imp.summary.rejected.slice(0, 50).map((r) => (
                 <li key={`${r.line}-${r.code}`}>
-                  line {r.line} ({r.code}): {r.message}
+                  {r.code === "invalid_task" ? r.message : `line ${r.line} (${r.code}): ${r.message}`}
                 </li>
               ))}
             </ul>
@@ -91,7 +99,7 @@ function ImportStatus({ imp }: { imp: ImportView }) {
   );
 }
 
-/** Upload an NDJSON file or a .tar.gz of a Harbor job; the worker imports it and this panel follows its progress. */
+/** Upload an NDJSON file, or a .tar.gz of a Harbor job or of Harbor task folders (the server tells them apart); the worker imports it and this panel follows its progress. */
 export function ImportPanel({ project }: { project: string }) {
   const router = useRouter();
   const qc = useQueryClient();
@@ -115,7 +123,7 @@ export function ImportPanel({ project }: { project: string }) {
     setError(null);
     const kind = kindOf(file.name);
     if (!kind) {
-      setError(`${file.name}: choose an .ndjson / .jsonl file of rollouts, or a .tar.gz of a Harbor job folder.`);
+      setError(`${file.name}: choose an .ndjson / .jsonl file of rollouts, or a .tar.gz of a Harbor job folder or of Harbor task folders.`);
       return;
     }
     const query = new URLSearchParams({ kind, filename: file.name });
@@ -136,7 +144,7 @@ export function ImportPanel({ project }: { project: string }) {
     <div className="space-y-2">
       <div className="flex flex-wrap items-end gap-2">
         <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Rollouts file (.ndjson) or Harbor job (.tar.gz)</span>
+          <span className="text-xs text-zinc-500">Rollouts file (.ndjson), Harbor job or Harbor task folders (.tar.gz)</span>
           <input
             ref={input}
             type="file"
