@@ -40,15 +40,15 @@ const EVIDENCE_COMMAND_MAX = 200;
 
 const SYSTEM_PACKAGE_MANAGER = /\b(?:apt-get|apt|aptitude|dpkg|yum|dnf|apk|zypper)\b/;
 /** a package manager that installs (system or language level), for "package install timed out" */
-const PACKAGE_INSTALL = /\b(?:apt-get|apt|aptitude|yum|dnf|zypper) +(?:-\S+ +)*install\b|\bdpkg +(?:-i|--install|--configure)\b|\bapk +add\b|\b(?:pip3?|uv +pip|conda|mamba|npm|yarn|pnpm|gem|cargo) +install\b/;
+const PACKAGE_INSTALL = /\b(?:apt-get|apt|aptitude|yum|dnf|zypper) {1,8}(?:-\S{1,64} {1,8}){0,16}install\b|\bdpkg {1,8}(?:-i|--install|--configure)\b|\bapk {1,8}add\b|\b(?:pip3?|uv {1,8}pip|conda|mamba|npm|yarn|pnpm|gem|cargo) {1,8}install\b/;
 const TIMED_OUT = new Set([124]);
 const KILLED = new Set([137, 143, -9, -15]);
 const KILLS_PACKAGE_MANAGER = /\b(?:kill|pkill|killall)\b[^\n;|&]{0,200}\b(?:dpkg|apt-get|apt|unattended-upgr)/;
 const REMOVES_DPKG_LOCK = /\brm\b[^\n;|&]{0,200}\/var\/lib\/dpkg\/lock/;
-const REMOVES_PACKAGE = /\b(?:apt-get|apt|aptitude) +(?:-\S+ +)*(?:remove|purge|autoremove)\b|\bdpkg +(?:-r|-P|--remove|--purge)\b/;
+const REMOVES_PACKAGE = /\b(?:apt-get|apt|aptitude) {1,8}(?:-\S{1,64} {1,8}){0,16}(?:remove|purge|autoremove)\b|\bdpkg {1,8}(?:-r|-P|--remove|--purge)\b/;
 const REMOVES_TOOL = /\brm\b[^\n;|&]{0,200}\/(?:usr\/)?(?:local\/)?s?bin\/(?:curl|wget|python3?|pip3?|bash|sh|uv|uvx|apt|apt-get|dpkg)\b/;
 /** `apt-get install … &` (a lone ampersand, not &&) or nohup: the install outlives the command */
-const BACKGROUND_PACKAGE_MANAGER = /\bnohup +(?:sudo +)?(?:apt-get|apt|dpkg)\b|\b(?:apt-get|apt|dpkg)\b[^\n;|&]{0,300}[^&]&(?!&)/;
+const BACKGROUND_PACKAGE_MANAGER = /\bnohup {1,8}(?:sudo {1,8})?(?:apt-get|apt|dpkg)\b|\b(?:apt-get|apt|dpkg)\b[^\n;|&]{0,300}[^&]&(?!&)/;
 
 function capped(command: string): string {
   return command.length > COMMAND_SCAN_MAX ? command.slice(0, COMMAND_SCAN_MAX) : command;

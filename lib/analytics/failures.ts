@@ -63,18 +63,30 @@ export interface VerifierOutputReport {
   setupCause: string | null;
 }
 
-const PYTEST_SUMMARY =
-  /^=+ (?:.*?\b(\d+) (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)\b.*?|no tests ran.*?) in [\d.]+s(?: \([\d:]+\))? =+\s*$/m;
-const PYTEST_FAILED_LINE = /^(FAILED|ERROR) (\S+?)(?: - .*)?$/gm;
-const UNITTEST_RAN = /^Ran \d+ tests? in [\d.]+s\s*$/m;
-const PYTEST_COLLECTED = /^collected \d+ items?\b/m;
-const TOOL_MISSING = /(?:^|\s)([\w.+-]+): command not found\s*$|^\S*sh: \d+: ([\w.+-]+): not found\s*$/m;
+/*
+ * Every pattern below runs on rollout text an ingest key controls (verifier output, error
+ * types and messages, final messages), often megabytes without a newline. So no pattern has an
+ * unbounded quantifier (`*`, `+`, `{n,}`): each attempt from one start position does work bounded
+ * by the pattern alone, which keeps every match linear in the input. lib/analytics/regex-safety.test.ts
+ * checks that rule on every pattern literal here and feeds each its worst case.
+ */
+/** A pytest session summary line; its middle must also match PYTEST_SUMMARY_BODY. */
+const PYTEST_SUMMARY = /^={1,200} ([^\n]{1,600}) in [\d.]{1,16}s(?: \([\d:]{1,16}\))? ={1,200}[ \t\r]{0,16}$/gm;
+const PYTEST_SUMMARY_BODY = /^no tests ran|\b\d{1,9} (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)\b/;
+const PYTEST_FAILED_LINE = /^(FAILED|ERROR) (\S{1,1000})(?: - |\r?$)/gm;
+const UNITTEST_RAN = /^Ran \d{1,9} tests? in [\d.]{1,16}s[ \t\r]{0,16}$/m;
+const PYTEST_COLLECTED = /^collected \d{1,9} items?\b/m;
+const TOOL_MISSING =
+  /(?:^|\s)([\w.+-]{1,128}): command not found[ \t\r]{0,16}$|^\S{0,256}sh: \d{1,9}: ([\w.+-]{1,128}): not found[ \t\r]{0,16}$/m;
+const NO_SPACE_LEFT = /No\s{1,32}space\s{1,32}left\s{1,32}on\s{1,32}device/;
+const TEST_SCRIPT_NOT_EXECUTABLE = /test\.sh: Permission denied/;
+const TEST_SCRIPT_MISSING = /test\.sh: No such file or directory/;
 
 const SETUP_FAILURES: ReadonlyArray<[RegExp, (m: RegExpMatchArray) => string]> = [
   [TOOL_MISSING, (m) => `${m[1] ?? m[2]}: command not found`],
-  [/No\s+space\s+left\s+on\s+device/, () => "no space left on device"],
-  [/(\S*test\.sh): Permission denied/, () => "test script not executable (permission denied)"],
-  [/(\S*test\.sh): No such file or directory/, () => "test script missing"],
+  [NO_SPACE_LEFT, () => "no space left on device"],
+  [TEST_SCRIPT_NOT_EXECUTABLE, () => "test script not executable (permission denied)"],
+  [TEST_SCRIPT_MISSING, () => "test script missing"],
 ];
 
 const SETUP_CAUSES: ReadonlyArray<[RegExp, string]> = [
@@ -84,30 +96,60 @@ const SETUP_CAUSES: ReadonlyArray<[RegExp, string]> = [
   [/Could not connect to|Unable to connect to|Could not resolve|Temporary failure resolving|Failed to connect to|Couldn't connect to server/, "network unreachable"],
   [/curl: \(77\)|certificate file/, "curl: CA certificates missing"],
   [/Unable to locate package/, "apt: package not found"],
-  [/The repository .* is not signed|NO_PUBKEY/, "apt: unsigned repository"],
+  [/is not signed|NO_PUBKEY/, "apt: unsigned repository"],
 ];
 
+const FATAL_PYTHON_ERROR = /Fatal Python error: ([^\n]{1,240})/;
 const CRASH_MARKERS: ReadonlyArray<[RegExp, (m: RegExpMatchArray) => string]> = [
-  [/Fatal Python error: ([^\n]+)/, (m) => `Fatal Python error: ${m[1].trim()}`],
+  [FATAL_PYTHON_ERROR, (m) => `Fatal Python error: ${m[1].trim()}`],
   [/^INTERNALERROR>/m, () => "pytest INTERNALERROR"],
   [/^Segmentation fault/m, () => "Segmentation fault"],
-  [/^Killed\s*$/m, () => "process killed (out of memory?)"],
+  [/^Killed[ \t\r]{0,16}$/m, () => "process killed (out of memory?)"],
   [/^Traceback \(most recent call last\):/m, () => "traceback"],
 ];
+
+const SUMMARY_PASSED = /\b(\d{1,9}) passed/;
+const SUMMARY_FAILED = /\b(\d{1,9}) failed/;
+const SUMMARY_ERRORS = /\b(\d{1,9}) errors?\b/;
+// excludes "[" too, so attempts from successive "[" never rescan the same characters
+const TEST_PARAMETERS = /\[[^\][]{0,1000}\]/g;
+const PATH_SEPARATOR = /[\\/]/;
 
 function countOf(summary: string, word: RegExp): number {
   const m = summary.match(word);
   return m ? Number(m[1]) : 0;
 }
 
+function pytestSummary(text: string): string {
+  for (const m of text.matchAll(PYTEST_SUMMARY)) if (PYTEST_SUMMARY_BODY.test(m[1])) return m[0];
+  return "";
+}
+
+/** How much of a verifier's output is read: its start (setup, harness errors) and its end (summaries). */
+export const VERIFIER_SCAN_HEAD = 32 * 1024;
+export const VERIFIER_SCAN_TAIL = 96 * 1024;
+
+/**
+ * The part of a verifier's output the parser reads: all of it up to 128 KB (real Harbor outputs
+ * stay near 100 KB), else its first 32 KB and last 96 KB (cut at line ends when there are any), so a hostile megabyte
+ * costs what 128 KB does.
+ */
+export function verifierScanText(output: string): string {
+  if (output.length <= VERIFIER_SCAN_HEAD + VERIFIER_SCAN_TAIL) return output;
+  const head = output.slice(0, VERIFIER_SCAN_HEAD);
+  const tail = output.slice(output.length - VERIFIER_SCAN_TAIL);
+  const headEnd = head.lastIndexOf("\n");
+  const tailStart = tail.indexOf("\n");
+  return `${headEnd < 0 ? head : head.slice(0, headEnd + 1)}\n${tailStart < 0 ? tail : tail.slice(tailStart + 1)}`;
+}
+
 /** Reads a verifier's console output: did tests run, which failed, did the harness break. */
 export function parseVerifierOutput(output: string | null | undefined): VerifierOutputReport {
-  const text = output ?? "";
-  const summaryMatch = text.match(PYTEST_SUMMARY);
-  const summary = summaryMatch ? summaryMatch[0] : "";
+  const text = verifierScanText(output ?? "");
+  const summary = pytestSummary(text);
   const failedTests = new Set<string>();
   for (const m of text.matchAll(PYTEST_FAILED_LINE)) failedTests.add(testName(m[1], m[2]));
-  const testsRan = summaryMatch !== null || UNITTEST_RAN.test(text) || failedTests.size > 0;
+  const testsRan = summary !== "" || UNITTEST_RAN.test(text) || failedTests.size > 0;
 
   let crash: string | null = null;
   for (const [re, label] of CRASH_MARKERS) {
@@ -137,9 +179,9 @@ export function parseVerifierOutput(output: string | null | undefined): Verifier
   return {
     testsRan,
     testsStarted: testsRan || PYTEST_COLLECTED.test(text),
-    passed: countOf(summary, /(\d+) passed/),
-    failed: countOf(summary, /(\d+) failed/),
-    errors: countOf(summary, /(\d+) errors?\b/),
+    passed: countOf(summary, SUMMARY_PASSED),
+    failed: countOf(summary, SUMMARY_FAILED),
+    errors: countOf(summary, SUMMARY_ERRORS),
     failedTests: [...failedTests].sort(),
     crash,
     setupFailure,
@@ -150,8 +192,8 @@ export function parseVerifierOutput(output: string | null | undefined): Verifier
 /** `FAILED ../tests/test_outputs.py::test_x[a-1]` -> `test_outputs.py::test_x[*]`. */
 function testName(kind: string, id: string): string {
   const [file, ...rest] = id.split("::");
-  const base = file.split(/[\\/]/).pop() ?? file;
-  const name = [base, ...rest].join("::").replace(/\[[^\]]*\]/g, "[*]");
+  const base = file.split(PATH_SEPARATOR).pop() ?? file;
+  const name = [base, ...rest].join("::").replace(TEST_PARAMETERS, "[*]");
   return kind === "ERROR" ? `ERROR ${name}` : name;
 }
 
@@ -171,33 +213,45 @@ function successOf(input: RolloutFailureInput): boolean {
   return input.success === true;
 }
 
+const AGENT_TIMEOUT_TYPE = /AgentTimeout/i;
+const VERIFIER_TIMEOUT_TYPE = /VerifierTimeout/i;
+const TIMEOUT_TYPE = /Timeout/i;
+const AGENT_WORD = /\bagent\b/i;
+const VERIFIER_WORD = /verifier/i;
+const VERIFIER_TIMEOUT_MESSAGE = /verifier|tests? timed out/i;
+
 function isAgentTimeout(type: string, message: string): boolean {
-  return /AgentTimeout/i.test(type) || (/Timeout/i.test(type) && /\bagent\b/i.test(message) && !/verifier/i.test(message));
+  return AGENT_TIMEOUT_TYPE.test(type) || (TIMEOUT_TYPE.test(type) && AGENT_WORD.test(message) && !VERIFIER_WORD.test(message));
 }
 
 function isVerifierTimeout(type: string, message: string): boolean {
-  return /VerifierTimeout/i.test(type) || (/Timeout/i.test(type) && /verifier|tests? timed out/i.test(message));
+  return VERIFIER_TIMEOUT_TYPE.test(type) || (TIMEOUT_TYPE.test(type) && VERIFIER_TIMEOUT_MESSAGE.test(message));
 }
 
 const CONTEXT_LENGTH =
   /ContextLength|context[_ ]length|maximum context|context window|prompt is too long|too many tokens|max_model_len|input tokens exceed/i;
 const FORMAT_ERROR_TYPE = /Format|(?<!Verifier)Output(?:Parse)?Error|ParseError|ToolCallError/i;
-const FORMAT_ERROR_FINAL = /^\s*Format error\b|did not include a valid .{0,40}tool call|invalid tool call/i;
+const FORMAT_ERROR_FINAL = /^\s{0,256}Format error\b|did not include a valid .{0,40}tool call|invalid tool call/i;
+
+/** How much of an error type, and of a message, the classifier reads (they say what they are up front). */
+const TYPE_SCAN_MAX = 1024;
+const MESSAGE_SCAN_MAX = 16 * 1024;
 
 /** Failure category of a rollout, or null when it succeeded. */
 export function classifyRollout(input: RolloutFailureInput): FailureCategory | null {
   if (successOf(input)) return null;
-  const type = input.errorType ?? "";
-  const message = input.errorMessage ?? "";
+  const type = (input.errorType ?? "").slice(0, TYPE_SCAN_MAX);
+  const message = (input.errorMessage ?? "").slice(0, MESSAGE_SCAN_MAX);
+  const finalMessage = (input.finalMessage ?? "").slice(0, MESSAGE_SCAN_MAX);
   const hasVerdict = input.hasVerdict ?? (typeof input.reward === "number" && Number.isFinite(input.reward));
 
   if (type && SETUP_TIMEOUT_TYPES.test(type)) return "infra_error";
   if (type && isAgentTimeout(type, message)) return "agent_timeout";
   if (type && isVerifierTimeout(type, message)) return "verifier_timeout";
-  if (CONTEXT_LENGTH.test(type) || CONTEXT_LENGTH.test(message) || CONTEXT_LENGTH.test(input.finalMessage ?? "")) {
+  if (CONTEXT_LENGTH.test(type) || CONTEXT_LENGTH.test(message) || CONTEXT_LENGTH.test(finalMessage)) {
     return "context_length_exceeded";
   }
-  if ((type && FORMAT_ERROR_TYPE.test(type) && !INFRA_ERROR_TYPES.test(type)) || FORMAT_ERROR_FINAL.test(input.finalMessage ?? "")) {
+  if ((type && FORMAT_ERROR_TYPE.test(type) && !INFRA_ERROR_TYPES.test(type)) || FORMAT_ERROR_FINAL.test(finalMessage)) {
     return "format_error";
   }
   if (type && VERIFIER_RESULT_TYPES.test(type) && (input.environmentDamage?.length ?? 0) > 0) return "environment_broken_by_agent";
@@ -226,22 +280,41 @@ export const DAMAGE_LABELS: Record<EnvironmentDamage["kind"], string> = {
 };
 
 const SIGNATURE_MAX = 240;
+/** How much of a message's first line is normalized: the signature keeps at most 240 characters of it. */
+const SIGNATURE_INPUT_MAX = 2000;
+
+const URL = /\b[a-z][a-z0-9+.-]{0,31}:\/\/\S{1,2000}/gi;
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const HEX_LITERAL = /\b0x[0-9a-f]{1,2000}\b/gi;
+const PATH = /(?<![\w<])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.@+-]{1,2000}){1,2000}[\\/]?/g;
+const HEX_RUN = /\b(?=[0-9a-f]{0,2000}\d)(?=[0-9a-f]{0,2000}[a-f])[0-9a-f]{8,2000}\b/gi;
+const MIXED_ID = /\b(?=\w{0,2000}\d)(?=\w{0,2000}[A-Za-z])[A-Za-z0-9_-]{6,2000}\b/g;
+/** a word with a one- or two-digit suffix (`step2`, `py39`) stays: it names something, not an instance */
+const NUMBERED_WORD = /^[A-Za-z_]{1,2000}\d{1,2}$/;
+const NUMBER = /\b\d{1,2000}(?:[.,]\d{1,2000}){0,2000}(?:e[-+]?\d{1,2000})?\b/gi;
+const WHITESPACE_RUN = /\s{1,2000}/g;
+
+/** The first non-empty line of a message, at most SIGNATURE_INPUT_MAX characters of it. */
+function firstLine(message: string): string {
+  const text = message.trimStart();
+  const end = text.indexOf("\n");
+  return text.slice(0, Math.min(end < 0 ? text.length : end, SIGNATURE_INPUT_MAX));
+}
 
 /**
  * Strips what varies between occurrences of the same failure: urls, uuids, hex hashes and
  * addresses, paths, mixed letter/digit ids, numbers; keeps the first non-empty line.
  */
 export function normalizeMessage(message: string | null | undefined): string {
-  const line = (message ?? "").split(/\r?\n/).find((l) => l.trim() !== "") ?? "";
-  const out = line
-    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, "<url>")
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>")
-    .replace(/\b0x[0-9a-f]+\b/gi, "<hex>")
-    .replace(/(?<![\w<])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.@+-]+)+[\\/]?/g, "<path>")
-    .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, "<hex>")
-    .replace(/\b(?=\w*\d)(?=\w*[A-Za-z])[A-Za-z0-9_-]{6,}\b/g, (m) => (/^[A-Za-z_]+\d{1,2}$/.test(m) ? m : "<id>"))
-    .replace(/\b\d+(?:[.,]\d+)*(?:e[-+]?\d+)?\b/gi, "<n>")
-    .replace(/\s+/g, " ")
+  const out = firstLine(message ?? "")
+    .replace(URL, "<url>")
+    .replace(UUID, "<uuid>")
+    .replace(HEX_LITERAL, "<hex>")
+    .replace(PATH, "<path>")
+    .replace(HEX_RUN, "<hex>")
+    .replace(MIXED_ID, (m) => (NUMBERED_WORD.test(m) ? m : "<id>"))
+    .replace(NUMBER, "<n>")
+    .replace(WHITESPACE_RUN, " ")
     .trim();
   return cap(out);
 }
@@ -273,7 +346,7 @@ function errorSignature(type: string, message: string): string {
 /** The signature of a failure within its category (clusters group equal signatures). */
 export function failureSignature(input: RolloutFailureInput, category?: FailureCategory | null): string {
   const cat = category === undefined ? classifyRollout(input) : category;
-  const type = input.errorType ?? "";
+  const type = (input.errorType ?? "").slice(0, SIGNATURE_MAX);
   const message = input.errorMessage ?? "";
   if (cat === null) return "";
   switch (cat) {

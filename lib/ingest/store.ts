@@ -206,7 +206,7 @@ class Resolver {
 
 /** `swerl-step200` -> 200: a training step read from a checkpoint name, when it carries one. */
 export function stepFromName(name: string): number | null {
-  const m = /(?:step|ckpt|checkpoint|global_step)[-_]?(\d+)/i.exec(name);
+  const m = /(?:step|ckpt|checkpoint|global_step)[-_]?(\d{1,15})/i.exec(name);
   return m ? Number(m[1]) : null;
 }
 

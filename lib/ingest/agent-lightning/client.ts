@@ -71,7 +71,7 @@ export class AgentLightningClient {
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw new AgentLightningError(`the Agent Lightning store URL must be http(s): ${opts.url} (check --url)`, opts.url, undefined, "config");
     }
-    this.url = opts.url.replace(/\/+$/, "");
+    this.url = opts.url.replace(/\/{1,64}$/, "");
     this.apiKey = opts.apiKey || undefined;
     this.fetchImpl = opts.fetchImpl ?? globalThis.fetch;
     this.timeoutMs = opts.timeoutMs ?? 30_000;

@@ -33,7 +33,7 @@ function toMillis(v: unknown): number | undefined {
   let n: number | undefined;
   if (typeof v === "number") n = v;
   else if (typeof v === "string" && v.trim() !== "") {
-    if (/^-?\d+(\.\d+)?$/.test(v.trim())) n = Number(v);
+    if (/^-?\d{1,32}(?:\.\d{1,32})?$/.test(v.trim())) n = Number(v);
     else {
       const parsed = Date.parse(v);
       return Number.isNaN(parsed) ? undefined : parsed;

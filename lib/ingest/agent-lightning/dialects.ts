@@ -248,7 +248,7 @@ function rewardNumber(v: unknown): number | undefined {
 /** Rebuilds `prefix.0.role`-style flattened attributes (or a JSON string under `prefix`) into objects/arrays. */
 function unflatten(attrs: Json, prefix: string): unknown {
   const direct = attrs[prefix];
-  if (typeof direct === "string" && /^\s*[[{]/.test(direct)) {
+  if (typeof direct === "string" && /^[[{]/.test(direct.trimStart())) {
     try {
       return JSON.parse(direct);
     } catch {
@@ -275,7 +275,7 @@ function arrayify(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(arrayify);
   if (!isObject(v)) return v;
   const keys = Object.keys(v);
-  if (keys.length > 0 && keys.every((k) => /^\d+$/.test(k))) {
+  if (keys.length > 0 && keys.every((k) => /^\d{1,16}$/.test(k))) {
     return keys
       .map(Number)
       .sort((a, b) => a - b)
@@ -287,7 +287,7 @@ function arrayify(v: unknown): unknown {
 function asList(v: unknown): unknown[] {
   if (Array.isArray(v)) return v;
   if (isObject(v)) {
-    const numeric = Object.keys(v).filter((k) => /^\d+$/.test(k));
+    const numeric = Object.keys(v).filter((k) => /^\d{1,16}$/.test(k));
     if (numeric.length > 0) return numeric.sort((a, b) => Number(a) - Number(b)).map((k) => v[k]);
     return [v];
   }
@@ -298,7 +298,7 @@ function asList(v: unknown): unknown[] {
 function spanMessage(raw: unknown, fallbackRole?: string): Json | undefined {
   if (!isObject(raw)) return undefined;
   const msg: Json = { ...(isObject(raw.message) ? raw.message : raw) };
-  if (typeof msg.content === "string" && /^\s*\[\s*{/.test(msg.content)) {
+  if (typeof msg.content === "string" && /^\[\s{0,256}\{/.test(msg.content.trimStart())) {
     try {
       const parts: unknown = JSON.parse(msg.content);
       if (Array.isArray(parts) && parts.every((p) => isObject(p) && typeof p.type === "string")) msg.content = parts;
