@@ -8,6 +8,8 @@ import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
+import { environmentFileList } from "@/lib/tasks/store";
+import { materializeTaskFiles, readBlob } from "@/lib/tasks/materialize";
 import { dispatchEvents, dispatchTargets, dispatches, environments, generationEnvironments, generations, projects } from "@/lib/db/schema";
 import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
 import type { Principal } from "@/lib/auth/principal";
@@ -133,8 +135,13 @@ export async function deleteTarget(db: Db, project: ProjectRow, name: string, pr
 
 /** The generation as every adapter delivers it. */
 export async function buildPayload(db: Db, project: ProjectRow, g: GenerationRow, target: { name: string; kind: string }, dispatchId: string, origin: string): Promise<GenerationPayload> {
+  if (project.familyId === "terminal-task") {
+    const ids = await db.select({ id: generationEnvironments.environmentId }).from(generationEnvironments).where(eq(generationEnvironments.generationId, g.id));
+    await materializeTaskFiles(db, ids.map((r) => r.id));
+  }
   const rows = await db
     .select({
+      id: environments.id,
       key: environments.key,
       config: environments.config,
       configHash: environments.configHash,
@@ -153,7 +160,12 @@ export async function buildPayload(db: Db, project: ProjectRow, g: GenerationRow
     project: { slug: project.slug, name: project.name, family: project.familyId, successThreshold: project.successThreshold },
     generation: { index: g.index, status: g.status, parentIndex: g.parentIndex, trainingSteps: g.trainingSteps, mixWeight: g.mixWeight, proposalId: g.proposalId },
     target: { name: target.name, kind: target.kind as "sandbox" | "trainer" },
-    environments: rows.map((r) => ({ ...r, config: r.config as Record<string, unknown> })),
+    environments: await Promise.all(
+      rows.map(async ({ id, ...r }) => {
+        const files = project.familyId === "terminal-task" ? await environmentFileList(db, id) : [];
+        return { ...r, config: r.config as Record<string, unknown>, ...(files.length ? { files } : {}) };
+      }),
+    ),
     callbacks: { validation: `${base}/api/v1/dispatches/${dispatchId}/validation`, rollouts: `${base}/api/v1/projects/${project.slug}/rollouts` },
     createdAt: new Date().toISOString(),
   };
@@ -193,7 +205,7 @@ export function backoffMs(attempt: number, baseMs = Number(process.env.ENVFORGE_
   return Math.min(5 * 60_000, baseMs * 2 ** Math.max(0, attempt - 1));
 }
 
-function contextFor(d: typeof dispatches.$inferSelect, t: typeof dispatchTargets.$inferSelect): DeliveryContext {
+function contextFor(db: Db, d: typeof dispatches.$inferSelect, t: typeof dispatchTargets.$inferSelect): DeliveryContext {
   let secret: string | null = null;
   if (t.secretCiphertext) {
     const key = secretKey();
@@ -203,7 +215,7 @@ function contextFor(d: typeof dispatches.$inferSelect, t: typeof dispatchTargets
     secret = process.env[t.secretEnv] ?? null;
     if (secret === null) throw new DeliveryError(`The target's secret comes from $${t.secretEnv}, which is not set on this worker.`, false);
   }
-  return { payload: d.payload as GenerationPayload, config: t.config as Record<string, unknown>, secret, attempt: d.attempts };
+  return { payload: d.payload as GenerationPayload, config: t.config as Record<string, unknown>, secret, attempt: d.attempts, readBlob: (sha256) => readBlob(db, sha256) };
 }
 
 /** The worker's job: deliver (claimed under a lease, so each dispatch is sent by one worker at a time) or poll. */
@@ -227,7 +239,7 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
   await addEvent(db, d.id, "sending", `attempt ${d.attempts} of ${t.maxAttempts}`);
   const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
   try {
-    const ctx = contextFor(d, t);
+    const ctx = contextFor(db, d, t);
     const result = await adapter.deliver(ctx);
     // cancelled while sending: keep it cancelled, and stop what the target started where it can
     const [now] = await db.select({ status: dispatches.status }).from(dispatches).where(eq(dispatches.id, d.id));
@@ -276,7 +288,7 @@ async function pollDispatch(db: Db, id: string) {
   if (!adapter.poll) return;
   const polls = (await db.select({ n: sql<number>`count(*)::int` }).from(dispatchEvents).where(and(eq(dispatchEvents.dispatchId, id), eq(dispatchEvents.status, "poll"))))[0]?.n ?? 0;
   try {
-    const result = await adapter.poll(contextFor(d, t), d.externalId);
+    const result = await adapter.poll(contextFor(db, d, t), d.externalId);
     if (result.status !== d.status) {
       const updated = await db
         .update(dispatches)
@@ -365,7 +377,7 @@ export async function cancelDispatch(db: Db, id: string, principal: Principal) {
   const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
   if (d.externalId && adapter.cancel) {
     try {
-      await adapter.cancel(contextFor(d, t), d.externalId);
+      await adapter.cancel(contextFor(db, d, t), d.externalId);
       await addEvent(db, id, "cancelled", "stopped at the target");
     } catch (err) {
       await addEvent(db, id, "cancelled", `could not stop it at the target: ${(err as Error).message}`);

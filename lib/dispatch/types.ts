@@ -22,6 +22,8 @@ export interface GenerationPayload {
     parentKey: string | null;
     op: string;
     direction: string | null;
+    /** a Harbor task's files (terminal-task environments with task files), frozen with the payload */
+    files?: { path: string; sha256: string; size: number; executable: boolean }[];
   }[];
   /** where a sandbox posts validation results back (POST, JSON), and rollouts (NDJSON) */
   callbacks: { validation: string; rollouts: string };
@@ -38,6 +40,8 @@ export interface DeliveryContext {
   /** attempt number, from 1 */
   attempt: number;
   signal?: AbortSignal;
+  /** reads a stored file's bytes by sha256 (task files of the payload) */
+  readBlob?: (sha256: string) => Promise<Buffer>;
 }
 
 /** Outcome of a delivery attempt that did not throw. */

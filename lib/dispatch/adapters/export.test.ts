@@ -25,7 +25,7 @@ describe("export adapter", () => {
   it("writes every file, readable back, with a manifest of their hashes", async () => {
     const payload = samplePayload();
     const directory = path.join(root, "exports");
-    const result = await exportAdapter.deliver(deliveryContext(payload, { directory, harbor: { nAttempts: 3, nConcurrentTrials: 8 } }));
+    const result = await exportAdapter.deliver(deliveryContext(payload, { directory, harbor: { nAttempts: 3, nConcurrentTrials: 8, datasetName: "terminal-bench", agents: [{ name: "terminus-2", model_name: "hosted_vllm/tmax-9b" }] } }));
     const folder = path.join(directory, `tb-curriculum-g3-${payload.dispatchId.slice(0, 8)}`);
     expect(exportFolderName(payload)).toBe(path.basename(folder));
     expect(result).toMatchObject({ status: "succeeded", externalId: folder });
@@ -55,8 +55,10 @@ describe("export adapter", () => {
     expect(tasks).toEqual(payload.environments.map((e) => ({ id: e.key, input: e.config, metadata: { generation: 3, weight: e.weight, family: "terminal-task" } })));
 
     const harbor = JSON.parse(readFileSync(path.join(folder, "harbor-job.json"), "utf8"));
-    expect(harbor).toMatchObject({ job_name: "tb-curriculum-g3", jobs_dir: "jobs", n_attempts: 3, n_concurrent_trials: 8, agents: [], tasks: [] });
-    expect(harbor.datasets).toEqual([expect.objectContaining({ name: "terminal-bench", path: null, task_names: ["fix-git", "sqlite-with-gcov", "regex-log"] })]);
+    expect(harbor).toMatchObject({ job_name: "tb-curriculum-g3", jobs_dir: "jobs", n_attempts: 3, n_concurrent_trials: 8, agents: [{ name: "terminus-2", model_name: "hosted_vllm/tmax-9b" }], tasks: [] });
+    // tasks known by name only (no files, no git commit) run from the named registry dataset
+    // the two evolved ones have no files to run: left out, and said so in the manifest
+    expect(harbor.datasets).toEqual([expect.objectContaining({ name: "terminal-bench", path: null, task_names: ["fix-git"] })]);
     // same keys as a real Harbor job config (when the shared fixtures are there)
     const fixtures = fixturesDir();
     if (fixtures) {
@@ -68,7 +70,8 @@ describe("export adapter", () => {
     }
 
     const manifest = JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8"));
-    expect(manifest.counts).toEqual({ environments: 3, verlRows: 12, agentLightningTasks: 3, harborTasks: 3 });
+    expect(manifest.counts).toEqual({ environments: 3, verlRows: 12, agentLightningTasks: 3, harborTasks: 1, harborDatasetTasks: 0 });
+    expect(manifest.warnings).toEqual([expect.stringMatching(/^g3-0002: not in harbor-job.json \(an evolved task without files/), expect.stringMatching(/^g3-0003: /)]);
     expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "verl.parquet"]);
     for (const f of manifest.files as { name: string; bytes: number; sha256: string }[]) {
       const content = readFileSync(path.join(folder, f.name));
@@ -86,7 +89,9 @@ describe("export adapter", () => {
     expect(second.externalId).toBe(first.externalId);
     expect(readdirSync(directory)).toEqual([path.basename(first.externalId!)]);
     const folder = second.externalId!;
-    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.jsonl"]);
+    // no harbor.agents in this target: no harbor-job.json (never agents: []), and the manifest says why
+    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "manifest.json", "verl.jsonl"]);
+    expect(JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8")).warnings).toContainEqual(expect.stringMatching(/set harbor.agents/));
     expect(readJsonl(path.join(folder, "environments.jsonl"))).toHaveLength(1);
     const [row] = readJsonl(path.join(folder, "verl.jsonl"));
     expect(row).toMatchObject({ data_source: "envforge/terminal-task", ability: "terminal-task", extra_info: { environment_key: "g3-0001", index: 0, split: "train" } });

@@ -6,7 +6,8 @@
  *                          rendered task as the prompt, rows repeated in proportion to the weights
  *   envforge_reward.py     verl custom reward function scoring those rows (export/verl.ts)
  *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata })
- *   harbor-job.json        a Harbor job config for the terminal tasks (terminal-task projects only)
+ *   harbor-dataset/<task>/ every terminal task with its files, a complete Harbor task folder (export/harbor-dataset.ts)
+ *   harbor-job.json        a Harbor JobConfig running them (terminal-task projects with harbor.agents set)
  *   manifest.json          counts, and size and sha256 of every other file
  * The folder is built under a temporary name and renamed into place, so a resend replaces it whole.
  */
@@ -17,6 +18,9 @@ import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload } from "../types";
 import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlRewardModule, verlRows } from "./export/verl";
 import { configErrors, parseTargetConfig } from "./target-config";
+import { harborJobConfig, planHarborTasks, writeHarborDataset } from "./export/harbor-dataset";
+
+export { harborJobConfig, planHarborTasks } from "./export/harbor-dataset";
 
 export { describeEnvironment, verlParquet, verlRows, type VerlRow } from "./export/verl";
 
@@ -38,7 +42,8 @@ export const exportConfigSchema = z
         datasetPath: z.string().min(1).nullable().default(null),
         datasetName: z.string().min(1).nullable().default(null),
         datasetVersion: z.string().min(1).nullable().default(null),
-        agents: z.array(z.record(z.string(), z.unknown())).default([]),
+        /** Harbor AgentConfigs, e.g. { name: "terminus-2", model_name: "…" }; harbor-job.json is written only with at least one */
+        agents: z.array(z.record(z.string(), z.unknown()).refine((a) => typeof a.name === "string" || typeof a.import_path === "string", "an agent needs name or import_path")).default([]),
       })
       .strict()
       .default({ jobsDir: "jobs", nAttempts: 1, nConcurrentTrials: 4, environmentType: "docker", datasetPath: null, datasetName: null, datasetVersion: null, agents: [] }),
@@ -64,77 +69,14 @@ export function agentLightningRows(payload: GenerationPayload): Record<string, u
   }));
 }
 
-/** Harbor task names of the terminal-task environments, in order, once each. */
-export function harborTaskNames(payload: GenerationPayload): string[] {
-  if (payload.project.family !== "terminal-task") return [];
-  const names = payload.environments.map((env: Environment) => env.config.task_name).filter((n): n is string => typeof n === "string" && n !== "");
-  return [...new Set(names)];
-}
-
-/** A Harbor job config (the shape of Harbor's job config.json) running these tasks; agents come from the target config. */
-export function harborJobConfig(payload: GenerationPayload, harbor: ExportConfig["harbor"]): Record<string, unknown> {
-  const sources = new Set(payload.environments.map((env) => env.config.source).filter((s) => typeof s === "string"));
-  return {
-    job_name: `${payload.project.slug}-g${payload.generation.index}`,
-    jobs_dir: harbor.jobsDir,
-    n_attempts: harbor.nAttempts,
-    timeout_multiplier: 1.0,
-    agent_timeout_multiplier: null,
-    verifier_timeout_multiplier: null,
-    agent_setup_timeout_multiplier: null,
-    environment_build_timeout_multiplier: null,
-    debug: false,
-    n_concurrent_trials: harbor.nConcurrentTrials,
-    quiet: false,
-    retry: {
-      max_retries: 0,
-      include_exceptions: null,
-      exclude_exceptions: ["RewardFileEmptyError", "VerifierOutputParseError", "RewardFileNotFoundError", "AgentTimeoutError", "VerifierTimeoutError"],
-      wait_multiplier: 1.0,
-      min_wait_sec: 1.0,
-      max_wait_sec: 60.0,
-    },
-    environment: {
-      type: harbor.environmentType,
-      import_path: null,
-      force_build: false,
-      delete: true,
-      override_cpus: null,
-      override_memory_mb: null,
-      override_storage_mb: null,
-      override_gpus: null,
-      suppress_override_warnings: false,
-      mounts_json: null,
-      env: {},
-      kwargs: {},
-    },
-    verifier: { override_timeout_sec: null, max_timeout_sec: null, env: {}, disable: false },
-    metrics: [],
-    agents: harbor.agents,
-    datasets: [
-      {
-        path: harbor.datasetPath,
-        name: harbor.datasetName ?? (sources.size === 1 && !harbor.datasetPath ? [...sources][0] : null),
-        version: harbor.datasetVersion,
-        ref: null,
-        registry_url: null,
-        registry_path: null,
-        overwrite: false,
-        download_dir: null,
-        task_names: harborTaskNames(payload),
-        exclude_task_names: null,
-        n_tasks: null,
-      },
-    ],
-    tasks: [],
-    artifacts: [],
-  };
-}
-
 const jsonl = (rows: unknown[]) => rows.map((row) => `${JSON.stringify(row)}\n`).join("");
 
 /** Writes the export folder; returns its path and the manifest. */
-export async function writeExport(payload: GenerationPayload, config: ExportConfig): Promise<{ folder: string; manifest: Record<string, unknown> }> {
+export async function writeExport(
+  payload: GenerationPayload,
+  config: ExportConfig,
+  readBlob?: (sha256: string) => Promise<Buffer>,
+): Promise<{ folder: string; manifest: Record<string, unknown> }> {
   const parent = path.resolve(config.directory);
   await fs.mkdir(parent, { recursive: true });
   const name = exportFolderName(payload);
@@ -149,8 +91,17 @@ export async function writeExport(payload: GenerationPayload, config: ExportConf
     { name: "envforge_reward.py", content: verlRewardModule() },
     { name: "agent-lightning.jsonl", content: jsonl(agentLightningRows(payload)), rows: payload.environments.length },
   ];
-  const taskNames = harborTaskNames(payload);
-  if (taskNames.length > 0) files.push({ name: "harbor-job.json", content: `${JSON.stringify(harborJobConfig(payload, config.harbor), null, 2)}\n` });
+  const warnings: string[] = [];
+  let plan = planHarborTasks(payload, config.harbor);
+  if (!readBlob && plan.some((p) => p.kind === "local")) {
+    plan = plan.map((p) => (p.kind === "local" ? { ...p, kind: "skipped" as const, repeats: 0, reason: "task files cannot be read here" } : p));
+  }
+  const job = plan.length > 0 ? harborJobConfig(payload, config.harbor, plan) : null;
+  if (plan.length > 0 && config.harbor.agents.length === 0) warnings.push("harbor-job.json not written: set harbor.agents in the target config (Harbor runs no trials without an agent)");
+  else if (plan.length > 0 && !job) warnings.push("harbor-job.json not written: no task of the generation can run in Harbor");
+  for (const p of plan) if (p.kind === "skipped") warnings.push(`${p.key}: not in harbor-job.json (${p.reason})`);
+  if (job) files.push({ name: "harbor-job.json", content: `${JSON.stringify(job, null, 2)}\n` });
+  const harborTasks = plan.filter((p) => p.kind !== "skipped").length;
 
   const manifest = {
     format: "envforge-export/1",
@@ -160,7 +111,9 @@ export async function writeExport(payload: GenerationPayload, config: ExportConf
     target: payload.target,
     createdAt: payload.createdAt,
     exportedAt: new Date().toISOString(),
-    counts: { environments: payload.environments.length, verlRows: verl.length, agentLightningTasks: payload.environments.length, harborTasks: taskNames.length },
+    counts: { environments: payload.environments.length, verlRows: verl.length, agentLightningTasks: payload.environments.length, harborTasks, harborDatasetTasks: plan.filter((p) => p.kind === "local").length },
+    ...(plan.length > 0 ? { harbor: { tasks: plan, run: job ? "cd <this folder> && harbor run -c harbor-job.json" : null } } : {}),
+    ...(warnings.length ? { warnings } : {}),
     files: files.map((f) => ({
       name: f.name,
       bytes: Buffer.byteLength(f.content),
@@ -172,6 +125,7 @@ export async function writeExport(payload: GenerationPayload, config: ExportConf
   try {
     await fs.mkdir(staging);
     for (const f of files) await fs.writeFile(path.join(staging, f.name), f.content);
+    if (readBlob) await writeHarborDataset(staging, payload, plan, readBlob);
     await fs.writeFile(path.join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     // rename() cannot replace a non-empty folder: move the old one aside, move the new one in, drop the old.
     const retired = path.join(parent, `.${name}.old-${suffix}`);
@@ -194,7 +148,7 @@ export async function writeExport(payload: GenerationPayload, config: ExportConf
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const config = parseTargetConfig(exportConfigSchema, ctx.config, "export");
   try {
-    const { folder, manifest } = await writeExport(ctx.payload, config);
+    const { folder, manifest } = await writeExport(ctx.payload, config, ctx.readBlob);
     return { status: "succeeded", externalId: folder, message: `wrote ${(manifest.files as unknown[]).length + 1} files to ${folder}`, data: { folder, counts: manifest.counts, files: manifest.files } };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
