@@ -10,13 +10,14 @@ interface UserRow {
   email: string;
   name: string;
   role: string;
+  disabled: boolean;
   createdAt: string;
 }
 
 const EMPTY = { email: "", name: "", password: "", role: "reviewer" };
 
-/** Admin: list accounts and add one with a role (the person signs in with the password given here). */
-export function Users() {
+/** Admin: list accounts, add one with a role (the person signs in with the password given here), disable or sign one out everywhere. */
+export function Users({ selfId }: { selfId: number }) {
   const qc = useQueryClient();
   const users = useQuery({ queryKey: ["users"], queryFn: () => apiFetch<{ users: UserRow[] }>("/api/v1/users") });
   const [form, setForm] = useState(EMPTY);
@@ -27,6 +28,21 @@ export function Users() {
       void qc.invalidateQueries({ queryKey: ["users"] });
     },
   });
+  const [notice, setNotice] = useState<string | null>(null);
+  const setDisabled = useMutation({
+    mutationFn: (u: { id: number; email: string; disabled: boolean }) =>
+      apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${u.id}`, { method: "PATCH", body: JSON.stringify({ disabled: u.disabled }) }).then((r) => ({ ...u, ...r })),
+    onSuccess: (r) => {
+      setNotice(r.disabled ? `${r.email} is disabled; ${r.sessionsEnded} session(s) ended.` : `${r.email} can sign in again.`);
+      void qc.invalidateQueries({ queryKey: ["users"] });
+    },
+  });
+  const endSessions = useMutation({
+    mutationFn: (u: { id: number; email: string }) => apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${u.id}/sessions`, { method: "DELETE" }).then((r) => ({ ...u, ...r })),
+    onSuccess: (r) => setNotice(`${r.email} is signed out everywhere (${r.sessionsEnded} session(s) ended).`),
+  });
+  const actionError = setDisabled.error ?? endSessions.error;
+  const button = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-50 disabled:opacity-50";
   return (
     <div className="space-y-4">
       <InlineForm onSubmit={() => create.mutate()}>
@@ -58,19 +74,46 @@ export function Users() {
             <th>Email</th>
             <th>Role</th>
             <th>Created</th>
+            <th>Status</th>
+            <th className="sr-only">Actions</th>
           </tr>
         </thead>
         <tbody>
           {users.data?.users.map((u) => (
-            <tr key={u.id} className="border-t border-zinc-100">
+            <tr key={u.id} className="border-t border-zinc-100" data-testid="user-row">
               <td className="px-3 py-1.5">{u.name}</td>
               <td>{u.email}</td>
               <td>{u.role}</td>
               <td className="text-zinc-500">{new Date(u.createdAt).toLocaleString()}</td>
+              <td className={u.disabled ? "text-red-700" : "text-zinc-600"}>{u.disabled ? "disabled" : "active"}</td>
+              <td className="space-x-2 py-1.5 pr-3 text-right">
+                {u.id !== selfId && (
+                  <>
+                    <button type="button" className={button} disabled={setDisabled.isPending} onClick={() => setDisabled.mutate({ id: u.id, email: u.email, disabled: !u.disabled })}>
+                      {u.disabled ? "Enable" : "Disable"}
+                    </button>
+                    {!u.disabled && (
+                      <button type="button" className={button} disabled={endSessions.isPending} onClick={() => endSessions.mutate({ id: u.id, email: u.email })}>
+                        End sessions
+                      </button>
+                    )}
+                  </>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {notice && !actionError && (
+        <p role="status" className="text-zinc-700">
+          {notice}
+        </p>
+      )}
+      {actionError && (
+        <p role="alert" className="text-red-700">
+          {actionError.message}
+        </p>
+      )}
       {users.error && <p className="text-red-700">{users.error.message}</p>}
     </div>
   );

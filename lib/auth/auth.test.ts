@@ -73,7 +73,9 @@ describe("same-origin check for cookie mutations", () => {
     expect(isLoopbackRequest(h({ host: "envforge.lab.org" }))).toBe(false);
     expect(isLoopbackRequest(h({ host: "127.0.0.1.evil.com" }))).toBe(false);
     expect(isLoopbackRequest(h({ origin: "http://evil.com" }))).toBe(false);
-    expect(isLoopbackRequest(h({ "x-forwarded-for": "203.0.113.9" }))).toBe(false);
+    expect(isLoopbackRequest(h({ "x-envforge-proxied": "1" }))).toBe(false);
+    // Next.js adds x-forwarded-* to every request; only the front door's mark counts
+    expect(isLoopbackRequest(h({ "x-forwarded-for": "127.0.0.1", "x-forwarded-host": "127.0.0.1:3000" }))).toBe(true);
     expect(isLoopbackRequest(new Headers({ host: "127.0.0.1:3000" }))).toBe(false);
   });
 

@@ -5,6 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { sessions, users } from "@/lib/db/schema";
 import { Conflict, Forbidden, NotFound, Unauthorized } from "@/lib/api/errors";
 import { isLoopbackHostname, parseHostHeader } from "@/lib/http/host-check";
+import { PROXIED_HEADER } from "@/lib/http/guard";
 import { forgetSigninFailures, reserveSigninAttempt } from "./signin-limits";
 import { recordAudit } from "@/lib/review/audit";
 import { hashPassword, newSessionToken, digestToken, verifyPassword } from "./secrets";
@@ -43,14 +44,16 @@ export function isLoopback(address: string | null | undefined): boolean {
 
 /**
  * True when a request comes from this machine to a loopback name, and not through a proxy: the
- * peer address (set by our server), the Host and the Origin are loopback, no forwarding header.
+ * peer address (set by our server), the Host and the Origin are loopback, and it did not come
+ * with forwarding headers (the front door's x-envforge-proxied).
  * A reverse proxy on the same machine makes every visitor a loopback peer, hence the rest.
  */
 export function isLoopbackRequest(headers: { get(name: string): string | null }): boolean {
   if (!isLoopback(headers.get("x-envforge-peer"))) return false;
   const host = parseHostHeader(headers.get("host"));
   if (!host || !isLoopbackHostname(host)) return false;
-  if (headers.get("x-forwarded-for") || headers.get("x-forwarded-host") || headers.get("forwarded")) return false;
+  // the front door marks proxied requests (Next.js adds x-forwarded-* itself, so those cannot tell)
+  if (headers.get(PROXIED_HEADER)) return false;
   const origin = headers.get("origin");
   if (origin) {
     let originHost: string | null = null;

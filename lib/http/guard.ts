@@ -15,8 +15,16 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "Referrer-Policy": "same-origin",
 };
 
-/** The only header the first-run check trusts for the peer address; set here, never taken from the client. */
+/** The only header the first-run check and the sign-in limit trust for the peer address; set here, never taken from the client. */
 export const PEER_HEADER = "x-envforge-peer";
+
+/**
+ * "1" when the request came with forwarding headers (it passed a proxy), absent otherwise; set
+ * here because Next.js adds `x-forwarded-*` headers of its own to every request it handles.
+ */
+export const PROXIED_HEADER = "x-envforge-proxied";
+
+const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-real-ip", "forwarded"];
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -32,6 +40,8 @@ export function guardedHandler(policy: HostPolicy, handle: NodeHandler): NodeHan
       return;
     }
     req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+    if (FORWARDING_HEADERS.some((h) => req.headers[h] !== undefined)) req.headers[PROXIED_HEADER] = "1";
+    else delete req.headers[PROXIED_HEADER];
     return handle(req, res);
   };
 }

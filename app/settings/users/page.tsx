@@ -9,7 +9,7 @@ export default async function UsersPage() {
   const user = await requireUserWith("users:manage", "/settings/users");
   return (
     <Shell user={user} crumbs={[{ label: "Accounts" }]}>
-      <Users />
+      <Users selfId={user.id} />
     </Shell>
   );
 }
