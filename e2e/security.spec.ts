@@ -10,12 +10,13 @@ import { ADMIN, signIn } from "./session";
 
 test.describe.configure({ mode: "serial" });
 
-const port = Number(process.env.E2E_PORT ?? 3100);
+/** The port the app under test listens on (from playwright.config.ts's baseURL). */
+const port = () => Number(new URL(test.info().project.use.baseURL!).port);
 
 /** A raw request with exactly this Host (a DNS-rebinding page's browser sends its own name). */
 function getWithHost(path: string, host: string): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path, setHost: false, headers: { host } }, (res) => {
+    const req = http.request({ host: "127.0.0.1", port: port(), path, setHost: false, headers: { host } }, (res) => {
       res.resume();
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
     });
@@ -60,12 +61,12 @@ test("every response carries the security headers: pages, static assets, API, 40
 test("a foreign Host gets 421 on pages, API routes and static assets", async ({ request }) => {
   const asset = await staticAssetPath(await (await request.get("/signin")).text());
   for (const path of ["/", "/setup", "/signin", "/api/health", "/api/v1/projects", asset]) {
-    for (const host of ["evil.com", `evil.com:${port}`, "127.0.0.1.evil.com", `localhost:${port}@evil`, "[::2]"]) {
+    for (const host of ["evil.com", `evil.com:${port()}`, "127.0.0.1.evil.com", `localhost:${port()}@evil`, "[::2]"]) {
       const r = await getWithHost(path, host);
       expect(r.status, `${host} ${path}`).toBe(421);
       expectSecurityHeaders(r.headers, `${host} ${path}`);
     }
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+    for (const host of [`127.0.0.1:${port()}`, `localhost:${port()}`]) {
       expect((await getWithHost(path, host)).status, `${host} ${path}`).not.toBe(421);
     }
   }
@@ -79,7 +80,7 @@ test("next= after sign-in goes to a path on this site only", async ({ page }) =>
     await page.getByLabel("Password").fill(ADMIN.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByTestId("current-user")).toBeVisible();
-    expect(new URL(page.url()).host, next).toBe(`127.0.0.1:${port}`);
+    expect(new URL(page.url()).host, next).toBe(`127.0.0.1:${port()}`);
     expect(new URL(page.url()).pathname, next).toBe("/");
   }
   await page.context().clearCookies();
@@ -125,7 +126,7 @@ test("an admin disables an account on the Accounts page; its open session ends a
 
 /** Make sure the admin exists when this spec runs alone (the first-run spec creates it otherwise). */
 async function signInOnce(request: import("@playwright/test").APIRequestContext) {
-  const r = await request.post("/api/auth/setup", { headers: { Origin: `http://127.0.0.1:${port}` }, data: ADMIN });
+  const r = await request.post("/api/auth/setup", { headers: { Origin: `http://127.0.0.1:${port()}` }, data: ADMIN });
   // 201: created now; 409: the first-run spec did it; anything else means setup is broken
   expect([201, 409], await r.text()).toContain(r.status());
 }

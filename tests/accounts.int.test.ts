@@ -27,12 +27,18 @@ const PASSWORD = "a-long-password";
 
 /** Sign in from `address` (the peer our server records); returns status, body, headers and the cookie. */
 async function signIn(email: string, password: string, address = "10.0.0.1") {
-  const r = await call(signinRoute.POST as never, "POST", "/api/auth/signin", { body: { email, password }, headers: { origin: ORIGIN, "x-envforge-peer": address } });
+  const r = await call(signinRoute.POST as never, "POST", "/api/auth/signin", {
+    body: { email, password },
+    headers: { origin: ORIGIN, "x-envforge-peer": address },
+  });
   return { ...r, cookie: (r.headers.get("set-cookie") ?? "").split(";")[0] };
 }
 
 async function addUser(email: string, role = "reviewer"): Promise<number> {
-  const r = await call(usersRoute.POST as never, "POST", "/api/v1/users", { token: KEY, body: { email, name: email.split("@")[0], password: PASSWORD, role } });
+  const r = await call(usersRoute.POST as never, "POST", "/api/v1/users", {
+    token: KEY,
+    body: { email, name: email.split("@")[0], password: PASSWORD, role },
+  });
   expect(r.status).toBe(201);
   return r.json.id;
 }
@@ -70,7 +76,10 @@ describe("sign-in limits", () => {
     expect(retry).toBeLessThanOrEqual(600);
     expect((await signIn("bob@lab.org", PASSWORD, "10.1.0.100")).status).toBe(429);
     // once the failures leave the window, the right password works again
-    await db.db.update(signinAttempts).set({ at: sql`${signinAttempts.at} - interval '11 minutes'` }).where(eq(signinAttempts.email, "bob@lab.org"));
+    await db.db
+      .update(signinAttempts)
+      .set({ at: sql`${signinAttempts.at} - interval '11 minutes'` })
+      .where(eq(signinAttempts.email, "bob@lab.org"));
     const ok = await signIn("bob@lab.org", PASSWORD, "10.1.0.100");
     expect(ok.status).toBe(200);
     expect(ok.cookie).toMatch(/^envforge_session=/);
@@ -100,21 +109,34 @@ describe("sign-in limits", () => {
   });
 
   it("keeps the counts in the database, so another process sees them", async () => {
-    const other = createDb(process.env.DATABASE_URL!, 1);
+    const other = createDb(db.url, 1);
     try {
-      await expect(reserveSigninAttempt(other.db, "dave@lab.org", "10.9.9.9", { maxFailures: 10, windowMs: 600_000 })).rejects.toMatchObject({ status: 429 });
-      await expect(reserveSigninAttempt(other.db, "dave@lab.org", "10.9.9.9", { maxFailures: 20, windowMs: 600_000 })).resolves.toBeGreaterThan(0);
+      await expect(
+        reserveSigninAttempt(other.db, "dave@lab.org", "10.9.9.9", { maxFailures: 10, windowMs: 600_000 }),
+      ).rejects.toMatchObject({ status: 429 });
+      await expect(
+        reserveSigninAttempt(other.db, "dave@lab.org", "10.9.9.9", { maxFailures: 20, windowMs: 600_000 }),
+      ).resolves.toBeGreaterThan(0);
     } finally {
       await other.pool.end();
     }
   });
 
   it("audits every failed sign-in without the password", async () => {
-    const rows = await db.db.select().from(auditEvents).where(and(eq(auditEvents.action, "user.signin_failed")));
+    const rows = await db.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, "user.signin_failed")));
     const bob = rows.filter((r) => (r.after as { email: string }).email === "bob@lab.org");
     expect(bob).toHaveLength(10);
-    expect(bob[0]).toMatchObject({ actor: "signin:10.1.0.0", entity: "user", after: { email: "bob@lab.org", address: "10.1.0.0", reason: "wrong password" } });
-    expect(rows.find((r) => (r.after as { email: string }).email === "nobody-0@lab.org")?.after).toMatchObject({ reason: "unknown account" });
+    expect(bob[0]).toMatchObject({
+      actor: "signin:10.1.0.0",
+      entity: "user",
+      after: { email: "bob@lab.org", address: "10.1.0.0", reason: "wrong password" },
+    });
+    expect(rows.find((r) => (r.after as { email: string }).email === "nobody-0@lab.org")?.after).toMatchObject({
+      reason: "unknown account",
+    });
     expect(JSON.stringify(rows)).not.toMatch(/wrong-\d|guess/);
   });
 });
@@ -128,7 +150,11 @@ describe("disabling accounts", () => {
     erinCookie = (await signIn("erin@lab.org", PASSWORD, "10.5.0.1")).cookie;
     expect((await call(projectsRoute.GET as never, "GET", "/api/v1/projects", asCookie(erinCookie))).status).toBe(200);
 
-    const r = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, { ...asCookie(adminCookie), body: { disabled: true }, params: { id: String(erinId) } });
+    const r = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, {
+      ...asCookie(adminCookie),
+      body: { disabled: true },
+      params: { id: String(erinId) },
+    });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ id: erinId, disabled: true, sessionsEnded: 1 });
     expect((await call(projectsRoute.GET as never, "GET", "/api/v1/projects", asCookie(erinCookie))).status).toBe(401);
@@ -141,12 +167,19 @@ describe("disabling accounts", () => {
 
     const list = await call(usersRoute.GET as never, "GET", "/api/v1/users", { token: KEY });
     expect(list.json.users.find((u: { id: number }) => u.id === erinId)).toMatchObject({ disabled: true, disabledAt: expect.any(String) });
-    const [audit] = await db.db.select().from(auditEvents).where(and(eq(auditEvents.action, "user.disable"), eq(auditEvents.entityId, String(erinId))));
+    const [audit] = await db.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, "user.disable"), eq(auditEvents.entityId, String(erinId))));
     expect(audit).toMatchObject({ actor: "user:root@lab.org", after: { disabled: true, sessionsEnded: 1 } });
   });
 
   it("refuses a disabled account's session even if its row was left behind", async () => {
-    await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, { token: KEY, body: { disabled: false }, params: { id: String(erinId) } });
+    await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, {
+      token: KEY,
+      body: { disabled: false },
+      params: { id: String(erinId) },
+    });
     const cookie = (await signIn("erin@lab.org", PASSWORD, "10.5.0.1")).cookie;
     expect((await call(projectsRoute.GET as never, "GET", "/api/v1/projects", asCookie(cookie))).status).toBe(200);
     await db.db.update(users).set({ disabledAt: new Date() }).where(eq(users.id, erinId));
@@ -156,7 +189,10 @@ describe("disabling accounts", () => {
 
   it("ends an account's sessions without disabling it", async () => {
     const cookie = (await signIn("erin@lab.org", PASSWORD, "10.5.0.1")).cookie;
-    const r = await call(userSessionsRoute.DELETE as never, "DELETE", `/api/v1/users/${erinId}/sessions`, { ...asCookie(adminCookie), params: { id: String(erinId) } });
+    const r = await call(userSessionsRoute.DELETE as never, "DELETE", `/api/v1/users/${erinId}/sessions`, {
+      ...asCookie(adminCookie),
+      params: { id: String(erinId) },
+    });
     expect(r.status).toBe(200);
     expect(r.json.sessionsEnded).toBeGreaterThanOrEqual(1);
     expect((await call(projectsRoute.GET as never, "GET", "/api/v1/projects", asCookie(cookie))).status).toBe(401);
@@ -166,25 +202,52 @@ describe("disabling accounts", () => {
   });
 
   it("refuses self-disable, the last admin, non-admins, bad bodies and unknown accounts", async () => {
-    const self = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${adminId}`, { ...asCookie(adminCookie), body: { disabled: true }, params: { id: String(adminId) } });
+    const self = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${adminId}`, {
+      ...asCookie(adminCookie),
+      body: { disabled: true },
+      params: { id: String(adminId) },
+    });
     expect(self.status).toBe(409);
-    const lastAdmin = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${adminId}`, { token: KEY, body: { disabled: true }, params: { id: String(adminId) } });
+    const lastAdmin = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${adminId}`, {
+      token: KEY,
+      body: { disabled: true },
+      params: { id: String(adminId) },
+    });
     expect(lastAdmin.status).toBe(409);
     expect(lastAdmin.json.error.message).toMatch(/last enabled admin/);
 
     const reviewer = (await signIn("carol@lab.org", PASSWORD, "10.6.0.1")).cookie;
-    const forbidden = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, { ...asCookie(reviewer), body: { disabled: true }, params: { id: String(erinId) } });
+    const forbidden = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, {
+      ...asCookie(reviewer),
+      body: { disabled: true },
+      params: { id: String(erinId) },
+    });
     expect(forbidden.status).toBe(403);
-    const forbiddenEnd = await call(userSessionsRoute.DELETE as never, "DELETE", `/api/v1/users/${adminId}/sessions`, { ...asCookie(reviewer), params: { id: String(adminId) } });
+    const forbiddenEnd = await call(userSessionsRoute.DELETE as never, "DELETE", `/api/v1/users/${adminId}/sessions`, {
+      ...asCookie(reviewer),
+      params: { id: String(adminId) },
+    });
     expect(forbiddenEnd.status).toBe(403);
 
-    const bad = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, { token: KEY, body: { disabled: "yes" }, params: { id: String(erinId) } });
+    const bad = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, {
+      token: KEY,
+      body: { disabled: "yes" },
+      params: { id: String(erinId) },
+    });
     expect(bad.status).toBe(422);
     expect(bad.json.error.details[0].path).toBe("disabled");
-    const unknown = await call(userRoute.PATCH as never, "PATCH", "/api/v1/users/999999", { token: KEY, body: { disabled: true }, params: { id: "999999" } });
+    const unknown = await call(userRoute.PATCH as never, "PATCH", "/api/v1/users/999999", {
+      token: KEY,
+      body: { disabled: true },
+      params: { id: "999999" },
+    });
     expect(unknown.status).toBe(404);
     // a cross-site page cannot disable anyone with the admin's cookie
-    const csrf = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, { headers: { cookie: adminCookie, origin: "http://evil.com" }, body: { disabled: true }, params: { id: String(erinId) } });
+    const csrf = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${erinId}`, {
+      headers: { cookie: adminCookie, origin: "http://evil.com" },
+      body: { disabled: true },
+      params: { id: String(erinId) },
+    });
     expect(csrf.status).toBe(403);
     const [erin] = await db.db.select({ disabledAt: users.disabledAt }).from(users).where(eq(users.id, erinId));
     expect(erin.disabledAt).toBeNull();

@@ -18,7 +18,8 @@ let port: number;
 
 beforeAll(async () => {
   db = await freshDatabase();
-  // one setting for the front door and the handlers' Origin check, as in a real process
+  // one setting for the front door and the handlers' Origin check, as in a real process's environment
+  // eslint-disable-next-line no-restricted-properties
   process.env.ENVFORGE_ALLOWED_HOSTS = "dash.lab.org";
   server = await startApiServer();
   port = Number(new URL(server.url).port);
@@ -26,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await db?.drop();
+  // eslint-disable-next-line no-restricted-properties
   delete process.env.ENVFORGE_ALLOWED_HOSTS;
 });
 
@@ -40,7 +42,17 @@ function send(method: string, path: string, headers: Record<string, string>, bod
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
-      { host: "127.0.0.1", port, method, path, setHost: false, headers: { ...headers, ...(payload ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) } : {}) } },
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        setHost: false,
+        headers: {
+          ...headers,
+          ...(payload ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) } : {}),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c) => chunks.push(c));
@@ -81,7 +93,16 @@ describe("Host check before any handler", () => {
   });
 
   it("refuses foreign and malformed Host headers with 421, naming the setting", async () => {
-    for (const host of ["evil.com", `evil.com:${port}`, "127.0.0.1.evil.com", `localhost:${port}@evil`, "[::2]", `[::1].evil.com`, "dash.lab.org.evil.com", "10.0.0.1"]) {
+    for (const host of [
+      "evil.com",
+      `evil.com:${port}`,
+      "127.0.0.1.evil.com",
+      `localhost:${port}@evil`,
+      "[::2]",
+      `[::1].evil.com`,
+      "dash.lab.org.evil.com",
+      "10.0.0.1",
+    ]) {
       const r = await send("GET", "/api/health", { host });
       expect(r.status, host).toBe(421);
       expect(JSON.parse(r.body).error.code).toBe("misdirected_request");
@@ -99,9 +120,20 @@ describe("Host check before any handler", () => {
     // a loopback Host with a foreign Origin, or a request that came through a proxy, is not local either
     expect((await send("POST", "/api/auth/setup", { host: ours(), origin: "http://evil.com" }, admin)).status).toBe(403);
     expect((await send("POST", "/api/auth/setup", { host: "dash.lab.org", origin: "http://dash.lab.org" }, admin)).status).toBe(403);
-    expect((await send("POST", "/api/auth/setup", { host: ours(), origin: `http://${ours()}`, "x-forwarded-for": "203.0.113.7" }, admin)).status).toBe(403);
+    expect(
+      (await send("POST", "/api/auth/setup", { host: ours(), origin: `http://${ours()}`, "x-forwarded-for": "203.0.113.7" }, admin)).status,
+    ).toBe(403);
     // the client cannot claim to be the peer: the server overwrites that header
-    expect((await send("POST", "/api/auth/setup", { host: "dash.lab.org", origin: "http://dash.lab.org", "x-envforge-peer": "127.0.0.1" }, admin)).status).toBe(403);
+    expect(
+      (
+        await send(
+          "POST",
+          "/api/auth/setup",
+          { host: "dash.lab.org", origin: "http://dash.lab.org", "x-envforge-peer": "127.0.0.1" },
+          admin,
+        )
+      ).status,
+    ).toBe(403);
     const [{ n }] = await db.db.select({ n: count() }).from(users);
     expect(n).toBe(0);
   });
@@ -110,7 +142,12 @@ describe("Host check before any handler", () => {
 describe("cookie mutations need one of our Origins", () => {
   let cookie = "";
   it("creates the first admin from loopback", async () => {
-    const r = await send("POST", "/api/auth/setup", { host: ours(), origin: `http://${ours()}` }, { email: "root@lab.org", name: "Root", password: "a-long-password" });
+    const r = await send(
+      "POST",
+      "/api/auth/setup",
+      { host: ours(), origin: `http://${ours()}` },
+      { email: "root@lab.org", name: "Root", password: "a-long-password" },
+    );
     expect(r.status).toBe(201);
     expectSecurityHeaders(r);
     cookie = String(r.headers["set-cookie"]).split(";")[0];
@@ -121,7 +158,12 @@ describe("cookie mutations need one of our Origins", () => {
     const project = (slug: string) => ({ slug, name: slug, family: "frozenlake-mapf" });
     const foreign = await send("POST", "/api/v1/projects", { host: ours(), cookie, origin: "http://evil.com" }, project("p1"));
     expect(foreign.status).toBe(403);
-    const lookalike = await send("POST", "/api/v1/projects", { host: ours(), cookie, origin: `http://127.0.0.1.evil.com:${port}` }, project("p1"));
+    const lookalike = await send(
+      "POST",
+      "/api/v1/projects",
+      { host: ours(), cookie, origin: `http://127.0.0.1.evil.com:${port}` },
+      project("p1"),
+    );
     expect(lookalike.status).toBe(403);
     const none = await send("POST", "/api/v1/projects", { host: ours(), cookie, "sec-fetch-site": "same-origin" }, project("p1"));
     expect(none.status).toBe(403);

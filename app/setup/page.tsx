@@ -15,12 +15,15 @@ export default async function SetupPage() {
     <AuthCard title="Create the first admin">
       {local ? (
         <>
-          <p className="mb-4 text-zinc-600">No account exists yet. The first account is an admin; it can invite others and create API keys.</p>
+          <p className="mb-4 text-zinc-600">
+            No account exists yet. The first account is an admin; it can invite others and create API keys.
+          </p>
           <CredentialsForm mode="setup" />
         </>
       ) : (
         <p className="text-zinc-600">
-          The first admin can only be created from the machine EnvForge runs on, at http://127.0.0.1 or http://localhost: open this page there, or start with
+          The first admin can only be created from the machine EnvForge runs on, at http://127.0.0.1 or http://localhost: open this page
+          there, or start with
           <code className="mx-1 rounded bg-zinc-100 px-1">ENVFORGE_BOOTSTRAP_TOKEN</code>and create accounts through the API.
         </p>
       )}

@@ -31,14 +31,18 @@ export function Users({ selfId }: { selfId: number }) {
   const [notice, setNotice] = useState<string | null>(null);
   const setDisabled = useMutation({
     mutationFn: (u: { id: number; email: string; disabled: boolean }) =>
-      apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${u.id}`, { method: "PATCH", body: JSON.stringify({ disabled: u.disabled }) }).then((r) => ({ ...u, ...r })),
+      apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${u.id}`, {
+        method: "PATCH",
+        body: JSON.stringify({ disabled: u.disabled }),
+      }).then((r) => ({ ...u, ...r })),
     onSuccess: (r) => {
       setNotice(r.disabled ? `${r.email} is disabled; ${r.sessionsEnded} session(s) ended.` : `${r.email} can sign in again.`);
       void qc.invalidateQueries({ queryKey: ["users"] });
     },
   });
   const endSessions = useMutation({
-    mutationFn: (u: { id: number; email: string }) => apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${u.id}/sessions`, { method: "DELETE" }).then((r) => ({ ...u, ...r })),
+    mutationFn: (u: { id: number; email: string }) =>
+      apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${u.id}/sessions`, { method: "DELETE" }).then((r) => ({ ...u, ...r })),
     onSuccess: (r) => setNotice(`${r.email} is signed out everywhere (${r.sessionsEnded} session(s) ended).`),
   });
   const actionError = setDisabled.error ?? endSessions.error;
@@ -47,13 +51,27 @@ export function Users({ selfId }: { selfId: number }) {
     <div className="space-y-4">
       <InlineForm onSubmit={() => create.mutate()}>
         <Field label="Email">
-          <input className={fieldClass} type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />
+          <input
+            className={fieldClass}
+            type="email"
+            required
+            value={form.email}
+            onChange={(e) => setForm({ ...form, email: e.target.value })}
+          />
         </Field>
         <Field label="Name">
           <input className={fieldClass} required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         </Field>
         <Field label="Initial password (10+ characters)">
-          <input className={fieldClass} type="password" autoComplete="new-password" required minLength={10} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
+          <input
+            className={fieldClass}
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            value={form.password}
+            onChange={(e) => setForm({ ...form, password: e.target.value })}
+          />
         </Field>
         <Field label="Role">
           <RoleSelect value={form.role} onChange={(role) => setForm({ ...form, role })} />
@@ -89,11 +107,21 @@ export function Users({ selfId }: { selfId: number }) {
               <td className="space-x-2 py-1.5 pr-3 text-right">
                 {u.id !== selfId && (
                   <>
-                    <button type="button" className={button} disabled={setDisabled.isPending} onClick={() => setDisabled.mutate({ id: u.id, email: u.email, disabled: !u.disabled })}>
+                    <button
+                      type="button"
+                      className={button}
+                      disabled={setDisabled.isPending}
+                      onClick={() => setDisabled.mutate({ id: u.id, email: u.email, disabled: !u.disabled })}
+                    >
                       {u.disabled ? "Enable" : "Disable"}
                     </button>
                     {!u.disabled && (
-                      <button type="button" className={button} disabled={endSessions.isPending} onClick={() => endSessions.mutate({ id: u.id, email: u.email })}>
+                      <button
+                        type="button"
+                        className={button}
+                        disabled={endSessions.isPending}
+                        onClick={() => endSessions.mutate({ id: u.id, email: u.email })}
+                      >
                         End sessions
                       </button>
                     )}

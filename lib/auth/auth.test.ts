@@ -5,7 +5,14 @@ import { assertSameOrigin, requireScope, type Principal } from "./principal";
 import { isLoopback, isLoopbackRequest } from "./users";
 import { hostPolicy } from "@/lib/http/host-check";
 
-const principal = (role: Principal["role"], projectId: number | null = null): Principal => ({ kind: "key", id: 1, actor: "key:t", role, projectId, name: "t" });
+const principal = (role: Principal["role"], projectId: number | null = null): Principal => ({
+  kind: "key",
+  id: 1,
+  actor: "key:t",
+  role,
+  projectId,
+  name: "t",
+});
 
 describe("roles", () => {
   it("grants scopes by role", () => {
@@ -48,7 +55,8 @@ describe("secrets", () => {
 });
 
 describe("same-origin check for cookie mutations", () => {
-  const req = (headers: Record<string, string>) => new Request("http://127.0.0.1:3000/api/v1/projects", { method: "POST", headers: { host: "127.0.0.1:3000", ...headers } });
+  const req = (headers: Record<string, string>) =>
+    new Request("http://127.0.0.1:3000/api/v1/projects", { method: "POST", headers: { host: "127.0.0.1:3000", ...headers } });
   const policy = hostPolicy({ HOST: "127.0.0.1", ENVFORGE_PUBLIC_URL: "https://envforge.lab.org", ENVFORGE_ALLOWED_HOSTS: [] });
   it("accepts an Origin on one of our names and refuses others", () => {
     expect(() => assertSameOrigin(req({ origin: "http://127.0.0.1:3000" }), policy)).not.toThrow();
@@ -59,7 +67,9 @@ describe("same-origin check for cookie mutations", () => {
     expect(() => assertSameOrigin(req({ origin: "http://127.0.0.1.evil.com:3000" }), policy)).toThrow(/Cross-site/);
     expect(() => assertSameOrigin(req({ origin: "null" }), policy)).toThrow(/Cross-site/);
     // a forged X-Forwarded-Host does not make a foreign Origin ours
-    expect(() => assertSameOrigin(req({ origin: "https://evil.example", "x-forwarded-host": "evil.example" }), policy)).toThrow(/Cross-site/);
+    expect(() => assertSameOrigin(req({ origin: "https://evil.example", "x-forwarded-host": "evil.example" }), policy)).toThrow(
+      /Cross-site/,
+    );
     expect(() => assertSameOrigin(req({ "sec-fetch-site": "cross-site", origin: "http://127.0.0.1:3000" }), policy)).toThrow(/Cross-site/);
     expect(() => assertSameOrigin(req({ "sec-fetch-site": "same-origin" }), policy)).toThrow(/Origin/);
     expect(() => assertSameOrigin(req({}), policy)).toThrow(/Origin/);

@@ -85,7 +85,8 @@ export function assertSameOrigin(req: Request, policy: HostPolicy = currentHostP
   if (site && site !== "same-origin" && site !== "none") throw new Forbidden("Cross-site request refused.");
   const origin = req.headers.get("origin");
   if (!origin) throw new Forbidden("Cross-site request refused: browser mutations must send Origin.");
-  if (!isAllowedOrigin(policy, origin)) throw new Forbidden(`Cross-site request refused: ${origin.slice(0, 100)} is not this server's origin.`);
+  if (!isAllowedOrigin(policy, origin))
+    throw new Forbidden(`Cross-site request refused: ${origin.slice(0, 100)} is not this server's origin.`);
 }
 
 /** Throw 403 unless the principal has `scope` (and, for project-limited keys, the project matches). */

@@ -69,7 +69,10 @@ export function isLoopbackRequest(headers: { get(name: string): string | null })
 
 /** Create the first admin; refused once any account exists (serialised against a race). */
 export async function createFirstAdmin(db: Db, input: z.infer<typeof setupSchema>, headers: { get(name: string): string | null }) {
-  if (!isLoopbackRequest(headers)) throw new Forbidden("The first admin can only be created from the machine EnvForge runs on, at a loopback address (http://127.0.0.1 or http://localhost).");
+  if (!isLoopbackRequest(headers))
+    throw new Forbidden(
+      "The first admin can only be created from the machine EnvForge runs on, at a loopback address (http://127.0.0.1 or http://localhost).",
+    );
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
     await tx.execute("LOCK TABLE users IN EXCLUSIVE MODE");
@@ -79,7 +82,14 @@ export async function createFirstAdmin(db: Db, input: z.infer<typeof setupSchema
       .insert(users)
       .values({ email: input.email.toLowerCase(), name: input.name, passwordHash, role: "admin" })
       .returning({ id: users.id });
-    await recordAudit(tx, { projectId: null, actor: `user:${input.email.toLowerCase()}`, action: "user.setup", entity: "user", entityId: u.id, after: { role: "admin" } });
+    await recordAudit(tx, {
+      projectId: null,
+      actor: `user:${input.email.toLowerCase()}`,
+      action: "user.setup",
+      entity: "user",
+      entityId: u.id,
+      after: { role: "admin" },
+    });
     return u.id;
   });
 }
@@ -90,15 +100,40 @@ export async function createUser(db: Db, input: z.infer<typeof createUserSchema>
   const email = input.email.toLowerCase();
   const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
   if (existing) throw new Conflict(`An account for ${email} exists already.`);
-  const [u] = await db.insert(users).values({ email, name: input.name, passwordHash, role: input.role as Role }).returning({ id: users.id });
-  await recordAudit(db, { projectId: null, actor, action: "user.create", entity: "user", entityId: u.id, after: { email, role: input.role } });
+  const [u] = await db
+    .insert(users)
+    .values({ email, name: input.name, passwordHash, role: input.role as Role })
+    .returning({ id: users.id });
+  await recordAudit(db, {
+    projectId: null,
+    actor,
+    action: "user.create",
+    entity: "user",
+    entityId: u.id,
+    after: { email, role: input.role },
+  });
   return u.id;
 }
 
-const userColumns = { id: users.id, email: users.email, name: users.name, role: users.role, disabledAt: users.disabledAt, createdAt: users.createdAt };
+const userColumns = {
+  id: users.id,
+  email: users.email,
+  name: users.name,
+  role: users.role,
+  disabledAt: users.disabledAt,
+  createdAt: users.createdAt,
+};
 
 function userView(u: { id: number; email: string; name: string; role: string; disabledAt: Date | null; createdAt: Date }) {
-  return { id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabledAt !== null, disabledAt: u.disabledAt?.toISOString() ?? null, createdAt: u.createdAt.toISOString() };
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    disabled: u.disabledAt !== null,
+    disabledAt: u.disabledAt?.toISOString() ?? null,
+    createdAt: u.createdAt.toISOString(),
+  };
 }
 
 /** Every account, without password hashes. */
@@ -118,7 +153,14 @@ export async function signIn(db: Db, input: z.infer<typeof signInSchema>, addres
   // hash anyway so a wrong email and a wrong password take the same time
   const ok = u ? await verifyPassword(input.password, u.passwordHash) : (await hashPassword(input.password), false);
   const refuse = (reason: string) =>
-    recordAudit(db, { projectId: null, actor: `signin:${address}`, action: "user.signin_failed", entity: "user", entityId: u?.id ?? email, after: { email, address, reason } });
+    recordAudit(db, {
+      projectId: null,
+      actor: `signin:${address}`,
+      action: "user.signin_failed",
+      entity: "user",
+      entityId: u?.id ?? email,
+      after: { email, address, reason },
+    });
   if (!u || !ok) {
     await refuse(u ? "wrong password" : "unknown account");
     throw new Unauthorized("Wrong email or password.");
@@ -144,15 +186,34 @@ export async function setUserDisabled(db: Db, id: number, disabled: boolean, by:
     if (disabled && !u.disabledAt) {
       if (by.kind === "user" && by.id === id) throw new Conflict("You cannot disable your own account.");
       if (u.role === "admin") {
-        const [{ n }] = await tx.select({ n: count() }).from(users).where(and(eq(users.role, "admin"), isNull(users.disabledAt), ne(users.id, id)));
+        const [{ n }] = await tx
+          .select({ n: count() })
+          .from(users)
+          .where(and(eq(users.role, "admin"), isNull(users.disabledAt), ne(users.id, id)));
         if (n === 0) throw new Conflict("This is the last enabled admin account; enable or add another admin first.");
       }
       await tx.update(users).set({ disabledAt: new Date() }).where(eq(users.id, id));
       ended = (await tx.delete(sessions).where(eq(sessions.userId, id)).returning({ id: sessions.id })).length;
-      await recordAudit(tx, { projectId: null, actor: by.actor, action: "user.disable", entity: "user", entityId: id, before: { disabled: false }, after: { disabled: true, sessionsEnded: ended } });
+      await recordAudit(tx, {
+        projectId: null,
+        actor: by.actor,
+        action: "user.disable",
+        entity: "user",
+        entityId: id,
+        before: { disabled: false },
+        after: { disabled: true, sessionsEnded: ended },
+      });
     } else if (!disabled && u.disabledAt) {
       await tx.update(users).set({ disabledAt: null }).where(eq(users.id, id));
-      await recordAudit(tx, { projectId: null, actor: by.actor, action: "user.enable", entity: "user", entityId: id, before: { disabled: true }, after: { disabled: false } });
+      await recordAudit(tx, {
+        projectId: null,
+        actor: by.actor,
+        action: "user.enable",
+        entity: "user",
+        entityId: id,
+        before: { disabled: true },
+        after: { disabled: false },
+      });
     }
     const [after] = await tx.select(userColumns).from(users).where(eq(users.id, id));
     return { ...userView(after), sessionsEnded: ended };
@@ -165,7 +226,14 @@ export async function endUserSessions(db: Db, id: number, actor: string): Promis
     const [u] = await tx.select({ id: users.id }).from(users).where(eq(users.id, id));
     if (!u) throw new NotFound(`No account with id ${id}.`);
     const ended = (await tx.delete(sessions).where(eq(sessions.userId, id)).returning({ id: sessions.id })).length;
-    await recordAudit(tx, { projectId: null, actor, action: "user.sessions_end", entity: "user", entityId: id, after: { sessionsEnded: ended } });
+    await recordAudit(tx, {
+      projectId: null,
+      actor,
+      action: "user.sessions_end",
+      entity: "user",
+      entityId: id,
+      after: { sessionsEnded: ended },
+    });
     return ended;
   });
 }

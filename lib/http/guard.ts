@@ -34,7 +34,13 @@ export function guardedHandler(policy: HostPolicy, handle: NodeHandler): NodeHan
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const verdict = checkHost(policy, req.headers.host);
     if (!verdict.ok) {
-      const body = JSON.stringify({ error: { code: "misdirected_request", message: verdict.reason, details: [{ path: "Host", message: "not one of this server's names" }] } });
+      const body = JSON.stringify({
+        error: {
+          code: "misdirected_request",
+          message: verdict.reason,
+          details: [{ path: "Host", message: "not one of this server's names" }],
+        },
+      });
       res.writeHead(421, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" });
       res.end(body);
       return;

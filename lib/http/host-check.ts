@@ -19,7 +19,10 @@ const LOOPBACK_NAMES = ["localhost"];
 const WILDCARD_ADDRESSES = new Set(["0.0.0.0", "::", "[::]"]);
 
 /** The policy from settings: loopback, HOST, ENVFORGE_PUBLIC_URL's host, ENVFORGE_ALLOWED_HOSTS, plus `extra` (e.g. this machine's interface addresses when HOST listens on all). */
-export function hostPolicy(settings: Pick<Settings, "HOST" | "ENVFORGE_PUBLIC_URL" | "ENVFORGE_ALLOWED_HOSTS">, extra: readonly string[] = []): HostPolicy {
+export function hostPolicy(
+  settings: Pick<Settings, "HOST" | "ENVFORGE_PUBLIC_URL" | "ENVFORGE_ALLOWED_HOSTS">,
+  extra: readonly string[] = [],
+): HostPolicy {
   const names = new Set<string>(LOOPBACK_NAMES);
   const suffixes: string[] = [];
   const add = (raw: string) => {
@@ -38,7 +41,9 @@ export function hostPolicy(settings: Pick<Settings, "HOST" | "ENVFORGE_PUBLIC_UR
 
 /** The server's policy for its settings: listening on every address, this machine's own addresses are its names too (a rebinding page cannot use an IP literal). */
 export function serverHostPolicy(settings: Pick<Settings, "HOST" | "ENVFORGE_PUBLIC_URL" | "ENVFORGE_ALLOWED_HOSTS">): HostPolicy {
-  const own = WILDCARD_ADDRESSES.has(settings.HOST) ? Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address)) : [];
+  const own = WILDCARD_ADDRESSES.has(settings.HOST)
+    ? Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address))
+    : [];
   return hostPolicy(settings, own);
 }
 
@@ -100,7 +105,10 @@ export function checkHost(policy: HostPolicy, hostHeader: string | null | undefi
   const hostname = parseHostHeader(hostHeader);
   if (!hostname) return { ok: false, reason: "The Host header is not a host name." };
   if (!isAllowedHostname(policy, hostname)) {
-    return { ok: false, reason: `This server does not answer to the name ${hostname}: add it to ENVFORGE_ALLOWED_HOSTS if it is this server's.` };
+    return {
+      ok: false,
+      reason: `This server does not answer to the name ${hostname}: add it to ENVFORGE_ALLOWED_HOSTS if it is this server's.`,
+    };
   }
   return { ok: true, hostname };
 }
