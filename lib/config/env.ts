@@ -1,6 +1,7 @@
 /** Settings from environment variables, validated with zod once at start. */
 import path from "node:path";
 import { z } from "zod";
+import { importLimitsShape } from "./import-limits";
 
 const flag = z
   .enum(["0", "1", "true", "false", "yes", "no", ""])
@@ -31,6 +32,7 @@ const envSchema = z.object({
   ENVFORGE_SIGNIN_WINDOW_MINUTES: z.coerce.number({ error: "must be a number of minutes" }).int("must be a whole number").min(1, "must be at least 1").default(10),
   ENVFORGE_WORKER: flag.default(true),
   ENVFORGE_WEB: flag.default(true),
+  ...importLimitsShape,
 });
 
 export type Settings = z.infer<typeof envSchema> & { dataDir: string; demo: boolean };

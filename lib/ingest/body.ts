@@ -6,11 +6,11 @@
  */
 import fs from "node:fs";
 import fsp from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from "@/lib/api/errors";
 import { assertDeclaredSize } from "@/lib/api/route";
 import type { IngestLine } from "./store";
+import { makeTempDir } from "./temp";
 
 /** Which reader a content type selects. */
 export function bodyKind(contentType: string | null): "ndjson" | "json" {
@@ -27,7 +27,7 @@ export async function limitedBody(req: Request, limit: number): Promise<{ stream
     assertDeclaredSize(req, limit);
     return { stream: req.body as unknown as AsyncIterable<Uint8Array>, cleanup: async () => {} };
   }
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "envforge-body-"));
+  const dir = await makeTempDir("body");
   const file = path.join(dir, "body");
   const out = fs.createWriteStream(file);
   let size = 0;

@@ -2,7 +2,6 @@
  * Reads Harbor job directories (one folder per trial) into normalized rollouts and
  * `terminal-task` environments. Layout: shared/fixtures/harbor-tb2/README.md.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { commandsFromTrajectory, environmentDamage } from "@/lib/analytics/blame";
@@ -17,6 +16,7 @@ import {
   type TrajectoryRead,
 } from "./harbor-parts";
 import { NO_REWARD_FLAG, countTurns, rolloutSchema, type Message, type NormalizedRollout, type RolloutInput } from "./normalized";
+import { LINK_REFUSED, SafeTree, UnsafeEntryError } from "./safe-tree";
 
 // --- Harbor file shapes (only what we read; everything else passes through) -------------
 
@@ -183,14 +183,11 @@ export class HarborFormatError extends Error {
 
 // --- Reading ----------------------------------------------------------------------------
 
-async function readJson(file: string): Promise<unknown | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
+// Every file is read through a SafeTree: links are never followed (safe-tree.ts).
+
+async function readJsonIn(tree: SafeTree, file: string): Promise<unknown | undefined> {
+  const text = await tree.readText(file);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -198,12 +195,27 @@ async function readJson(file: string): Promise<unknown | undefined> {
   }
 }
 
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
+/**
+ * One trial's file reader over a tree. A refused entry (a link, a device, a file over the size
+ * limit) is remembered even where a caller tolerates a failed read, so the whole trial is refused
+ * with it (`assertNothingRefused`) instead of being read without that file.
+ */
+class TrialFiles implements HarborFileReader {
+  private refused: UnsafeEntryError | undefined;
+  constructor(readonly tree: SafeTree) {}
+  private async guard<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (e) {
+      if (e instanceof UnsafeEntryError) this.refused ??= e;
+      throw e;
+    }
+  }
+  readJson = (file: string) => this.guard(() => readJsonIn(this.tree, file));
+  readText = (file: string) => this.guard(() => this.tree.readText(file));
+  entries = (dir: string) => this.guard(() => this.tree.entries(dir));
+  assertNothingRefused() {
+    if (this.refused) throw this.refused;
   }
 }
 
@@ -264,9 +276,9 @@ const TRACEBACK_MAX = 8 * 1024;
 export interface HarborReadOptions {
   /** the reward key a rollout is scored by when the verifier writes several (`--reward-key`) */
   rewardKey?: string;
+  /** the tree the files lie in (default: one rooted at the folder read); nothing outside it is read */
+  tree?: SafeTree;
 }
-
-const fileReader: HarborFileReader = { readJson, readText };
 
 /** What one agent/ + verifier/ pair holds (a single-step trial, or one step of a multi-step trial). */
 interface UnitRead {
@@ -280,16 +292,16 @@ interface UnitRead {
   usage?: z.infer<typeof usageSchema>;
 }
 
-async function readUnit(dir: string): Promise<UnitRead> {
+async function readUnit(dir: string, files: TrialFiles): Promise<UnitRead> {
   const agentDir = path.join(dir, "agent");
   const verifierDir = path.join(dir, "verifier");
   const [trajectory, rawUsage, rawTiming, verifierOutput, rewardFiles, rawCtrf] = await Promise.all([
-    readTrajectory(agentDir, fileReader),
-    readJson(path.join(agentDir, "usage.json")).catch(() => undefined),
-    readJson(path.join(agentDir, "timing.json")).catch(() => undefined),
-    readText(path.join(verifierDir, "test-stdout.txt")),
-    readRewardFiles(verifierDir, fileReader),
-    readJson(path.join(verifierDir, "ctrf.json")).catch(() => undefined),
+    readTrajectory(agentDir, files),
+    files.readJson(path.join(agentDir, "usage.json")).catch(() => undefined),
+    files.readJson(path.join(agentDir, "timing.json")).catch(() => undefined),
+    files.readText(path.join(verifierDir, "test-stdout.txt")),
+    readRewardFiles(verifierDir, files),
+    files.readJson(path.join(verifierDir, "ctrf.json")).catch(() => undefined),
   ]);
   const usage = usageSchema.safeParse(rawUsage);
   const timing = timingSchema.safeParse(rawTiming);
@@ -311,12 +323,12 @@ function sumOrUndefined(values: (number | null | undefined)[]): number | undefin
 }
 
 /** Step folders of a multi-step trial: in step_results order, else the folders under steps/ by name. */
-async function stepNames(trialDir: string, result: TrialResult): Promise<string[]> {
+async function stepNames(trialDir: string, result: TrialResult, files: TrialFiles): Promise<string[]> {
   if (result.step_results && result.step_results.length > 0) return result.step_results.map((r) => r.step_name);
   try {
-    const entries = await readdir(path.join(trialDir, "steps"), { withFileTypes: true });
+    const entries = await files.entries(path.join(trialDir, "steps"));
     return entries
-      .filter((e) => e.isDirectory())
+      .filter((e) => e.kind === "dir" || e.kind === "link")
       .map((e) => e.name)
       .sort();
   } catch {
@@ -328,12 +340,13 @@ const SAFE_STEP_NAME = /^[\w.-]{1,200}$/;
 
 /** Reads one Harbor trial folder (result.json, config.json, agent/, verifier/, or steps/<name>/…) into a normalized rollout. */
 export async function readHarborTrial(trialDir: string, options: HarborReadOptions = {}): Promise<HarborTrial> {
+  const files = new TrialFiles(options.tree ?? (await SafeTree.open(trialDir)));
   const resultFile = path.join(trialDir, "result.json");
-  const rawResult = await readJson(resultFile);
+  const rawResult = await files.readJson(resultFile);
   if (rawResult === undefined) throw new HarborFormatError("missing (the trial never finished?)", resultFile);
   const result = parseWith(trialResultSchema, rawResult, resultFile);
   if (!result.config) {
-    const rawConfig = await readJson(path.join(trialDir, "config.json"));
+    const rawConfig = await files.readJson(path.join(trialDir, "config.json"));
     if (rawConfig !== undefined) result.config = parseWith(trialConfigSchema, rawConfig, path.join(trialDir, "config.json"));
   }
 
@@ -344,11 +357,13 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
   if (!policy) throw new HarborFormatError("no agent_info.model_info.name nor config.agent.model_name to name the policy", resultFile);
 
   // Multi-step trials keep each step's agent/ and verifier/ under steps/<name>/ (models/trial/paths.py).
-  const names = (await stepNames(trialDir, result)).filter((n) => SAFE_STEP_NAME.test(n));
+  const names = (await stepNames(trialDir, result, files)).filter((n) => SAFE_STEP_NAME.test(n));
   const multiStep = names.length > 0;
   const units = multiStep
-    ? await Promise.all(names.map((n) => readUnit(path.join(trialDir, "steps", n))))
-    : [await readUnit(trialDir)];
+    ? await Promise.all(names.map((n) => readUnit(path.join(trialDir, "steps", n), files)))
+    : [await readUnit(trialDir, files)];
+  // a link (or other refused entry) met anywhere above refuses the trial, named by the entry
+  files.assertNothingRefused();
 
   const flags: HarborTrialFlag[] = [];
   const problems: string[] = [];
@@ -539,15 +554,13 @@ export function harborJobFigures(result: unknown, rewardKey?: string): HarborJob
   };
 }
 
-/** True for a Harbor trial folder (it holds config.json or result.json). */
-export async function isTrialDir(dir: string): Promise<boolean> {
+/** True for a Harbor trial folder (it holds config.json or result.json; a link there still marks it, to be refused when read). */
+export async function isTrialDir(dir: string, tree?: SafeTree): Promise<boolean> {
+  const files = tree ?? (await SafeTree.open(dir));
   // A trial folder holds config.json (written first) and, once finished, result.json.
   for (const f of ["config.json", "result.json"]) {
-    try {
-      if ((await stat(path.join(dir, f))).isFile()) return true;
-    } catch {
-      // keep looking
-    }
+    const kind = await files.kind(path.join(dir, f)).catch(() => undefined);
+    if (kind === "file" || kind === "link") return true;
   }
   return false;
 }
@@ -565,29 +578,29 @@ export interface ReadHarborJobOptions extends HarborReadOptions {
  * trial folder, in trial-name order; a folder that cannot be read is listed in `unreadable`.
  */
 export async function readHarborJob(jobDir: string, options: ReadHarborJobOptions = {}): Promise<HarborJob> {
-  const entries = await readdir(jobDir, { withFileTypes: true });
-  const candidates = entries
-    .filter((e) => e.isDirectory())
-    .map((e) => path.join(jobDir, e.name))
-    .sort();
+  const tree = options.tree ?? (await SafeTree.open(jobDir));
   const trialDirs: string[] = [];
-  for (const dir of candidates) if (await isTrialDir(dir)) trialDirs.push(dir);
+  const unreadable: { trialDir: string; reason: string }[] = [];
+  for (const e of await tree.entries(jobDir)) {
+    if (e.kind === "dir" && (await isTrialDir(e.path, tree))) trialDirs.push(e.path);
+    // a linked folder may be a trial elsewhere on the machine: never entered, always reported
+    else if (e.kind === "link") unreadable.push({ trialDir: e.path, reason: `${tree.relative(e.path)}: ${LINK_REFUSED}` });
+  }
 
-  const [config, result] = await Promise.all([readJson(path.join(jobDir, "config.json")), readJson(path.join(jobDir, "result.json"))]);
+  const [config, result] = await Promise.all([readJsonIn(tree, path.join(jobDir, "config.json")), readJsonIn(tree, path.join(jobDir, "result.json"))]);
   const figures = result === undefined ? null : harborJobFigures(result, options.rewardKey);
   const jobName =
     (config && typeof (config as { job_name?: unknown }).job_name === "string" ? (config as { job_name: string }).job_name : undefined) ??
     path.basename(jobDir);
 
   const trials: (HarborTrial | undefined)[] = new Array(trialDirs.length);
-  const unreadable: { trialDir: string; reason: string }[] = [];
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < trialDirs.length) {
       const i = next++;
       try {
-        trials[i] = await readHarborTrial(trialDirs[i], { rewardKey: options.rewardKey });
+        trials[i] = await readHarborTrial(trialDirs[i], { rewardKey: options.rewardKey, tree });
       } catch (e) {
         unreadable.push({ trialDir: trialDirs[i], reason: (e as Error).message });
       }
@@ -617,14 +630,14 @@ export function harborRolloutInput(trial: HarborTrial, opts: { generation?: numb
 }
 
 /** The Harbor job folder inside `dir` (itself or a descendant up to `depth` levels): the first that holds trial folders. */
-export async function findHarborJobDir(dir: string, depth = 3): Promise<string | null> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const subdirs = entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name)).sort();
+export async function findHarborJobDir(dir: string, depth = 3, tree?: SafeTree): Promise<string | null> {
+  const files = tree ?? (await SafeTree.open(dir));
+  const subdirs = (await files.entries(dir)).filter((e) => e.kind === "dir").map((e) => e.path);
   // a job folder also holds config.json and result.json: a trial is such a folder without trials inside
-  for (const sub of subdirs) if ((await isTrialDir(sub)) && !(await findHarborJobDir(sub, 0))) return dir;
+  for (const sub of subdirs) if ((await isTrialDir(sub, files)) && !(await findHarborJobDir(sub, 0, files))) return dir;
   if (depth === 0) return null;
   for (const sub of subdirs) {
-    const found = await findHarborJobDir(sub, depth - 1);
+    const found = await findHarborJobDir(sub, depth - 1, files);
     if (found) return found;
   }
   return null;

@@ -3,12 +3,9 @@
  * 1 MiB chunks, so any worker process can read it), queued, and ingested by the worker with
  * progress written to its `imports` row.
  */
-import fs from "node:fs";
 import fsp from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { and, desc, eq } from "drizzle-orm";
-import * as tar from "tar";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { importChunks, imports, projects } from "@/lib/db/schema";
@@ -20,15 +17,18 @@ import { getFamily } from "@/lib/projects/families";
 import type { ProjectRow } from "@/lib/projects/service";
 import { enqueue } from "@/lib/queue/boss";
 import { recordAudit } from "@/lib/review/audit";
+import { importLimits } from "@/lib/config/import-limits";
+import { unpackArchive } from "./archive";
 import { limitedBody, ndjsonLines } from "./body";
 import { findHarborJobDir, harborRolloutInput, readHarborJob } from "./harbor";
+import { storableText } from "./json-safety";
+import { SafeTree } from "./safe-tree";
+import { makeTempDir } from "./temp";
 import { ingestRollouts, type IngestLine, type IngestSummary } from "./store";
 import { findTaskDirs } from "@/lib/tasks/folder";
 import { importTaskFolders, type TaskImportSummary } from "@/lib/tasks/store";
 
 const CHUNK_BYTES = 1024 * 1024;
-/** A Harbor archive may unpack to at most this much (a guard against archive bombs). */
-const MAX_UNPACKED_BYTES = 8 * 1024 ** 3;
 
 export const importJobSchema = z.object({ importId: z.uuid() });
 
@@ -133,15 +133,13 @@ async function setProgress(db: Db, id: string, progress: ImportProgress, extra: 
   await db.update(imports).set({ progress, ...extra }).where(eq(imports.id, id));
 }
 
-/** Write the stored chunks back into one file. */
-async function spoolChunks(db: Db, id: string, file: string): Promise<void> {
-  const out = fs.createWriteStream(file);
+/** The stored chunks in order, read one at a time (the upload is never held whole, nor written to disk). */
+async function* storedChunks(db: Db, id: string): AsyncGenerator<Buffer> {
   for (let seq = 0; ; seq++) {
     const [chunk] = await db.select({ data: importChunks.data }).from(importChunks).where(and(eq(importChunks.importId, id), eq(importChunks.seq, seq)));
-    if (!chunk) break;
-    if (!out.write(chunk.data)) await new Promise<void>((r) => out.once("drain", () => r()));
+    if (!chunk) return;
+    yield chunk.data;
   }
-  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 }
 
 /** A throttled progress writer (at most one update a second). */
@@ -163,79 +161,78 @@ export async function runImport(db: Db, data: unknown): Promise<void> {
   const [project] = await db.select().from(projects).where(eq(projects.id, row.projectId));
   if (!project) return;
   await db.update(imports).set({ status: "running", error: null }).where(eq(imports.id, importId));
-  const work = await fsp.mkdtemp(path.join(os.tmpdir(), "envforge-import-"));
   const progress = progressWriter(db, importId);
   try {
-    const family = await getFamily(db, project.familyId);
-    const file = path.join(work, "upload");
-    await spoolChunks(db, importId, file);
-    let summary: IngestSummary & { tasks?: TaskImportSummary };
-    if (row.kind === "ndjson") {
-      const lines = ndjsonLines(fs.createReadStream(file));
-      summary = await ingestRollouts(db, project, family, withGeneration(lines, row.generation), {
-        createEnvironments: false,
-        onProgress: (s) => progress({ phase: "ingesting", done: s.lines, total: null }),
-      });
-    } else {
-      progress({ phase: "unpacking", done: 0, total: null });
-      const root = path.join(work, "job");
-      await fsp.mkdir(root);
-      let unpacked = 0;
-      // a throw inside tar's filter would escape its promise: remember the first refusal instead
-      let refused: string | undefined;
-      await tar.x({
-        file,
-        cwd: root,
-        strict: true,
-        filter: (p, entry) => {
-          const type = (entry as { type?: string }).type;
-          // links are never followed nor created: a task folder or job holds files and folders only
-          if (type !== "File" && type !== "OldFile" && type !== "ContiguousFile" && type !== "Directory") {
-            refused ??= `${p}: ${type === "SymbolicLink" || type === "Link" ? "links are" : `${type} entries are`} not allowed in the archive`;
-            return false;
-          }
-          unpacked += (entry as { size?: number }).size ?? 0;
-          if (unpacked > MAX_UNPACKED_BYTES) throw new BadRequest(`The archive unpacks to more than ${MAX_UNPACKED_BYTES / 1024 ** 3} GiB.`);
-          return true;
-        },
-      }).catch((err: Error) => {
-        throw err instanceof BadRequest ? err : new BadRequest(`The file is not a readable .tar.gz archive: ${err.message}`);
-      });
-      if (refused) throw new BadRequest(refused);
-      const jobDir = row.kind === "harbor-tasks" ? null : await findHarborJobDir(root);
-      if (!jobDir && (await findTaskDirs(root)).length > 0) {
-        const tasks = await importTaskFolders(db, project, family, root, {
-          generation: row.generation ?? undefined,
-          actor: row.createdBy ?? "import",
-          onProgress: (done, total) => progress({ phase: "ingesting", done, total }),
-        });
-        summary = { accepted: tasks.created.length + tasks.attached.length, duplicates: tasks.unchanged.length, rejected: tasks.rejected.map((r, i) => ({ line: i + 1, code: "invalid_task", message: r.message })), tasks };
-      } else {
-      if (!jobDir) throw new BadRequest("The archive holds no Harbor trial folders (folders with config.json / result.json).");
-      const job = await readHarborJob(jobDir, { onProgress: (done, total) => progress({ phase: "reading", done, total }) });
-      const total = job.trials.length;
-      const lines: IngestLine[] = job.trials.map((t, i) => ({ line: i + 1, value: harborRolloutInput(t, { generation: row.generation ?? undefined }) }));
-      summary = await ingestRollouts(db, project, family, lines, {
-        createEnvironments: true,
-        onProgress: (s) => progress({ phase: "ingesting", done: s.lines, total }),
-      });
-      // unreadable trial folders count as rejected, named by folder
-      summary.rejected.push(...job.unreadable.map((u, i) => ({ line: total + i + 1, code: "unreadable_trial", message: `${path.basename(u.trialDir)}: ${u.reason}` })));
-      for (const r of summary.rejected) if (r.line <= total) r.message = `${job.trials[r.line - 1].trialName}: ${r.message}`;
-      }
-    }
+    const summary = await ingestImport(db, row, project, progress);
     await db.transaction(async (tx) => {
       await tx
         .update(imports)
-        .set({ status: "succeeded", summary, progress: { phase: "done", done: summary.accepted + summary.duplicates + summary.rejected.length, total: null }, finishedAt: new Date() })
+        .set({ status: "succeeded", summary: storableSummary(summary), progress: { phase: "done", done: summary.accepted + summary.duplicates + summary.rejected.length, total: null }, finishedAt: new Date() })
         .where(eq(imports.id, importId));
       await tx.delete(importChunks).where(eq(importChunks.importId, importId));
     });
   } catch (err) {
-    const message = (err as Error).message ?? String(err);
-    await db.update(imports).set({ status: "failed", error: message, finishedAt: new Date() }).where(eq(imports.id, importId));
+    await markFailed(db, importId, (err as Error).message ?? String(err));
     // a bad file will not get better: only unexpected errors are retried by the queue
     if (!(err instanceof BadRequest)) throw err;
+  }
+}
+
+/** Record an import as failed with why (the text made storable: no NUL, no lone surrogate). */
+async function markFailed(db: Db, importId: string, why: string) {
+  await db.update(imports).set({ status: "failed", error: storableText(why).slice(0, 4000), finishedAt: new Date() }).where(eq(imports.id, importId));
+}
+
+function storableSummary<S extends IngestSummary>(summary: S): S {
+  return { ...summary, rejected: summary.rejected.map((r) => ({ ...r, message: storableText(r.message) })) };
+}
+
+type ImportSummary = IngestSummary & { tasks?: TaskImportSummary };
+
+/** Read and store one import; its temporary folder is gone before this returns, whatever happened. */
+async function ingestImport(db: Db, row: ImportRow, project: ProjectRow, progress: (p: ImportProgress) => void): Promise<ImportSummary> {
+  const family = await getFamily(db, project.familyId);
+  if (row.kind === "ndjson") {
+    const lines = ndjsonLines(storedChunks(db, row.id));
+    return ingestRollouts(db, project, family, withGeneration(lines, row.generation), {
+      createEnvironments: false,
+      onProgress: (s) => progress({ phase: "ingesting", done: s.lines, total: null }),
+    });
+  }
+  progress({ phase: "unpacking", done: 0, total: null });
+  const work = await makeTempDir("import", row.id);
+  try {
+    const limits = importLimits();
+    // entries are read from the stream and only folders and regular files are written (archive.ts)
+    const unpacked = await unpackArchive(storedChunks(db, row.id), work, limits);
+    const tree = await SafeTree.open(work, { maxFileBytes: limits.maxFileBytes, refused: unpacked.refused });
+    const jobDir = row.kind === "harbor-tasks" ? null : await findHarborJobDir(tree.root, 3, tree);
+    if (!jobDir && (await findTaskDirs(tree.root)).length > 0) {
+      // task folders hold files and folders only: a link or an entry out of the archive refuses the whole archive
+      const [firstRefused] = [...unpacked.refused.entries()].map(([entry, why]) => `${entry}: ${why}`);
+      const firstOutside = unpacked.outside[0] && `${unpacked.outside[0]}: lies outside the archive`;
+      if (firstRefused || firstOutside) throw new BadRequest(`${firstRefused ?? firstOutside} (not allowed in an archive of task folders)`);
+      const tasks = await importTaskFolders(db, project, family, tree.root, {
+        generation: row.generation ?? undefined,
+        actor: row.createdBy ?? "import",
+        onProgress: (done, total) => progress({ phase: "ingesting", done, total }),
+      });
+      return { accepted: tasks.created.length + tasks.attached.length, duplicates: tasks.unchanged.length, rejected: tasks.rejected.map((r, i) => ({ line: i + 1, code: "invalid_task", message: r.message })), tasks };
+    }
+    if (!jobDir) throw new BadRequest("The archive holds no Harbor trial folders (folders with config.json / result.json).");
+    const job = await readHarborJob(jobDir, { tree, onProgress: (done, total) => progress({ phase: "reading", done, total }) });
+    const total = job.trials.length;
+    const lines: IngestLine[] = job.trials.map((t, i) => ({ line: i + 1, value: harborRolloutInput(t, { generation: row.generation ?? undefined }) }));
+    const summary = await ingestRollouts(db, project, family, lines, {
+      createEnvironments: true,
+      onProgress: (s) => progress({ phase: "ingesting", done: s.lines, total }),
+    });
+    // unreadable trial folders count as rejected, named by folder; entries out of the archive after them
+    summary.rejected.push(...job.unreadable.map((u, i) => ({ line: total + i + 1, code: "unreadable_trial", message: `${path.basename(u.trialDir)}: ${u.reason}` })));
+    for (const r of summary.rejected) if (r.line <= total) r.message = `${job.trials[r.line - 1].trialName}: ${r.message}`;
+    const n = summary.rejected.length;
+    summary.rejected.push(...unpacked.outside.slice(0, 20).map((p, i) => ({ line: total + n + i + 1, code: "unsafe_entry", message: `${p}: lies outside the archive; not unpacked` })));
+    return summary;
   } finally {
     await fsp.rm(work, { recursive: true, force: true });
   }

@@ -1,0 +1,69 @@
+/**
+ * Values Postgres cannot store, found before they reach it: NUL characters (text and jsonb refuse
+ * them), lone UTF-16 surrogates (jsonb refuses them), numbers that are not finite, and JSON nested
+ * deeper than MAX_JSON_DEPTH (the serialiser and jsonb recurse). A rollout holding one is rejected
+ * with the field's path; nothing is silently stripped.
+ */
+
+/** Deepest nesting of objects and arrays a rollout may have. */
+export const MAX_JSON_DEPTH = 64;
+
+/** One offending value: its dotted path and what is wrong. */
+export interface ValueIssue {
+  path: string;
+  message: string;
+}
+
+// a NUL, or a high surrogate not followed by a low one, or a low one not preceded by a high one
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be stored, or null. */
+export function unstorableString(s: string): string | null {
+  const m = UNSTORABLE.exec(s);
+  if (!m) return null;
+  return m[0] === "\u0000" ? `holds a NUL character (\\u0000) at offset ${m.index}` : `holds an unpaired UTF-16 surrogate at offset ${m.index}`;
+}
+
+/** The text with NUL characters and lone surrogates replaced (for our own messages, never for user data). */
+export function storableText(s: string): string {
+  return s.replace(/\u0000/g, "\\u0000").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+}
+
+/**
+ * The values of a parsed JSON document that cannot be stored, walked without recursion (a deep
+ * document cannot overflow the stack); stops after `max` issues.
+ */
+export function unstorableValues(value: unknown, max = 5): ValueIssue[] {
+  const issues: ValueIssue[] = [];
+  const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: [] }];
+  const dotted = (p: (string | number)[]) => (p.length ? p.map(String).join(".") : "(root)");
+  while (stack.length && issues.length < max) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === "string") {
+      const why = unstorableString(v);
+      if (why) issues.push({ path: dotted(path), message: why });
+    } else if (typeof v === "number") {
+      if (!Number.isFinite(v)) issues.push({ path: dotted(path), message: "is a number out of range (not finite)" });
+    } else if (v !== null && typeof v === "object") {
+      if (path.length >= MAX_JSON_DEPTH) {
+        issues.push({ path: dotted(path), message: `is nested deeper than ${MAX_JSON_DEPTH} levels` });
+        continue;
+      }
+      if (Array.isArray(v)) {
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+      } else {
+        const keys = Object.keys(v);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i];
+          const why = unstorableString(key);
+          if (why) {
+            issues.push({ path: dotted([...path, storableText(key)]), message: `key ${why}` });
+            continue;
+          }
+          stack.push({ v: (v as Record<string, unknown>)[key], path: [...path, key] });
+        }
+      }
+    }
+  }
+  return issues;
+}
