@@ -22,7 +22,7 @@ import { unpackArchive } from "./archive";
 import { limitedBody, ndjsonLines } from "./body";
 import { findHarborJobDir, harborRolloutInput, readHarborJob } from "./harbor";
 import { storableText } from "./json-safety";
-import { SafeTree } from "./safe-tree";
+import { HARDLINK_REFUSED, LINK_REFUSED, SafeTree } from "./safe-tree";
 import { makeTempDir } from "./temp";
 import { ingestRollouts, type IngestLine, type IngestSummary } from "./store";
 import { findTaskDirs } from "@/lib/tasks/folder";
@@ -209,9 +209,11 @@ async function ingestImport(db: Db, row: ImportRow, project: ProjectRow, progres
     const jobDir = row.kind === "harbor-tasks" ? null : await findHarborJobDir(tree.root, 3, tree);
     if (!jobDir && (await findTaskDirs(tree.root)).length > 0) {
       // task folders hold files and folders only: a link or an entry out of the archive refuses the whole archive
-      const [firstRefused] = [...unpacked.refused.entries()].map(([entry, why]) => `${entry}: ${why}`);
-      const firstOutside = unpacked.outside[0] && `${unpacked.outside[0]}: lies outside the archive`;
-      if (firstRefused || firstOutside) throw new BadRequest(`${firstRefused ?? firstOutside} (not allowed in an archive of task folders)`);
+      const [firstRefused] = [...unpacked.refused.entries()].map(([entry, why]) =>
+        why === LINK_REFUSED || why === HARDLINK_REFUSED ? `${entry}: links are not allowed in the archive` : `${entry}: ${why} (not allowed in an archive of task folders)`,
+      );
+      const firstOutside = unpacked.outside[0] && `${unpacked.outside[0]}: lies outside the archive (not allowed in an archive of task folders)`;
+      if (firstRefused || firstOutside) throw new BadRequest((firstRefused ?? firstOutside) as string);
       const tasks = await importTaskFolders(db, project, family, tree.root, {
         generation: row.generation ?? undefined,
         actor: row.createdBy ?? "import",
