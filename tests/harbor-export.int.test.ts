@@ -14,6 +14,11 @@ import { getFamily } from "@/lib/projects/families";
 import { buildPayload } from "@/lib/dispatch/service";
 import { exportAdapter } from "@/lib/dispatch/adapters/export";
 import { readBlob } from "@/lib/tasks/materialize";
+import { harborRolloutInput, readHarborJob } from "@/lib/ingest/harbor";
+import { ingestRollouts } from "@/lib/ingest/store";
+import { createDispatch, createTarget } from "@/lib/dispatch/service";
+import { getBoss, startBoss } from "@/lib/queue/boss";
+import type { Principal } from "@/lib/auth/principal";
 import { importTaskFolders } from "@/lib/tasks/store";
 import * as projectsRoute from "@/app/api/v1/projects/route";
 
@@ -47,6 +52,7 @@ beforeAll(async () => {
   await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: TOKEN, body: { slug: "hx", name: "hx", family: "terminal-task" } });
 });
 afterAll(async () => {
+  await (await getBoss().catch(() => null))?.stop({ graceful: false, wait: true });
   await db?.drop();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
@@ -106,5 +112,47 @@ describe("export: harbor-dataset/ and harbor-job.json that Harbor runs", () => {
     fs.rmSync(path.join(folder, "harbor-dataset", "hello-alpine", "tests"), { recursive: true });
     const out = check(folder).out;
     for (const m of [/agents must be a non-empty list/, /datasets\[0\] sets both path and name/, /tasks\[0\] sets both path and name/, /tasks\[0\] sets git_commit_id without git_url/, /hello-alpine: tests\/ missing/]) expect(out).toMatch(m);
+  });
+
+  it("a Harbor job run by the oracle agent marks environments valid or invalid; a trainer dispatch asks about the invalid ones", async () => {
+    const [project] = await db.db.select().from(projects).where(eq(projects.slug, "hx"));
+    const family = await getFamily(db.db, "terminal-task");
+    const job = path.join(tmp, "oracle-job");
+    const trial = (task: string, reward: number, stdout: string) => {
+      const dir = path.join(job, `${task}__abc${reward}`);
+      fs.mkdirSync(path.join(dir, "verifier"), { recursive: true });
+      const config = { task: { path: `harbor-dataset/${task}` }, trial_name: path.basename(dir), agent: { name: "oracle" } };
+      fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify(config));
+      fs.writeFileSync(
+        path.join(dir, "result.json"),
+        JSON.stringify({ id: `oracle-${task}`, task_name: task, trial_name: path.basename(dir), config, agent_info: { name: "oracle", version: "1" }, verifier_result: { rewards: { reward } }, started_at: "2026-11-30T10:00:00Z", finished_at: "2026-11-30T10:01:00Z" }),
+      );
+      fs.writeFileSync(path.join(dir, "verifier", "test-stdout.txt"), stdout);
+    };
+    trial("hello-world", 1, "1 passed\n");
+    trial("hello-alpine", 0, "FAILED tests/test_state.py::test_hello - AssertionError: expected 'Hello, world!'\n");
+    const read = await readHarborJob(job);
+    expect(read.trials).toHaveLength(2);
+    const s = await ingestRollouts(db.db, project, family, read.trials.map((t, i) => ({ line: i + 1, value: harborRolloutInput(t, { generation: 1 }) })), { createEnvironments: true });
+    expect(s.rejected).toEqual([]);
+    const state = async (key: string) => (await db.db.select().from(environments).where(and(eq(environments.projectId, project.id), eq(environments.key, key))))[0];
+    expect((await state("hello-world")).validationState).toBe("valid");
+    const bad = await state("hello-alpine");
+    expect(bad.validationState).toBe("invalid");
+    expect(bad.validationDetails).toMatchObject({ by: "harbor-oracle", reward: 0, verifierOutput: expect.stringContaining("AssertionError") });
+    expect((await state("hello-alpine")).config).toMatchObject({ package_name: "harbor/hello-alpine" }); // the same environment, not a new one
+
+    await startBoss(process.env.DATABASE_URL!, { worker: false });
+    const admin = { kind: "user", id: 1, actor: "user:admin@test", role: "admin", projectId: null, name: "admin" } as Principal;
+    await createTarget(db.db, project, { name: "trainer", kind: "trainer", adapter: "export", config: { directory: path.join(tmp, "t") } }, admin);
+    const [g1] = await db.db.select().from(generations).where(and(eq(generations.projectId, project.id), eq(generations.index, 1)));
+    await expect(createDispatch(db.db, project, g1, { target: "trainer" }, admin, "http://127.0.0.1")).rejects.toThrow(/1 environment\(s\) the oracle marked invalid \(hello-alpine\)/);
+    const sent = await createDispatch(db.db, project, g1, { target: "trainer", invalidEnvironments: "exclude" }, admin, "http://127.0.0.1");
+    const row = await db.pool.query("select payload from dispatches where id = $1", [sent.dispatchId]);
+    const keys = row.rows[0].payload.environments.map((e: { key: string }) => e.key);
+    expect(keys).not.toContain("hello-alpine");
+    expect(keys).toContain("hello-world");
+    const included = await createDispatch(db.db, project, g1, { target: "trainer", invalidEnvironments: "include" }, admin, "http://127.0.0.1");
+    expect((await db.pool.query("select payload from dispatches where id = $1", [included.dispatchId])).rows[0].payload.environments.map((e: { key: string }) => e.key)).toContain("hello-alpine");
   });
 });

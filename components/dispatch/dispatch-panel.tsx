@@ -77,9 +77,15 @@ export function DispatchPanel({ slug, index, targets, dispatchable, status }: { 
   const [target, setTarget] = useState(targets[0]?.name ?? "");
   const [sent, setSent] = useState<string[]>([]);
   const mutation = useMutation({
-    mutationFn: () => apiFetch<{ dispatchId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/dispatch`, { method: "POST", body: JSON.stringify({ target }) }),
+    mutationFn: (invalidEnvironments?: "include" | "exclude") =>
+      apiFetch<{ dispatchId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/dispatch`, {
+        method: "POST",
+        body: JSON.stringify(invalidEnvironments ? { target, invalidEnvironments } : { target }),
+      }),
     onSuccess: (r) => setSent((s) => [r.dispatchId, ...s]),
   });
+  // the server asks before a trainer gets environments Harbor's oracle could not solve
+  const asksAboutInvalid = mutation.error && /oracle marked invalid/.test((mutation.error as Error).message);
   if (!dispatchable) return <p className="text-sm text-zinc-500">This generation is {status}; only an approved or materialized generation can be dispatched.</p>;
   if (targets.length === 0) return <p className="text-sm text-zinc-500">No targets yet: an admin adds one under Targets.</p>;
   return (
@@ -92,10 +98,20 @@ export function DispatchPanel({ slug, index, targets, dispatchable, status }: { 
             </option>
           ))}
         </select>
-        <button onClick={() => mutation.mutate()} disabled={mutation.isPending} className="rounded bg-zinc-900 px-3 py-1 font-medium text-white hover:bg-zinc-700 disabled:opacity-50" data-testid="dispatch-submit">
+        <button onClick={() => mutation.mutate(undefined)} disabled={mutation.isPending} className="rounded bg-zinc-900 px-3 py-1 font-medium text-white hover:bg-zinc-700 disabled:opacity-50" data-testid="dispatch-submit">
           Dispatch generation {index}
         </button>
         {mutation.error && <span className="text-red-700">{(mutation.error as Error).message}</span>}
+        {asksAboutInvalid && (
+          <span className="flex gap-2" data-testid="dispatch-invalid-choice">
+            <button onClick={() => mutation.mutate("exclude")} className="rounded border border-zinc-300 px-2 py-1 hover:bg-zinc-50">
+              Dispatch without them
+            </button>
+            <button onClick={() => mutation.mutate("include")} className="rounded border border-red-300 px-2 py-1 text-red-800 hover:bg-red-50">
+              Include them anyway
+            </button>
+          </span>
+        )}
       </div>
       <div className="mt-2 space-y-2">
         {sent.map((id) => (

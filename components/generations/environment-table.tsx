@@ -212,7 +212,17 @@ export function EnvironmentTable({
                 <td className="text-right">{count(e.stats.rollouts)}</td>
                 <td className="text-right">{pct(e.stats.successRate)}</td>
                 <td className="text-right">{fixed(e.stats.learnability)}</td>
-                <td className="text-right">{fixed(e.validation.pMax, 2)}</td>
+                <td className="text-right" data-testid="validation-cell">
+                  {e.validation.state === "invalid" || e.validation.state === "valid" ? (
+                    <span
+                      className={`mr-1 rounded px-1 text-xs ${e.validation.state === "valid" ? "bg-emerald-100 text-emerald-800" : "bg-red-100 text-red-800"}`}
+                      title={e.validation.state === "valid" ? "the oracle (or a sandbox) solved it" : "the oracle (or a sandbox) could not solve it: see the environment page for the verifier output"}
+                    >
+                      {e.validation.state}
+                    </span>
+                  ) : null}
+                  {fixed(e.validation.pMax, 2)}
+                </td>
                 <td className="pl-3 text-xs text-zinc-500">{e.categories.join(", ")}</td>
                 <td className="max-w-xs truncate pl-3 font-mono text-xs text-zinc-600" title={JSON.stringify(e.config)}>
                   {configSummary(e.config)}

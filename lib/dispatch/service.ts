@@ -40,7 +40,11 @@ export const createTargetSchema = z.strictObject({
   maxAttempts: z.number().int().min(1).max(50).optional(),
 });
 
-export const createDispatchSchema = z.strictObject({ target: targetName });
+export const createDispatchSchema = z.strictObject({
+  target: targetName,
+  /** a trainer gets environments the oracle marked invalid only when asked: include them, or exclude them */
+  invalidEnvironments: z.enum(["include", "exclude"], "must be include or exclude").optional(),
+});
 
 export const dispatchJobSchema = z.object({ dispatchId: z.uuid(), phase: z.enum(["deliver", "poll"]).default("deliver") });
 
@@ -134,7 +138,15 @@ export async function deleteTarget(db: Db, project: ProjectRow, name: string, pr
 }
 
 /** The generation as every adapter delivers it. */
-export async function buildPayload(db: Db, project: ProjectRow, g: GenerationRow, target: { name: string; kind: string }, dispatchId: string, origin: string): Promise<GenerationPayload> {
+export async function buildPayload(
+  db: Db,
+  project: ProjectRow,
+  g: GenerationRow,
+  target: { name: string; kind: string },
+  dispatchId: string,
+  origin: string,
+  excludeKeys: string[] = [],
+): Promise<GenerationPayload> {
   if (project.familyId === "terminal-task") {
     const ids = await db.select({ id: generationEnvironments.environmentId }).from(generationEnvironments).where(eq(generationEnvironments.generationId, g.id));
     await materializeTaskFiles(db, ids.map((r) => r.id));
@@ -161,7 +173,7 @@ export async function buildPayload(db: Db, project: ProjectRow, g: GenerationRow
     generation: { index: g.index, status: g.status, parentIndex: g.parentIndex, trainingSteps: g.trainingSteps, mixWeight: g.mixWeight, proposalId: g.proposalId },
     target: { name: target.name, kind: target.kind as "sandbox" | "trainer" },
     environments: await Promise.all(
-      rows.map(async ({ id, ...r }) => {
+      rows.filter((r) => !excludeKeys.includes(r.key)).map(async ({ id, ...r }) => {
         const files = project.familyId === "terminal-task" ? await environmentFileList(db, id) : [];
         return { ...r, config: r.config as Record<string, unknown>, ...(files.length ? { files } : {}) };
       }),
@@ -184,12 +196,29 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
   if (g.status !== "approved" && g.status !== "materialized") {
     throw new Conflict(`Generation ${g.index} is ${g.status}; only an approved or materialized generation can be dispatched.`);
   }
+  let exclude: string[] = [];
+  if (target.kind === "trainer") {
+    const invalid = await db
+      .select({ key: environments.key })
+      .from(generationEnvironments)
+      .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
+      .where(and(eq(generationEnvironments.generationId, g.id), eq(environments.validationState, "invalid")))
+      .orderBy(asc(environments.key));
+    if (invalid.length && !input.invalidEnvironments) {
+      const names = invalid.map((r) => r.key);
+      throw new Conflict(
+        `Generation ${g.index} has ${names.length} environment(s) the oracle marked invalid (${names.slice(0, 10).join(", ")}${names.length > 10 ? ", …" : ""}): send invalidEnvironments "exclude" to leave them out or "include" to train on them anyway.`,
+        names.map((n) => ({ path: "invalidEnvironments", message: `${n} is invalid` })),
+      );
+    }
+    if (input.invalidEnvironments === "exclude") exclude = invalid.map((r) => r.key);
+  }
   const id = randomUUID();
-  const payload = await buildPayload(db, project, g, target, id, origin);
+  const payload = await buildPayload(db, project, g, target, id, origin, exclude);
   await db.transaction(async (tx) => {
     await tx.insert(dispatches).values({ id, projectId: project.id, generationId: g.id, targetId: target.id, status: "queued", payload, createdBy: principal.actor });
     await tx.insert(dispatchEvents).values({ dispatchId: id, status: "queued", message: `to ${target.name} (${target.adapter})` });
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "dispatch.create", entity: "dispatch", entityId: id, after: { generation: g.index, target: target.name, adapter: target.adapter, environments: payload.environments.length } });
+    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "dispatch.create", entity: "dispatch", entityId: id, after: { generation: g.index, target: target.name, adapter: target.adapter, environments: payload.environments.length, ...(exclude.length ? { excludedInvalid: exclude } : {}), ...(input.invalidEnvironments === "include" ? { includedInvalid: true } : {}) } });
   });
   await enqueueDispatch(id, "deliver");
   return { dispatchId: id, status: "queued" as const };

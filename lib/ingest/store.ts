@@ -12,6 +12,7 @@ import { configHash } from "@/lib/families/hash";
 import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
+import { recordOracleValidation } from "@/lib/tasks/oracle";
 import { countTurns, failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
 
 export interface RejectedLine {
@@ -241,6 +242,7 @@ export async function ingestRollouts(
       const inserted = await insertBatch(db, project, prepared, policyIds);
       summary.accepted += inserted;
       summary.duplicates += prepared.length - inserted;
+      await recordOracleValidation(db, project.id, prepared, project.successThreshold);
     }
     opts.onProgress?.({ ...summary, lines: lineCount });
   };
