@@ -12,6 +12,7 @@ import { loadSettings, SettingsError, type Settings } from "../lib/config/env";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../lib/db/embedded";
 import { runMigrations } from "../lib/db/migrate";
 import { createDb } from "../lib/db/client";
+import { describeError } from "../lib/db/errors";
 import { ensureBootstrapKey } from "../lib/auth/keys";
 import { DEMO_SLUG, seedDemo } from "../lib/demo/seed";
 import { demoLoopJobSchema, queueDemoCycles } from "../lib/demo/loop";
@@ -37,7 +38,7 @@ function shutdown(code: number): Promise<never> {
     shuttingDown = true;
     stopped = (async () => {
       for (const fn of cleanups.reverse()) {
-        await fn().catch((err) => console.error("[envforge] while stopping:", err?.message ?? err));
+        await fn().catch((err) => console.error(`[envforge] while stopping: ${describeError(err)}`));
       }
       process.exit(code);
     })();
@@ -202,7 +203,7 @@ async function main() {
     cleanups.push(() => boss.stop({ graceful: true, timeout: 10_000 }));
     await runWorkers(boss, workerHandlers(handle.db));
     // dispatches a crashed worker left behind are queued again; the lease keeps delivery single
-    const sweep = () => sweepDispatches(handle.db).catch((err) => console.error(`[dispatch] sweep: ${(err as Error).message}`));
+    const sweep = () => sweepDispatches(handle.db).catch((err) => console.error(`[dispatch] sweep: ${describeError(err)}`));
     await sweep();
     const sweeper = setInterval(sweep, 30_000);
     cleanups.push(async () => clearInterval(sweeper));

@@ -1,5 +1,6 @@
 /** Typed domain errors, mapped to HTTP in one place (toErrorResponse). */
 import { z } from "zod";
+import { describeError } from "@/lib/db/errors";
 
 export interface ErrorDetail {
   path?: string;
@@ -103,7 +104,7 @@ export function toErrorResponse(err: unknown): Response {
       { status: 503, headers: { "Retry-After": "2" } },
     );
   }
-  console.error("[api] unexpected error:", err);
+  console.error(`[api] unexpected error: ${describeError(err)}`);
   return Response.json(
     { error: { code: "internal", message: "Unexpected server error; the server log has the details.", details: [] } },
     { status: 500 },

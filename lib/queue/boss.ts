@@ -1,6 +1,7 @@
 /** The Postgres-backed queue (pg-boss): every web and worker process on one database shares it. */
 import PgBoss from "pg-boss";
 import { z } from "zod";
+import { describeError } from "@/lib/db/errors";
 
 export const QUEUES = ["envforge.proposal", "envforge.dispatch", "envforge.import", "envforge.demo-loop", "envforge.arena"] as const;
 export type QueueName = (typeof QUEUES)[number];
@@ -18,7 +19,7 @@ export async function startBoss(url: string, opts: { worker: boolean }): Promise
     schedule: opts.worker,
     migrate: true,
   });
-  boss.on("error", (err) => console.error("[queue]", err.message));
+  boss.on("error", (err) => console.error(`[queue] ${describeError(err)}`));
   await boss.start();
   for (const name of QUEUES) {
     await boss.createQueue(name, { name, retryLimit: 0 }).catch(() => {});
