@@ -38,8 +38,8 @@ export class Unauthorized extends DomainError {
   }
 }
 export class Forbidden extends DomainError {
-  constructor(message: string) {
-    super(403, "forbidden", message);
+  constructor(message: string, details: ErrorDetail[] = []) {
+    super(403, "forbidden", message, details);
   }
 }
 export class NotFound extends DomainError {

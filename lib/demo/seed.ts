@@ -37,6 +37,7 @@ export async function seedDemo(db: Db, opts: { root: string; workDir: string; po
     { index: 0, status: "approved", trainingSteps: 200, environments: configs.map((config, i) => ({ key: `fl-${String(i + 1).padStart(4, "0")}`, config })) },
     ACTOR.actor,
     "seed",
+    true,
   );
   for (const [i, config] of configs.entries()) {
     const v = family.validate(config);

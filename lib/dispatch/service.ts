@@ -14,6 +14,7 @@ import { dispatchEvents, dispatchTargets, dispatches, environments, generationEn
 import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
+import { hasScope, type Role } from "@/lib/auth/roles";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "@/lib/generations/service";
 import { recordAudit } from "@/lib/review/audit";
@@ -73,14 +74,30 @@ function secretKey(): string | undefined {
   return process.env.ENVFORGE_SECRET_KEY || undefined;
 }
 
-/** A target as the API shows it: never the secret, only whether one is set. */
-function targetView(t: typeof dispatchTargets.$inferSelect) {
+/** Config fields that carry credentials: environment variables, HTTP headers, tokens, passwords. */
+const SECRET_BEARING_KEY = /^(?:env|envFrom|env_vars|headers)$|secret|token|passw|credential|api_?key|authorization|cookie/i;
+const URL_CREDENTIALS = /^([a-z][a-z0-9+.-]{0,31}:\/\/)[^/@\s]{1,512}@/i;
+
+/**
+ * A target's config for someone who may not manage targets (viewers, reviewers, ingest keys):
+ * secret-bearing fields (see SECRET_BEARING_KEY) replaced by "(hidden)" at any depth, and the
+ * user:password part of URLs removed.
+ */
+export function redactTargetConfig(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactTargetConfig);
+  if (typeof value === "string") return value.replace(URL_CREDENTIALS, "$1(hidden)@");
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_BEARING_KEY.test(k) ? "(hidden)" : redactTargetConfig(v)]));
+}
+
+/** A target as the API shows it: never the secret, only whether one is set; the full config only to target managers. */
+function targetView(t: typeof dispatchTargets.$inferSelect, role: Role) {
   return {
     id: t.id,
     name: t.name,
     kind: t.kind,
     adapter: t.adapter,
-    config: t.config,
+    config: hasScope(role, "targets:manage") ? t.config : redactTargetConfig(t.config),
     secret: t.secretCiphertext ? "stored (encrypted)" : t.secretEnv ? `from $${t.secretEnv}` : null,
     maxAttempts: t.maxAttempts,
     createdBy: t.createdBy,
@@ -115,16 +132,16 @@ export async function createTarget(db: Db, project: ProjectRow, body: unknown, p
         createdBy: principal.actor,
       })
       .returning();
-    // the audit keeps the config but never the secret
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "target.create", entity: "target", entityId: t.id, after: targetView(t) });
-    return targetView(t);
+    // viewers read the audit: it keeps the config without its secret-bearing fields, and never the secret
+    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "target.create", entity: "target", entityId: t.id, after: targetView(t, "viewer") });
+    return targetView(t, principal.role);
   });
 }
 
-/** GET /projects/{slug}/targets. */
-export async function listTargets(db: Db, project: ProjectRow) {
+/** GET /projects/{slug}/targets, as `role` may see them (secret-bearing config fields only for target managers). */
+export async function listTargets(db: Db, project: ProjectRow, role: Role) {
   const rows = await db.select().from(dispatchTargets).where(eq(dispatchTargets.projectId, project.id)).orderBy(asc(dispatchTargets.name));
-  return { targets: rows.map(targetView) };
+  return { targets: rows.map((t) => targetView(t, role)) };
 }
 
 /** DELETE /projects/{slug}/targets/{name} (admin); its dispatches go with it. */
@@ -133,7 +150,7 @@ export async function deleteTarget(db: Db, project: ProjectRow, name: string, pr
   return db.transaction(async (tx) => {
     const [t] = await tx.delete(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, name))).returning();
     if (!t) throw new NotFound(`No target named '${name}' in '${project.slug}'.`);
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "target.delete", entity: "target", entityId: t.id, before: targetView(t) });
+    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "target.delete", entity: "target", entityId: t.id, before: targetView(t, "viewer") });
   });
 }
 

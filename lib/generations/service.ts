@@ -3,7 +3,7 @@ import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "@/lib/db/client";
 import { environments, generationEnvironments, generations } from "@/lib/db/schema";
-import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
+import { Conflict, Forbidden, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
 import { configHash } from "@/lib/families/hash";
 import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
@@ -53,9 +53,26 @@ export function validateConfigs(family: FamilyDefinition, items: { config: unkno
   return { configs, details };
 }
 
-/** Create a generation with its environments in one transaction (nothing is half-written). */
-export async function createGeneration(db: Db, project: ProjectRow, family: FamilyDefinition, body: unknown, actor: string, source = "import") {
+/**
+ * Create a generation with its environments in one transaction (nothing is half-written).
+ * `mayApprove`: the caller may review (reviewer, admin, the demo's seed); only then can the
+ * generation start out `approved`, so an ingest key cannot skip review (it gets `draft` or `active`).
+ */
+export async function createGeneration(
+  db: Db,
+  project: ProjectRow,
+  family: FamilyDefinition,
+  body: unknown,
+  actor: string,
+  source = "import",
+  mayApprove = false,
+) {
   const input = parseOrThrow(createGenerationSchema, body);
+  if (input.status === "approved" && !mayApprove) {
+    throw new Forbidden("Only a reviewer or an admin can create an approved generation: send status 'draft' or 'active' and have it reviewed.", [
+      { path: "status", message: "'approved' needs the reviewer or admin role" },
+    ]);
+  }
   const seen = new Map<string, number>();
   const dupes: ErrorDetail[] = [];
   input.environments.forEach((e, i) => {
@@ -121,7 +138,7 @@ export async function createGeneration(db: Db, project: ProjectRow, family: Fami
       action: "generation.create",
       entity: "generation",
       entityId: index,
-      after: { index, environments: items.length },
+      after: { index, status: gen.status, environments: items.length },
     });
     return { generation: gen, environments: items.length };
   });

@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export default async function TargetsPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/targets`, "targets:manage");
-  const { targets } = await listTargets(db, project);
+  const { targets } = await listTargets(db, project, user.role);
   return (
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: "Targets" }]}>
       <h1 className="mb-3 text-xl font-semibold">Dispatch targets</h1>

@@ -48,7 +48,7 @@ export default async function GenerationPage({
   const analytics = await orNotFound(generationAnalytics(db, project, family, generation, policy || undefined));
   const [trend, { targets }, { dispatches }] = await Promise.all([
     listGenerationsWithMetrics(db, project),
-    listTargets(db, project),
+    listTargets(db, project, user.role),
     listDispatches(db, project),
   ]);
   const ownDispatches = dispatches.filter((d) => d.generation === gi).slice(0, 5);
