@@ -18,6 +18,9 @@ export interface Principal {
   /** A key limited to one project carries its id. */
   projectId: number | null;
   name: string;
+  /** A dispatch-scoped key (lib/dispatch/callback-key.ts): its dispatch and the generation it may post to. */
+  dispatchId?: string | null;
+  generationIndex?: number | null;
 }
 
 /** One cookie's value from a Cookie header. */
@@ -33,12 +36,12 @@ export function readCookie(header: string | null, name: string): string | undefi
 /** Resolve the principal behind an API key secret, or null. */
 export async function principalFromKey(db: Db, secret: string): Promise<Principal | null> {
   const [row] = await db
-    .select({ id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, projectId: apiKeys.projectId })
+    .select({ id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, projectId: apiKeys.projectId, dispatchId: apiKeys.dispatchId, generationIndex: apiKeys.generationIndex })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, digestToken(secret)), isNull(apiKeys.revokedAt)))
     .limit(1);
   if (!row) return null;
-  return { kind: "key", id: row.id, actor: `key:${row.name}`, role: row.role as Role, projectId: row.projectId, name: row.name };
+  return { kind: "key", id: row.id, actor: `key:${row.name}`, role: row.role as Role, projectId: row.projectId, name: row.name, dispatchId: row.dispatchId, generationIndex: row.generationIndex };
 }
 
 /** Resolve the principal behind a session cookie token, or null. */
@@ -92,6 +95,8 @@ export function assertSameOrigin(req: Request, policy: HostPolicy = currentHostP
 /** Throw 403 unless the principal has `scope` (and, for project-limited keys, the project matches). */
 export function requireScope(p: Principal, scope: Scope, projectId?: number): void {
   if (!hasScope(p.role, scope)) throw new Forbidden(`Your role (${p.role}) may not do this (needs ${scope}).`);
+  // a dispatch's key posts rollouts (and its own dispatch's progress and validation, checked there); nothing else
+  if (p.dispatchId && scope !== "rollouts:write" && scope !== "projects:read") throw new Forbidden("A dispatch key may only post rollouts, progress and validation of its dispatch.");
   if (p.projectId !== null && projectId !== undefined && p.projectId !== projectId) {
     throw new Forbidden("This API key is limited to another project.");
   }

@@ -74,8 +74,11 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    // a dispatch-scoped key: minted for one dispatch, limited to its generation, revoked when it ends
+    dispatchId: uuid("dispatch_id"),
+    generationIndex: integer("generation_index"),
   },
-  (t) => [index("api_keys_role_idx").on(t.role)],
+  (t) => [index("api_keys_role_idx").on(t.role), index("api_keys_dispatch_idx").on(t.dispatchId)],
 );
 
 // ---------------------------------------------------------------- families and projects
@@ -458,6 +461,8 @@ export const dispatches = pgTable(
     externalId: text("external_id"),
     // the generation as delivered, frozen when the dispatch was created
     payload: jsonb("payload"),
+    // the dispatch-scoped ingest key, encrypted with ENVFORGE_SECRET_KEY (every attempt sends the same key)
+    callbackKeyCiphertext: text("callback_key_ciphertext"),
     // a worker holds the dispatch while it sends; another may take it over once the lease ran out
     leaseOwner: text("lease_owner"),
     leaseUntil: timestamp("lease_until", { withTimezone: true }),

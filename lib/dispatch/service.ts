@@ -5,13 +5,13 @@
  * results reported back by sandboxes.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { environmentFileList } from "@/lib/tasks/store";
 import { materializeTaskFiles, readBlob } from "@/lib/tasks/materialize";
-import { dispatchEvents, dispatchTargets, dispatches, environments, generationEnvironments, generations, projects } from "@/lib/db/schema";
-import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
+import { apiKeys, dispatchEvents, dispatchTargets, dispatches, environments, generationEnvironments, generations, projects } from "@/lib/db/schema";
+import { Conflict, Forbidden, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { hasScope, type Role } from "@/lib/auth/roles";
@@ -20,6 +20,8 @@ import type { GenerationRow } from "@/lib/generations/service";
 import { recordAudit } from "@/lib/review/audit";
 import { enqueue } from "@/lib/queue/boss";
 import { getAdapter } from "./adapters";
+import { dispatchCallbackKey, revokeDispatchKey } from "./callback-key";
+import { callbackBase } from "./callback-url";
 import { decryptSecret, encryptSecret } from "./secrets";
 import { ADAPTERS, DeliveryError, type DeliveryContext, type GenerationPayload } from "./types";
 
@@ -159,7 +161,7 @@ export async function buildPayload(
   db: Db,
   project: ProjectRow,
   g: GenerationRow,
-  target: { name: string; kind: string },
+  target: { name: string; kind: string; adapter?: string; config?: unknown },
   dispatchId: string,
   origin: string,
   excludeKeys: string[] = [],
@@ -183,7 +185,7 @@ export async function buildPayload(
     .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
     .where(eq(generationEnvironments.generationId, g.id))
     .orderBy(asc(environments.key));
-  const base = (process.env.ENVFORGE_PUBLIC_URL || origin).replace(/\/$/, "");
+  const base = callbackBase(target.adapter ?? "local", (target.config ?? {}) as Record<string, unknown>, origin);
   return {
     dispatchId,
     project: { slug: project.slug, name: project.name, family: project.familyId, successThreshold: project.successThreshold },
@@ -195,13 +197,21 @@ export async function buildPayload(
         return { ...r, config: r.config as Record<string, unknown>, ...(files.length ? { files } : {}) };
       }),
     ),
-    callbacks: { validation: `${base}/api/v1/dispatches/${dispatchId}/validation`, rollouts: `${base}/api/v1/projects/${project.slug}/rollouts` },
+    callbacks: {
+      validation: `${base}/api/v1/dispatches/${dispatchId}/validation`,
+      rollouts: `${base}/api/v1/projects/${project.slug}/rollouts`,
+      baseUrl: base,
+      payload: `${base}/api/v1/dispatches/${dispatchId}/payload`,
+      progress: `${base}/api/v1/dispatches/${dispatchId}/progress`,
+    },
     createdAt: new Date().toISOString(),
   };
 }
 
 async function addEvent(db: Db, dispatchId: string, status: string, message?: string, data?: unknown) {
   await db.insert(dispatchEvents).values({ dispatchId, status, message: message ?? null, data: data ?? null });
+  // the job is over: its key stops working
+  if (FINAL.has(status)) await revokeDispatchKey(db, dispatchId);
 }
 
 /** POST .../generations/{index}/dispatch: only approved or materialized generations; 202 with the id. */
@@ -286,6 +296,8 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
   const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
   try {
     const ctx = contextFor(db, d, t);
+    // an export runs nothing that could call back
+    if (t.adapter !== "export") ctx.callbackKey = await dispatchCallbackKey(db, d.id, secretKey());
     const result = await adapter.deliver(ctx);
     // cancelled while sending: keep it cancelled, and stop what the target started where it can
     const [now] = await db.select({ status: dispatches.status }).from(dispatches).where(eq(dispatches.id, d.id));
@@ -418,6 +430,7 @@ export async function cancelDispatch(db: Db, id: string, principal: Principal) {
   await db.transaction(async (tx) => {
     await tx.update(dispatches).set({ status: "cancelled", leaseOwner: null, leaseUntil: null, updatedAt: new Date() }).where(eq(dispatches.id, id));
     await tx.insert(dispatchEvents).values({ dispatchId: id, status: "cancelled", message: `by ${principal.actor}` });
+    await tx.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.dispatchId, id), isNull(apiKeys.revokedAt)));
     await recordAudit(tx, { projectId: d.projectId, actor: principal.actor, action: "dispatch.cancel", entity: "dispatch", entityId: id, before: { status: d.status }, after: { status: "cancelled" } });
   });
   const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
@@ -435,9 +448,7 @@ export async function cancelDispatch(db: Db, id: string, principal: Principal) {
 /** POST /dispatches/{id}/validation: a sandbox reports validity and p_max of the environments it checked. */
 export async function reportValidation(db: Db, id: string, body: unknown, principal: Principal) {
   const input = parseOrThrow(validationReportSchema, body);
-  const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
-  if (!d) throw new NotFound(`Dispatch ${id} does not exist.`);
-  requireScope(principal, "generations:write", d.projectId);
+  const d = await dispatchFor(db, id, principal, "generations:write");
   const payload = d.payload as GenerationPayload | null;
   const known = new Set(payload?.environments.map((e) => e.key) ?? []);
   const details = input.results.flatMap((r, i) => (known.has(r.environmentKey) ? [] : [{ path: `results.${i}.environmentKey`, message: `'${r.environmentKey}' was not in this dispatch` }]));
@@ -459,4 +470,39 @@ function countStates(results: { state: string }[]) {
   const out: Record<string, number> = { valid: 0, invalid: 0, unsolvable: 0 };
   for (const r of results) out[r.state] += 1;
   return out;
+}
+
+/** The dispatch `id` for a principal: its own dispatch key, or a key or user with `scope` on the project. */
+async function dispatchFor(db: Db, id: string, principal: Principal, scope: "generations:write" | "projects:read" | "rollouts:write") {
+  if (!z.uuid().safeParse(id).success) throw new NotFound(`Dispatch ${id} does not exist.`);
+  const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
+  if (!d) throw new NotFound(`Dispatch ${id} does not exist.`);
+  if (principal.dispatchId) {
+    if (principal.dispatchId !== id) throw new Forbidden("This dispatch key belongs to another dispatch.");
+  } else requireScope(principal, scope, d.projectId);
+  return d;
+}
+
+/** GET /dispatches/{id}/payload: the generation as it was dispatched (what `envforge run-dispatch` fetches). */
+export async function getDispatchPayload(db: Db, id: string, principal: Principal) {
+  const d = await dispatchFor(db, id, principal, "projects:read");
+  return d.payload as GenerationPayload;
+}
+
+export const progressReportSchema = z.strictObject({
+  completed: z.number().int().min(0),
+  total: z.number().int().min(0),
+  failed: z.number().int().min(0).default(0),
+  message: z.string().max(1000).optional(),
+});
+
+/** POST /dispatches/{id}/progress: a running job says how far it is (a timeline event; a delivered dispatch becomes running). */
+export async function reportProgress(db: Db, id: string, body: unknown, principal: Principal) {
+  const input = parseOrThrow(progressReportSchema, body);
+  const d = await dispatchFor(db, id, principal, "rollouts:write");
+  if (FINAL.has(d.status)) throw new Conflict(`Dispatch ${id} is ${d.status}; it takes no more progress.`);
+  if (d.status === "delivered") await db.update(dispatches).set({ status: "running", updatedAt: new Date() }).where(and(eq(dispatches.id, id), eq(dispatches.status, "delivered")));
+  const message = input.message ?? `${input.completed} of ${input.total} environments done${input.failed ? `, ${input.failed} failed` : ""}`;
+  await addEvent(db, id, d.status === "delivered" ? "running" : d.status, message, { completed: input.completed, total: input.total, failed: input.failed });
+  return { status: d.status === "delivered" ? "running" : d.status };
 }

@@ -26,7 +26,14 @@ export interface GenerationPayload {
     files?: { path: string; sha256: string; size: number; executable: boolean }[];
   }[];
   /** where a sandbox posts validation results back (POST, JSON), and rollouts (NDJSON) */
-  callbacks: { validation: string; rollouts: string };
+  callbacks: {
+    validation: string;
+    rollouts: string;
+    /** EnvForge's base URL as jobs reach it (ENVFORGE_PUBLIC_URL), this payload's URL, and where progress goes */
+    baseUrl?: string;
+    payload?: string;
+    progress?: string;
+  };
   createdAt: string;
 }
 
@@ -37,6 +44,8 @@ export interface DeliveryContext {
   config: Record<string, unknown>;
   /** the target's secret (webhook HMAC secret, Kubernetes bearer token, …), decrypted; never logged */
   secret: string | null;
+  /** the dispatch-scoped ingest key the job posts back with (lib/dispatch/callback-key.ts); a secret, never logged */
+  callbackKey?: string | null;
   /** attempt number, from 1 */
   attempt: number;
   signal?: AbortSignal;

@@ -17,12 +17,14 @@ import { ingestRollouts, type IngestSummary } from "./store";
 export async function postRollouts(db: Db, project: ProjectRow, principal: Principal, req: Request): Promise<IngestSummary> {
   requireScope(principal, "rollouts:write", project.id);
   const kind = bodyKind(req.headers.get("content-type"));
-  const createEnvironments = ["1", "true"].includes(new URL(req.url).searchParams.get("createEnvironments") ?? "");
+  // a dispatch's key posts to the environments of its own generation only
+  const dispatchKey = principal.dispatchId ? { generation: principal.generationIndex ?? undefined } : null;
+  const createEnvironments = !dispatchKey && ["1", "true"].includes(new URL(req.url).searchParams.get("createEnvironments") ?? "");
   const family = await getFamily(db, project.familyId);
   const { stream, cleanup } = await limitedBody(req, maxBodyBytes());
   try {
     const lines = kind === "ndjson" ? ndjsonLines(stream) : jsonArrayElements(stream);
-    const summary = await ingestRollouts(db, project, family, lines, { createEnvironments });
+    const summary = await ingestRollouts(db, project, family, lines, { createEnvironments, ...(dispatchKey ?? {}) });
     if (summary.accepted + summary.duplicates + summary.rejected.length === 0) {
       throw new BadRequest("The body holds no rollouts.");
     }

@@ -29,6 +29,8 @@ export interface IngestSummary {
 
 export interface IngestOptions {
   createEnvironments?: boolean;
+  /** the only generation these rollouts may land in (a dispatch key's); rollouts without one go there */
+  generation?: number;
   /** Rollouts per transaction. */
   batchSize?: number;
   onProgress?: (s: IngestSummary & { lines: number }) => void;
@@ -155,6 +157,10 @@ class Resolver {
     }
 
     let generationId: number | null;
+    if (this.opts.generation !== undefined && r.generation !== undefined && r.generation !== this.opts.generation) {
+      return { code: "generation_not_allowed", message: `this key may only post rollouts of generation ${this.opts.generation} (got ${r.generation})` };
+    }
+    if (this.opts.generation !== undefined && r.generation === undefined) r = { ...r, generation: this.opts.generation };
     if (r.generation !== undefined) {
       generationId = await this.generationId(r.generation, !!this.opts.createEnvironments);
       if (generationId === null) return { code: "unknown_generation", message: `generation ${r.generation} does not exist in this project` };

@@ -4,6 +4,8 @@
  *   POST   /apis/batch/v1/namespaces/{ns}/jobs         201 with the Job; 409 Status AlreadyExists for a known name
  *   GET    /apis/batch/v1/namespaces/{ns}/jobs/{name}  the Job; each GET applies the next scripted status
  *   DELETE /apis/batch/v1/namespaces/{ns}/jobs/{name}  200 Status Success (records the propagationPolicy)
+ *   POST   /api/v1/namespaces/{ns}/secrets             201 with the Secret (stored in `secrets`); 409 AlreadyExists
+ *   DELETE /api/v1/namespaces/{ns}/secrets/{name}      200 Status Success
  * Every request needs `Authorization: Bearer <token>` (401 Status otherwise); `forbidden` answers
  * 403 like RBAC does. Errors are `Status` objects as the API server sends them. Wire data only: no
  * imports from lib/.
@@ -47,6 +49,8 @@ export interface FakeKubernetes {
   requests: FakeKubernetesRequest[];
   /** stored Jobs by `<namespace>/<name>` */
   jobs: Map<string, Json>;
+  /** stored Secrets by `<namespace>/<name>` */
+  secrets: Map<string, Json>;
   /** `<namespace>/<name>` and propagationPolicy of every DELETE */
   deletions: { job: string; propagationPolicy: unknown }[];
   setStatus(namespace: string, name: string, status: FakeJobStatus): void;
@@ -62,6 +66,7 @@ function status(code: number, reason: string, message: string, details?: Json): 
 export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<FakeKubernetes> {
   const namespaces = new Set(opts.namespaces ?? ["default", "envforge"]);
   const jobs = new Map<string, Json>();
+  const secrets = new Map<string, Json>();
   const scripts = new Map<string, FakeJobStatus[]>();
   const requests: FakeKubernetesRequest[] = [];
   const deletions: { job: string; propagationPolicy: unknown }[] = [];
@@ -88,6 +93,21 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
       requests.push({ method: req.method ?? "", path, authorization: req.headers.authorization, body });
       const certified = opts.tls?.clientCa !== undefined && (req.socket as import("node:tls").TLSSocket).authorized === true;
       if (!certified && req.headers.authorization !== `Bearer ${opts.token}`) return send(res, 401, status(401, "Unauthorized", "Unauthorized"));
+      const sm = /^\/api\/v1\/namespaces\/([^/]+)\/secrets(?:\/([^/]+))?$/.exec(path);
+      if (sm) {
+        const key = `${decodeURIComponent(sm[1])}/${sm[2] ? decodeURIComponent(sm[2]) : String(((body?.metadata ?? {}) as Json).name)}`;
+        if (!namespaces.has(decodeURIComponent(sm[1]))) return send(res, 404, status(404, "NotFound", `namespaces "${sm[1]}" not found`));
+        if (req.method === "POST" && !sm[2]) {
+          if (secrets.has(key)) return send(res, 409, status(409, "AlreadyExists", `secrets "${key.split("/")[1]}" already exists`));
+          secrets.set(key, body ?? {});
+          return send(res, 201, body ?? {});
+        }
+        if (req.method === "DELETE" && sm[2]) {
+          if (!secrets.delete(key)) return send(res, 404, status(404, "NotFound", `secrets "${sm[2]}" not found`));
+          return send(res, 200, status(200, "", ""));
+        }
+        return send(res, 405, status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"));
+      }
       const m = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs(?:\/([^/]+))?$/.exec(path);
       if (!m) return send(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
       const ns = decodeURIComponent(m[1]);
@@ -152,6 +172,7 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
     url: `${opts.tls ? "https" : "http"}://127.0.0.1:${port}`,
     requests,
     jobs,
+    secrets,
     deletions,
     setStatus(namespace, name, s) {
       const job = jobs.get(`${namespace}/${name}`);

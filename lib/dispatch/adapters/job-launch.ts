@@ -76,3 +76,6 @@ export function textTail(text: string, max = 2048): string {
   const nl = tail.indexOf("\n");
   return nl >= 0 && nl < 200 ? tail.slice(nl + 1) : tail;
 }
+
+/** The variable that hands a job its dispatch-scoped ingest key (lib/dispatch/callback-key.ts). */
+export const CALLBACK_KEY_ENV = "ENVFORGE_API_KEY";

@@ -155,3 +155,23 @@ describe("kubernetes credentials", () => {
     expect(kubernetesAdapter.checkConfig(template("Never"))).toEqual([]);
   });
 });
+
+describe("kubernetes: the dispatch's callback key", () => {
+  it("goes into a Secret the Job's containers read it from, never into the manifest; cancel deletes both", async () => {
+    kube = await startFakeKubernetes({ token: TOKEN });
+    const payload = samplePayload();
+    const key = "efk_dispatch-key-SECRET-77";
+    const ctx = { ...deliveryContext(payload, { apiServer: kube.url, namespace: "envforge", ...job }, TOKEN), callbackKey: key };
+    const result = await kubernetesAdapter.deliver(ctx);
+    const secretName = `${result.externalId}-key`;
+    expect(kube.secrets.get(`envforge/${secretName}`)).toMatchObject({ kind: "Secret", stringData: { ENVFORGE_API_KEY: key } });
+    const created = kube.requests.find((r) => r.path.endsWith("/jobs") && r.method === "POST")!.body!;
+    expect(JSON.stringify(created)).not.toContain(key);
+    const container = ((created.spec as any).template.spec.containers as any[])[0];
+    expect(container.env).toContainEqual({ name: "ENVFORGE_API_KEY", valueFrom: { secretKeyRef: { name: secretName, key: "ENVFORGE_API_KEY" } } });
+    // a resend finds both in place
+    expect((await kubernetesAdapter.deliver(ctx)).externalId).toBe(result.externalId);
+    await kubernetesAdapter.cancel!(ctx, result.externalId!);
+    expect(kube.secrets.size).toBe(0);
+  });
+});

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload, type PollResult } from "../types";
 import { bodySnippet, httpRequest, isRetryableStatus, parseJson, redactSecret, transportFailure, type HttpResponse } from "./http";
 import { inClusterCredentials, kubeconfigCredentials, SERVICE_ACCOUNT_DIR, type KubernetesCredentials } from "./kubernetes-auth";
-import { fillPlaceholders, jobEnv, payloadForEnv, placeholderValues, unknownPlaceholders } from "./job-launch";
+import { CALLBACK_KEY_ENV, fillPlaceholders, jobEnv, payloadForEnv, placeholderValues, unknownPlaceholders } from "./job-launch";
 import { configErrors, parseTargetConfig } from "./target-config";
 
 export const DISPATCH_LABEL = "envforge.dev/dispatch";
@@ -95,8 +95,16 @@ function objectAt(parent: Json, key: string): Json {
   return created;
 }
 
-/** The Job manifest for a dispatch: template (or default) + name, labels, env, backoffLimit. */
-export function kubernetesJobManifest(config: KubernetesConfig, payload: GenerationPayload): Json {
+/** The Secret holding a dispatch's callback key: `<job name>-key`. */
+export function kubernetesKeySecretName(payload: Pick<GenerationPayload, "dispatchId" | "generation">): string {
+  return `${kubernetesJobName(payload)}-key`;
+}
+
+/**
+ * The Job manifest for a dispatch: template (or default) + name, labels, env, backoffLimit; with
+ * `keySecret`, every container reads ENVFORGE_API_KEY from that Secret (never a literal value).
+ */
+export function kubernetesJobManifest(config: KubernetesConfig, payload: GenerationPayload, keySecret?: string): Json {
   const namespace = config.namespace ?? "default";
   const values = placeholderValues(payload);
   const job: Json = config.jobTemplate
@@ -138,7 +146,8 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
     if (!Array.isArray(containers)) continue;
     for (const container of containers as Json[]) {
       const kept = Array.isArray(container.env) ? (container.env as Json[]).filter((e) => !(typeof e.name === "string" && e.name in env)) : [];
-      container.env = [...kept, ...Object.entries(env).map(([n, value]) => ({ name: n, value }))];
+      const fromSecret = keySecret ? [{ name: CALLBACK_KEY_ENV, valueFrom: { secretKeyRef: { name: keySecret, key: CALLBACK_KEY_ENV } } }] : [];
+      container.env = [...kept.filter((e) => e.name !== CALLBACK_KEY_ENV), ...Object.entries(env).map(([n, value]) => ({ name: n, value })), ...fromSecret];
       for (const field of ["command", "args"]) {
         if (Array.isArray(container[field])) container[field] = (container[field] as unknown[]).map((a) => (typeof a === "string" ? fillPlaceholders(a, values) : a));
       }
@@ -166,6 +175,11 @@ class KubernetesClient {
     private readonly creds: KubernetesCredentials,
   ) {}
 
+  secretsPath(name?: string): string {
+    const base = `/api/v1/namespaces/${encodeURIComponent(this.config.namespace)}/secrets`;
+    return name ? `${base}/${encodeURIComponent(name)}` : base;
+  }
+
   jobsPath(name?: string): string {
     const base = `/apis/batch/v1/namespaces/${encodeURIComponent(this.config.namespace)}/jobs`;
     return name ? `${base}/${encodeURIComponent(name)}` : base;
@@ -191,7 +205,7 @@ class KubernetesClient {
   }
 
   /** A DeliveryError for a non-2xx answer; 401/403 name the missing rights, never the token. */
-  failure(res: HttpResponse, verb: "create" | "get" | "delete"): DeliveryError {
+  failure(res: HttpResponse, verb: "create" | "get" | "delete", what = "Jobs"): DeliveryError {
     const status = statusObject(res);
     const detail = redactSecret(bodySnippet(status?.message ?? res.body), this.creds.token);
     const data = { httpStatus: res.status, reason: status?.reason ?? null };
@@ -202,7 +216,7 @@ class KubernetesClient {
     }
     if (res.status === 403) {
       return new DeliveryError(
-        `The token or certificate (${this.creds.source}) lacks rights to ${verb} Jobs in namespace "${ns}" (403 Forbidden${detail ? `: ${detail}` : ""}): grant it create, get and delete on jobs.batch there.`,
+        `The token or certificate (${this.creds.source}) lacks rights to ${verb} ${what} in namespace "${ns}" (403 Forbidden${detail ? `: ${detail}` : ""}): grant it create, get and delete on jobs.batch and create and delete on secrets there.`,
         false,
         data,
       );
@@ -275,8 +289,22 @@ async function clientFor(ctx: DeliveryContext): Promise<KubernetesClient> {
 
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const client = await clientFor(ctx);
-  const manifest = kubernetesJobManifest(client.config, ctx.payload);
   const name = kubernetesJobName(ctx.payload);
+  let keySecret: string | undefined;
+  if (ctx.callbackKey) {
+    // the job's ingest key goes into a Secret of its own; the Job only references it
+    keySecret = kubernetesKeySecretName(ctx.payload);
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: keySecret, namespace: client.config.namespace, labels: { [DISPATCH_LABEL]: dispatchLabelValue(ctx.payload.dispatchId), "app.kubernetes.io/managed-by": "envforge" } },
+      type: "Opaque",
+      stringData: { [CALLBACK_KEY_ENV]: ctx.callbackKey },
+    };
+    const made = await client.request("POST", client.secretsPath(), secret);
+    if (!(made.status >= 200 && made.status < 300) && !(made.status === 409 && statusObject(made)?.reason === "AlreadyExists")) throw client.failure(made, "create", "Secrets");
+  }
+  const manifest = kubernetesJobManifest(client.config, ctx.payload, keySecret);
   const where = { namespace: client.config.namespace, name };
   const res = await client.request("POST", client.jobsPath(), manifest);
   if (res.status >= 200 && res.status < 300) {
@@ -309,6 +337,8 @@ async function poll(ctx: DeliveryContext, externalId: string): Promise<PollResul
 async function cancel(ctx: DeliveryContext, externalId: string): Promise<void> {
   const client = await clientFor(ctx);
   const res = await client.request("DELETE", client.jobsPath(externalId), { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });
+  // the key Secret goes with the Job (its key is revoked by EnvForge anyway)
+  await client.request("DELETE", client.secretsPath(`${externalId}-key`)).catch(() => undefined);
   if (res.status === 404 || (res.status >= 200 && res.status < 300)) return;
   throw client.failure(res, "delete");
 }

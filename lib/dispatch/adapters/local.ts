@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type PollResult } from "../types";
-import { fillPlaceholders, jobEnv, PLACEHOLDERS, placeholderValues, textTail, unknownPlaceholders } from "./job-launch";
+import { CALLBACK_KEY_ENV, fillPlaceholders, jobEnv, PLACEHOLDERS, placeholderValues, textTail, unknownPlaceholders } from "./job-launch";
 import { configErrors, parseTargetConfig } from "./target-config";
 
 export const localConfigSchema = z
@@ -258,7 +258,14 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
 function commandEnv(config: LocalConfig, ctx: DeliveryContext, payloadPath: string, dir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith("ENVFORGE_") || key === "DATABASE_URL") delete env[key];
-  return Object.assign(env, config.env, jobEnv(ctx.payload), { ENVFORGE_PAYLOAD_PATH: payloadPath, ENVFORGE_DISPATCH_DIR: dir }, ctx.secret ? { ENVFORGE_TARGET_SECRET: ctx.secret } : {});
+  return Object.assign(
+    env,
+    config.env,
+    jobEnv(ctx.payload),
+    { ENVFORGE_PAYLOAD_PATH: payloadPath, ENVFORGE_DISPATCH_DIR: dir },
+    ctx.secret ? { ENVFORGE_TARGET_SECRET: ctx.secret } : {},
+    ctx.callbackKey ? { [CALLBACK_KEY_ENV]: ctx.callbackKey } : {},
+  );
 }
 
 async function poll(_ctx: DeliveryContext, externalId: string): Promise<PollResult> {

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type PollResult } from "../types";
 import { bodySnippet, httpRequest, isRetryableStatus, parseJson, redactSecret, transportFailure, type HttpResponse } from "./http";
-import { fillPlaceholders, jobEnv, payloadForEnv, PLACEHOLDERS, placeholderValues, shellQuote, textTail, unknownPlaceholders } from "./job-launch";
+import { CALLBACK_KEY_ENV, fillPlaceholders, jobEnv, payloadForEnv, PLACEHOLDERS, placeholderValues, shellQuote, textTail, unknownPlaceholders } from "./job-launch";
 import { configErrors, parseTargetConfig } from "./target-config";
 
 const RAY_PLACEHOLDERS = PLACEHOLDERS.filter((p) => p !== "dispatchDir");
@@ -50,10 +50,16 @@ export function rayEntrypoint(template: string, ctx: Pick<DeliveryContext, "payl
 }
 
 /** The JSON body of `POST /api/jobs/`. */
-export function raySubmitBody(config: RayConfig, ctx: Pick<DeliveryContext, "payload">): Record<string, unknown> {
-  const { payload } = ctx;
+export function raySubmitBody(config: RayConfig, ctx: Pick<DeliveryContext, "payload" | "callbackKey">): Record<string, unknown> {
+  const { payload, callbackKey } = ctx;
   const runtimeEnv = { ...(config.runtime_env ?? {}) };
-  runtimeEnv.env_vars = { ...(runtimeEnv.env_vars ?? {}), ...jobEnv(payload), ENVFORGE_PAYLOAD_JSON: payloadForEnv(payload, "ray") };
+  runtimeEnv.env_vars = {
+    ...(runtimeEnv.env_vars ?? {}),
+    ...jobEnv(payload),
+    ENVFORGE_PAYLOAD_JSON: payloadForEnv(payload, "ray"),
+    // the dispatch-scoped key rides in the runtime env (Ray's way to hand a job a secret)
+    ...(callbackKey ? { [CALLBACK_KEY_ENV]: callbackKey } : {}),
+  };
   const body: Record<string, unknown> = {
     entrypoint: rayEntrypoint(config.entrypoint, ctx),
     submission_id: payload.dispatchId,

@@ -12,9 +12,11 @@ import { configErrors, parseTargetConfig } from "./target-config";
 export const SIGNATURE_HEADER = "X-EnvForge-Signature";
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const ATTEMPT_HEADER = "X-EnvForge-Delivery-Attempt";
+/** The dispatch-scoped ingest key the receiver's job posts rollouts back with (Authorization: Bearer <key>). */
+export const CALLBACK_KEY_HEADER = "X-EnvForge-Callback-Key";
 
 /** Headers the adapter sets itself; config.headers may not override them. */
-const RESERVED_HEADERS = ["content-type", "content-length", "host", SIGNATURE_HEADER.toLowerCase(), IDEMPOTENCY_HEADER.toLowerCase(), ATTEMPT_HEADER.toLowerCase()];
+const RESERVED_HEADERS = ["content-type", "content-length", "host", SIGNATURE_HEADER.toLowerCase(), IDEMPOTENCY_HEADER.toLowerCase(), ATTEMPT_HEADER.toLowerCase(), CALLBACK_KEY_HEADER.toLowerCase()];
 
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -68,6 +70,7 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     [SIGNATURE_HEADER]: signBody(body, ctx.secret),
     [IDEMPOTENCY_HEADER]: ctx.payload.dispatchId,
     [ATTEMPT_HEADER]: String(ctx.attempt),
+    ...(ctx.callbackKey ? { [CALLBACK_KEY_HEADER]: ctx.callbackKey } : {}),
   };
   const where = new URL(config.url).origin;
   let res;

@@ -1,0 +1,6 @@
+import { apiRoute } from "@/lib/api/route";
+import { getDispatchPayload } from "@/lib/dispatch/service";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute<{ id: string }>(async ({ db, principal, params }) => getDispatchPayload(db, params.id, principal));
