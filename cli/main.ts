@@ -5,6 +5,7 @@ import { importHarbor, importNdjson, type ImportResult } from "./commands/import
 import { importHarborTasks } from "./commands/import-tasks";
 import { syncAgentLightning } from "./commands/sync";
 import { arenaCommand } from "./commands/arena";
+import { runDispatch } from "./commands/run-dispatch";
 
 const USAGE = `envforge <command> [options]
 
@@ -29,6 +30,13 @@ Commands:
       (runs here, no server needed). Prints the strategy x setting table and whether the heuristic
       engineer met its goal; --json writes the full report; --upload sends it to the server's
       Arena page (--server, --token). Defaults: 10 seeds, search-agent.
+
+  run-dispatch --dispatch <url> [--policy <name>] -- <command> [args...]
+      The job side of a dispatch (a Ray entrypoint or a Kubernetes container command): fetches the
+      dispatch's payload, runs <command> once per environment with the rendered task (stdin and
+      ENVFORGE_TASK_JSON), posts each rollout and the progress back, with retries. The key is
+      ENVFORGE_API_KEY (set by EnvForge for the job) or --token. The command's last stdout line
+      may be JSON {reward, success, trajectory, ...}; else its exit code decides.
 
 Options for every command:
   --server <url>   EnvForge's address (ENVFORGE_SERVER, default http://127.0.0.1:3000)
@@ -63,6 +71,7 @@ export async function run(argv: string[]): Promise<number> {
       create: { type: "boolean" },
       "create-environments": { type: "boolean" },
       url: { type: "string" },
+      dispatch: { type: "string" },
       key: { type: "string" },
       api: { type: "string" },
       quiet: { type: "boolean" },
@@ -79,6 +88,15 @@ export async function run(argv: string[]): Promise<number> {
   if (values.help || positionals.length === 0) {
     console.log(USAGE);
     return values.help ? 0 : 2;
+  }
+  if (positionals[0] === "run-dispatch") {
+    const dispatchUrl = values.dispatch ?? process.env.ENVFORGE_PAYLOAD_URL;
+    if (!dispatchUrl) throw new UsageError("--dispatch <url> is required (the payload URL the job was given, e.g. $ENVFORGE_PAYLOAD_URL).");
+    const command = positionals.slice(1);
+    if (command.length === 0) throw new UsageError("Give the command to run after --, e.g. envforge run-dispatch --dispatch <url> -- python3 agent.py");
+    const r = await runDispatch({ dispatch: dispatchUrl, command, key: values.token ?? process.env.ENVFORGE_API_KEY ?? process.env.ENVFORGE_TOKEN, policy: values.policy, quiet: values.quiet });
+    console.log(`ran ${r.environments} environments: ${r.succeeded} finished, ${r.failed} errored; ${r.posted} rollouts posted, ${r.rejected} rejected`);
+    return r.rejected > 0 ? 1 : 0;
   }
   if (positionals[0] === "arena") {
     const whole = (name: string, raw: string | undefined, min: number): number | undefined => {

@@ -52,6 +52,9 @@ export function jobEnv(payload: GenerationPayload): Record<string, string> {
     ENVFORGE_GENERATION: String(payload.generation.index),
     ENVFORGE_CALLBACK_VALIDATION: payload.callbacks.validation,
     ENVFORGE_CALLBACK_ROLLOUTS: payload.callbacks.rollouts,
+    // what `envforge run-dispatch --dispatch "$ENVFORGE_PAYLOAD_URL" -- <command>` needs (with ENVFORGE_API_KEY)
+    ...(payload.callbacks.payload ? { ENVFORGE_PAYLOAD_URL: payload.callbacks.payload } : {}),
+    ...(payload.callbacks.baseUrl ? { ENVFORGE_URL: payload.callbacks.baseUrl } : {}),
   };
 }
 
