@@ -1,16 +1,13 @@
 import { apiRoute, readJsonBody } from "@/lib/api/route";
-import { requireScope } from "@/lib/auth/principal";
 import { familyView, listFamilies, registerFamily } from "@/lib/projects/families";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ db, principal }) => {
-  requireScope(principal, "projects:read");
+export const GET = apiRoute({ scope: "projects:read", project: "global" }, async ({ db }) => {
   return { families: (await listFamilies(db)).map(familyView) };
 });
 
-export const POST = apiRoute(async ({ req, db, principal }) => {
-  requireScope(principal, "families:write");
+export const POST = apiRoute({ scope: "families:write", project: "global" }, async ({ req, db, principal }) => {
   const family = await registerFamily(db, await readJsonBody(req), principal);
   return Response.json(familyView(family), { status: 201 });
 });

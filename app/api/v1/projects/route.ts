@@ -1,16 +1,13 @@
 import { apiRoute, readJsonBody } from "@/lib/api/route";
-import { requireScope } from "@/lib/auth/principal";
 import { createProject, listProjects, projectView } from "@/lib/projects/service";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ db, principal }) => {
-  requireScope(principal, "projects:read");
+export const GET = apiRoute({ scope: "projects:read", project: "global" }, async ({ db, principal }) => {
   return { projects: await listProjects(db, principal) };
 });
 
-export const POST = apiRoute(async ({ req, db, principal }) => {
-  requireScope(principal, "projects:create");
+export const POST = apiRoute({ scope: "projects:create", project: "global" }, async ({ req, db, principal }) => {
   const row = await createProject(db, await readJsonBody(req), principal);
   return Response.json(projectView(row), { status: 201 });
 });

@@ -1,18 +1,13 @@
-import { apiRoute, readJsonBody } from "@/lib/api/route";
-import { parseOrThrow } from "@/lib/api/errors";
-import { requireScope } from "@/lib/auth/principal";
+import { apiRoute } from "@/lib/api/route";
 import { createUser, createUserSchema, listUsers } from "@/lib/auth/users";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ db, principal }) => {
-  requireScope(principal, "users:manage");
+export const GET = apiRoute({ scope: "users:manage", project: "global" }, async ({ db }) => {
   return { users: await listUsers(db) };
 });
 
-export const POST = apiRoute(async ({ req, db, principal }) => {
-  requireScope(principal, "users:manage");
-  const input = parseOrThrow(createUserSchema, await readJsonBody(req));
-  const id = await createUser(db, input, principal.actor);
-  return Response.json({ id, email: input.email.toLowerCase(), name: input.name, role: input.role }, { status: 201 });
+export const POST = apiRoute({ scope: "users:manage", project: "global", body: createUserSchema }, async ({ db, principal, body }) => {
+  const id = await createUser(db, body, principal.actor);
+  return Response.json({ id, email: body.email.toLowerCase(), name: body.name, role: body.role }, { status: 201 });
 });

@@ -1,11 +1,9 @@
 import { apiRoute, intParam } from "@/lib/api/route";
-import { requireScope } from "@/lib/auth/principal";
 import { revokeApiKey } from "@/lib/auth/keys";
 
 export const dynamic = "force-dynamic";
 
-export const DELETE = apiRoute<{ id: string }>(async ({ db, principal, params }) => {
-  requireScope(principal, "keys:manage");
+export const DELETE = apiRoute<{ id: string }>({ scope: "keys:manage", project: "global" }, async ({ db, principal, params }) => {
   await revokeApiKey(db, intParam(params.id, "id"), principal);
   return new Response(null, { status: 204 });
 });

@@ -3,4 +3,4 @@ import { getProposal } from "@/lib/engineer/proposals";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(async ({ db, principal, params }) => getProposal(db, params.id, principal));
+export const GET = apiRoute<{ id: string }>({ scope: "projects:read", project: "entity" }, async ({ db, principal, params }) => getProposal(db, params.id, principal));

@@ -3,6 +3,6 @@ import { getRollout } from "@/lib/ingest/rollouts-api";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(async ({ db, principal, params }) => {
+export const GET = apiRoute<{ id: string }>({ scope: "projects:read", project: "entity" }, async ({ db, principal, params }) => {
   return getRollout(db, intParam(params.id, "id"), principal);
 });

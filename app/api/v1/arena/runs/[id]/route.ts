@@ -3,4 +3,4 @@ import { getArenaRun } from "@/lib/reports/arena";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(async ({ db, params }) => getArenaRun(db, intParam(params.id, "id")));
+export const GET = apiRoute<{ id: string }>({ scope: "projects:read", project: "global" }, async ({ db, params }) => getArenaRun(db, intParam(params.id, "id")));

@@ -1,16 +1,13 @@
 import { apiRoute } from "@/lib/api/route";
 import { searchParamsOf } from "@/lib/api/contracts";
-import { getProjectFor } from "@/lib/projects/service";
 import { listRollouts, postRollouts } from "@/lib/ingest/rollouts-api";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute<{ slug: string }>(async ({ req, db, principal, params }) => {
-  const project = await getProjectFor(db, params.slug, principal);
+export const POST = apiRoute<{ slug: string }>({ scope: "rollouts:write", project: "slug" }, async ({ req, db, principal, project }) => {
   return postRollouts(db, project, principal, req);
 });
 
-export const GET = apiRoute<{ slug: string }>(async ({ req, db, principal, params }) => {
-  const project = await getProjectFor(db, params.slug, principal);
+export const GET = apiRoute<{ slug: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, project }) => {
   return listRollouts(db, project, searchParamsOf(req));
 });

@@ -4,7 +4,7 @@ import { getProposal } from "@/lib/engineer/proposals";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute<{ id: string }>(async ({ req, db, principal, params }) => {
+export const POST = apiRoute<{ id: string }>({ scope: "proposals:review", project: "entity" }, async ({ req, db, principal, params }) => {
   await reviewProposal(db, params.id, await readJsonBody(req), principal);
   return getProposal(db, params.id, principal);
 });

@@ -3,6 +3,6 @@ import { turnPage } from "@/lib/rollouts/turns";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(async ({ db, principal, params, req }) => {
+export const GET = apiRoute<{ id: string }>({ scope: "projects:read", project: "entity" }, async ({ db, principal, params, req }) => {
   return turnPage(db, intParam(params.id, "id"), Object.fromEntries(new URL(req.url).searchParams), principal);
 });

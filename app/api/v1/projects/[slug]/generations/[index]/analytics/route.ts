@@ -1,13 +1,11 @@
 import { apiRoute, intParam } from "@/lib/api/route";
-import { getProjectFor } from "@/lib/projects/service";
 import { getFamily } from "@/lib/projects/families";
 import { getGeneration } from "@/lib/generations/service";
 import { generationAnalytics } from "@/lib/generations/analytics";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ slug: string; index: string }>(async ({ req, db, principal, params }) => {
-  const project = await getProjectFor(db, params.slug, principal);
+export const GET = apiRoute<{ slug: string; index: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, params, project }) => {
   const [generation, family] = await Promise.all([getGeneration(db, project, intParam(params.index, "index")), getFamily(db, project.familyId)]);
   return generationAnalytics(db, project, family, generation, new URL(req.url).searchParams.get("policy") ?? undefined);
 });

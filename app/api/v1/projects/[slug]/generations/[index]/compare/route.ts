@@ -2,7 +2,6 @@ import { z } from "zod";
 import { apiRoute, intParam } from "@/lib/api/route";
 import { parseOrThrow } from "@/lib/api/errors";
 import { searchParamsOf } from "@/lib/api/contracts";
-import { getProjectFor } from "@/lib/projects/service";
 import { getGeneration } from "@/lib/generations/service";
 import { comparePolicies } from "@/lib/generations/analytics";
 
@@ -14,8 +13,7 @@ const query = z.object({
   margin: z.coerce.number().min(0).max(1).default(0.2),
 });
 
-export const GET = apiRoute<{ slug: string; index: string }>(async ({ req, db, principal, params }) => {
-  const project = await getProjectFor(db, params.slug, principal);
+export const GET = apiRoute<{ slug: string; index: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, params, project }) => {
   const generation = await getGeneration(db, project, intParam(params.index, "index"));
   const q = parseOrThrow(query, searchParamsOf(req), "query", 400);
   return comparePolicies(db, project, generation, q.a, q.b, q.margin);

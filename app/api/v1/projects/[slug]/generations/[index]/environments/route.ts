@@ -1,7 +1,6 @@
 import { apiRoute, intParam } from "@/lib/api/route";
 import { parseOrThrow } from "@/lib/api/errors";
 import { cursorQuerySchema, searchParamsOf } from "@/lib/api/contracts";
-import { getProjectFor } from "@/lib/projects/service";
 import { getFamily } from "@/lib/projects/families";
 import { getGeneration } from "@/lib/generations/service";
 import { generationEnvironmentsPage } from "@/lib/generations/overview";
@@ -9,8 +8,7 @@ import { environmentTable, wantsEnvironmentTable } from "@/lib/generations/envir
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ slug: string; index: string }>(async ({ req, db, principal, params }) => {
-  const project = await getProjectFor(db, params.slug, principal);
+export const GET = apiRoute<{ slug: string; index: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, params, project }) => {
   const generation = await getGeneration(db, project, intParam(params.index, "index"));
   const search = new URL(req.url).searchParams;
   if (wantsEnvironmentTable(search)) {
