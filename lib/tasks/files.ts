@@ -6,7 +6,8 @@ import { BadRequest, NotFound } from "@/lib/api/errors";
 import type { ProjectRow } from "@/lib/projects/service";
 import { environmentFileList } from "./store";
 
-async function environmentId(db: Db, project: ProjectRow, key: string): Promise<number> {
+/** The id of a project's environment by key (404 when missing). */
+export async function environmentId(db: Db, project: ProjectRow, key: string): Promise<number> {
   const [env] = await db.select({ id: environments.id }).from(environments).where(and(eq(environments.projectId, project.id), eq(environments.key, key)));
   if (!env) throw new NotFound(`Environment '${key}' does not exist in '${project.slug}'.`);
   return env.id;

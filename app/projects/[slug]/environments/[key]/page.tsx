@@ -5,6 +5,7 @@ import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, pct } from "@/components/ui/format";
 import { AttemptList } from "@/components/rollouts/attempt-list";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
+import { TaskPanel } from "@/components/tasks/task-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -58,6 +59,14 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
         <Stat label="Validation" value={env.validation.state} />
         <Stat label="p_max" value={fixed(env.validation.pMax, 3)} hint="best achievable success rate, where a validator estimated it" />
       </div>
+      {(env.validation.details as { by?: string; verifierOutput?: string | null } | null)?.by === "harbor-oracle" && env.validation.state === "invalid" && (
+        <Panel title="Harbor's oracle could not solve this task" className="mb-3">
+          <pre className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs text-red-800" data-testid="oracle-output">
+            {(env.validation.details as { verifierOutput?: string | null }).verifierOutput ?? "(no verifier output)"}
+          </pre>
+        </Panel>
+      )}
+      <TaskPanel db={db} project={project} envKey={key} />
       <div className="mb-3 grid grid-cols-1 gap-3 lg:grid-cols-2">
         <Panel title="Config">
           <table className="w-full text-xs" data-testid="environment-config">
