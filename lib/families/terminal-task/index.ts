@@ -83,7 +83,7 @@ const f = {
   verifier_timeout_sec: { path: "verifier_timeout_sec", kind: "integer", min: 1, max: 86400, mutable: false, description: "verifier time budget in seconds ([verifier].timeout_sec)" },
   allow_internet: { path: "allow_internet", kind: "boolean", description: "whether the sandbox has internet access" },
   cpus: { path: "cpus", kind: "integer", min: 1, max: 16, scale: true, description: "sandbox CPUs" },
-  memory_mb: { path: "memory_mb", kind: "integer", min: 256, max: 65536, scale: true, description: "sandbox memory in MB" },
+  memory_mb: { path: "memory_mb", kind: "integer", min: 128, max: 262144, scale: true, description: "sandbox memory in MB" },
   storage_mb: { path: "storage_mb", kind: "integer", min: 1, max: 4194304, mutable: false, description: "sandbox storage in MB" },
   gpus: { path: "gpus", kind: "integer", min: 0, max: 64, mutable: false, description: "sandbox GPUs" },
 } satisfies Record<string, FieldSpec>;
@@ -111,7 +111,7 @@ export const terminalTaskSchema = z.strictObject({
   verifier_timeout_sec: int(f.verifier_timeout_sec).optional(),
   allow_internet: z.boolean().optional().describe(describeField(f.allow_internet)),
   cpus: int(f.cpus).optional(),
-  memory_mb: z.int().min(1).max(1048576).optional().describe(describeField(f.memory_mb)),
+  memory_mb: int(f.memory_mb).optional(),
   storage_mb: int(f.storage_mb).optional(),
   gpus: int(f.gpus).optional(),
   tags: z.array(z.string().min(1).max(100)).max(100).optional().describe("tags from task.toml [metadata]"),
