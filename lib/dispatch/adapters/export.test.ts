@@ -29,7 +29,7 @@ describe("export adapter", () => {
     const folder = path.join(directory, `tb-curriculum-g3-${payload.dispatchId.slice(0, 8)}`);
     expect(exportFolderName(payload)).toBe(path.basename(folder));
     expect(result).toMatchObject({ status: "succeeded", externalId: folder });
-    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.parquet"]);
+    expect(readdirSync(folder).sort()).toEqual(["agent-lightning-rollouts.json", "agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.parquet"]);
 
     const environments = readJsonl(path.join(folder, "environments.jsonl"));
     expect(environments).toEqual(payload.environments);
@@ -72,7 +72,7 @@ describe("export adapter", () => {
     const manifest = JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8"));
     expect(manifest.counts).toEqual({ environments: 3, verlRows: 12, agentLightningTasks: 3, harborTasks: 1, harborDatasetTasks: 0 });
     expect(manifest.warnings).toEqual([expect.stringMatching(/^g3-0002: not in harbor-job.json \(an evolved task without files/), expect.stringMatching(/^g3-0003: /)]);
-    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "verl.parquet"]);
+    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(["agent-lightning-rollouts.json", "agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "verl.parquet"]);
     for (const f of manifest.files as { name: string; bytes: number; sha256: string }[]) {
       const content = readFileSync(path.join(folder, f.name));
       expect(content.length).toBe(f.bytes);
@@ -90,7 +90,7 @@ describe("export adapter", () => {
     expect(readdirSync(directory)).toEqual([path.basename(first.externalId!)]);
     const folder = second.externalId!;
     // no harbor.agents in this target: no harbor-job.json (never agents: []), and the manifest says why
-    expect(readdirSync(folder).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "manifest.json", "verl.jsonl"]);
+    expect(readdirSync(folder).sort()).toEqual(["agent-lightning-rollouts.json", "agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "manifest.json", "verl.jsonl"]);
     expect(JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8")).warnings).toContainEqual(expect.stringMatching(/set harbor.agents/));
     expect(readJsonl(path.join(folder, "environments.jsonl"))).toHaveLength(1);
     const [row] = readJsonl(path.join(folder, "verl.jsonl"));
@@ -105,7 +105,7 @@ describe("export adapter", () => {
       environments: [{ ...base.environments[0], config: { grid: { size: 4 }, agents: 1 } }],
     };
     const result = await exportAdapter.deliver(deliveryContext(payload, { directory: path.join(root, "lake") }));
-    expect(readdirSync(result.externalId!).sort()).toEqual(["agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "manifest.json", "verl.parquet"]);
+    expect(readdirSync(result.externalId!).sort()).toEqual(["agent-lightning-rollouts.json", "agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "manifest.json", "verl.parquet"]);
     const rows = (await parquetReadObjects({ file: toArrayBuffer(readFileSync(path.join(result.externalId!, "verl.parquet"))) })) as Record<string, any>[];
     // a config the family's schema rejects has no task instance: its description stands in
     expect(rows[0].prompt[0].content).toContain("grid.size: 4");

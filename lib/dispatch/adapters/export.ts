@@ -5,7 +5,8 @@
  *   verl.parquet           verl RL dataset rows (data_source, prompt, ability, reward_model, extra_info): the
  *                          rendered task as the prompt, rows repeated in proportion to the weights
  *   envforge_reward.py     verl custom reward function scoring those rows (export/verl.ts)
- *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata })
+ *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata }, 0.3)
+ *   agent-lightning-rollouts.json  Agent Lightning 1.0 RolloutCreate bodies (POST /api/rollouts)
  *   harbor-dataset/<task>/ every terminal task with its files, a complete Harbor task folder (export/harbor-dataset.ts)
  *   harbor-job.json        a Harbor JobConfig running them (terminal-task projects with harbor.agents set)
  *   manifest.json          counts, and size and sha256 of every other file
@@ -17,6 +18,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload } from "../types";
 import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlRewardModule, verlRows } from "./export/verl";
+import { agentLightningRolloutCreates } from "./export/agent-lightning";
 import { configErrors, parseTargetConfig } from "./target-config";
 import { harborJobConfig, planHarborTasks, writeHarborDataset } from "./export/harbor-dataset";
 
@@ -89,6 +91,7 @@ export async function writeExport(
     { name: "environments.jsonl", content: jsonl(payload.environments), rows: payload.environments.length },
     config.parquet ? { name: "verl.parquet", content: verlParquet(verl), rows: verl.length } : { name: "verl.jsonl", content: jsonl(verl), rows: verl.length },
     { name: "envforge_reward.py", content: verlRewardModule() },
+    { name: "agent-lightning-rollouts.json", content: `${JSON.stringify(agentLightningRolloutCreates(payload), null, 2)}\n`, rows: payload.environments.length },
     { name: "agent-lightning.jsonl", content: jsonl(agentLightningRows(payload)), rows: payload.environments.length },
   ];
   const warnings: string[] = [];

@@ -3,7 +3,7 @@
  * contract or a real store's `/v1/agl` routes; timeouts, retries of 5xx/429/network errors, and
  * errors that name the URL and what to check.
  */
-import { type AgentLightningEvent, AgentLightningFormatError, type AgentLightningPage, isObject, parseEventList, parseRolloutPage } from "./dialects";
+import { type AgentLightningEvent, AgentLightningFormatError, type AgentLightningPage, type AgentLightningRollout, aglRolloutSchema, isObject, parseEventList, parseRolloutPage, parseWith } from "./dialects";
 
 /** A failed conversation with an Agent Lightning store; names the URL and, for HTTP errors, the status. */
 export class AgentLightningError extends Error {
@@ -105,6 +105,17 @@ export class AgentLightningClient {
     const { url, body } = await this.getJson(path);
     try {
       return parseRolloutPage(body);
+    } catch (err) {
+      throw this.formatError(err, url);
+    }
+  }
+
+  /** One rollout in full (1.0's GET /api/rollouts/{id} -> { rollout, attempts }), for page items that carry only ids. */
+  async rolloutDetail(rolloutId: string): Promise<AgentLightningRollout> {
+    const { url, body } = await this.getJson(`/api/rollouts/${encodeURIComponent(rolloutId)}`);
+    try {
+      const detail = isObject(body) && isObject(body.rollout) ? { ...body.rollout, attempt_ids: body.attempts } : body;
+      return parseWith(aglRolloutSchema, detail, "the rollout");
     } catch (err) {
       throw this.formatError(err, url);
     }

@@ -92,8 +92,27 @@ export const aglAttemptSchema = z.preprocess(
 );
 
 /** A rollout as the store reports it (Agent Lightning `Rollout`/`AttemptedRollout`). */
+/**
+ * Agent Lightning 1.0 (agentlightning/schemas.py at v1.0.0): a terminal page item is
+ * { rollout_id, state, data_id, is_train }, a full Rollout carries `status` as an object
+ * { state, created_at, updated_at, last_attempt_id, error_message }: both read as the older shape.
+ */
+function fromV1Rollout(v: unknown): unknown {
+  if (!isObject(v)) return v;
+  const out: Json = { ...v };
+  if (out.status === undefined && typeof out.state === "string") out.status = out.state;
+  if (isObject(out.status)) {
+    const st = out.status;
+    out.status = st.state;
+    if (out.start_time === undefined) out.start_time = st.created_at;
+    if (out.end_time === undefined) out.end_time = st.updated_at;
+    if (out.error === undefined && typeof st.error_message === "string") out.error = { type: "RolloutFailed", message: st.error_message };
+  }
+  return snakeKeys({ id: "rollout_id" })(out);
+}
+
 export const aglRolloutSchema = z.preprocess(
-  snakeKeys({ id: "rollout_id" }),
+  fromV1Rollout,
   z.looseObject({
     rollout_id: z.string().min(1),
     input: z.unknown().optional(),
@@ -113,7 +132,14 @@ export const aglRolloutSchema = z.preprocess(
 
 /** One page of terminal rollouts: our cursor page, or the real store's offset page. */
 export const rolloutPageSchema = z.preprocess(
-  snakeKeys({ rollouts: "items" }),
+  (v: unknown) => {
+    const out = snakeKeys({ rollouts: "items" })(v);
+    // 1.0's TerminalRolloutsPage: { items, next_after, total_terminal }
+    if (isObject(out) && typeof out.next_after === "number" && out.next_cursor === undefined) {
+      return { ...out, next_cursor: String(out.next_after), has_more: typeof out.total_terminal === "number" ? out.next_after < out.total_terminal : undefined };
+    }
+    return out;
+  },
   z.looseObject({
     items: z.array(aglRolloutSchema),
     next_cursor: z.union([z.string(), z.number()]).nullish(),
@@ -126,7 +152,13 @@ export const rolloutPageSchema = z.preprocess(
 
 /** One event of a rollout: our `model_request`/`reward`/`exception` event, or a real store Span. */
 export const aglEventSchema = z.preprocess(
-  snakeKeys(),
+  (v: unknown) => {
+    // 1.0's Event { event_type, rollout_id, attempt_id, timestamp, data }: the data's fields as the event's
+    if (isObject(v) && typeof v.event_type === "string" && isObject(v.data)) {
+      return snakeKeys()({ ...v.data, type: v.event_type, rollout_id: v.rollout_id, attempt_id: v.attempt_id, timestamp: v.timestamp });
+    }
+    return snakeKeys()(v);
+  },
   z
     .looseObject({
       type: nullableString,

@@ -54,9 +54,11 @@ export async function* syncPages(client: AgentLightningClient, opts: SyncOptions
     const res = await client.terminalRollouts(cursor ?? undefined, limit);
     if (res.items.length === 0) return;
     const converted = await mapLimit(res.items, opts.concurrency ?? 4, async (r) => {
+      // 1.0's terminal page holds ids only ({ rollout_id, state, data_id, is_train }): read the rollout itself
+      const full = r.input === undefined && "data_id" in r ? { ...(await client.rolloutDetail(r.rollout_id)), status: r.status } : r;
       const events = await client.events(r.rollout_id); // transport errors end the sync before the cursor moves
       try {
-        return { ok: true as const, rollout: toNormalizedRollout(r, events, opts) };
+        return { ok: true as const, rollout: toNormalizedRollout(full, events, opts) };
       } catch (err) {
         return { ok: false as const, rolloutId: r.rollout_id, message: err instanceof Error ? err.message : String(err) };
       }
