@@ -30,6 +30,11 @@ export function Users({ selfId }: { selfId: number }) {
   });
   const [notice, setNotice] = useState<string | null>(null);
   const setDisabled = useMutation({
+    // only the latest action's outcome is shown
+    onMutate: () => {
+      setNotice(null);
+      endSessions.reset();
+    },
     mutationFn: (u: { id: number; email: string; disabled: boolean }) =>
       apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${u.id}`, {
         method: "PATCH",
@@ -41,6 +46,10 @@ export function Users({ selfId }: { selfId: number }) {
     },
   });
   const endSessions = useMutation({
+    onMutate: () => {
+      setNotice(null);
+      setDisabled.reset();
+    },
     mutationFn: (u: { id: number; email: string }) =>
       apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${u.id}/sessions`, { method: "DELETE" }).then((r) => ({ ...u, ...r })),
     onSuccess: (r) => setNotice(`${r.email} is signed out everywhere (${r.sessionsEnded} session(s) ended).`),

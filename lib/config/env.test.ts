@@ -17,4 +17,21 @@ describe("loadSettings", () => {
     expect(() => loadSettings({ ENVFORGE_BOOTSTRAP_TOKEN: "short" })).toThrow(/ENVFORGE_BOOTSTRAP_TOKEN.*16 characters/);
     expect(() => loadSettings({ ENVFORGE_DEMO: "maybe" })).toThrow(/ENVFORGE_DEMO/);
   });
+
+  it("reads the host allow-list and the sign-in limits", () => {
+    const s = loadSettings({
+      ENVFORGE_ALLOWED_HOSTS: " Dash.Lab.org, *.cluster.lab.org ,[::1]",
+      ENVFORGE_PUBLIC_URL: "https://envforge.lab.org",
+    });
+    expect(s.ENVFORGE_ALLOWED_HOSTS).toEqual(["dash.lab.org", "*.cluster.lab.org", "[::1]"]);
+    expect(loadSettings({})).toMatchObject({
+      ENVFORGE_ALLOWED_HOSTS: [],
+      ENVFORGE_SIGNIN_MAX_FAILURES: 10,
+      ENVFORGE_SIGNIN_WINDOW_MINUTES: 10,
+    });
+    expect(() => loadSettings({ ENVFORGE_ALLOWED_HOSTS: "https://dash.lab.org" })).toThrow(/ENVFORGE_ALLOWED_HOSTS.*no ports, no schemes/);
+    expect(() => loadSettings({ ENVFORGE_ALLOWED_HOSTS: "dash.lab.org:3000" })).toThrow(/ENVFORGE_ALLOWED_HOSTS/);
+    expect(() => loadSettings({ ENVFORGE_PUBLIC_URL: "envforge.lab.org" })).toThrow(/ENVFORGE_PUBLIC_URL.*http\(s\) URL/);
+    expect(() => loadSettings({ ENVFORGE_SIGNIN_MAX_FAILURES: "0" })).toThrow(/ENVFORGE_SIGNIN_MAX_FAILURES.*at least 1/);
+  });
 });
