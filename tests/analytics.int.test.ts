@@ -243,6 +243,54 @@ describe.skipIf(!fixtures)("analytics on the real Harbor jobs (skipped without .
     }
   });
 
+  it("blames the agent for the sandboxes it broke and clusters behaviours across tasks", async () => {
+    const expected: Record<string, { infra: number; brokenByAgent: number; stepCap: number }> = {
+      "tmax-9b": { infra: 6, brokenByAgent: 32, stepCap: 19 },
+      "Qwen3.5-9B": { infra: 2, brokenByAgent: 22, stepCap: 99 },
+    };
+    for (const name of jobs) {
+      const policy = policyOf.get(name)!;
+      const view = await get<FailuresView>(`/api/v1/projects/tb2/generations/0/failures?policy=${encodeURIComponent(policy)}`);
+      expect(view.infraFailures, name).toBe(expected[name].infra);
+      const blamed = view.categories.find((c) => c.category === "environment_broken_by_agent")!;
+      expect(blamed).toEqual({ category: "environment_broken_by_agent", count: expected[name].brokenByAgent, infra: false });
+      const stepCap = view.behaviours.find((b) => b.id === "step_cap")!;
+      expect(stepCap).toMatchObject({ label: "hit the step cap", count: expected[name].stepCap, perPolicy: { [policy]: expected[name].stepCap } });
+      expect(stepCap.environments).toBeGreaterThan(0);
+      expect(stepCap.exemplarRolloutIds.length).toBeGreaterThan(0);
+      for (const id of ["package_install_timeout", "format_errors", "never_ran_tests", "gave_up_early", "timeout_mid_command"]) {
+        expect(view.behaviours.find((b) => b.id === id)?.count ?? 0, `${name} ${id}`).toBeGreaterThan(0);
+      }
+      // an exemplar of the step cap really hit the agent's 64 steps
+      const one = await get<{ turns: number; behaviours: string[]; success: boolean }>(`/api/v1/rollouts/${stepCap.exemplarRolloutIds[0]}`);
+      expect(one.turns).toBeGreaterThanOrEqual(64);
+      expect(one.behaviours).toContain("step_cap");
+      expect(one.success).toBe(false);
+    }
+  });
+
+  it("gives every rollout its test counts, rewards and trial name, and finds it by trial name", async () => {
+    const found = await get<{ items: { id: number; trialName: string; testsPassed: number | null; testsFailed: number | null }[] }>(
+      "/api/v1/projects/tb2/rollouts?q=regex-log__4WvQnr5",
+    );
+    expect(found.items.map((i) => i.trialName)).toEqual(["regex-log__4WvQnr5"]);
+    const r = await get<{ rewards: Record<string, number>; testsPassed: number | null; failureCategory: string; metadata: { environmentDamage: { step: number; exitCode: number }[] } }>(
+      `/api/v1/rollouts/${found.items[0].id}`,
+    );
+    expect(r.rewards).toEqual({ reward: 0 });
+    expect(r.testsPassed).toBeNull(); // the verifier never got to run pytest
+    expect(r.failureCategory).toBe("environment_broken_by_agent");
+    expect(r.metadata.environmentDamage[0]).toMatchObject({ step: 5, exitCode: 124 });
+    // pytest's summary on a rollout whose tests ran
+    const ran = await get<{ items: { testsPassed: number | null; testsFailed: number | null; success: boolean }[] }>(
+      "/api/v1/projects/tb2/rollouts?environmentKey=regex-log&limit=20",
+    );
+    const withTests = ran.items.filter((i) => i.testsPassed !== null);
+    expect(withTests.length).toBeGreaterThan(0);
+    for (const i of withTests) expect(i.testsPassed! + i.testsFailed!).toBeGreaterThan(0);
+    expect(await status("/api/v1/projects/tb2/rollouts?q=%25_%5C")).toBe(200);
+  });
+
   it("compares the two policies on the same 89 tasks", async () => {
     const c = await get<PolicyComparison>("/api/v1/projects/tb2/generations/0/compare");
     expect(c.points).toHaveLength(89);

@@ -52,8 +52,21 @@ export interface FailureClusterView {
   count: number;
   environments: number;
   exemplarRolloutIds: string[];
-  /** true for infra_error: outside the policy's failure figures */
+  /** true for infra_error (the sandbox or harness failed on its own): outside the policy's failure figures */
   infra: boolean;
+}
+
+/** One behaviour across a generation's failures (API: failures.behaviours). */
+export interface BehaviourView {
+  id: string;
+  label: string;
+  count: number;
+  environments: number;
+  /** the environments involved (up to 50, by key) */
+  environmentKeys: string[];
+  exemplarRolloutIds: string[];
+  /** policy name -> failed rollouts showing it */
+  perPolicy: Record<string, number>;
 }
 
 /** GET .../generations/{index}/failures[?policy=] */
@@ -66,6 +79,8 @@ export interface FailuresView {
   infraFailures: number;
   categories: { category: FailureCategory; count: number; infra: boolean }[];
   clusters: FailureClusterView[];
+  /** agent behaviours across tasks among the failures, largest first */
+  behaviours: BehaviourView[];
   /** error types over all rollouts, passing ones included (rewarded despite the exception) */
   exceptions: { type: string; count: number; rewarded: number }[];
 }

@@ -241,6 +241,13 @@ export const rollouts = pgTable(
     outputTokens: integer("output_tokens"),
     turns: integer("turns"),
     flags: text("flags").array(),
+    /** tests the verifier reported passed / failed (CTRF report, else pytest's summary); null when none ran */
+    testsPassed: integer("tests_passed"),
+    testsFailed: integer("tests_failed"),
+    /** behaviour ids the agent showed (lib/analytics/behaviours.ts) */
+    behaviours: text("behaviours").array(),
+    /** the source's own name of the run (Harbor's trial name), searchable */
+    trialName: text("trial_name"),
     startedAt: timestamp("started_at", { withTimezone: true }),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
     createdAt: createdAt(),

@@ -17,7 +17,9 @@ import {
   type EnvironmentAggregate,
 } from "@/lib/analytics/metrics";
 import { FAILURE_CATEGORIES, clusterId, type FailureCategory } from "@/lib/analytics/failures";
+import { BEHAVIOURS, behaviourLabel } from "@/lib/analytics/behaviours";
 import type {
+  BehaviourView,
   ComparisonPoint,
   FailureClusterView,
   FailuresView,
@@ -263,7 +265,7 @@ export async function generationClusters(db: Db, generationId: number, policyId?
 export async function generationFailures(db: Db, project: ProjectRow, g: GenerationRow, policyName?: string): Promise<FailuresView> {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
   const where = and(eq(rollouts.generationId, g.id), policy ? eq(rollouts.policyId, policy.id) : undefined);
-  const [categories, clusters, [totals], exceptions] = await Promise.all([
+  const [categories, clusters, [totals], exceptions, behaviours] = await Promise.all([
     categoryCounts(db, g.id, policy?.id),
     generationClusters(db, g.id, policy?.id),
     db.select({ n: sql<number>`count(*)::int` }).from(rollouts).where(where),
@@ -273,6 +275,7 @@ export async function generationFailures(db: Db, project: ProjectRow, g: Generat
       .where(and(where, sql`${rollouts.errorType} is not null`))
       .groupBy(rollouts.errorType)
       .orderBy(sql`count(*) desc`, asc(rollouts.errorType)),
+    generationBehaviours(db, g.id, policy?.id),
   ]);
   const failures = categories.reduce((acc, c) => acc + c.count, 0);
   const infraFailures = categories.filter((c) => c.infra).reduce((acc, c) => acc + c.count, 0);
@@ -284,8 +287,48 @@ export async function generationFailures(db: Db, project: ProjectRow, g: Generat
     infraFailures,
     categories,
     clusters,
+    behaviours,
     exceptions: exceptions.map((e) => ({ type: e.type as string, count: e.count, rewarded: e.rewarded })),
   };
+}
+
+/**
+ * Behaviours of the agents across a generation's failed rollouts (lib/analytics/behaviours.ts):
+ * count, per policy, the environments involved and exemplars spread across them.
+ */
+export async function generationBehaviours(db: Db, generationId: number, policyId?: number): Promise<BehaviourView[]> {
+  const failed = sql`select r.id, r.environment_id, r.policy_id, unnest(r.behaviours) as b from rollouts r
+    where r.generation_id = ${generationId} and not r.success ${policyId !== undefined ? sql`and r.policy_id = ${policyId}` : sql``}`;
+  const [perPolicy, perEnv] = await Promise.all([
+    db.execute<{ b: string; policy: string; n: number }>(sql`
+      with f as (${failed}) select f.b, p.name as policy, count(*)::int as n from f join policies p on p.id = f.policy_id group by f.b, p.name`),
+    db.execute<{ b: string; key: string; first_id: string }>(sql`
+      with f as (${failed}) select f.b, e.key, min(f.id)::text as first_id from f join environments e on e.id = f.environment_id group by f.b, e.key`),
+  ]);
+  const views = new Map<string, BehaviourView>();
+  const viewOf = (b: string) => {
+    let v = views.get(b);
+    if (!v) views.set(b, (v = { id: b, label: behaviourLabel(b), count: 0, environments: 0, environmentKeys: [], exemplarRolloutIds: [], perPolicy: {} }));
+    return v;
+  };
+  for (const r of perPolicy.rows) {
+    const v = viewOf(r.b);
+    v.count += r.n;
+    v.perPolicy[r.policy] = r.n;
+  }
+  const firsts = new Map<string, { key: string; id: string }[]>();
+  for (const r of perEnv.rows) firsts.set(r.b, [...(firsts.get(r.b) ?? []), { key: r.key, id: r.first_id }]);
+  for (const [b, list] of firsts) {
+    const v = viewOf(b);
+    v.environments = list.length;
+    v.environmentKeys = list.map((x) => x.key).sort().slice(0, 50);
+    v.exemplarRolloutIds = list
+      .map((x) => x.id)
+      .sort((x, y) => Number(x) - Number(y))
+      .slice(0, EXEMPLARS);
+  }
+  const order = (id: string) => BEHAVIOURS.findIndex((b) => b.id === id);
+  return [...views.values()].sort((x, y) => y.count - x.count || order(x.id) - order(y.id));
 }
 
 /** GET .../generations/{index}/failures/{clusterId}: the cluster, its environments and its rollouts. */

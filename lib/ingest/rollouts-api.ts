@@ -1,5 +1,5 @@
 /** POST/GET rollouts for the HTTP API: body streaming, ingestion, and reads with cursors. */
-import { and, desc, eq, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, ilike, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { SelectedFields } from "drizzle-orm/pg-core";
 import type { Db } from "@/lib/db/client";
@@ -40,6 +40,8 @@ export const listRolloutsQuery = z.object({
   environmentKey: z.string().optional(),
   success: z.enum(["true", "false"]).optional(),
   category: z.string().optional(),
+  /** matches the external id, the trial name or the environment key (substring, case-insensitive) */
+  q: z.string().trim().min(1).max(200).optional(),
   cursor: z.coerce.number().int().positive().optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
@@ -61,6 +63,10 @@ export const rolloutColumns = {
   outputTokens: rollouts.outputTokens,
   turns: rollouts.turns,
   flags: rollouts.flags,
+  testsPassed: rollouts.testsPassed,
+  testsFailed: rollouts.testsFailed,
+  behaviours: rollouts.behaviours,
+  trialName: rollouts.trialName,
   startedAt: rollouts.startedAt,
   finishedAt: rollouts.finishedAt,
 };
@@ -74,6 +80,10 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown) 
   if (q.environmentKey) where.push(eq(environments.key, q.environmentKey));
   if (q.success) where.push(eq(rollouts.success, q.success === "true"));
   if (q.category) where.push(eq(rollouts.failureCategory, q.category));
+  if (q.q) {
+    const pattern = `%${q.q.replace(/[\\%_]/g, "\\$&")}%`;
+    where.push(or(ilike(rollouts.externalId, pattern), ilike(rollouts.trialName, pattern), ilike(environments.key, pattern)));
+  }
   if (q.cursor) where.push(lt(rollouts.id, q.cursor));
   const rows = await db
     .select(rolloutColumns)
@@ -106,7 +116,18 @@ async function readRollout<C extends SelectedFields>(db: Db, id: number, princip
 /** GET /rollouts/{id}: one rollout with its trajectory, verifier output and metadata. */
 export async function getRollout(db: Db, id: number, principal: Principal) {
   const { projectId: _p, ...rest } = await readRollout(db, id, principal, { trajectory: rolloutPayloads.trajectory });
-  return rest;
+  return { ...rest, rewards: rewardsOf(rest.metadata, rest.reward) };
+}
+
+/** Every reward key the source gave (`metadata.rewards`); else the one reward under "reward". */
+export function rewardsOf(metadata: unknown, reward: number | null): Record<string, number | null> | null {
+  const rewards = (metadata as { rewards?: unknown } | null)?.rewards;
+  if (rewards && typeof rewards === "object" && !Array.isArray(rewards)) {
+    const out: Record<string, number | null> = {};
+    for (const [k, v] of Object.entries(rewards)) out[k] = typeof v === "number" && Number.isFinite(v) ? v : null;
+    return out;
+  }
+  return reward === null ? null : { reward };
 }
 
 /** One rollout without its trajectory (pages load the trajectory in pages): verifier output, metadata, project. */

@@ -13,7 +13,9 @@ import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import { recordOracleValidation } from "@/lib/tasks/oracle";
+import { rolloutBehaviours } from "@/lib/analytics/behaviours";
 import { countTurns, failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
+import { ctrfSummary, testCounts } from "./harbor-parts";
 
 export interface RejectedLine {
   line: number;
@@ -306,6 +308,10 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     outputTokens: [] as (number | null)[],
     turns: [] as (number | null)[],
     flags: [] as string[],
+    testsPassed: [] as (number | null)[],
+    testsFailed: [] as (number | null)[],
+    behaviours: [] as string[],
+    trialName: [] as (string | null)[],
     startedAt: [] as (string | null)[],
     finishedAt: [] as (string | null)[],
   };
@@ -334,6 +340,11 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     cols.turns.push(r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null));
     // text[] columns travel as one array literal per row (unnest cannot take ragged 2-D arrays)
     cols.flags.push(arrayLiteral(unrewarded && !flags.includes(NO_REWARD_FLAG) ? [...flags, NO_REWARD_FLAG] : flags));
+    const tests = rolloutTestCounts(r);
+    cols.testsPassed.push(tests?.passed ?? null);
+    cols.testsFailed.push(tests?.failed ?? null);
+    cols.behaviours.push(arrayLiteral(behavioursOfRollout(r, outcome.success)));
+    cols.trialName.push(typeof r.metadata?.trialName === "string" ? r.metadata.trialName.slice(0, 512) : null);
     cols.startedAt.push(r.startedAt ?? null);
     cols.finishedAt.push(r.finishedAt ?? null);
     payloads.set(r.externalId, {
@@ -345,14 +356,16 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
   return db.transaction(async (tx) => {
     const inserted = await tx.execute<{ id: string; external_id: string }>(sql`
       insert into rollouts (project_id, generation_id, environment_id, policy_id, external_id, reward, success, status,
-        failure_category, failure_signature, error_type, error_message, input_tokens, output_tokens, turns, flags, started_at, finished_at)
+        failure_category, failure_signature, error_type, error_message, input_tokens, output_tokens, turns, flags,
+        tests_passed, tests_failed, behaviours, trial_name, started_at, finished_at)
       select ${project.id}, t.g, t.e, t.p, t.x, t.rw, t.su, t.st, t.fc, t.fs, t.et, t.em, t.it, t.ot, t.tu,
-        t.fl::text[], t.sa::timestamptz, t.fa::timestamptz
+        t.fl::text[], t.tp, t.tf, t.bh::text[], t.tn, t.sa::timestamptz, t.fa::timestamptz
       from unnest(${sql.param(cols.generationId)}::int[], ${sql.param(cols.environmentId)}::bigint[], ${sql.param(cols.policyId)}::int[], ${sql.param(cols.externalId)}::text[],
         ${sql.param(cols.reward)}::float8[], ${sql.param(cols.success)}::bool[], ${sql.param(cols.status)}::text[], ${sql.param(cols.category)}::text[], ${sql.param(cols.signature)}::text[],
         ${sql.param(cols.errorType)}::text[], ${sql.param(cols.errorMessage)}::text[], ${sql.param(cols.inputTokens)}::int[], ${sql.param(cols.outputTokens)}::int[], ${sql.param(cols.turns)}::int[],
-        ${sql.param(cols.flags)}::text[], ${sql.param(cols.startedAt)}::text[], ${sql.param(cols.finishedAt)}::text[])
-        as t(g, e, p, x, rw, su, st, fc, fs, et, em, it, ot, tu, fl, sa, fa)
+        ${sql.param(cols.flags)}::text[], ${sql.param(cols.testsPassed)}::int[], ${sql.param(cols.testsFailed)}::int[], ${sql.param(cols.behaviours)}::text[],
+        ${sql.param(cols.trialName)}::text[], ${sql.param(cols.startedAt)}::text[], ${sql.param(cols.finishedAt)}::text[])
+        as t(g, e, p, x, rw, su, st, fc, fs, et, em, it, ot, tu, fl, tp, tf, bh, tn, sa, fa)
       on conflict (project_id, external_id) do nothing
       returning id, external_id`);
     const ids: number[] = [];
@@ -374,5 +387,34 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
         from unnest(${sql.param(ids)}::bigint[], ${sql.param(traj)}::text[], ${sql.param(ver)}::text[], ${sql.param(meta)}::text[]) as t(id, tr, vo, md)`);
     }
     return inserted.rows.length;
+  });
+}
+
+function nonNegInt(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
+}
+
+/**
+ * Passed/failed tests of a rollout: what the reader recorded (`metadata.tests`, e.g. summed over a
+ * multi-step trial), else a CTRF report in `metadata.ctrf`, else pytest's summary in the verifier output.
+ */
+export function rolloutTestCounts(r: NormalizedRollout): { passed: number; failed: number } | undefined {
+  const recorded = r.metadata?.tests as { passed?: unknown; failed?: unknown } | undefined;
+  if (recorded && nonNegInt(recorded.passed) !== undefined && nonNegInt(recorded.failed) !== undefined) {
+    return { passed: recorded.passed as number, failed: recorded.failed as number };
+  }
+  return testCounts(r.verifierOutput, ctrfSummary(r.metadata?.ctrf === undefined ? undefined : { results: { summary: r.metadata.ctrf } }));
+}
+
+/** Behaviour ids of a rollout (lib/analytics/behaviours.ts) from its trajectory and what the reader recorded. */
+function behavioursOfRollout(r: NormalizedRollout, success: boolean): string[] {
+  const meta = r.metadata ?? {};
+  return rolloutBehaviours({
+    success,
+    errorType: r.error?.type,
+    turns: r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null),
+    maxSteps: nonNegInt(meta.maxSteps) ?? null,
+    formatErrors: nonNegInt(meta.formatErrors) ?? null,
+    trajectory: r.trajectory,
   });
 }
