@@ -208,7 +208,7 @@ describe.skipIf(!fixtures)("analytics on the real Harbor jobs (skipped without .
       const job = await readHarborJob(dir);
       policyOf.set(name, job.trials[0].rollout.policy);
     }
-  }, 120_000);
+  }, 400_000);
 
   it("per-policy figures equal Harbor's result.json", async () => {
     const a = await get<GenerationAnalytics>("/api/v1/projects/tb2/generations/0/analytics");
