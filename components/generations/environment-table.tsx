@@ -192,6 +192,7 @@ export function EnvironmentTable({
               <th className="cursor-pointer text-right" onClick={() => sortBy("rollouts")}>Rollouts{arrow("rollouts")}</th>
               <th className="cursor-pointer text-right" onClick={() => sortBy("success")}>Success{arrow("success")}</th>
               <th className="cursor-pointer text-right" onClick={() => sortBy("learnability")}>Learnability{arrow("learnability")}</th>
+              <th className="text-right" title="partial credit: tests passed of tests run, over the rollouts that report tests">Tests passed</th>
               <th className="cursor-pointer text-right" onClick={() => sortBy("pmax")}>p_max{arrow("pmax")}</th>
               <th className="pl-3">Failures</th>
               <th className="pl-3">Config</th>
@@ -212,6 +213,9 @@ export function EnvironmentTable({
                 <td className="text-right">{count(e.stats.rollouts)}</td>
                 <td className="text-right">{pct(e.stats.successRate)}</td>
                 <td className="text-right">{fixed(e.stats.learnability)}</td>
+                <td className="text-right" data-testid="env-tests">
+                  {e.stats.testsRun ? `${pct((e.stats.testsPassed ?? 0) / e.stats.testsRun)} of ${e.stats.testsRun}` : "—"}
+                </td>
                 <td className="text-right" data-testid="validation-cell">
                   {e.validation.state === "invalid" || e.validation.state === "valid" ? (
                     <span
@@ -231,7 +235,7 @@ export function EnvironmentTable({
             ))}
             {data && items.length === 0 && (
               <tr>
-                <td colSpan={10} className="py-4 text-center text-zinc-500">
+                <td colSpan={11} className="py-4 text-center text-zinc-500">
                   No environment matches these filters.
                 </td>
               </tr>

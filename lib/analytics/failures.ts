@@ -50,6 +50,8 @@ export interface VerifierOutputReport {
   testsRan: boolean;
   /** the test runner started on the tests (pytest collected them) even if it never finished */
   testsStarted: boolean;
+  /** pytest's session summary line (e.g. "==== 1 failed, 3 passed in 0.5s ===="), when there is one */
+  summaryLine: string | null;
   passed: number;
   failed: number;
   errors: number;
@@ -179,6 +181,7 @@ export function parseVerifierOutput(output: string | null | undefined): Verifier
   return {
     testsRan,
     testsStarted: testsRan || PYTEST_COLLECTED.test(text),
+    summaryLine: summary ? summary.trim() : null,
     passed: countOf(summary, SUMMARY_PASSED),
     failed: countOf(summary, SUMMARY_FAILED),
     errors: countOf(summary, SUMMARY_ERRORS),

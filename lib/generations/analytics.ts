@@ -269,12 +269,7 @@ export async function generationFailures(db: Db, project: ProjectRow, g: Generat
     categoryCounts(db, g.id, policy?.id),
     generationClusters(db, g.id, policy?.id),
     db.select({ n: sql<number>`count(*)::int` }).from(rollouts).where(where),
-    db
-      .select({ type: rollouts.errorType, count: sql<number>`count(*)::int`, rewarded: sql<number>`count(*) filter (where ${rollouts.success})::int` })
-      .from(rollouts)
-      .where(and(where, sql`${rollouts.errorType} is not null`))
-      .groupBy(rollouts.errorType)
-      .orderBy(sql`count(*) desc`, asc(rollouts.errorType)),
+    generationExceptions(db, g.id, policy?.id),
     generationBehaviours(db, g.id, policy?.id),
   ]);
   const failures = categories.reduce((acc, c) => acc + c.count, 0);
@@ -288,8 +283,19 @@ export async function generationFailures(db: Db, project: ProjectRow, g: Generat
     categories,
     clusters,
     behaviours,
-    exceptions: exceptions.map((e) => ({ type: e.type as string, count: e.count, rewarded: e.rewarded })),
+    exceptions,
   };
+}
+
+/** Error types over a generation's rollouts as the source reported them (Harbor's exception counts), passing ones included. */
+export async function generationExceptions(db: Db, generationId: number, policyId?: number): Promise<{ type: string; count: number; rewarded: number }[]> {
+  const rows = await db
+    .select({ type: rollouts.errorType, count: sql<number>`count(*)::int`, rewarded: sql<number>`count(*) filter (where ${rollouts.success})::int` })
+    .from(rollouts)
+    .where(and(eq(rollouts.generationId, generationId), policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined, sql`${rollouts.errorType} is not null`))
+    .groupBy(rollouts.errorType)
+    .orderBy(sql`count(*) desc`, asc(rollouts.errorType));
+  return rows.map((e) => ({ type: e.type as string, count: e.count, rewarded: e.rewarded }));
 }
 
 /**

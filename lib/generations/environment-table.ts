@@ -49,7 +49,15 @@ export interface EnvironmentTableRow {
   validation: { state: string; pMax: number | null };
   tier: DifficultyTier | null;
   categories: string[];
-  stats: { rollouts: number; successes: number; successRate: number | null; learnability: number | null };
+  stats: {
+    rollouts: number;
+    successes: number;
+    successRate: number | null;
+    learnability: number | null;
+    /** partial credit: tests passed over tests run, summed over the rollouts that report tests (null when none do) */
+    testsPassed: number | null;
+    testsRun: number | null;
+  };
 }
 
 /** A field filter `field.<path>=<value>`: equality, or `lo..hi` (inclusive) for numbers. */
@@ -136,14 +144,20 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
     generationMembers(db, g.id),
     environmentPolicyAggregates(db, g.id, policy?.id),
     db
-      .select({ environmentId: rollouts.environmentId, categories: sql<string[]>`array_agg(distinct ${rollouts.failureCategory})` })
+      .select({
+        environmentId: rollouts.environmentId,
+        categories: sql<string[] | null>`array_agg(distinct ${rollouts.failureCategory}) filter (where ${rollouts.failureCategory} is not null)`,
+        testsPassed: sql<number | null>`sum(${rollouts.testsPassed})::int`,
+        testsRun: sql<number | null>`sum(${rollouts.testsPassed} + ${rollouts.testsFailed})::int`,
+      })
       .from(rollouts)
-      .where(and(eq(rollouts.generationId, g.id), sql`${rollouts.failureCategory} is not null`, policy ? eq(rollouts.policyId, policy.id) : undefined))
+      .where(and(eq(rollouts.generationId, g.id), policy ? eq(rollouts.policyId, policy.id) : undefined))
       .groupBy(rollouts.environmentId),
   ]);
   const byEnv = combineByEnvironment(aggs, new Map(members.map((m) => [m.id, m.pMax])));
   const tiers = tiersByEnvironment(aggs);
-  const categories = new Map(categoryRows.map((r) => [r.environmentId, r.categories]));
+  const categories = new Map(categoryRows.map((r) => [r.environmentId, r.categories ?? []]));
+  const tests = new Map(categoryRows.map((r) => [r.environmentId, { passed: r.testsPassed, run: r.testsRun }]));
   const needle = q.q?.trim().toLowerCase();
 
   const rows: EnvironmentTableRow[] = [];
@@ -160,7 +174,14 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
       validation: { state: m.validationState, pMax: m.pMax },
       tier: policy ? (successRate === null ? null : difficultyTier(successRate)) : (tiers.get(m.id) ?? null),
       categories: categories.get(m.id) ?? [],
-      stats: { rollouts: a?.n ?? 0, successes: a?.s ?? 0, successRate, learnability: a ? environmentLearnability(a) : null },
+      stats: {
+        rollouts: a?.n ?? 0,
+        successes: a?.s ?? 0,
+        successRate,
+        learnability: a ? environmentLearnability(a) : null,
+        testsPassed: tests.get(m.id)?.passed ?? null,
+        testsRun: tests.get(m.id)?.run ?? null,
+      },
     };
     if (q.tier && row.tier !== q.tier) continue;
     if (q.minSuccess !== undefined && (successRate === null || successRate < q.minSuccess)) continue;

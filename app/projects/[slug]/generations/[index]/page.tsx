@@ -4,7 +4,8 @@ import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getFamily } from "@/lib/projects/families";
 import { getGeneration } from "@/lib/generations/service";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
-import { generationAnalytics } from "@/lib/generations/analytics";
+import { generationAnalytics, generationExceptions } from "@/lib/generations/analytics";
+import { resolvePolicy } from "@/lib/generations/overview";
 import { FAILURE_CATEGORIES } from "@/lib/analytics/failures";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, pct } from "@/components/ui/format";
@@ -46,11 +47,14 @@ export default async function GenerationPage({
   const generation = await orNotFound(getGeneration(db, project, gi));
   const family = await getFamily(db, project.familyId);
   const analytics = await orNotFound(generationAnalytics(db, project, family, generation, policy || undefined));
-  const [trend, { targets }, { dispatches }] = await Promise.all([
+  const policyRow = policy ? await resolvePolicy(db, project.id, policy).catch(() => undefined) : undefined;
+  const [trend, { targets }, { dispatches }, exceptions] = await Promise.all([
     listGenerationsWithMetrics(db, project),
     listTargets(db, project, user.role),
     listDispatches(db, project),
+    generationExceptions(db, generation.id, policyRow?.id),
   ]);
+  const exceptionTotal = exceptions.reduce((n, e) => n + e.count, 0);
   const ownDispatches = dispatches.filter((d) => d.generation === gi).slice(0, 5);
   const dispatchable = generation.status === "approved" || generation.status === "materialized";
   const m = analytics.metrics;
@@ -93,7 +97,7 @@ export default async function GenerationPage({
           })}
         </nav>
       )}
-      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-8">
+      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-9">
         <Stat label="Environments" value={count(m.environments)} hint="environments with rollouts" />
         <Stat label="Rollouts" value={count(m.rollouts)} />
         <Stat label="Success rate" value={pct(m.successRate)} hint="reward >= the project's success threshold" />
@@ -101,7 +105,16 @@ export default async function GenerationPage({
         <Stat label={ks.length ? `pass@${ks[ks.length - 1]}` : "pass@k"} value={ks.length ? fixed(m.passAtK[ks[ks.length - 1]], 4) : "—"} hint="unbiased estimator averaged over environments" />
         <Stat label="Learnability" value={fixed(m.learnability)} hint="E[q(1-q)] under Beta(s+1, n-s+1), q = p / p_max" />
         <Stat label="Zero-signal" value={pct(m.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
-        <Stat label="Infra errors" value={pct(m.infraErrorRate)} hint="rollouts that failed outside the policy: no verdict, harness crash, missing tool" />
+        <Stat
+          label="Infra errors (of rollouts)"
+          value={pct(m.infraErrorRate)}
+          hint="share of rollouts whose sandbox or harness failed on its own (no verdict, setup errors the agent did not cause); not Harbor's n_errors, which counts trials with any exception"
+        />
+        <Stat
+          label="Exceptions (Harbor's n_errors)"
+          value={count(exceptionTotal)}
+          hint={exceptions.length ? exceptions.map((e) => `${e.type}: ${e.count}${e.rewarded ? ` (${e.rewarded} still passed)` : ""}`).join("; ") : "no rollout reported an exception"}
+        />
       </div>
       {m.rollouts === 0 ? (
         <Panel className="mb-3">

@@ -7,6 +7,9 @@ import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { bytes, count, fixed } from "@/components/ui/format";
 import { TrajectoryViewer } from "@/components/rollouts/trajectory-viewer";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
+import { DAMAGE_LABELS, parseVerifierOutput } from "@/lib/analytics/failures";
+import { behaviourLabel } from "@/lib/analytics/behaviours";
+import type { EnvironmentDamage } from "@/lib/analytics/blame";
 
 export const dynamic = "force-dynamic";
 
@@ -38,6 +41,12 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
   const base = `/projects/${encodeURIComponent(slug)}`;
   const envHref = `${base}/environments/${encodeURIComponent(r.environmentKey)}`;
   const duration = r.startedAt && r.finishedAt ? (r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
+  const meta = (r.metadata ?? {}) as Record<string, unknown>;
+  const report = r.verifierOutput ? parseVerifierOutput(r.verifierOutput) : null;
+  const rewards = meta.rewards && typeof meta.rewards === "object" ? Object.entries(meta.rewards as Record<string, number | null>) : [];
+  const damage = Array.isArray(meta.environmentDamage) ? (meta.environmentDamage as EnvironmentDamage[]) : [];
+  const steps = Array.isArray(meta.steps) ? (meta.steps as StepView[]) : [];
+  const problems = Array.isArray(meta.problems) ? (meta.problems as string[]) : [];
   return (
     <Shell
       user={user}
@@ -56,19 +65,56 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           {r.success ? "PASS" : "FAIL"}
         </span>
         <span className="text-zinc-500">{r.policy}</span>
+        {r.trialName && (
+          <span className="font-mono text-sm text-zinc-700" data-testid="trial-name" title="the source's name of this run (Harbor trial)">
+            {r.trialName}
+          </span>
+        )}
         <span className="font-mono text-xs text-zinc-400">{r.externalId}</span>
         <Link href={`${envHref}/compare?${r.success ? `a=${rid}` : `b=${rid}`}`} className="ml-auto text-xs text-blue-700 hover:underline" data-testid="compare-link">
           Compare with a {r.success ? "failing" : "passing"} attempt →
         </Link>
       </div>
-      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-6">
+      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-7">
         <Stat label="Reward" value={fixed(r.reward, 3)} />
+        <Stat
+          label="Tests passed"
+          value={r.testsPassed === null ? "—" : `${count(r.testsPassed)} / ${count((r.testsPassed ?? 0) + (r.testsFailed ?? 0))}`}
+          hint="partial credit: tests the verifier reported passed, of those it ran (CTRF report, else pytest's summary)"
+        />
         <Stat label="Status" value={r.status} />
         <Stat label="Turns" value={count(r.turns)} />
         <Stat label="Input tokens" value={count(r.inputTokens)} />
         <Stat label="Output tokens" value={count(r.outputTokens)} />
         <Stat label="Duration" value={duration === null ? "—" : `${duration.toFixed(1)} s`} />
       </div>
+      {(report?.summaryLine || (report && report.failedTests.length > 0)) && (
+        <Panel title="Tests" className="mb-3">
+          <div data-testid="pytest-summary" className="text-sm">
+            {report.summaryLine && <div className="font-mono text-xs">{report.summaryLine}</div>}
+            {report.failedTests.length > 0 && (
+              <ul className="mt-1 list-disc pl-5 font-mono text-xs text-red-800">
+                {report.failedTests.slice(0, 30).map((t) => (
+                  <li key={t}>{t}</li>
+                ))}
+                {report.failedTests.length > 30 && <li>… {report.failedTests.length - 30} more</li>}
+              </ul>
+            )}
+          </div>
+        </Panel>
+      )}
+      {rewards.length > 1 && (
+        <Panel title="Rewards" className="mb-3">
+          <div className="flex flex-wrap gap-3 text-sm" data-testid="rollout-rewards">
+            {rewards.map(([k, v]) => (
+              <span key={k}>
+                <span className="text-zinc-500">{k}</span> <span className={`font-mono ${k === meta.rewardKey ? "font-semibold" : ""}`}>{fixed(v, 3)}</span>
+              </span>
+            ))}
+            <span className="text-xs text-zinc-500">the headline reward is “{String(meta.rewardKey ?? "reward")}”</span>
+          </div>
+        </Panel>
+      )}
       {(r.failureCategory || r.errorType) && (
         <Panel title="Failure" className="mb-3">
           <div className="text-sm" data-testid="rollout-failure">
@@ -87,17 +133,62 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
                 <span className="font-mono text-red-700">{r.errorType}</span>: <span className="font-mono text-xs">{(r.errorMessage ?? "").slice(0, 4000)}</span>
               </div>
             )}
+            {damage.length > 0 && (
+              <div className="mt-2" data-testid="environment-damage">
+                <div className="text-zinc-500">the agent broke its environment:</div>
+                <ul className="list-disc pl-5 text-xs">
+                  {damage.slice(0, 5).map((d) => (
+                    <li key={`${d.step}-${d.kind}`}>
+                      step {d.step}: {DAMAGE_LABELS[d.kind] ?? d.kind}
+                      {d.exitCode !== null ? ` (exit ${d.exitCode})` : ""} — <span className="font-mono">{d.command}</span>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+            {r.behaviours && r.behaviours.length > 0 && <div className="mt-1 text-xs text-zinc-500">behaviours: {r.behaviours.map(behaviourLabel).join(", ")}</div>}
             {r.flags && r.flags.length > 0 && <div className="mt-1 text-xs text-zinc-500">flags: {r.flags.join(", ")}</div>}
+            {problems.length > 0 && <div className="mt-1 text-xs text-amber-700">read problems: {problems.join("; ")}</div>}
           </div>
         </Panel>
       )}
       {r.verifierOutput && (
-        <details className="mb-3 rounded-md border border-zinc-200 bg-white" open={!r.success}>
+        <details className="mb-3 rounded-md border border-zinc-200 bg-white" data-testid="verifier-details">
           <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">Verifier output ({count(r.verifierOutput.length)} chars)</summary>
           <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs" data-testid="verifier-output">
             {r.verifierOutput.slice(0, VERIFIER_INLINE)}
           </pre>
         </details>
+      )}
+      {steps.length > 0 && (
+        <Panel title={`Steps (${steps.length})`} className="mb-3">
+          <table className="w-full text-sm" data-testid="trial-steps">
+            <thead>
+              <tr className="text-left text-xs text-zinc-500">
+                <th>step</th>
+                <th className="text-right">reward</th>
+                <th className="text-right">tests passed</th>
+                <th className="text-right">turns</th>
+                <th className="text-right">input tokens</th>
+                <th className="text-right">output tokens</th>
+                <th>error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {steps.map((st) => (
+                <tr key={st.name} className="border-t border-zinc-100">
+                  <td className="font-mono text-xs">{st.name}</td>
+                  <td className="text-right">{fixed(st.reward ?? null, 3)}</td>
+                  <td className="text-right">{st.tests ? `${st.tests.passed} / ${st.tests.passed + st.tests.failed}` : "—"}</td>
+                  <td className="text-right">{count(st.turns ?? null)}</td>
+                  <td className="text-right">{count(st.inputTokens ?? null)}</td>
+                  <td className="text-right">{count(st.outputTokens ?? null)}</td>
+                  <td className="font-mono text-xs text-red-700">{st.error?.type ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Panel>
       )}
       {r.metadata !== null && typeof r.metadata === "object" && Object.keys(r.metadata).length > 0 && (
         <details className="mb-3 rounded-md border border-zinc-200 bg-white">
@@ -110,4 +201,15 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
       </Panel>
     </Shell>
   );
+}
+
+/** One step of a multi-step trial as the Harbor reader records it (metadata.steps). */
+interface StepView {
+  name: string;
+  reward?: number;
+  tests?: { passed: number; failed: number };
+  turns?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  error?: { type: string; message: string };
 }

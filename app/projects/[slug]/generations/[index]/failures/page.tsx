@@ -73,7 +73,11 @@ export default async function FailuresPage({
         <Stat label="Rollouts" value={count(view.rollouts)} />
         <Stat label="Failures" value={count(view.failures)} />
         <Stat label="Policy failures" value={count(view.policyFailures)} hint="failures the policy is answerable for" />
-        <Stat label="Infra failures" value={count(view.infraFailures)} hint="no verdict, harness crash, missing tool: left out of the policy's figures" />
+        <Stat
+          label="Infra failures"
+          value={count(view.infraFailures)}
+          hint="the sandbox or harness failed on its own (no verdict, setup errors the agent did not cause): left out of the policy's figures. A sandbox the agent broke counts as the policy's (environment_broken_by_agent)."
+        />
         <Stat label="Clusters" value={count(view.clusters.length)} />
       </div>
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[15rem_minmax(0,1fr)_minmax(0,1.4fr)]">
@@ -197,6 +201,47 @@ export default async function FailuresPage({
           )}
         </Panel>
       </div>
+      {view.behaviours.length > 0 && (
+        <Panel title="Behaviours across tasks" className="mt-3">
+          <table className="w-full text-sm num" data-testid="behaviours">
+            <thead>
+              <tr className="text-left text-xs text-zinc-500">
+                <th>behaviour</th>
+                <th className="text-right">failures</th>
+                <th className="text-right">environments</th>
+                <th className="pl-3">per policy</th>
+                <th className="pl-3">exemplars</th>
+                <th className="pl-3">tasks</th>
+              </tr>
+            </thead>
+            <tbody>
+              {view.behaviours.map((b) => (
+                <tr key={b.id} className="border-t border-zinc-100 align-top" data-testid={`behaviour-${b.id}`}>
+                  <td className="py-1">{b.label}</td>
+                  <td className="text-right">{count(b.count)}</td>
+                  <td className="text-right">{count(b.environments)}</td>
+                  <td className="pl-3 text-xs">
+                    {Object.entries(b.perPolicy)
+                      .map(([p, n]) => `${p}: ${n}`)
+                      .join(", ")}
+                  </td>
+                  <td className="pl-3 text-xs">
+                    {b.exemplarRolloutIds.map((id) => (
+                      <Link key={id} href={`${base}/rollouts/${id}`} className="mr-2 font-mono text-blue-700 hover:underline">
+                        {id}
+                      </Link>
+                    ))}
+                  </td>
+                  <td className="pl-3 font-mono text-xs text-zinc-500">
+                    {b.environmentKeys.slice(0, 6).join(", ")}
+                    {b.environments > 6 ? ` +${b.environments - 6}` : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Panel>
+      )}
       <p className="mt-3 text-xs text-zinc-500">
         Infra errors are {pct(view.rollouts ? view.infraFailures / view.rollouts : null)} of rollouts.
       </p>
