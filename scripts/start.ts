@@ -20,6 +20,7 @@ import { enqueue } from "../lib/queue/boss";
 import { runWorkers, startBoss } from "../lib/queue/boss";
 import { workerHandlers } from "../lib/queue/handlers";
 import { sweepDispatches } from "../lib/dispatch/service";
+import { sweepImports } from "../lib/ingest/import-sweep";
 import { guardedHandler } from "../lib/http/guard";
 import { serverHostPolicy } from "../lib/http/host-check";
 
@@ -203,7 +204,12 @@ async function main() {
     cleanups.push(() => boss.stop({ graceful: true, timeout: 10_000 }));
     await runWorkers(boss, workerHandlers(handle.db));
     // dispatches a crashed worker left behind are queued again; the lease keeps delivery single
-    const sweep = () => sweepDispatches(handle.db).catch((err) => console.error(`[dispatch] sweep: ${describeError(err)}`));
+    // imports a dead worker left `running`, and its temporary folders, are failed and removed (never stuck)
+    const sweep = () =>
+      Promise.all([
+        sweepDispatches(handle.db).catch((err) => console.error(`[dispatch] sweep: ${describeError(err)}`)),
+        sweepImports(handle.db).catch((err) => console.error(`[import] sweep: ${describeError(err)}`)),
+      ]);
     await sweep();
     const sweeper = setInterval(sweep, 30_000);
     cleanups.push(async () => clearInterval(sweeper));

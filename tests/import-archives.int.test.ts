@@ -4,6 +4,7 @@
  * followed, by the browser upload nor by `envforge import harbor <dir>`; bombs are stopped by
  * the limits; no temporary folder is left behind.
  */
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -18,6 +19,7 @@ import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
 import { workerHandlers } from "@/lib/queue/handlers";
 import { unpackArchive } from "@/lib/ingest/archive";
+import { sweepImports } from "@/lib/ingest/import-sweep";
 import { EnvForgeClient } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
 import * as projectsRoute from "@/app/api/v1/projects/route";
@@ -305,5 +307,69 @@ describe("archive bombs and leftovers", () => {
     expect(done.summary.accepted).toBe(1);
     expect(done.summary.rejected).toEqual([expect.objectContaining({ code: "unreadable_trial", message: expect.stringMatching(/^big__1: .*test-stdout\.txt: is \d+ bytes, over the limit .*ENVFORGE_IMPORT_MAX_FILE_MB/) })]);
     expect(importFolders(created.json.id)).toEqual([]);
+  });
+});
+
+describe("bad bytes in a Harbor trial, and imports that would stay running", () => {
+  it("imports the other trials and finishes with the bad trial's error (NUL in its verifier output and exception)", async () => {
+    const created = await upload(
+      "tb",
+      tarGz([
+        { path: "job/nul__1/result.json", type: "File", body: trialResult("nul__1") },
+        { path: "job/nul__1/verifier/test-stdout.txt", type: "File", body: "collected 3 items\u0000\u0000 binary junk" },
+        { path: "job/nul__2/result.json", type: "File", body: trialResult("nul__2", { exception_info: { exception_type: "E", exception_message: "bad\u0000bytes" } }) },
+        { path: "job/clean__1/result.json", type: "File", body: trialResult("clean__1") },
+      ]),
+    );
+    const done = await settled(created.json.id);
+    expect(done.status).toBe("succeeded");
+    expect(done.summary.accepted).toBe(1);
+    const messages = done.summary.rejected.map((r: { message: string }) => r.message).sort();
+    expect(messages).toEqual([expect.stringMatching(/^nul__1: verifierOutput: holds a NUL character/), expect.stringMatching(/^nul__2: error\.message: holds a NUL character/)]);
+  });
+
+  it("fails an import whose worker was killed (kill -9) and removes its temporary folder at the next start", async () => {
+    const base = fs.mkdtempSync(path.join(tmp, "tmpdir-"));
+    const [row] = (await db.pool.query("insert into imports (project_id, kind, filename, status) select id, 'harbor', 'killed.tar.gz', 'running' from projects where slug = 'tb' returning id")).rows;
+    // a process that makes the import's temporary folder the way the worker does, half fills it and hangs
+    const child = spawn(process.execPath, ["--import", "tsx", "-e", `
+      import("${path.resolve(import.meta.dirname, "..", "lib", "ingest", "temp.ts")}").then(async ({ makeTempDir }) => {
+        const dir = await makeTempDir("import", "${row.id}");
+        require("node:fs").writeFileSync(dir + "/partial", "half an archive");
+        console.log("ready " + dir);
+        setInterval(() => {}, 1000);
+      });`], { cwd: path.resolve(import.meta.dirname, ".."), env: { ...process.env, TMPDIR: base }, stdio: ["ignore", "pipe", "inherit"] });
+    const dir = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on("data", (d) => {
+        const m = /ready (\S+)/.exec(String(d));
+        if (m) resolve(m[1]);
+      });
+      child.on("exit", (code) => reject(new Error(`child exited ${code}`)));
+    });
+    expect(fs.existsSync(path.join(dir, "partial"))).toBe(true);
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGKILL");
+    await exited;
+
+    const sweep = await sweepImports(db.db, base);
+    expect(sweep.removedFolders).toEqual([dir]);
+    expect(fs.readdirSync(base).filter((n) => n.startsWith("envforge-"))).toEqual([]);
+    const [after] = (await db.pool.query("select status, error, finished_at from imports where id = $1", [row.id])).rows;
+    expect(after.status).toBe("failed");
+    expect(after.error).toMatch(new RegExp(`worker process ${child.pid} stopped during the import`));
+    expect(after.finished_at).not.toBeNull();
+  });
+
+  it("fails an import left running whose queue job is over, and leaves a live one alone", async () => {
+    const insert = async (status: string, ageMinutes: number) =>
+      (await db.pool.query(`insert into imports (project_id, kind, filename, status, created_at) select id, 'ndjson', 'x', $1, now() - make_interval(mins => $2) from projects where slug = 'tb' returning id`, [status, ageMinutes])).rows[0].id as string;
+    const lost = await insert("running", 10);
+    const fresh = await insert("queued", 0);
+    const sweep = await sweepImports(db.db, fs.mkdtempSync(path.join(tmp, "empty-")));
+    expect(sweep.failed.map((f) => f.id)).toContain(lost);
+    expect(sweep.failed.map((f) => f.id)).not.toContain(fresh);
+    const rows = (await db.pool.query("select id, status, error from imports where id = any($1)", [[lost, fresh]])).rows;
+    expect(rows.find((r) => r.id === lost)).toMatchObject({ status: "failed", error: expect.stringMatching(/queue job ended without finishing it \(job gone\)/) });
+    expect(rows.find((r) => r.id === fresh)).toMatchObject({ status: "queued" });
   });
 });

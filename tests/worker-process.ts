@@ -6,6 +6,7 @@ import { createDb } from "@/lib/db/client";
 import { runWorkers, startBoss } from "@/lib/queue/boss";
 import { workerHandlers } from "@/lib/queue/handlers";
 import { sweepDispatches } from "@/lib/dispatch/service";
+import { sweepImports } from "@/lib/ingest/import-sweep";
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is not set");
@@ -13,6 +14,7 @@ const handle = createDb(url);
 const boss = await startBoss(url, { worker: true });
 await runWorkers(boss, workerHandlers(handle.db));
 await sweepDispatches(handle.db);
+await sweepImports(handle.db);
 console.log("ready");
 const stop = async () => {
   await boss.stop({ graceful: false, wait: true }).catch(() => undefined);

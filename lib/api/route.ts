@@ -57,9 +57,10 @@ export function apiRoute<P = Record<string, never>, B = undefined, Q = undefined
 export function apiRoute<P, B, Q>(guard: RouteGuard<B, Q>, handler: Handler<P, B, Q, never>): GuardedHandler<P> {
   const run = async (req: Request, ctx: { params: Promise<P> }): Promise<Response> => {
     try {
+      const params = ((await ctx?.params) ?? {}) as P;
+      assertStorableUrl(req, params);
       const db = getDb();
       const principal = await authenticate(db, req);
-      const params = ((await ctx?.params) ?? {}) as P;
       let project: ProjectRow | undefined;
       if (guard.project === "slug") {
         project = await getProjectFor(db, (params as { slug?: string }).slug ?? "", principal);
@@ -79,6 +80,22 @@ export function apiRoute<P, B, Q>(guard: RouteGuard<B, Q>, handler: Handler<P, B
     }
   };
   return Object.assign(run, { guard: guard as RouteGuard });
+}
+
+/**
+ * Path and query values reach SQL as text, which cannot hold a NUL character: such a request is
+ * a 400 naming the parameter, before any handler (or query) runs.
+ */
+function assertStorableUrl(req: Request, params: unknown): void {
+  const bad: { path: string; message: string }[] = [];
+  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === "string" && v.includes("\0"))) bad.push({ path: name, message: "holds a NUL character (%00)" });
+  }
+  for (const [name, value] of new URL(req.url).searchParams) {
+    if (name.includes("\0") || value.includes("\0")) bad.push({ path: `query.${name.replace(/\0/g, "\\0")}`, message: "holds a NUL character (%00)" });
+  }
+  if (bad.length) throw new BadRequest(`${bad[0].path} ${bad[0].message}: NUL characters are not accepted in paths or query strings.`, bad);
 }
 
 /** The configured body limit in bytes (ENVFORGE_MAX_BODY_MB, default 256). */

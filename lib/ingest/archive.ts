@@ -47,7 +47,8 @@ const FILE_TYPES = new Set(["File", "OldFile", "ContiguousFile"]);
 export function archiveEntryPath(raw: string): string | null {
   if (raw.includes("\0") || raw.includes("\\")) return null;
   if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return null;
-  const normal = path.posix.normalize(raw).replace(/\/+$/, "");
+  let normal = path.posix.normalize(raw);
+  while (normal.endsWith("/")) normal = normal.slice(0, -1);
   if (normal === "." || normal === "") return "";
   if (normal === ".." || normal.startsWith("../")) return null;
   return normal;

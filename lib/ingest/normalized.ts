@@ -3,6 +3,7 @@
  * `POST /api/v1/projects/{slug}/rollouts` accepts (API.md, "Rollouts").
  */
 import { z } from "zod";
+import { unstorableValues } from "./json-safety";
 import { commandsFromTrajectory, environmentDamage, type EnvironmentDamage } from "@/lib/analytics/blame";
 import type { RolloutFailureInput } from "@/lib/analytics/failures";
 
@@ -71,8 +72,11 @@ export const messageSchema = z.strictObject({
   step: z.string().max(256).optional(),
 });
 
-const count = z.number().int().nonnegative();
-const timestamp = z.iso.datetime({ offset: true });
+/** Largest value of a Postgres integer column (token counts, turns, generation index). */
+export const PG_INT_MAX = 2_147_483_647;
+const count = z.number().int().nonnegative().max(PG_INT_MAX, `must be at most ${PG_INT_MAX}`);
+// Postgres has no year 0: an ISO date of year 0000 passes the format but not the database
+const timestamp = z.iso.datetime({ offset: true }).refine((v) => !v.startsWith("0000"), "year 0000 does not exist (use 0001 or later)");
 
 /** A rollout as the API accepts it: unknown keys are rejected, `metadata` is free-form. */
 export const rolloutSchema = z.strictObject({
@@ -80,7 +84,7 @@ export const rolloutSchema = z.strictObject({
   environmentKey: z.string().min(1).max(512),
   /** only with ?createEnvironments=1: the config of an environment not yet known */
   environmentConfig: z.record(z.string(), z.unknown()).optional(),
-  generation: z.number().int().nonnegative().optional(),
+  generation: count.optional(),
   policy: z.string().min(1).max(512),
   reward: z.number().finite().nullish().transform((v) => v ?? undefined),
   success: z.boolean().nullish().transform((v) => v ?? undefined),
@@ -132,6 +136,9 @@ export function rolloutIssues(error: z.ZodError): RolloutIssue[] {
 
 /** Validates one rollout; either the normalized rollout or the list of offending fields. */
 export function parseRollout(input: unknown): { ok: true; rollout: NormalizedRollout } | { ok: false; issues: RolloutIssue[] } {
+  // NUL characters, lone surrogates, non-finite numbers and deep nesting are rejected, never stripped
+  const unstorable = unstorableValues(input);
+  if (unstorable.length) return { ok: false, issues: unstorable };
   const r = rolloutSchema.safeParse(input);
   return r.success ? { ok: true, rollout: r.data } : { ok: false, issues: rolloutIssues(r.error) };
 }

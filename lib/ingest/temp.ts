@@ -10,7 +10,7 @@ import path from "node:path";
 
 export type TempKind = "import" | "body";
 
-const NAME = /^envforge-(import|body)-(\d+)-(?:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-)?[A-Za-z0-9]{6}$/;
+const NAME = /^envforge-(import|body)-(\d{1,10})-(?:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-)?[A-Za-z0-9]{6}$/;
 /** folders of the older unnamed form are removed once they are this old */
 const UNOWNED_MAX_AGE_MS = 60 * 60 * 1000;
 
@@ -34,6 +34,8 @@ export interface SweptTempDir {
   dir: string;
   kind: TempKind;
   importId: string | null;
+  /** the process that owned it (null for the older unnamed form) */
+  pid: number | null;
 }
 
 /** Remove the temporary folders whose owning process is gone; returns what was removed. */
@@ -57,7 +59,7 @@ export async function sweepStaleTempDirs(base = os.tmpdir()): Promise<SweptTempD
     }
     if (!stale) continue;
     await fsp.rm(dir, { recursive: true, force: true }).catch(() => undefined);
-    removed.push({ dir, kind: name.startsWith("envforge-import-") ? "import" : "body", importId: m?.[3] ?? null });
+    removed.push({ dir, kind: name.startsWith("envforge-import-") ? "import" : "body", importId: m?.[3] ?? null, pid: m ? Number(m[2]) : null });
   }
   return removed;
 }
