@@ -36,10 +36,11 @@ const f = {
   package_name: { path: "package_name", kind: "nominal", mutable: false, description: "[task].name of task.toml (org/name)" },
   difficulty: { path: "difficulty", kind: "nominal", levels: [...HARBOR_DIFFICULTIES], mutable: false, description: "difficulty label from task.toml" },
   category: { path: "category", kind: "nominal", mutable: false, description: "category label from task.toml" },
-  domain: { path: "domain", kind: "nominal", levels: [...TERMINAL_DOMAINS], direction: "diversify", description: "task domain (Tmax taxonomy)" },
-  language: { path: "language", kind: "nominal", levels: [...TERMINAL_LANGUAGES], direction: "diversify", description: "main programming language" },
+  domain: { path: "domain", kind: "nominal", levels: [...TERMINAL_DOMAINS], direction: "diversify", mutable: false, description: "task domain (Tmax taxonomy)" },
+  language: { path: "language", kind: "nominal", levels: [...TERMINAL_LANGUAGES], direction: "diversify", mutable: false, description: "main programming language" },
   task_complexity: {
     path: "task_complexity",
+    mutable: false,
     kind: "ordinal",
     levels: [...TASK_COMPLEXITY_LEVELS],
     difficulty: "up",
@@ -48,6 +49,7 @@ const f = {
   },
   command_complexity: {
     path: "command_complexity",
+    mutable: false,
     kind: "ordinal",
     levels: [...COMMAND_COMPLEXITY_LEVELS],
     difficulty: "up",
@@ -56,6 +58,7 @@ const f = {
   },
   verifier_kind: {
     path: "verifier_kind",
+    mutable: false,
     kind: "ordinal",
     levels: [...VERIFIER_KINDS],
     difficulty: "up",
@@ -64,6 +67,7 @@ const f = {
   },
   fixture_kind: {
     path: "fixture_kind",
+    mutable: false,
     kind: "ordinal",
     levels: [...FIXTURE_KINDS],
     difficulty: "up",
@@ -129,9 +133,18 @@ const DIFFICULTY_WEIGHTS: Record<string, number> = {
 };
 const LABEL_HARDNESS: Record<string, number> = { easy: 0.2, medium: 0.5, hard: 0.8 };
 
+/**
+ * Taxonomy labels describe a task; changing a label does not change the task (its files), so the
+ * engineers never edit them (mutable: false) and evolve what Harbor honours instead (the agent
+ * timeout along precision). A synthetic draw (demo, arena) still sets every label.
+ */
+const SAMPLED_FIELDS: FieldSpec[] = terminalTaskFields.map((field) =>
+  ["domain", "language", "task_complexity", "command_complexity", "verifier_kind", "fixture_kind"].includes(field.path) ? { ...field, mutable: true } : field,
+);
+
 /** Draw a synthetic task: every taxonomy field plus a generated task name. */
 function sampleTerminalTask(rng: Rng, opts?: SampleOptions): TerminalTaskConfig {
-  const drawn = sampleFromFields(rng, terminalTaskFields, opts) as Omit<TerminalTaskConfig, "task_name">;
+  const drawn = sampleFromFields(rng, SAMPLED_FIELDS, opts) as Omit<TerminalTaskConfig, "task_name">;
   const suffix = rng.int(0, 0xffffff).toString(16).padStart(6, "0");
   return { task_name: `synthetic-${drawn.domain ?? "task"}-${suffix}`.replace(/_/g, "-"), ...drawn };
 }

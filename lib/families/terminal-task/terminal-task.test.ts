@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRng } from "../rng";
+import { mutateConfig } from "../operators";
 import { terminalTaskFamily } from "./index";
 
 describe("terminal-task", () => {
@@ -41,5 +42,20 @@ describe("terminal-task", () => {
     const intricate = terminalTaskFamily.difficulty!({ task_name: "a", task_complexity: "intricate", verifier_kind: "multi_protocol" });
     expect(intricate.difficulty).toBeGreaterThan(short.difficulty);
     expect(intricate.pMax).toBe(1);
+  });
+
+  it("evolves what Harbor honours, never the task's labels: precision tightens the agent timeout from the task's own value", () => {
+    const task = { task_name: "hello-world", difficulty: "easy" as const, category: "programming", domain: "file_operations" as const, fixture_kind: "text_only" as const, verifier_kind: "exact_text" as const, agent_timeout_sec: 120 };
+    const labels = ["task_name", "difficulty", "category", "domain", "language", "task_complexity", "command_complexity", "verifier_kind", "fixture_kind"];
+    let tightened = 0;
+    for (let seed = 0; seed < 50; seed++) {
+      for (const direction of ["precision", "uncertainty", "horizon", undefined] as const) {
+        const { config, edits } = mutateConfig(createRng(seed), terminalTaskFamily.fields, task, { direction, edits: 2 });
+        for (const label of labels) expect((config as Record<string, unknown>)[label], `${label} (${direction})`).toEqual((task as Record<string, unknown>)[label]);
+        for (const e of edits) expect(labels).not.toContain(e.path);
+        if (direction === "precision" && config.agent_timeout_sec !== undefined && config.agent_timeout_sec < 120) tightened++;
+      }
+    }
+    expect(tightened).toBeGreaterThan(0);
   });
 });
