@@ -2,7 +2,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
+import { importLimits } from "@/lib/config/import-limits";
 import { harborRolloutInput, readHarborJob } from "@/lib/ingest/harbor";
+import { SafeTree } from "@/lib/ingest/safe-tree";
 import { ApiError, type EnvForgeClient } from "../client";
 import { Progress } from "../progress";
 import { uploadRollouts, type UploadItem, type UploadSummary } from "../upload";
@@ -33,7 +35,9 @@ export async function importHarbor(
 ): Promise<ImportResult> {
   if (!fs.existsSync(jobDir) || !fs.statSync(jobDir).isDirectory()) throw new Error(`${jobDir} is not a folder: pass a Harbor job directory (it holds config.json and one folder per trial).`);
   const reading = new Progress("reading trials", null, opts.quiet);
-  const job = await readHarborJob(jobDir, { rewardKey: opts.rewardKey, onProgress: (done, total) => reading.update(done, `of ${total}`) });
+  // links in the folder are never followed; files over ENVFORGE_IMPORT_MAX_FILE_MB refuse their trial
+  const tree = await SafeTree.open(jobDir, { maxFileBytes: importLimits().maxFileBytes });
+  const job = await readHarborJob(jobDir, { tree, rewardKey: opts.rewardKey, onProgress: (done, total) => reading.update(done, `of ${total}`) });
   reading.done();
   if (job.trials.length === 0 && job.unreadable.length === 0) throw new Error(`${jobDir} holds no Harbor trial folders.`);
   await ensureProject(client, opts.project, opts.create ? { family: "terminal-task", name: job.job.name || path.basename(jobDir) } : null);
