@@ -15,7 +15,7 @@ import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
 import { workerHandlers } from "@/lib/queue/handlers";
-import { runProposal } from "@/lib/engineer/proposals";
+import { runProposal } from "@/lib/proposals";
 import { proposals } from "@/lib/db/schema";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";

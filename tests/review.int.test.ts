@@ -9,7 +9,7 @@ import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { getBoss } from "@/lib/queue/boss";
-import { runProposal } from "@/lib/engineer/proposals";
+import { runProposal } from "@/lib/proposals";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 
 const TOKEN = "test-bootstrap-token-review-0123";

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { getProposal } from "@/lib/engineer/proposals";
+import type { getProposal } from "@/lib/proposals";
 import { apiFetch } from "@/components/ui/api-client";
 import { count } from "@/components/ui/format";
 import { Panel, Stat } from "@/components/ui/shell";

@@ -16,7 +16,7 @@ import { Conflict } from "@/lib/api/errors";
 import type { ProjectRow } from "@/lib/projects/service";
 import { getGeneration } from "@/lib/generations/service";
 import { createDispatch } from "@/lib/dispatch/service";
-import { createProposal, getProposal } from "@/lib/engineer/proposals";
+import { createProposal, getProposal } from "@/lib/proposals";
 import { materializeProposal, reviewProposal } from "@/lib/review/decisions";
 
 export const demoLoopJobSchema = z.object({ slug: z.string().min(1), cycles: z.number().int().min(1).max(20), scheduled: z.boolean().optional() });

@@ -17,6 +17,7 @@ import { requireScope } from "@/lib/auth/principal";
 import { hasScope, type Role } from "@/lib/auth/roles";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "@/lib/generations/service";
+import { generationMembers } from "@/lib/generations/repository";
 import { recordAudit } from "@/lib/review/audit";
 import { enqueue } from "@/lib/queue/boss";
 import { getAdapter } from "./adapters";
@@ -170,21 +171,16 @@ export async function buildPayload(
     const ids = await db.select({ id: generationEnvironments.environmentId }).from(generationEnvironments).where(eq(generationEnvironments.generationId, g.id));
     await materializeTaskFiles(db, ids.map((r) => r.id));
   }
-  const rows = await db
-    .select({
-      id: environments.id,
-      key: environments.key,
-      config: environments.config,
-      configHash: environments.configHash,
-      weight: generationEnvironments.weight,
-      op: generationEnvironments.op,
-      direction: generationEnvironments.direction,
-      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${environments.parentId})`,
-    })
-    .from(generationEnvironments)
-    .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
-    .where(eq(generationEnvironments.generationId, g.id))
-    .orderBy(asc(environments.key));
+  const rows = (await generationMembers(db, g.id)).map((m) => ({
+    id: m.id,
+    key: m.key,
+    config: m.config,
+    configHash: m.configHash,
+    weight: m.weight,
+    op: m.op,
+    direction: m.direction,
+    parentKey: m.parentKey,
+  }));
   const base = callbackBase(target.adapter ?? "local", (target.config ?? {}) as Record<string, unknown>, origin);
   return {
     dispatchId,

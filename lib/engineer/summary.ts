@@ -17,8 +17,8 @@ import {
   environmentPolicyAggregates,
   familyFieldBreakdowns,
   generationClusters,
-  generationMembers,
 } from "@/lib/generations/analytics";
+import { generationMembers } from "@/lib/generations/repository";
 import type { PopulationMember, StructuredSummary, SummaryCluster } from "./types";
 
 /** Default token budget of the summary (ENGINEER.md: 6k tokens for the LLM view). */

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { environments, generationEnvironments, policies, rollouts } from "@/lib/db/schema";
+import { environments, policies, rollouts } from "@/lib/db/schema";
 import { BadRequest, NotFound } from "@/lib/api/errors";
 import {
   difficultyTier,
@@ -16,6 +16,7 @@ import {
   type DifficultyTier,
   type EnvironmentAggregate,
 } from "@/lib/analytics/metrics";
+import { generationMembers } from "./repository";
 import { FAILURE_CATEGORIES, clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { BEHAVIOURS, behaviourLabel } from "@/lib/analytics/behaviours";
 import type {
@@ -55,27 +56,6 @@ export async function environmentPolicyAggregates(db: Db, generationId: number, 
     .where(and(eq(rollouts.generationId, generationId), policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined))
     .groupBy(rollouts.environmentId, policies.name);
   return rows;
-}
-
-/** Members of a generation with what the analytics need of each environment. */
-export async function generationMembers(db: Db, generationId: number) {
-  return db
-    .select({
-      id: environments.id,
-      key: environments.key,
-      config: environments.config,
-      configHash: environments.configHash,
-      pMax: environments.pMax,
-      validationState: environments.validationState,
-      op: generationEnvironments.op,
-      direction: generationEnvironments.direction,
-      weight: generationEnvironments.weight,
-      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${environments.parentId})`,
-    })
-    .from(generationEnvironments)
-    .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
-    .where(eq(generationEnvironments.generationId, generationId))
-    .orderBy(asc(environments.key));
 }
 
 /** Sum per-policy aggregates into one aggregate per environment. */

@@ -11,7 +11,8 @@ import { DIFFICULTY_TIERS, difficultyTier, environmentLearnability, type Difficu
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "./service";
-import { combineByEnvironment, configValue, environmentPolicyAggregates, generationMembers, tiersByEnvironment } from "./analytics";
+import { combineByEnvironment, configValue, environmentPolicyAggregates, tiersByEnvironment } from "./analytics";
+import { generationMembers } from "./repository";
 import { resolvePolicy } from "./overview";
 
 export const ENVIRONMENT_SORTS = ["key", "success", "learnability", "rollouts", "pmax", "tier"] as const;

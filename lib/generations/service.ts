@@ -1,5 +1,5 @@
 /** Generations: numbered populations of environments, created through the API or by materializing a proposal. */
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "@/lib/db/client";
 import { environments, generationEnvironments, generations } from "@/lib/db/schema";
@@ -9,6 +9,7 @@ import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
 import { recordAudit } from "@/lib/review/audit";
 import type { ProjectRow } from "@/lib/projects/service";
+import { generationMembers } from "./repository";
 
 export const environmentKeySchema = z
   .string()
@@ -243,25 +244,7 @@ export async function listGenerationRows(db: Db, projectId: number) {
 
 /** A page of a generation's environments ordered by key, with a cursor. */
 export async function listGenerationEnvironments(db: Db, generationId: number, cursor: string | undefined, limit: number) {
-  const rows = await db
-    .select({
-      id: environments.id,
-      key: environments.key,
-      config: environments.config,
-      parentId: environments.parentId,
-      op: generationEnvironments.op,
-      direction: generationEnvironments.direction,
-      weight: generationEnvironments.weight,
-      rationale: generationEnvironments.rationale,
-      validationState: environments.validationState,
-      pMax: environments.pMax,
-      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${environments.parentId})`,
-    })
-    .from(generationEnvironments)
-    .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
-    .where(and(eq(generationEnvironments.generationId, generationId), cursor ? gt(environments.key, cursor) : undefined))
-    .orderBy(asc(environments.key))
-    .limit(limit + 1);
+  const rows = await generationMembers(db, generationId, { after: cursor, limit: limit + 1 });
   const page = rows.slice(0, limit);
   return { rows: page, nextCursor: rows.length > limit ? page[page.length - 1].key : null };
 }

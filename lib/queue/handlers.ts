@@ -1,7 +1,7 @@
 /** The worker's job handlers, one per queue; each validates its payload with a zod schema. */
 import type { Db } from "@/lib/db/client";
 import { runImport } from "@/lib/ingest/imports";
-import { runProposal } from "@/lib/engineer/proposals";
+import { runProposal } from "@/lib/proposals";
 import { runDispatchJob } from "@/lib/dispatch/service";
 import { runDemoLoop } from "@/lib/demo/loop";
 import { runArenaJob } from "@/lib/reports/arena";

@@ -6,7 +6,7 @@ import { count, fixed, pct } from "@/components/ui/format";
 import { GenerationTrend } from "@/components/charts/generation-trend";
 import { ImportPanel } from "@/components/imports/import-panel";
 import { hasScope } from "@/lib/auth/roles";
-import { listProposals } from "@/lib/engineer/proposals";
+import { listProposals } from "@/lib/proposals";
 import { DemoLoopPanel } from "@/components/demo/loop-panel";
 import type { DemoState } from "@/lib/demo/loop";
 

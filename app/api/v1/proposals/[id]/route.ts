@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/api/route";
-import { getProposal } from "@/lib/engineer/proposals";
+import { getProposal } from "@/lib/proposals";
 
 export const dynamic = "force-dynamic";
 

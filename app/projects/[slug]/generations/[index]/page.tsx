@@ -13,7 +13,7 @@ import { GenerationDashboard } from "@/components/generations/dashboard";
 import { EnvironmentTable } from "@/components/generations/environment-table";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
 import { ProposePanel } from "@/components/proposals/propose-panel";
-import { llmEngineerAvailable } from "@/lib/engineer/proposals";
+import { llmEngineerAvailable } from "@/lib/proposals";
 import { hasScope } from "@/lib/auth/roles";
 import { listDispatches, listTargets } from "@/lib/dispatch/service";
 import { DispatchPanel, DispatchTimeline } from "@/components/dispatch/dispatch-panel";

@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/auth/page";
-import { getProposal } from "@/lib/engineer/proposals";
+import { getProposal } from "@/lib/proposals";
 import { Shell } from "@/components/ui/shell";
 import { ProposalView } from "@/components/proposals/proposal-view";
 import { ShortcutHelp } from "@/components/ui/shortcuts";

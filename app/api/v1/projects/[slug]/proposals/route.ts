@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/api/route";
-import { listProposals } from "@/lib/engineer/proposals";
+import { listProposals } from "@/lib/proposals";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { apiRoute, readJsonBody } from "@/lib/api/route";
 import { reviewProposal } from "@/lib/review/decisions";
-import { getProposal } from "@/lib/engineer/proposals";
+import { getProposal } from "@/lib/proposals";
 
 export const dynamic = "force-dynamic";
 

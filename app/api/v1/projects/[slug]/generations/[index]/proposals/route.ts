@@ -1,6 +1,6 @@
 import { apiRoute, intParam, readJsonBody } from "@/lib/api/route";
 import { getGeneration } from "@/lib/generations/service";
-import { createProposal } from "@/lib/engineer/proposals";
+import { createProposal } from "@/lib/proposals";
 
 export const dynamic = "force-dynamic";
 

@@ -1,0 +1,132 @@
+/**
+ * The `envforge.proposal` job: build the structured summary, run the heuristic or LLM engineer,
+ * check its items against the family once more and store them with the run record.
+ */
+import type { Db } from "@/lib/db/client";
+import type { proposalItems } from "@/lib/db/schema";
+import { getFamily } from "@/lib/projects/families";
+import { withValidationCache } from "@/lib/families/validation-cache";
+import { getGeneration } from "@/lib/generations/service";
+import { buildEngineerContext, SUMMARY_TOKEN_BUDGET } from "@/lib/engineer/summary";
+import { heuristicEngineer } from "@/lib/engineer/heuristic";
+import { llmEngineer, llmEngineerConfigFromEnv, LlmEngineerError, type LlmRunRecord } from "@/lib/engineer/llm";
+import { validateItems } from "@/lib/engineer/validate-items";
+import type { EngineerInput, EngineerOutput, ProposedItem } from "@/lib/engineer/types";
+import { progress, proposalJobSchema, proposalOptionsSchema, type ProposalProgress } from "./contracts";
+import {
+  deleteProposalItems,
+  findPolicyId,
+  finishEngineerRun,
+  insertEngineerRun,
+  insertFailureSummary,
+  insertProposalItems,
+  projectOf,
+  proposalForRun,
+  updateProposal,
+} from "./repository";
+
+/** The worker's job: build the summary, run the engineer, validate and store the items. */
+export async function runProposal(db: Db, data: unknown, opts: { llmConfig?: ReturnType<typeof llmEngineerConfigFromEnv> } = {}): Promise<void> {
+  const { proposalId } = proposalJobSchema.parse(data);
+  const p = await proposalForRun(db, proposalId);
+  if (!p || (p.status !== "queued" && p.status !== "running")) return; // done already, or gone
+  const project = await projectOf(db, p.projectId);
+  const options = proposalOptionsSchema.parse(p.options ?? {});
+  const run = await insertEngineerRun(db, proposalId, p.engineer);
+  const started = performance.now();
+  let llmRun: LlmRunRecord | undefined;
+  try {
+    await deleteProposalItems(db, proposalId); // a retried job starts clean
+    await updateProposal(db, proposalId, { progress: progress("summary", "Summarising rollouts and failures"), status: "running", error: null });
+    // the engineer validates every child; the check after it reuses those answers
+    const family = withValidationCache(await getFamily(db, project.familyId));
+    const g = await getGeneration(db, project, p.baseGeneration);
+    const ctx = await buildEngineerContext(db, project, family, g, options.policy, options.summaryTokens ?? SUMMARY_TOKEN_BUDGET);
+    const policyId = options.policy ? await findPolicyId(db, project.id, options.policy) : null;
+    const stored = await insertFailureSummary(db, { projectId: project.id, generationId: g.id, policyId: policyId ?? null, summary: ctx.summary, tokenEstimate: ctx.summary.tokenEstimate });
+    await updateProposal(db, proposalId, {
+      progress: progress("engineer", `${p.engineer === "llm" ? "Asking the LLM engineer" : "Running the heuristic engineer"} on ${ctx.population.length} environments`),
+      summaryId: stored.id,
+    });
+
+    const input: EngineerInput = {
+      family,
+      summary: ctx.summary,
+      population: ctx.population,
+      options: { seed: options.seed, populationSize: options.populationSize, keepShare: options.keepShare, addShare: options.addShare, groupSize: options.groupSize },
+      knownHashes: ctx.knownHashes,
+      keyPrefix: `g${g.index + 1}-${proposalId.slice(0, 4)}-`,
+    };
+    let output: EngineerOutput;
+    if (p.engineer === "llm") {
+      const config = opts.llmConfig ?? llmEngineerConfigFromEnv();
+      if (!config) throw new Error("The LLM engineer is not configured in the worker (OPENAI_BASE_URL, ENVFORGE_ENGINEER_MODEL).");
+      const result = await llmEngineer(input, config, { onProgress: (message) => void updateProposal(db, proposalId, { progress: progress("engineer", message) }) });
+      output = result.output;
+      llmRun = result.run;
+    } else {
+      output = heuristicEngineer(input);
+    }
+
+    await updateProposal(db, proposalId, { progress: progress("validating", `Checking ${output.items.length} items against the family`) });
+    // validateItems returns the items that passed; the rest are counted as dropped
+    const checked = validateItems(input, output.items);
+    const invalid = new Set(checked.errors.map((e) => e.item));
+    const items = checked.items;
+    const dropped = [...output.dropped, ...(invalid.size ? [{ reason: "failed validation after the run", count: invalid.size }] : [])];
+    await db.transaction(async (tx) => {
+      await insertProposalItems(
+        tx,
+        items.map((it, i) => itemRow(proposalId, i, it)),
+      );
+      await finishEngineerRun(tx, run.id, {
+        status: "succeeded",
+        model: llmRun?.model ?? null,
+        promptTokens: llmRun?.promptTokens ?? null,
+        completionTokens: llmRun?.completionTokens ?? null,
+        latencyMs: Math.round(llmRun?.latencyMs ?? performance.now() - started),
+        costUsd: llmRun?.costUsd ?? null,
+        attempts: llmRun?.attempts ?? 1,
+        rawOutput: null,
+        finishedAt: new Date(),
+      });
+      await updateProposal(tx, proposalId, {
+        status: "ready",
+        progress: { ...progress("ready", `${items.length} items`), dropped, notes: output.notes } satisfies ProposalProgress,
+      });
+    });
+  } catch (err) {
+    const message = (err as Error).message || String(err);
+    const failedRun = err instanceof LlmEngineerError ? err.run : llmRun;
+    await finishEngineerRun(db, run.id, {
+      status: "failed",
+      error: message,
+      rawOutput: failedRun?.rawOutput ?? null,
+      model: failedRun?.model ?? null,
+      promptTokens: failedRun?.promptTokens ?? null,
+      completionTokens: failedRun?.completionTokens ?? null,
+      attempts: failedRun?.attempts ?? 1,
+      costUsd: failedRun?.costUsd ?? null,
+      latencyMs: Math.round(failedRun?.latencyMs ?? performance.now() - started),
+      finishedAt: new Date(),
+    });
+    await updateProposal(db, proposalId, { status: "failed", error: message, progress: progress("failed", message) });
+  }
+}
+
+function itemRow(proposalId: string, position: number, it: ProposedItem): typeof proposalItems.$inferInsert {
+  return {
+    proposalId,
+    position,
+    op: it.op,
+    environmentKey: it.environmentKey,
+    parentKey: it.parentKey ?? null,
+    config: it.config,
+    direction: it.direction ?? null,
+    rationale: it.rationale,
+    evidence: it.evidence,
+    predictedSuccess: it.predictedSuccess ?? null,
+    proposer: it.proposer,
+    flags: { flags: it.flags ?? [], ...(it.secondParentKey ? { secondParentKey: it.secondParentKey } : {}) },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * The proposals module's queries (proposals, their items, engineer runs, stored summaries): SQL
+ * only, each selecting the columns its caller reads. No rules, no scopes: the service and the job
+ * decide.
+ */
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import type { Db, Queryable } from "@/lib/db/client";
+import { engineerRuns, environments, failureSummaries, policies, projects, proposalItems, proposals } from "@/lib/db/schema";
+import type { StructuredSummary } from "@/lib/engineer/types";
+import type { ProposalProgress } from "./contracts";
+
+type ProposalInsert = typeof proposals.$inferInsert;
+type ProposalItemInsert = typeof proposalItems.$inferInsert;
+type EngineerRunUpdate = Partial<typeof engineerRuns.$inferInsert>;
+
+/** The id of a policy of the project by name, or undefined. */
+export async function findPolicyId(db: Queryable, projectId: number, name: string): Promise<number | undefined> {
+  const [p] = await db.select({ id: policies.id }).from(policies).where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
+  return p?.id;
+}
+
+/** Inserts a proposal; returns its id. */
+export async function insertProposal(db: Queryable, values: ProposalInsert): Promise<{ id: string }> {
+  const [created] = await db.insert(proposals).values(values).returning({ id: proposals.id });
+  return created;
+}
+
+/** Sets a proposal's fields (status, progress, error, summary…) and its updatedAt. */
+export async function updateProposal(db: Queryable, id: string, set: Partial<ProposalInsert> & { progress?: ProposalProgress }): Promise<void> {
+  await db.update(proposals).set({ updatedAt: new Date(), ...set }).where(eq(proposals.id, id));
+}
+
+/** Marks a proposal failed with its error, leaving its updatedAt (a run that could not be queued). */
+export async function markQueueFailed(db: Queryable, id: string, error: string): Promise<void> {
+  await db.update(proposals).set({ status: "failed", error }).where(eq(proposals.id, id));
+}
+
+/** What the worker needs of a proposal to run it. */
+export async function proposalForRun(db: Queryable, id: string) {
+  const [p] = await db
+    .select({ status: proposals.status, projectId: proposals.projectId, options: proposals.options, engineer: proposals.engineer, baseGeneration: proposals.baseGeneration })
+    .from(proposals)
+    .where(eq(proposals.id, id));
+  return p;
+}
+
+/** The project row a proposal belongs to. */
+export async function projectOf(db: Queryable, projectId: number) {
+  const [project] = await db.select().from(projects).where(eq(projects.id, projectId));
+  return project;
+}
+
+/** Starts an engineer run record; returns its id. */
+export async function insertEngineerRun(db: Queryable, proposalId: string, engineer: string): Promise<{ id: number }> {
+  const [run] = await db.insert(engineerRuns).values({ proposalId, engineer, status: "running" }).returning({ id: engineerRuns.id });
+  return run;
+}
+
+/** Finishes an engineer run (succeeded or failed, with tokens, latency, cost, raw output). */
+export async function finishEngineerRun(db: Queryable, runId: number, set: EngineerRunUpdate): Promise<void> {
+  await db.update(engineerRuns).set(set).where(eq(engineerRuns.id, runId));
+}
+
+/** Deletes a proposal's items (a retried job starts clean). */
+export async function deleteProposalItems(db: Queryable, proposalId: string): Promise<void> {
+  await db.delete(proposalItems).where(eq(proposalItems.proposalId, proposalId));
+}
+
+/** Inserts items, 500 rows per statement. */
+export async function insertProposalItems(db: Queryable, rows: readonly ProposalItemInsert[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) await db.insert(proposalItems).values(rows.slice(i, i + 500));
+}
+
+/** Stores the structured summary a run read; returns its id. */
+export async function insertFailureSummary(db: Queryable, values: typeof failureSummaries.$inferInsert): Promise<{ id: number }> {
+  const [stored] = await db.insert(failureSummaries).values(values).returning({ id: failureSummaries.id });
+  return stored;
+}
+
+/** A proposal with the columns its view shows, or undefined. */
+export async function proposalRow(db: Queryable, id: string) {
+  const [p] = await db
+    .select({
+      id: proposals.id,
+      projectId: proposals.projectId,
+      status: proposals.status,
+      engineer: proposals.engineer,
+      baseGeneration: proposals.baseGeneration,
+      options: proposals.options,
+      error: proposals.error,
+      progress: proposals.progress,
+      summaryId: proposals.summaryId,
+      materializedGeneration: proposals.materializedGeneration,
+      createdBy: proposals.createdBy,
+      createdAt: proposals.createdAt,
+      updatedAt: proposals.updatedAt,
+    })
+    .from(proposals)
+    .where(eq(proposals.id, id));
+  return p;
+}
+
+/** The slug of a project. */
+export async function projectSlug(db: Queryable, projectId: number): Promise<string | undefined> {
+  const [project] = await db.select({ slug: projects.slug }).from(projects).where(eq(projects.id, projectId));
+  return project?.slug;
+}
+
+/** A proposal's items in position order, with their review decisions. */
+export async function proposalItemRows(db: Queryable, proposalId: string) {
+  return db
+    .select({
+      id: proposalItems.id,
+      op: proposalItems.op,
+      environmentKey: proposalItems.environmentKey,
+      parentKey: proposalItems.parentKey,
+      config: proposalItems.config,
+      direction: proposalItems.direction,
+      rationale: proposalItems.rationale,
+      evidence: proposalItems.evidence,
+      predictedSuccess: proposalItems.predictedSuccess,
+      proposer: proposalItems.proposer,
+      flags: proposalItems.flags,
+      decision: proposalItems.decision,
+      decidedBy: proposalItems.decidedBy,
+      editedConfig: proposalItems.editedConfig,
+    })
+    .from(proposalItems)
+    .where(eq(proposalItems.proposalId, proposalId))
+    .orderBy(asc(proposalItems.position));
+}
+
+/** The latest engineer run of a proposal, or undefined. */
+export async function latestEngineerRun(db: Queryable, proposalId: string) {
+  const [run] = await db
+    .select({
+      engineer: engineerRuns.engineer,
+      model: engineerRuns.model,
+      status: engineerRuns.status,
+      promptTokens: engineerRuns.promptTokens,
+      completionTokens: engineerRuns.completionTokens,
+      latencyMs: engineerRuns.latencyMs,
+      costUsd: engineerRuns.costUsd,
+      attempts: engineerRuns.attempts,
+      error: engineerRuns.error,
+      rawOutput: engineerRuns.rawOutput,
+    })
+    .from(engineerRuns)
+    .where(eq(engineerRuns.proposalId, proposalId))
+    .orderBy(desc(engineerRuns.id))
+    .limit(1);
+  return run;
+}
+
+/** A stored structured summary, or null. */
+export async function storedSummary(db: Queryable, summaryId: number | null): Promise<StructuredSummary | null> {
+  if (!summaryId) return null;
+  const [row] = await db.select({ summary: failureSummaries.summary }).from(failureSummaries).where(eq(failureSummaries.id, summaryId));
+  return (row?.summary ?? null) as StructuredSummary | null;
+}
+
+/** Configs of the project's environments with these keys, by key. */
+export async function configsByKey(db: Queryable, projectId: number, keys: readonly string[]): Promise<Map<string, unknown>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .select({ key: environments.key, config: environments.config })
+    .from(environments)
+    .where(and(eq(environments.projectId, projectId), inArray(environments.key, [...keys])));
+  return new Map(rows.map((r) => [r.key, r.config]));
+}
+
+/** The newest 100 proposals of a project, newest first. */
+export async function recentProposals(db: Db, projectId: number) {
+  return db
+    .select({ id: proposals.id, status: proposals.status, engineer: proposals.engineer, baseGeneration: proposals.baseGeneration, createdBy: proposals.createdBy, createdAt: proposals.createdAt, error: proposals.error })
+    .from(proposals)
+    .where(eq(proposals.projectId, projectId))
+    .orderBy(desc(proposals.createdAt))
+    .limit(100);
+}
