@@ -10,7 +10,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "./db";
 import { startApiServer } from "./api-server";
@@ -50,6 +50,23 @@ async function until(id: string, statuses: string[], timeoutMs = 30_000): Promis
     if (Date.now() > deadline) throw new Error(`dispatch ${id} is ${d.status} after ${timeoutMs} ms: ${JSON.stringify(d.events)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Waits until `check` holds, polling; fails naming `what` after timeoutMs. */
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Deliver jobs of a dispatch on the queue in one of `states` (pg-boss's own table). */
+async function deliverJobs(id: string, states: string[]): Promise<number> {
+  const r = await db.db.execute<{ n: number }>(sql`
+    select count(*)::int as n from pgboss.job
+    where name = 'envforge.dispatch' and data->>'dispatchId' = ${id} and data->>'phase' = 'deliver' and state::text = any(${states})`);
+  return r.rows[0].n;
 }
 
 async function dispatch(target: string, generation = 1) {
@@ -190,7 +207,8 @@ describe("delivery", () => {
     const cancelled = await admin.request<Dispatch>("POST", `/api/v1/dispatches/${id}/cancel`);
     expect(cancelled.status).toBe("cancelled");
     const attempts = (await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`)).attempts;
-    await new Promise((r) => setTimeout(r, 1500));
+    // the retry already scheduled runs and finds the dispatch cancelled: no deliver job is left pending
+    await waitFor("the scheduled retry has run", async () => (await deliverJobs(id, ["created", "retry", "active"])) === 0);
     const later = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
     expect(later).toMatchObject({ status: "cancelled", attempts });
     expect((await fail(admin.request("POST", `/api/v1/dispatches/${id}/cancel`))).status).toBe(409);
@@ -255,7 +273,8 @@ describe("durability", () => {
     await stopWorker();
     const before = receiver.requests.length;
     const id = await dispatch("hook");
-    await new Promise((r) => setTimeout(r, 1500));
+    // its deliver job waits on the queue, untaken
+    await waitFor("the deliver job is on the queue", async () => (await deliverJobs(id, ["created"])) === 1);
     expect((await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`)).status).toBe("queued");
     const child = await spawnWorker();
     try {
@@ -292,7 +311,10 @@ describe("durability", () => {
       a.kill("SIGKILL");
       await new Promise((r) => a.once("exit", r));
       expect((await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`)).status).toBe("sending");
-      await new Promise((r) => setTimeout(r, 2500)); // the dead worker's lease runs out
+      await waitFor("the dead worker's lease runs out", async () => {
+        const r = await db.db.execute<{ over: boolean }>(sql`select lease_until < now() as over from dispatches where id = ${id}`);
+        return r.rows[0]?.over === true;
+      });
       const b = await spawnWorker(env);
       try {
         const d = await until(id, ["delivered", "failed"]);

@@ -4,6 +4,23 @@ import { useRouter } from "next/navigation";
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { createProposalSchema } from "@/lib/proposals/contracts";
+
+/** What the form says about a field the server's schema refuses, in the form's own units. */
+function formProblem(path: PropertyKey[], v: { seed: string; size: string; keep: string; add: string }): string {
+  switch (path[path.length - 1]) {
+    case "keepShare":
+      return `Keep at most % must be a percentage between 0 and 100 (got ${v.keep}).`;
+    case "addShare":
+      return `New samples % must be a percentage between 0 and 100 (got ${v.add}).`;
+    case "populationSize":
+      return `Population must be a whole number from 1 to 100000 (got ${v.size}).`;
+    case "seed":
+      return `Seed must be a whole number (got ${v.seed}).`;
+    default:
+      return `${path.join(".") || "The request"} is not valid.`;
+  }
+}
 
 /** "Propose next generation": the engineer to use and its options; opens the proposal page once queued. */
 export function ProposePanel({ slug, index, policies, llmAvailable, populationSize }: { slug: string; index: number; policies: string[]; llmAvailable: boolean; populationSize: number }) {
@@ -23,18 +40,19 @@ export function ProposePanel({ slug, index, policies, llmAvailable, populationSi
   const [formError, setFormError] = useState<string | null>(null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const percent = (label: string, v: string) => (v.trim() && !(Number(v) >= 0 && Number(v) <= 100) ? `${label} must be a percentage between 0 and 100 (got ${v}).` : null);
-    const whole = (label: string, v: string) => (v.trim() && !(Number.isInteger(Number(v)) && Number(v) > 0) ? `${label} must be a whole number above 0 (got ${v}).` : null);
-    const problem = percent("Keep at most %", keep) ?? percent("New samples %", add) ?? whole("Population", size) ?? (seed.trim() && !Number.isInteger(Number(seed)) ? `Seed must be a whole number (got ${seed}).` : null);
-    setFormError(problem);
-    if (problem) return;
     const options: Record<string, unknown> = {};
     if (policy) options.policy = policy;
     if (seed.trim()) options.seed = Number(seed);
     if (size.trim()) options.populationSize = Number(size);
     if (keep.trim()) options.keepShare = Number(keep) / 100;
     if (add.trim()) options.addShare = Number(add) / 100;
-    mutation.mutate({ engineer, options });
+    const body = { engineer, options };
+    // the server's own schema decides; the message speaks the form's units (percentages, not shares)
+    const parsed = createProposalSchema.safeParse(body);
+    const problem = parsed.success ? null : formProblem(parsed.error.issues[0].path, { seed, size, keep, add });
+    setFormError(problem);
+    if (problem) return;
+    mutation.mutate(body);
   };
   if (!open) {
     return (

@@ -7,6 +7,7 @@
 import { difficultyTier, fieldBreakdown, learnability, populationMetrics, tierHistogram, type EnvironmentAggregate } from "@/lib/analytics/metrics";
 import { getFieldValue } from "@/lib/families/field-path";
 import type { FamilyDefinition } from "@/lib/families/types";
+import { classifyPopulation } from "@/lib/engineer/classification";
 import type { PopulationMember, StructuredSummary } from "@/lib/engineer/types";
 
 const MAX_KEYS = 40;
@@ -45,12 +46,6 @@ export function arenaSummary(args: { family: FamilyDefinition; project: string; 
   // Everything but the learnability from the closed forms (p_max left out); the learnability with p_max, memoised.
   const metrics = populationMetrics(aggregates.map((a) => ({ ...a, pMax: null })));
   metrics.learnability = population.length === 0 ? null : population.reduce((acc, m) => acc + (m.validation.state === "unsolvable" || m.validation.pMax === 0 ? 0 : memoLearnability(m.n, m.s, m.validation.pMax)), 0) / population.length;
-  const rate = (m: PopulationMember) => (m.n > 0 ? m.s / m.n : null);
-  const keysWhere = (pred: (m: PopulationMember) => boolean) =>
-    population
-      .filter(pred)
-      .map((m) => m.key)
-      .slice(0, MAX_KEYS);
   const measured = population.map((m, i) => ({ m, a: aggregates[i] })).filter((x) => x.a.n > 0);
   const fields = family.fields
     .filter((f) => !(f.kind === "nominal" && !f.levels))
@@ -95,14 +90,7 @@ export function arenaSummary(args: { family: FamilyDefinition; project: string; 
     failures: { categories, clusters: [] },
     environments: {
       fields,
-      solved: keysWhere((m) => (rate(m) ?? -1) >= 0.8),
-      frontier: keysWhere((m) => {
-        const r = rate(m);
-        return r !== null && r > 0.2 && r < 0.8;
-      }),
-      hopeless: keysWhere((m) => m.n >= 4 && m.s === 0),
-      unvalidated: keysWhere((m) => m.validation.state === "unvalidated"),
-      unsolvable: keysWhere((m) => m.validation.state === "unsolvable" || m.validation.pMax === 0),
+      ...classifyPopulation(population, MAX_KEYS),
     },
     history: { proposals: [], predictions: [] },
     tokenEstimate: 0,

@@ -494,7 +494,6 @@ describe("buildEngineerPrompt", () => {
     const big = Array.from({ length: 1000 }, (_, i) => member(i, 8, (i * 7) % 9, false));
     const bigInput = inputFor(big);
     const prompt = buildEngineerPrompt(bigInput);
-    console.log(`prompt for 1,000 frozenlake environments: ~${prompt.tokenEstimate} tokens, ${prompt.environmentsShown} environments listed`);
     expect(prompt.tokenEstimate).toBeLessThanOrEqual(12_000);
     expect(prompt.environmentsShown).toBeGreaterThan(100);
     expect(prompt.environmentsShown + prompt.omittedKeys.length).toBe(1000);

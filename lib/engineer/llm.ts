@@ -16,6 +16,7 @@ import { getFieldValue, setFieldValue } from "@/lib/families/field-path";
 import type { FamilyConfig, FamilyDefinition, FieldLevel, FieldSpec } from "@/lib/families/types";
 import { discoverContextWindow, endpointKey, isStrictCompatible, isStructuredOutputRefusal, rememberedMode, rememberMode, STRUCTURED_LADDER, type StructuredMode } from "./endpoint";
 import { fitToBudget } from "./summary";
+import { isHopeless, isSolved } from "./classification";
 import type { EngineerInput, EngineerOutput, PopulationMember, ProposedItem } from "./types";
 import { EVIDENCE_KINDS, NO_EVIDENCE_FLAG, PROPOSAL_DIRECTIONS, PROPOSAL_OPS, validateItems, type ItemError } from "./validate-items";
 
@@ -224,8 +225,8 @@ function memberFacts(member: PopulationMember): MemberFacts {
     s,
     rate,
     learnability: unsolvable ? 0 : learnability(n, s, pMax),
-    solved: rate !== null && rate >= 0.8,
-    hopeless: s === 0 && n >= 4,
+    solved: isSolved(n, s),
+    hopeless: isHopeless(n, s),
     unsolvable,
   };
 }

@@ -19,6 +19,7 @@ import {
   generationClusters,
 } from "@/lib/generations/analytics";
 import { generationMembers } from "@/lib/generations/repository";
+import { classifyPopulation } from "./classification";
 import type { PopulationMember, StructuredSummary, SummaryCluster } from "./types";
 
 /** Default token budget of the summary (ENGINEER.md: 6k tokens for the LLM view). */
@@ -205,9 +206,7 @@ export async function buildEngineerContext(
     };
   });
 
-  // key lists, each in key order (deterministic)
-  const rate = (p: PopulationMember) => (p.n > 0 ? p.s / p.n : null);
-  const keysWhere = (pred: (p: PopulationMember) => boolean) => population.filter(pred).map((p) => p.key).slice(0, MAX_KEYS);
+  // key lists (classifyPopulation), each in key order (deterministic)
   const topClusters = clusters.slice(0, MAX_CLUSTERS);
   const clusterEnvKeys = new Map<string, string[]>();
   const keyOfId = new Map(members.map((m) => [m.id, m.key]));
@@ -257,14 +256,7 @@ export async function buildEngineerContext(
         difficulty: f.difficulty,
         buckets: f.buckets.map((b) => ({ label: b.label, environments: b.environments, rollouts: b.rollouts, successRate: b.successRate })),
       })),
-      solved: keysWhere((p) => (rate(p) ?? -1) >= 0.8),
-      frontier: keysWhere((p) => {
-        const r = rate(p);
-        return r !== null && r > 0.2 && r < 0.8;
-      }),
-      hopeless: keysWhere((p) => p.n >= 4 && p.s === 0),
-      unvalidated: keysWhere((p) => p.validation.state === "unvalidated"),
-      unsolvable: keysWhere((p) => p.validation.state === "unsolvable" || p.validation.pMax === 0),
+      ...classifyPopulation(population, MAX_KEYS),
     },
     history,
     tokenEstimate: 0,

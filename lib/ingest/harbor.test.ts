@@ -142,10 +142,7 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
   describe.each(jobs)("$folder", ({ folder, dir, mean, pass5, infra, brokenByAgent }) => {
     let read: HarborJob;
     beforeAll(async () => {
-      const t0 = performance.now();
       read = await readHarborJob(dir);
-      const ms = performance.now() - t0;
-      console.log(`[harbor] ${folder}: read ${read.trials.length} trials in ${ms.toFixed(0)} ms`);
     }, 120_000);
 
     it("reads all 445 trials, each accounted for", () => {
@@ -205,7 +202,6 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
       const agentTimeout = read.trials.filter((t) => classifyRollout(failureInputFromRollout(t.rollout)) === "agent_timeout");
       expect(agentTimeout.length + passed.length).toBe(figures.exceptionCounts.AgentTimeoutError);
       expect(passed.every((t) => (t.rollout.reward ?? 0) >= 1 && t.flags.includes("rewarded_despite_exception"))).toBe(true);
-      console.log(`[harbor] ${folder}: ${timedOut.length} AgentTimeoutError = ${agentTimeout.length} agent_timeout + ${passed.length} passed anyway`);
     });
 
     it("calls infrastructure only the trials listed, and blames the agent for the sandboxes it broke", () => {
@@ -247,13 +243,6 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
       expect(infra).toBeGreaterThanOrEqual(1);
       const clusters = clusterFailures(rows);
       expect(clusters.reduce((n, c) => n + c.count, 0)).toBe(rows.length);
-      console.log(`[harbor] ${folder}: ${JSON.stringify(categories)}`);
-      for (const c of clusters.filter((x) => x.category === "infra_error")) {
-        console.log(`[harbor]   infra ${c.count}x in ${c.environments} envs: ${c.signature}`);
-      }
-      for (const c of clusters.filter((x) => x.category !== "infra_error").slice(0, 5)) {
-        console.log(`[harbor]   ${c.category} ${c.count}x: ${c.signature.slice(0, 100)}`);
-      }
     });
   });
 });

@@ -1,4 +1,6 @@
 /** The heuristic engineer's tunable defaults and the harness defaults of unset fields. */
+import { CLASSIFICATION } from "../classification";
+
 /** Defaults of the heuristic engineer (ENGINEER.md; PLR/ACCEL replay defaults). */
 export const HEURISTIC_DEFAULTS = {
   keepShare: 0.5,
@@ -9,10 +11,10 @@ export const HEURISTIC_DEFAULTS = {
   stalenessWeight: 0.3,
   /** retire as solved at q >= solvedRate with at least minAttempts attempts */
   solvedRate: 0.9,
-  minAttempts: 4,
-  /** directed steps: harder above, easier below this q */
-  harderAbove: 0.8,
-  easierBelow: 0.2,
+  minAttempts: CLASSIFICATION.hopelessAttempts,
+  /** directed steps: harder above, easier below this q (the classification's solved and frontier edges) */
+  harderAbove: CLASSIFICATION.solvedAt,
+  easierBelow: CLASSIFICATION.frontierAbove,
   /** members sampled as the novelty reference set */
   noveltyReference: 32,
   /** attempts per solved parent before moving on */

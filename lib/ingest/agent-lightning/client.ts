@@ -3,6 +3,7 @@
  * contract or a real store's `/v1/agl` routes; timeouts, retries of 5xx/429/network errors, and
  * errors that name the URL and what to check.
  */
+import { backoffDelayMs, sleep } from "@/lib/retry/backoff";
 import { type AgentLightningEvent, AgentLightningFormatError, type AgentLightningPage, type AgentLightningRollout, aglRolloutSchema, isObject, parseEventList, parseRolloutPage, parseWith } from "./dialects";
 
 /** A failed conversation with an Agent Lightning store; names the URL and, for HTTP errors, the status. */
@@ -34,8 +35,6 @@ export interface AgentLightningClientOptions {
   /** "envforge": our contract (default); "agl-v1": a real store's `/v1/agl` routes */
   api?: "envforge" | "agl-v1";
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function detailOf(text: string): string {
   try {
@@ -167,7 +166,7 @@ export class AgentLightningClient {
           const cause = err instanceof Error ? ((err.cause as { code?: string; message?: string } | undefined)?.code ?? (err.cause !== undefined ? String(err.cause) : err.message)) : String(err);
           last = new AgentLightningError(`could not reach the Agent Lightning store at GET ${url}${tries}: ${cause}`, url, undefined, "network");
         }
-        if (attempt < this.tries) await sleep(this.retryDelayMs * 2 ** (attempt - 1));
+        if (attempt < this.tries) await sleep(backoffDelayMs(attempt, { baseMs: this.retryDelayMs }));
         continue;
       } finally {
         clearTimeout(timer);
@@ -190,7 +189,7 @@ export class AgentLightningClient {
       }
       if (status === 429 || status >= 500) {
         last = new AgentLightningError(`HTTP ${status} from GET ${url}${attempt > 1 ? ` after ${attempt} tries` : ""}${suffix}`, url, status);
-        if (attempt < this.tries) await sleep(retryAfterMs ?? this.retryDelayMs * 2 ** (attempt - 1));
+        if (attempt < this.tries) await sleep(retryAfterMs ?? backoffDelayMs(attempt, { baseMs: this.retryDelayMs }));
         continue;
       }
       if (status === 404) {

@@ -11,6 +11,7 @@
  * "unknown". Reward: last reward event (the legacy rollout's `final_reward` if none).
  */
 import { createHash } from "node:crypto";
+import { canonicalJson } from "@/lib/families/hash";
 import { NO_REWARD_FLAG, countTurns, normalizeOpenAIMessages, type RolloutInput } from "../normalized";
 import { type AgentLightningRollout, type ErrorSignal, type Json, type ModelCall, type RewardSignal, aglRolloutSchema, classify, isObject, parseEventList, parseWith, str } from "./dialects";
 
@@ -51,17 +52,6 @@ function toIso(v: unknown): string | undefined {
   return ms === undefined ? undefined : new Date(ms).toISOString();
 }
 
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
-  if (isObject(v)) {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(v) ?? "null";
-}
-
 function idLike(v: unknown): string | undefined {
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
   return str(v);
@@ -85,7 +75,7 @@ function environmentKeyOf(rollout: AgentLightningRollout, opts: ToNormalizedOpti
     str(meta.environmentKey) ??
     fromInput ??
     (input !== undefined && input !== null
-      ? `agl-task-${createHash("sha256").update(stableJson(input)).digest("hex").slice(0, 16)}`
+      ? `agl-task-${createHash("sha256").update(canonicalJson(input)).digest("hex").slice(0, 16)}`
       : `agl-rollout-${rollout.rollout_id}`);
   return key.slice(0, KEY_MAX);
 }
@@ -94,9 +84,9 @@ function environmentKeyOf(rollout: AgentLightningRollout, opts: ToNormalizedOpti
 function messageKey(raw: unknown): string {
   try {
     const [m] = normalizeOpenAIMessages([raw]);
-    return stableJson([m.role, m.content, (m.toolCalls ?? []).map((c) => [c.name, c.arguments]), m.toolCallId ?? null]);
+    return canonicalJson([m.role, m.content, (m.toolCalls ?? []).map((c) => [c.name, c.arguments]), m.toolCallId ?? null]);
   } catch {
-    return stableJson(raw);
+    return canonicalJson(raw);
   }
 }
 
