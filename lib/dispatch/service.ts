@@ -18,6 +18,7 @@ import { hasScope, type Role } from "@/lib/auth/roles";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "@/lib/generations/service";
 import { generationMembers } from "@/lib/generations/repository";
+import { backoffDelayMs } from "@/lib/retry/backoff";
 import { recordAudit } from "@/lib/review/audit";
 import { enqueue } from "@/lib/queue/boss";
 import { getAdapter } from "./adapters";
@@ -254,7 +255,7 @@ export async function enqueueDispatch(dispatchId: string, phase: "deliver" | "po
 
 /** Backoff before attempt n+1: base x 2^(n-1), capped at 5 minutes. */
 export function backoffMs(attempt: number, baseMs = Number(process.env.ENVFORGE_DISPATCH_BACKOFF_MS ?? 2000)): number {
-  return Math.min(5 * 60_000, baseMs * 2 ** Math.max(0, attempt - 1));
+  return backoffDelayMs(attempt, { baseMs, capMs: 5 * 60_000 });
 }
 
 function contextFor(db: Db, d: typeof dispatches.$inferSelect, t: typeof dispatchTargets.$inferSelect): DeliveryContext {
