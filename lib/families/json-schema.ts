@@ -1,11 +1,14 @@
 /**
- * A small JSON Schema validator for the subset user-registered families may use:
+ * The JSON Schema subset user-registered families may use, checked at registration, and
+ * validation of configs against such a schema by zod's JSON Schema support (z.fromJSONSchema),
+ * with error messages naming the field path. The subset:
  * type (object, integer, number, string, boolean, array, null, or a list of them), properties,
  * required, additionalProperties (boolean or schema), enum, const, minimum, maximum,
  * exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, items, minItems, maxItems.
  * Annotations ($schema, $id, title, description, default, examples, format, ...) are ignored.
  */
-import { joinPath } from "./parse";
+import { z } from "zod";
+import { issuesToFieldErrors, joinPath } from "./parse";
 import type { FieldError } from "./types";
 
 export type JsonSchema = Record<string, unknown>;
@@ -123,78 +126,61 @@ export function checkJsonSchemaSubset(schema: unknown, prefix: (string | number)
   return errors;
 }
 
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
+/** A JSON Schema's keywords with `format` left out at every schema position (annotations are not checked). */
+function withoutFormats(schema: unknown): unknown {
+  if (!isRecord(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "format") continue;
+    if (key === "properties" && isRecord(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutFormats(sub)]));
+    else if (key === "items" || key === "additionalProperties") out[key] = withoutFormats(value);
+    else out[key] = value;
+  }
+  return out;
 }
 
-function matchesType(value: unknown, type: string): boolean {
-  const actual = typeOf(value);
-  if (type === "number") return actual === "number" || actual === "integer";
-  return actual === type;
+/** Messages in our words ("Must be >= 2.", "Required field is missing.") for zod's issues on JSON Schema keywords. */
+function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined ? "Required field is missing." : undefined;
+    case "too_small":
+    case "too_big": {
+      const min = issue.code === "too_small";
+      const bound = String(min ? issue.minimum : issue.maximum);
+      if (issue.origin === "number" || issue.origin === "int") return `Must be ${min ? ">" : "<"}${issue.inclusive ? "=" : ""} ${bound}.`;
+      if (issue.origin === "string") return `Must have at ${min ? "least" : "most"} ${bound} characters.`;
+      if (issue.origin === "array") return `Must have at ${min ? "least" : "most"} ${bound} items.`;
+      return undefined;
+    }
+    case "invalid_value":
+      return issue.values.length === 1 ? `Expected ${JSON.stringify(issue.values[0])}.` : `Expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}.`;
+    case "invalid_format":
+      return issue.format === "regex" && "pattern" in issue ? `Must match the pattern ${String(issue.pattern).replace(/^\/(.*)\/[a-z]*$/, "$1")}.` : undefined;
+    default:
+      return undefined;
+  }
 }
 
-function describeType(value: unknown): string {
-  const t = typeOf(value);
-  return t === "integer" ? "number" : t;
-}
+const compiled = new WeakMap<JsonSchema, z.ZodType>();
 
-function validateNode(schema: JsonSchema, value: unknown, path: (string | number)[], errors: FieldError[]): void {
-  const at = (...more: (string | number)[]) => joinPath([...path, ...more]);
-  if (schema.type !== undefined) {
-    const types = (Array.isArray(schema.type) ? schema.type : [schema.type]) as string[];
-    if (!types.some((t) => matchesType(value, t))) {
-      errors.push({ path: at(), message: `Expected ${types.join(" or ")}, received ${describeType(value)}.` });
-      return;
-    }
+/** The schema as zod (its JSON Schema support), compiled once per schema object. */
+function zodOf(schema: JsonSchema): z.ZodType {
+  let out = compiled.get(schema);
+  if (!out) {
+    out = z.fromJSONSchema(withoutFormats(schema) as Parameters<typeof z.fromJSONSchema>[0]);
+    compiled.set(schema, out);
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((option) => jsonEqual(option, value))) {
-    errors.push({ path: at(), message: `Expected one of ${schema.enum.map((o) => JSON.stringify(o)).join(", ")}.` });
-  }
-  if ("const" in schema && !jsonEqual(schema.const, value)) {
-    errors.push({ path: at(), message: `Expected ${JSON.stringify(schema.const)}.` });
-  }
-  if (typeof value === "number") {
-    if (typeof schema.minimum === "number" && value < schema.minimum) errors.push({ path: at(), message: `Must be >= ${schema.minimum}.` });
-    if (typeof schema.maximum === "number" && value > schema.maximum) errors.push({ path: at(), message: `Must be <= ${schema.maximum}.` });
-    if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) errors.push({ path: at(), message: `Must be > ${schema.exclusiveMinimum}.` });
-    if (typeof schema.exclusiveMaximum === "number" && value >= schema.exclusiveMaximum) errors.push({ path: at(), message: `Must be < ${schema.exclusiveMaximum}.` });
-  }
-  if (typeof value === "string") {
-    const length = [...value].length;
-    if (typeof schema.minLength === "number" && length < schema.minLength) errors.push({ path: at(), message: `Must have at least ${schema.minLength} characters.` });
-    if (typeof schema.maxLength === "number" && length > schema.maxLength) errors.push({ path: at(), message: `Must have at most ${schema.maxLength} characters.` });
-    if (typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value)) errors.push({ path: at(), message: `Must match the pattern ${schema.pattern}.` });
-  }
-  if (Array.isArray(value)) {
-    if (typeof schema.minItems === "number" && value.length < schema.minItems) errors.push({ path: at(), message: `Must have at least ${schema.minItems} items.` });
-    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) errors.push({ path: at(), message: `Must have at most ${schema.maxItems} items.` });
-    if (isRecord(schema.items)) value.forEach((item, i) => validateNode(schema.items as JsonSchema, item, [...path, i], errors));
-  }
-  if (isRecord(value)) {
-    const properties = isRecord(schema.properties) ? schema.properties : {};
-    if (Array.isArray(schema.required)) {
-      for (const name of schema.required as string[]) {
-        if (!(name in value) || value[name] === undefined) errors.push({ path: at(name), message: "Required field is missing." });
-      }
-    }
-    for (const [name, child] of Object.entries(value)) {
-      if (child === undefined) continue;
-      const sub = properties[name];
-      if (isRecord(sub)) validateNode(sub, child, [...path, name], errors);
-      else if (schema.additionalProperties === false) errors.push({ path: at(name), message: `Unknown field "${name}": remove it (the schema does not define it).` });
-      else if (isRecord(schema.additionalProperties)) validateNode(schema.additionalProperties, child, [...path, name], errors);
-    }
-  }
+  return out;
 }
 
 /** Validate a JSON value against a schema of the supported subset; errors carry dot-joined paths ("(root)" for the value itself). */
 export function validateJsonSchema(schema: JsonSchema, value: unknown): FieldError[] {
-  const errors: FieldError[] = [];
-  validateNode(schema, value, [], errors);
-  return errors;
+  const parsed = zodOf(schema).safeParse(value, { error: (issue) => issueMessage(issue) });
+  if (parsed.success) return [];
+  return issuesToFieldErrors(parsed.error.issues).map((e) =>
+    e.message.startsWith("Unknown field") ? { ...e, message: e.message.replace("(the family does not define it)", "(the schema does not define it)") } : e,
+  );
 }
 
 /** The subschema at a dot-joined property path ("grid.size"), following `properties`; undefined when absent. */
