@@ -75,6 +75,10 @@ test("failure inspector: category, cluster, exemplar trajectory, then the compar
   // an exemplar opens the rollout with its trajectory
   await detail.getByTestId("exemplar-link").first().click();
   await expect(page.getByTestId("rollout-outcome")).toHaveText("FAIL");
+  // the page opens with the test summary; the verifier's full output stays collapsed
+  await expect(page.getByTestId("pytest-summary")).toBeVisible();
+  await expect(page.getByTestId("pytest-summary")).toContainText("test_goals.py::");
+  await expect(page.getByTestId("verifier-details")).not.toHaveAttribute("open", /.*/);
   await expect(page.getByTestId("verifier-output")).toContainText("FAILED test_goals.py::");
   await expect(page.locator('[data-turn-index="0"]')).toBeVisible();
   await expect(page.locator('[data-turn-index="0"]')).toContainText("frozen lake");

@@ -5,6 +5,7 @@
  * Usage: node --import tsx scripts/harbor-blame.ts [--list] <jobDir>...
  */
 import { rolloutBehaviours } from "@/lib/analytics/behaviours";
+import path from "node:path";
 import { classifyRollout, failureSignature } from "@/lib/analytics/failures";
 import { readHarborJob } from "@/lib/ingest/harbor";
 import { failureInputFromRollout } from "@/lib/ingest/normalized";
@@ -13,7 +14,7 @@ async function main() {
   const args = process.argv.slice(2);
   const list = args.includes("--list");
   for (const dir of args.filter((a) => a !== "--list")) {
-    const job = await readHarborJob(dir);
+    const job = await readHarborJob(path.resolve(dir));
     const counts: Record<string, number> = {};
     const infra: string[] = [];
     const behaviours: Record<string, { count: number; tasks: Set<string> }> = {};

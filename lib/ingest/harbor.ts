@@ -470,7 +470,8 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
     steps,
     tests,
     ctrf: multiStep ? undefined : units[0].ctrf,
-    environmentDamage: damage.length ? damage : undefined,
+    // always recorded (even empty) so classification never has to read the trajectory again
+    environmentDamage: damage,
     cacheTokens,
     costUsd,
     maxSteps: units.find((u) => u.maxSteps !== undefined)?.maxSteps,
