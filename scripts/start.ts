@@ -173,6 +173,10 @@ async function main() {
     url = await ensureDatabase(embedded.url, "envforge");
     ensureSecretKey(settings.dataDir);
   }
+  // decisions derived from "is the database embedded" are pinned before DATABASE_URL is set,
+  // so every later loadSettings() (web, worker, Next.js) sees the same ones
+  process.env.ENVFORGE_LOCAL_TARGETS = settings.localTargets ? "1" : "0";
+  process.env.ENVFORGE_EXPORT_DIR = settings.exportDir;
   process.env.DATABASE_URL = url;
 
   try {

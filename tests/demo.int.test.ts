@@ -20,6 +20,8 @@ import { EnvForgeClient } from "@/cli/client";
 const TOKEN = "test-bootstrap-token-demo-loop-01";
 const root = path.resolve(import.meta.dirname, "..");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-demo-"));
+// the demo is what local targets are on for (npm start sets this for the embedded demo)
+process.env.ENVFORGE_LOCAL_TARGETS = "1";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let worker: Awaited<ReturnType<typeof startBoss>>;

@@ -27,6 +27,8 @@ const TOKEN = "test-bootstrap-token-dispatch-01";
 const SECRET = "webhook-shared-secret-0123456789";
 const root = path.resolve(import.meta.dirname, "..");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-dispatch-"));
+// export targets write under one folder: this test's
+process.env.ENVFORGE_EXPORT_DIR = tmp;
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let worker: Awaited<ReturnType<typeof startBoss>> | null = null;

@@ -29,6 +29,8 @@ const TASKS = fixtures ? path.join(fixtures, "harbor-tasks", "tasks") : "";
 const CHECKER = path.join(import.meta.dirname, "harbor_export_check.py");
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-hexport-"));
+// export targets write under one folder: this test's
+process.env.ENVFORGE_EXPORT_DIR = tmp;
 
 /** Harbor's own reading, by the stdlib checker: exit code and output. */
 function check(folder: string, expectations?: unknown): { code: number; out: string } {

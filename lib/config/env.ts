@@ -30,12 +30,18 @@ const envSchema = z.object({
     .default([]),
   ENVFORGE_SIGNIN_MAX_FAILURES: z.coerce.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").default(10),
   ENVFORGE_SIGNIN_WINDOW_MINUTES: z.coerce.number({ error: "must be a number of minutes" }).int("must be a whole number").min(1, "must be at least 1").default(10),
+  // `local` dispatch targets run commands on this machine: allowed by default only for the embedded demo
+  ENVFORGE_LOCAL_TARGETS: flag.optional(),
+  // the user a root server drops to for `local` targets' commands
+  ENVFORGE_LOCAL_USER: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, "must be a user name from /etc/passwd").default("nobody"),
+  // the one folder `export` targets write under (default <data>/exports)
+  ENVFORGE_EXPORT_DIR: z.string().min(1).optional(),
   ENVFORGE_WORKER: flag.default(true),
   ENVFORGE_WEB: flag.default(true),
   ...importLimitsShape,
 });
 
-export type Settings = z.infer<typeof envSchema> & { dataDir: string; demo: boolean };
+export type Settings = z.infer<typeof envSchema> & { dataDir: string; demo: boolean; localTargets: boolean; exportDir: string };
 
 export class SettingsError extends Error {}
 
@@ -49,10 +55,14 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     throw new SettingsError(`Setting ${name}=${JSON.stringify(env[name])} is not valid: ${issue.message}.`);
   }
   const s = parsed.data;
+  const dataDir = path.resolve(cwd, s.ENVFORGE_DATA_DIR);
+  // the demo is seeded by default on the embedded database only
+  const demo = s.ENVFORGE_DEMO ?? !s.DATABASE_URL;
   return {
     ...s,
-    dataDir: path.resolve(cwd, s.ENVFORGE_DATA_DIR),
-    // the demo is seeded by default on the embedded database only
-    demo: s.ENVFORGE_DEMO ?? !s.DATABASE_URL,
+    dataDir,
+    demo,
+    localTargets: s.ENVFORGE_LOCAL_TARGETS ?? demo,
+    exportDir: path.resolve(cwd, s.ENVFORGE_EXPORT_DIR ?? path.join(dataDir, "exports")),
   };
 }

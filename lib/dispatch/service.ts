@@ -24,6 +24,7 @@ import { enqueue } from "@/lib/queue/boss";
 import { getAdapter } from "./adapters";
 import { dispatchCallbackKey, revokeDispatchKey } from "./callback-key";
 import { callbackBase } from "./callback-url";
+import { localTargetsAllowed, resolveExportDirectory } from "./server-paths";
 import { decryptSecret, encryptSecret } from "./secrets";
 import { ADAPTERS, DeliveryError, type DeliveryContext, type GenerationPayload } from "./types";
 
@@ -109,6 +110,19 @@ function targetView(t: typeof dispatchTargets.$inferSelect, role: Role) {
   };
 }
 
+/**
+ * `local` targets run commands on this machine: only when the server allows them
+ * (ENVFORGE_LOCAL_TARGETS), and never for a key limited to one project.
+ */
+function assertLocalTargetsAllowed(principal: Principal): void {
+  if (!localTargetsAllowed()) {
+    throw new Forbidden("This server does not run local targets (ENVFORGE_LOCAL_TARGETS is off): use another adapter.", [{ path: "adapter", message: "local targets are off on this server" }]);
+  }
+  if (principal.projectId !== null) {
+    throw new Forbidden("A key limited to one project cannot create or use local targets.", [{ path: "adapter", message: "not for project-limited keys" }]);
+  }
+}
+
 /** POST /projects/{slug}/targets (admin). */
 export async function createTarget(db: Db, project: ProjectRow, body: unknown, principal: Principal) {
   requireScope(principal, "targets:manage", project.id);
@@ -117,6 +131,11 @@ export async function createTarget(db: Db, project: ProjectRow, body: unknown, p
   const details: ErrorDetail[] = adapter.checkConfig(input.config).map((e) => ({ path: `config${e.path ? "." + e.path : ""}`, message: e.message }));
   if (input.secret && input.secretEnv) details.push({ path: "secret", message: "give secret or secretEnv, not both" });
   if ((adapter.secretRequired ? adapter.secretRequired(input.config) : adapter.needsSecret) && !input.secret && !input.secretEnv) details.push({ path: "secret", message: `the ${input.adapter} adapter needs a secret (or secretEnv)` });
+  if (input.adapter === "local") assertLocalTargetsAllowed(principal);
+  if (input.adapter === "export" && typeof input.config.directory === "string") {
+    const where = await resolveExportDirectory(input.config.directory);
+    if (!where.ok) details.push({ path: "config.directory", message: where.message });
+  }
   if (input.secret && !secretKey()) details.push({ path: "secret", message: "cannot be stored: set ENVFORGE_SECRET_KEY on the server, or pass secretEnv with the name of an environment variable instead" });
   if (details.length) throw new Invalid(`The target cannot be created: ${details[0].path} ${details[0].message}.`, details);
   const [taken] = await db.select({ id: dispatchTargets.id }).from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.name)));
@@ -217,6 +236,7 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
   const input = parseOrThrow(createDispatchSchema, body);
   const [target] = await db.select().from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.target)));
   if (!target) throw new Invalid(`No target named '${input.target}' in '${project.slug}'; an admin adds targets first.`, [{ path: "target", message: "unknown target" }]);
+  if (target.adapter === "local") assertLocalTargetsAllowed(principal);
   if (g.status !== "approved" && g.status !== "materialized") {
     throw new Conflict(`Generation ${g.index} is ${g.status}; only an approved or materialized generation can be dispatched.`);
   }

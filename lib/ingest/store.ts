@@ -285,6 +285,22 @@ export async function ingestRollouts(
   return summary;
 }
 
+/** Longest stretch of classification work between two turns of the event loop. */
+const CLASSIFY_SLICE_MS = 20;
+
+/**
+ * A function to await between units of CPU-bound work: it gives the event loop a turn
+ * (setImmediate) once CLASSIFY_SLICE_MS have passed since the last one, and is free otherwise.
+ */
+export function eventLoopYielder(sliceMs = CLASSIFY_SLICE_MS): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
 /** A Postgres text[] literal, e.g. {"no_reward","x"}. */
 function arrayLiteral(values: string[]): string {
   return `{${values.map((v) => `"${v.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
@@ -316,7 +332,10 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     finishedAt: [] as (string | null)[],
   };
   const payloads = new Map<string, { trajectory: string | null; verifier: string | null; metadata: string | null }>();
+  const yieldIfBusy = eventLoopYielder();
   for (const p of rows) {
+    // classification reads megabytes of hostile text per rollout: let health checks and other requests in between
+    await yieldIfBusy();
     const r = p.rollout;
     const flags = rolloutFlags(r);
     const unrewarded = flags.includes(NO_REWARD_FLAG) || r.reward === undefined;

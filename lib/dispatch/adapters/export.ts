@@ -20,6 +20,7 @@ import { DeliveryError, type DeliveryContext, type DeliveryResult, type Dispatch
 import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlRewardModule, verlRows } from "./export/verl";
 import { agentLightningRolloutCreates } from "./export/agent-lightning";
 import { configErrors, parseTargetConfig } from "./target-config";
+import { resolveExportDirectory } from "../server-paths";
 import { harborJobConfig, planHarborTasks, writeHarborDataset } from "./export/harbor-dataset";
 
 export { harborJobConfig, planHarborTasks } from "./export/harbor-dataset";
@@ -150,8 +151,11 @@ export async function writeExport(
 
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const config = parseTargetConfig(exportConfigSchema, ctx.config, "export");
+  // checked again at delivery: a symlink may have appeared since the target was created
+  const where = await resolveExportDirectory(config.directory);
+  if (!where.ok) throw new DeliveryError(`The export target's directory ${where.message}: fix the target.`, false, { field: "config.directory" });
   try {
-    const { folder, manifest } = await writeExport(ctx.payload, config, ctx.readBlob);
+    const { folder, manifest } = await writeExport(ctx.payload, { ...config, directory: where.path }, ctx.readBlob);
     return { status: "succeeded", externalId: folder, message: `wrote ${(manifest.files as unknown[]).length + 1} files to ${folder}`, data: { folder, counts: manifest.counts, files: manifest.files } };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type PollResult } from "../types";
 import { CALLBACK_KEY_ENV, fillPlaceholders, jobEnv, PLACEHOLDERS, placeholderValues, textTail, unknownPlaceholders } from "./job-launch";
 import { configErrors, parseTargetConfig } from "./target-config";
+import { localTargetsAllowed } from "../server-paths";
 
 export const localConfigSchema = z
   .object({
@@ -208,6 +209,7 @@ async function takeLaunchLock(lockPath: string): Promise<boolean> {
 }
 
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
+  if (!localTargetsAllowed()) throw new DeliveryError("This server does not run local targets (ENVFORGE_LOCAL_TARGETS is off).", false);
   const config = parseTargetConfig(localConfigSchema, ctx.config, "local");
   const dir = localDispatchDir(config, ctx.payload.dispatchId);
   const f = files(dir);
