@@ -25,7 +25,8 @@ async function physicalPath(dir: string): Promise<string> {
     try {
       return path.join(await fs.realpath(existing), ...missing.reverse());
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw e;
       const parent = path.dirname(existing);
       if (parent === existing) return dir;
       missing.push(path.basename(existing));

@@ -9,6 +9,8 @@ import { exportAdapter, exportFolderName } from "./export";
 import { deliveryContext, samplePayload } from "./test-payload";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "envforge-export-test-"));
+// export targets write under one folder (ENVFORGE_EXPORT_DIR): this test's
+process.env.ENVFORGE_EXPORT_DIR = root;
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const readJsonl = (file: string) =>

@@ -7,6 +7,8 @@ import { localAdapter, localDispatchDir, parseLocalExternalId } from "./local";
 import { deliveryContext, samplePayload } from "./test-payload";
 
 const workDir = mkdtempSync(path.join(os.tmpdir(), "envforge-local-test-"));
+// this server runs local targets (off by default except for the embedded demo)
+process.env.ENVFORGE_LOCAL_TARGETS = "1";
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 /** argv running a Node script (no shell, no dependency on anything but Node). */
