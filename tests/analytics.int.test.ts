@@ -193,6 +193,42 @@ describe("analytics on a small synthetic project", () => {
   });
 });
 
+// Clustering is SQL's (lib/generations/analytics.ts); these pin what the old in-memory copy promised.
+describe("failure clusters in SQL", () => {
+  beforeAll(async () => {
+    await client.request("POST", "/api/v1/projects", { json: { slug: "clu", name: "Clusters", family: "frozenlake-mapf" } });
+    await client.request("POST", "/api/v1/projects/clu/generations", { json: { environments: [1, 2, 3, 4].map((s) => ({ key: `e${s}`, config: lake(s) })) } });
+    const curl = "bash: curl: command not found\nE: Could not get lock /var/lib/dpkg/lock-frontend";
+    const lines = [
+      { externalId: "x1", environmentKey: "e2", policy: "p", reward: 0, verifierOutput: curl },
+      { externalId: "x2", environmentKey: "e1", policy: "p", reward: 0, verifierOutput: "FAILED tests/test_a.py::test_a - assert 1 == 2\n1 failed" },
+      { externalId: "x3", environmentKey: "e3", policy: "p", reward: 0, verifierOutput: curl },
+      { externalId: "x4", environmentKey: "e2", policy: "p", reward: 0, verifierOutput: curl },
+      { externalId: "x5", environmentKey: "e4", policy: "p", reward: 0, verifierOutput: curl },
+      { externalId: "x6", environmentKey: "e1", policy: "p", status: "errored", error: { type: "AgentTimeoutError", message: "Agent timed out after 900.0 seconds" } },
+    ];
+    await client.request("POST", "/api/v1/projects/clu/rollouts", { raw: lines.map((l) => JSON.stringify(l)).join("\n"), contentType: "application/x-ndjson" });
+  });
+
+  it("groups by category and signature, largest first, every failure in one cluster", async () => {
+    const f = await get<FailuresView>("/api/v1/projects/clu/generations/0/failures");
+    expect(f.clusters[0]).toMatchObject({ category: "infra_error", count: 4, environments: 3 });
+    expect(f.clusters.map((c) => c.count)).toEqual([4, 1, 1]);
+    expect(f.clusters.reduce((n, c) => n + c.count, 0)).toBe(f.failures);
+    expect(Object.fromEntries(f.categories.map((c) => [c.category, c.count]))).toEqual({ infra_error: 4, verifier_failed: 1, agent_timeout: 1 });
+  });
+
+  it("picks exemplars one per environment first, the same on every read", async () => {
+    const f = await get<FailuresView>("/api/v1/projects/clu/generations/0/failures");
+    const big = f.clusters[0];
+    expect(big.exemplarRolloutIds).toHaveLength(3);
+    const detail = await get<{ rollouts: { id: number; environmentKey: string }[] }>(`/api/v1/projects/clu/generations/0/failures/${big.id}`);
+    const envOf = new Map(detail.rollouts.map((r) => [String(r.id), r.environmentKey]));
+    expect(new Set(big.exemplarRolloutIds.map((id) => envOf.get(id)))).toEqual(new Set(["e2", "e3", "e4"]));
+    expect((await get<FailuresView>("/api/v1/projects/clu/generations/0/failures")).clusters).toEqual(f.clusters);
+  });
+});
+
 const fixtures = fixturesDir();
 describe.skipIf(!fixtures)("analytics on the real Harbor jobs (skipped without ../shared/fixtures)", () => {
   const jobs = ["tmax-9b", "Qwen3.5-9B"];

@@ -1,13 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   classifyRollout,
-  clusterFailures,
   clusterId,
-  failureCategoryCounts,
   failureSignature,
   normalizeMessage,
   parseVerifierOutput,
-  type FailureRow,
 } from "./failures";
 
 const PYTEST_FAILED = `============================= test session starts ==============================
@@ -161,42 +158,11 @@ describe("failureSignature", () => {
   });
 });
 
-describe("clusterFailures", () => {
-  const rows: FailureRow[] = [
-    { rolloutId: "r5", environmentKey: "env-b", category: "infra_error", signature: "verifier setup: curl: command not found" },
-    { rolloutId: "r1", environmentKey: "env-a", category: "verifier_failed", signature: "test_a" },
-    { rolloutId: "r9", environmentKey: "env-c", category: "infra_error", signature: "verifier setup: curl: command not found" },
-    { rolloutId: "r2", environmentKey: "env-b", category: "infra_error", signature: "verifier setup: curl: command not found" },
-    { rolloutId: "r7", environmentKey: "env-d", category: "infra_error", signature: "verifier setup: curl: command not found" },
-    { rolloutId: "r3", environmentKey: "env-a", category: "agent_timeout", signature: "AgentTimeoutError: x" },
-  ];
-
-  it("groups by category and signature, largest first", () => {
-    const clusters = clusterFailures(rows);
-    expect(clusters.map((c) => [c.category, c.count, c.environments])).toEqual([
-      ["infra_error", 4, 3],
-      ["agent_timeout", 1, 1],
-      ["verifier_failed", 1, 1],
-    ]);
-    expect(clusters[0].environmentKeys).toEqual(["env-b", "env-c", "env-d"]);
-  });
-  it("picks exemplars deterministically, one per environment first", () => {
-    const a = clusterFailures(rows)[0];
-    const b = clusterFailures([...rows].reverse())[0];
-    expect(a.exemplarRolloutIds).toEqual(["r2", "r7", "r9"]);
-    expect(b).toEqual(a);
-  });
+describe("clusterId", () => {
   it("has stable ids", () => {
     expect(clusterId("infra_error", "x")).toBe(clusterId("infra_error", "x"));
     expect(clusterId("infra_error", "x")).not.toBe(clusterId("verifier_failed", "x"));
     expect(clusterId("infra_error", "x")).toMatch(/^[0-9a-f]{16}$/);
-  });
-  it("counts categories", () => {
-    expect(failureCategoryCounts(rows)).toEqual([
-      { category: "infra_error", count: 4 },
-      { category: "agent_timeout", count: 1 },
-      { category: "verifier_failed", count: 1 },
-    ]);
   });
 });
 

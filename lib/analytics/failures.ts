@@ -397,25 +397,6 @@ export function failureSignature(input: RolloutFailureInput, category?: FailureC
 
 // --- Clustering -----------------------------------------------------------------------
 
-/** One classified failure. */
-export interface FailureRow {
-  rolloutId: string;
-  environmentKey: string;
-  category: FailureCategory;
-  signature: string;
-}
-
-/** A group of failures with the same category and signature. */
-export interface FailureCluster {
-  id: string;
-  category: FailureCategory;
-  signature: string;
-  count: number;
-  environments: number;
-  environmentKeys: string[];
-  exemplarRolloutIds: string[];
-}
-
 /** Stable id of a cluster: FNV-1a 64 of category and signature, 16 hex digits. */
 export function clusterId(category: FailureCategory, signature: string): string {
   let h = 0xcbf29ce484222325n;
@@ -427,61 +408,3 @@ export function clusterId(category: FailureCategory, signature: string): string 
   return h.toString(16).padStart(16, "0");
 }
 
-const EXEMPLARS = 3;
-
-/**
- * Groups failures by category and signature, largest first (ties by category order, then
- * signature). Exemplars: the smallest rollout id of each environment, environments taken in
- * order of their smallest id, so the choice is deterministic and spread across environments.
- */
-export function clusterFailures(rows: Iterable<FailureRow>): FailureCluster[] {
-  const groups = new Map<string, { category: FailureCategory; signature: string; rows: FailureRow[] }>();
-  for (const r of rows) {
-    const key = `${r.category}\u0000${r.signature}`;
-    let g = groups.get(key);
-    if (!g) {
-      g = { category: r.category, signature: r.signature, rows: [] };
-      groups.set(key, g);
-    }
-    g.rows.push(r);
-  }
-  const clusters: FailureCluster[] = [];
-  for (const g of groups.values()) {
-    const firstByEnv = new Map<string, string>();
-    for (const r of g.rows) {
-      const cur = firstByEnv.get(r.environmentKey);
-      if (cur === undefined || r.rolloutId < cur) firstByEnv.set(r.environmentKey, r.rolloutId);
-    }
-    const perEnv = [...firstByEnv.values()].sort();
-    const exemplars = perEnv.slice(0, EXEMPLARS);
-    if (exemplars.length < EXEMPLARS) {
-      const rest = g.rows.map((r) => r.rolloutId).filter((id) => !exemplars.includes(id)).sort();
-      for (const id of rest) {
-        if (exemplars.length >= EXEMPLARS) break;
-        if (!exemplars.includes(id)) exemplars.push(id);
-      }
-    }
-    clusters.push({
-      id: clusterId(g.category, g.signature),
-      category: g.category,
-      signature: g.signature,
-      count: g.rows.length,
-      environments: firstByEnv.size,
-      environmentKeys: [...firstByEnv.keys()].sort(),
-      exemplarRolloutIds: exemplars,
-    });
-  }
-  const order = (c: FailureCategory) => FAILURE_CATEGORIES.indexOf(c);
-  return clusters.sort(
-    (x, y) => y.count - x.count || order(x.category) - order(y.category) || (x.signature < y.signature ? -1 : x.signature > y.signature ? 1 : 0),
-  );
-}
-
-/** Failures per category, largest first (API: failures.categories); empty categories omitted. */
-export function failureCategoryCounts(rows: Iterable<Pick<FailureRow, "category">>): { category: FailureCategory; count: number }[] {
-  const counts = new Map<FailureCategory, number>();
-  for (const r of rows) counts.set(r.category, (counts.get(r.category) ?? 0) + 1);
-  return FAILURE_CATEGORIES.filter((c) => counts.has(c))
-    .map((category) => ({ category, count: counts.get(category)! }))
-    .sort((a, b) => b.count - a.count);
-}

@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { classifyRollout, clusterFailures, failureCategoryCounts, failureSignature, type FailureRow } from "@/lib/analytics/failures";
+import { classifyRollout, failureSignature } from "@/lib/analytics/failures";
 import { aggregateByEnvironment, meanReward, passAtK, passAtKCurve } from "@/lib/analytics/metrics";
 import { fixturesDir } from "./fixtures-path";
 import { harborJobFigures, readHarborJob, readHarborTrial, type HarborJob } from "./harbor";
@@ -230,19 +230,10 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
       }
     });
 
-    it("finds infrastructure failures and clusters the rest", () => {
-      const rows: FailureRow[] = [];
-      for (const t of read.trials) {
-        const input = failureInputFromRollout(t.rollout);
-        const category = classifyRollout(input);
-        if (!category) continue;
-        rows.push({ rolloutId: t.rollout.externalId, environmentKey: t.taskName, category, signature: failureSignature(input, category) });
-      }
-      const categories = failureCategoryCounts(rows);
-      const infra = categories.find((c) => c.category === "infra_error")?.count ?? 0;
-      expect(infra).toBeGreaterThanOrEqual(1);
-      const clusters = clusterFailures(rows);
-      expect(clusters.reduce((n, c) => n + c.count, 0)).toBe(rows.length);
+    // clusters and category counts are SQL's (tests/analytics.int.test.ts on these jobs)
+    it("finds infrastructure failures", () => {
+      const infra = read.trials.filter((t) => classifyRollout(failureInputFromRollout(t.rollout)) === "infra_error");
+      expect(infra.length).toBeGreaterThanOrEqual(1);
     });
   });
 });
