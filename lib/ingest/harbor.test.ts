@@ -7,6 +7,7 @@ import { classifyRollout, failureSignature } from "@/lib/analytics/failures";
 import { aggregateByEnvironment, meanReward, passAtK, passAtKCurve } from "@/lib/analytics/metrics";
 import { fixturesDir } from "./fixtures-path";
 import { harborJobFigures, readHarborJob, readHarborTrial, type HarborJob } from "./harbor";
+import { SafeTree } from "./safe-tree";
 import { failureInputFromRollout, rolloutFlags, NO_REWARD_FLAG } from "./normalized";
 
 describe("harborJobFigures", () => {
@@ -109,6 +110,18 @@ describe("readHarborTrial (synthetic)", () => {
     expect(r.trials).toHaveLength(0);
     expect(r.unreadable).toHaveLength(1);
     expect(r.unreadable[0].reason).toMatch(/result\.json: missing/);
+  });
+
+  it("reads a job named by a relative path through `..`, as `envforge import harbor ../jobs/x` does", async () => {
+    // deeper than the working directory, so that resolving against the wrong base cannot land on it by chance
+    const job = path.join(dir, "a", "b", "c", "d", "e", "job");
+    await mkdir(path.join(job, "broken__1"), { recursive: true });
+    await writeFile(path.join(job, "broken__1", "config.json"), "{}");
+    const relative = path.relative(process.cwd(), job);
+    expect(relative.startsWith("..")).toBe(true);
+    const tree = await SafeTree.open(relative);
+    const r = await readHarborJob(relative, { tree });
+    expect(r.unreadable.map((u) => u.reason)).toEqual([expect.stringMatching(/broken__1.*result\.json: missing/)]);
   });
 });
 

@@ -65,7 +65,8 @@ export class SafeTree {
 
   /** The path relative to the root (`/`-separated, "" for the root); a path outside it throws. */
   relative(p: string): string {
-    const abs = path.resolve(this.root, p);
+    // a relative path is the caller's, named from the working directory like the root was (`../jobs/x/...`)
+    const abs = path.resolve(p);
     const fromGiven = path.relative(this.givenRoot, abs);
     const rel = fromGiven.startsWith("..") || path.isAbsolute(fromGiven) ? path.relative(this.root, abs) : fromGiven;
     if (rel === "") return "";
