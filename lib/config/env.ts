@@ -32,8 +32,6 @@ const envSchema = z.object({
   ENVFORGE_SIGNIN_WINDOW_MINUTES: z.coerce.number({ error: "must be a number of minutes" }).int("must be a whole number").min(1, "must be at least 1").default(10),
   // `local` dispatch targets run commands on this machine: allowed by default only for the embedded demo
   ENVFORGE_LOCAL_TARGETS: flag.optional(),
-  // the user a root server drops to for `local` targets' commands
-  ENVFORGE_LOCAL_USER: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, "must be a user name from /etc/passwd").default("nobody"),
   // the one folder `export` targets write under (default <data>/exports)
   ENVFORGE_EXPORT_DIR: z.string().min(1).optional(),
   ENVFORGE_WORKER: flag.default(true),
