@@ -5,6 +5,7 @@ export type Role = (typeof ROLES)[number];
 export type Scope =
   | "projects:read"
   | "projects:create"
+  | "projects:manage"
   | "families:write"
   | "generations:write"
   | "rollouts:write"
@@ -20,6 +21,7 @@ const GRANTS: Record<Role, readonly Scope[]> = {
   admin: [
     "projects:read",
     "projects:create",
+    "projects:manage",
     "families:write",
     "generations:write",
     "rollouts:write",

@@ -4,7 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { environments, generationEnvironments, policies, rollouts } from "@/lib/db/schema";
 import { NotFound } from "@/lib/api/errors";
 import { environmentLearnability, populationMetrics, type EnvironmentAggregate } from "@/lib/analytics/metrics";
-import type { ProjectRow } from "@/lib/projects/service";
+import { projectView, type ProjectRow } from "@/lib/projects/service";
 import { listGenerationEnvironments, listGenerationRows, type GenerationRow } from "./service";
 
 export interface EnvironmentAggregateRow extends EnvironmentAggregate {
@@ -144,14 +144,5 @@ export async function generationEnvironmentsPage(db: Db, project: ProjectRow, g:
 /** GET /projects/{slug}: the project with its family and generation headlines. */
 export async function projectOverview(db: Db, project: ProjectRow) {
   const gens = await listGenerationsWithMetrics(db, project);
-  return {
-    slug: project.slug,
-    name: project.name,
-    family: project.familyId,
-    successThreshold: project.successThreshold,
-    demo: project.isDemo,
-    ...(project.isDemo ? { demoState: project.demoState ?? null } : {}),
-    createdAt: project.createdAt.toISOString(),
-    generations: gens,
-  };
+  return { ...projectView(project), generations: gens };
 }

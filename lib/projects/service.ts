@@ -1,5 +1,5 @@
 /** Projects: one curriculum run bound to one family. */
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { generations, projects, rollouts, environments } from "@/lib/db/schema";
@@ -29,6 +29,7 @@ export function projectView(p: ProjectRow) {
     name: p.name,
     family: p.familyId,
     successThreshold: p.successThreshold,
+    ...projectSettings(p),
     demo: p.isDemo,
     ...(p.isDemo ? { demoState: p.demoState ?? null } : {}),
     createdAt: p.createdAt.toISOString(),
@@ -57,18 +58,77 @@ export async function getProjectFor(db: Db, slug: string, principal: Principal |
   return row;
 }
 
-/** Projects visible to the principal, with headline counts. */
+/** Rows per project of one table with a project_id column, as a map (one grouped scan each). */
+async function countsByProject(db: Db, table: typeof generations | typeof environments | typeof rollouts): Promise<Map<number, number>> {
+  const rows = await db.select({ projectId: table.projectId, n: count() }).from(table).groupBy(table.projectId);
+  return new Map(rows.map((r) => [r.projectId, Number(r.n)]));
+}
+
+/** Projects visible to the principal, with headline counts (archived ones last unless left out). */
 export async function listProjects(db: Db, principal: Principal | null) {
-  const rows = await db
-    .select({
-      project: projects,
-      generations: sql<number>`(select count(*)::int from ${generations} g where g.project_id = ${projects.id})`,
-      environments: sql<number>`(select count(*)::int from ${environments} e where e.project_id = ${projects.id})`,
-      rollouts: sql<number>`(select count(*)::int from ${rollouts} r where r.project_id = ${projects.id})`,
-    })
-    .from(projects)
-    .orderBy(asc(projects.createdAt));
+  // grouped counts, not correlated subqueries: a subquery naming projects.id unqualified bound to its own table's id
+  const [rows, gens, envs, rolls] = await Promise.all([
+    db.select().from(projects).orderBy(asc(projects.createdAt)),
+    countsByProject(db, generations),
+    countsByProject(db, environments),
+    countsByProject(db, rollouts),
+  ]);
   return rows
-    .filter((r) => !principal || principal.projectId === null || principal.projectId === r.project.id)
-    .map((r) => ({ ...projectView(r.project), generations: r.generations, environments: r.environments, rollouts: r.rollouts }));
+    .filter((p) => !principal || principal.projectId === null || principal.projectId === p.id)
+    .map((p) => ({ ...projectView(p), generations: gens.get(p.id) ?? 0, environments: envs.get(p.id) ?? 0, rollouts: rolls.get(p.id) ?? 0 }));
+}
+
+/** The settings a project keeps in its `settings` column. */
+export interface ProjectSettings {
+  /** the policy the dashboards open on (all policies when unset) */
+  defaultPolicy?: string | null;
+  /** when the project was archived: hidden from the default list, read-only for imports in the UI */
+  archivedAt?: string | null;
+}
+
+/** The project's settings, tolerant of older rows. */
+export function projectSettings(p: ProjectRow): ProjectSettings {
+  const s = (p.settings ?? {}) as Record<string, unknown>;
+  return {
+    defaultPolicy: typeof s.defaultPolicy === "string" ? s.defaultPolicy : null,
+    archivedAt: typeof s.archivedAt === "string" ? s.archivedAt : null,
+  };
+}
+
+export const updateProjectSchema = z
+  .strictObject({
+    name: z.string().trim().min(1, "is required").max(200).optional(),
+    successThreshold: z.number().finite().min(0, "must be 0 or more").optional(),
+    defaultPolicy: z.string().trim().min(1).max(200).nullable().optional(),
+    archived: z.boolean().optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, { message: "names nothing to change" });
+
+/** PATCH a project's name, success threshold, default policy or archived state; audited with before and after. */
+export async function updateProject(db: Db, project: ProjectRow, body: unknown, actor: Principal) {
+  const input = parseOrThrow(updateProjectSchema, body);
+  const settings = { ...((project.settings ?? {}) as Record<string, unknown>) };
+  if (input.defaultPolicy !== undefined) settings.defaultPolicy = input.defaultPolicy;
+  if (input.archived !== undefined) settings.archivedAt = input.archived ? (projectSettings(project).archivedAt ?? new Date().toISOString()) : null;
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(projects)
+      .set({
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.successThreshold !== undefined ? { successThreshold: input.successThreshold } : {}),
+        settings,
+      })
+      .where(eq(projects.id, project.id))
+      .returning();
+    await recordAudit(tx, { projectId: project.id, actor: actor.actor, action: "project.update", entity: "project", entityId: project.slug, before: projectView(project), after: projectView(row) });
+    return row;
+  });
+}
+
+/** Delete a project and everything in it (generations, rollouts, targets, dispatches); the audit event stays. */
+export async function deleteProject(db: Db, project: ProjectRow, actor: Principal) {
+  await db.transaction(async (tx) => {
+    await tx.delete(projects).where(eq(projects.id, project.id));
+    await recordAudit(tx, { projectId: project.id, actor: actor.actor, action: "project.delete", entity: "project", entityId: project.slug, before: projectView(project) });
+  });
 }
