@@ -127,5 +127,36 @@ describe("review", () => {
     expect(decisionsLogged.length).toBeGreaterThanOrEqual(decisions.length);
     expect(decisionsLogged[0]).toMatchObject({ actor: expect.stringContaining("r"), before: { decision: "pending" } });
     expect(audit.events.find((e) => e.action === "proposal.materialize")?.after?.generation).toBe(made.generation);
+    // a materialized proposal says so, in its view and in the project's list, with the generation it became
+    const final = await admin.request<Proposal>("GET", `/api/v1/proposals/${p.id}`);
+    expect(final).toMatchObject({ status: "materialized", materializedGeneration: made.generation });
+    const list = await admin.request<{ proposals: { id: string; status: string; materializedGeneration: number | null }[] }>("GET", "/api/v1/projects/rev/proposals");
+    expect(list.proposals.find((x) => x.id === p.id)).toMatchObject({ status: "materialized", materializedGeneration: made.generation });
+  });
+
+  it("materializes the approved items and rejects the pending ones only when asked (rejectPending), each rejection audited", async () => {
+    const p = await newProposal();
+    const kept = p.items.filter((i) => i.op !== "retire").slice(0, 2);
+    expect(kept.length).toBe(2);
+    await reviewer.request("POST", `/api/v1/proposals/${p.id}/review`, { json: { decisions: kept.map((i) => ({ itemId: i.id, decision: "approve" })) } });
+    const pendingIds = p.items.filter((i) => !kept.includes(i)).map((i) => i.id);
+    expect(pendingIds.length).toBeGreaterThan(0);
+    const refused = await fail(reviewer.request("POST", `/api/v1/proposals/${p.id}/materialize`, { json: { rejectPending: false } }));
+    expect(refused.status).toBe(409);
+    expect(refused.message).toMatch(/still pending/);
+    expect((await fail(viewer.request("POST", `/api/v1/proposals/${p.id}/materialize`, { json: { rejectPending: true } }))).status).toBe(403);
+
+    const made = await reviewer.request<{ generation: number; keep: number; mutate: number; add: number; rejected: number }>("POST", `/api/v1/proposals/${p.id}/materialize`, { json: { rejectPending: true } });
+    expect(made.keep + made.mutate + made.add).toBe(2);
+    expect(made.rejected).toBe(pendingIds.length);
+    const after = await admin.request<Proposal>("GET", `/api/v1/proposals/${p.id}`);
+    expect(after.status).toBe("materialized");
+    for (const id of pendingIds) expect(after.items.find((i) => i.id === id)!.decision).toBe("rejected");
+    const envs = await admin.request<{ items: { key: string }[] }>("GET", `/api/v1/projects/rev/generations/${made.generation}/environments?limit=1000`);
+    expect(envs.items.map((e) => e.key).sort()).toEqual(kept.map((i) => i.environmentKey).sort());
+    const audit = await admin.request<{ events: { action: string; entityId: string; after?: { reason?: string } }[] }>("GET", "/api/v1/projects/rev/audit");
+    const auto = audit.events.filter((e) => e.action === "proposal_item.reject" && pendingIds.includes(e.entityId));
+    expect(auto).toHaveLength(pendingIds.length);
+    expect(auto[0].after?.reason).toMatch(/pending when materializing/);
   });
 });

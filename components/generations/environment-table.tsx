@@ -6,7 +6,7 @@ import { useQuery, keepPreviousData } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import type { EnvironmentTableRow } from "@/lib/generations/environment-table";
 import { apiFetch } from "@/components/ui/api-client";
-import { count, fixed, pct } from "@/components/ui/format";
+import { count, fixed, formatValue, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { useListNavigation, useSearchShortcut } from "@/components/ui/shortcuts";
 
 /** What the filter bar needs to know about a family field. */
@@ -34,7 +34,7 @@ const KEYS = ["sort", "order", "tier", "minSuccess", "maxSuccess", "category", "
 
 function configSummary(config: unknown): string {
   return Object.entries((config ?? {}) as Record<string, unknown>)
-    .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
+    .map(([k, v]) => `${k}=${formatValue(v)}`)
     .join("  ");
 }
 
@@ -191,7 +191,9 @@ export function EnvironmentTable({
               <th className="cursor-pointer" onClick={() => sortBy("tier")}>Tier{arrow("tier")}</th>
               <th className="cursor-pointer text-right" onClick={() => sortBy("rollouts")}>Rollouts{arrow("rollouts")}</th>
               <th className="cursor-pointer text-right" onClick={() => sortBy("success")}>Success{arrow("success")}</th>
-              <th className="cursor-pointer text-right" onClick={() => sortBy("learnability")}>Learnability{arrow("learnability")}</th>
+              <th className="cursor-pointer text-right" onClick={() => sortBy("learnability")} title={LEARNABILITY_HELP}>
+                Learnability{arrow("learnability")}
+              </th>
               <th className="text-right" title="partial credit: tests passed of tests run, over the rollouts that report tests">Tests passed</th>
               <th className="cursor-pointer text-right" onClick={() => sortBy("pmax")}>p_max{arrow("pmax")}</th>
               <th className="pl-3">Failures</th>

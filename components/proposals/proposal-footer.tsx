@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { apiFetch } from "@/components/ui/api-client";
 import { Panel } from "@/components/ui/shell";
 import type { ProposalData } from "./proposal-view";
@@ -19,17 +20,22 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
     onSuccess: refresh,
   });
   const materialize = useMutation({
-    mutationFn: (body: Record<string, number>) => apiFetch<{ generation: number }>(`/api/v1/proposals/${proposal.id}/materialize`, { method: "POST", body: JSON.stringify(body) }),
+    mutationFn: (body: Record<string, number | boolean>) => apiFetch<{ generation: number }>(`/api/v1/proposals/${proposal.id}/materialize`, { method: "POST", body: JSON.stringify(body) }),
     onSuccess: refresh,
   });
   const pending = proposal.items.filter((i) => i.decision === "pending").length;
   const approved = proposal.items.filter((i) => i.decision === "approved" && i.op !== "retire").length;
-  const submitMaterialize = (e: FormEvent) => {
-    e.preventDefault();
-    const body: Record<string, number> = {};
+  const rejected = proposal.items.filter((i) => i.decision === "rejected").length;
+  const runMaterialize = (rejectPending: boolean) => {
+    const body: Record<string, number | boolean> = {};
     if (steps.trim()) body.trainingSteps = Number(steps);
     if (mix.trim()) body.mixWeight = Number(mix);
+    if (rejectPending) body.rejectPending = true;
     materialize.mutate(body);
+  };
+  const submitMaterialize = (e: FormEvent) => {
+    e.preventDefault();
+    if (pending === 0) runMaterialize(false);
   };
   const general = proposal.comments.filter((c) => !c.itemId);
   return (
@@ -71,7 +77,9 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
         ) : canReview ? (
           <form onSubmit={submitMaterialize} className="flex flex-wrap items-end gap-2 text-xs">
             <p className="w-full text-sm text-zinc-600">
-              {pending > 0 ? `${pending} items are still pending: decide every item first.` : `${approved} approved items become generation ${proposal.baseGeneration + 1}: kept environments stay the same rows; mutated and added ones record their parent, op and direction.`}
+              {pending > 0
+                ? `${pending} item${pending === 1 ? " is" : "s are"} still pending: decide every item, or materialize the ${approved} approved and reject the rest.`
+                : `${approved} approved items become the next generation: kept environments stay the same rows; mutated and added ones record their parent, op and direction.`}
             </p>
             <label className="flex flex-col gap-1">
               Training steps
@@ -81,9 +89,22 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
               Mix weight
               <input value={mix} onChange={(e) => setMix(e.target.value)} inputMode="decimal" className="w-20 rounded border border-zinc-300 px-2 py-1" aria-label="Mix weight" />
             </label>
-            <button disabled={pending > 0 || approved === 0 || materialize.isPending} className="rounded bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-600 disabled:opacity-40" data-testid="materialize">
-              Materialize
-            </button>
+            {pending === 0 ? (
+              <button disabled={approved === 0 || materialize.isPending} className="rounded bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-600 disabled:opacity-40" data-testid="materialize">
+                Materialize
+              </button>
+            ) : (
+              <ConfirmButton
+                disabled={approved === 0 || materialize.isPending}
+                message={`Materialize ${approved} approved item${approved === 1 ? "" : "s"} and reject ${pending} pending (${rejected} already rejected)?`}
+                confirmLabel="Materialize and reject the rest"
+                onConfirm={() => runMaterialize(true)}
+                className="rounded bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-600 disabled:opacity-40"
+                testId="materialize-approved-only"
+              >
+                Materialize approved only, reject the rest
+              </ConfirmButton>
+            )}
             {materialize.error && <p className="w-full text-red-700">{(materialize.error as Error).message}</p>}
           </form>
         ) : (

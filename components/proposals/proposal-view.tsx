@@ -6,7 +6,7 @@ import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { getProposal } from "@/lib/proposals";
 import { apiFetch } from "@/components/ui/api-client";
-import { count } from "@/components/ui/format";
+import { count, roundedJson } from "@/components/ui/format";
 import { Panel, Stat } from "@/components/ui/shell";
 import { ReviewList } from "./review-list";
 import { ProposalFooter } from "./proposal-footer";
@@ -114,7 +114,7 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
                 {Object.entries(p.population.byDirection).map(([d, n]) => (
                   <li key={d} className="flex items-center gap-2">
                     <span className="w-24 text-zinc-600">{d}</span>
-                    <span className="h-3 rounded bg-violet-300" style={{ width: `${Math.min(100, n * 8)}%` }} />
+                    <span className="h-3 rounded bg-violet-300" style={{ width: `${(n / Math.max(1, ...Object.values(p.population.byDirection))) * 100}%` }} />
                     <span className="num">{n}</span>
                   </li>
                 ))}
@@ -154,10 +154,10 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
           <div className="grid grid-cols-1 gap-3 border-t border-zinc-100 p-3 text-xs lg:grid-cols-2">
             <div>
               <h3 className="mb-1 font-semibold text-zinc-600">Behaviour</h3>
-              <pre className="whitespace-pre-wrap break-all font-mono">{JSON.stringify(p.summary.behaviour, null, 1)}</pre>
+              <pre className="whitespace-pre-wrap break-all font-mono">{roundedJson(p.summary.behaviour, 1)}</pre>
               <h3 className="mb-1 mt-2 font-semibold text-zinc-600">Environments</h3>
               <pre className="whitespace-pre-wrap break-all font-mono">
-                {JSON.stringify({ ...p.summary.environments, fields: `${p.summary.environments.fields.length} fields (below)` }, null, 1)}
+                {roundedJson({ ...p.summary.environments, fields: `${p.summary.environments.fields.length} fields (below)` }, 1)}
               </pre>
             </div>
             <div>
@@ -174,7 +174,7 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
                 ))}
               </ul>
               <h3 className="mb-1 mt-2 font-semibold text-zinc-600">History</h3>
-              <pre className="whitespace-pre-wrap break-all font-mono">{JSON.stringify(p.summary.history, null, 1)}</pre>
+              <pre className="whitespace-pre-wrap break-all font-mono">{roundedJson(p.summary.history, 1)}</pre>
             </div>
           </div>
         </details>

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { apiFetch } from "@/components/ui/api-client";
 import { pct } from "@/components/ui/format";
 import { useShortcuts } from "@/components/ui/shortcuts";
@@ -194,12 +195,36 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
       {reviewable && (
         <div className="mb-2 flex flex-wrap items-center gap-2 text-xs">
           <span className="text-zinc-500">{pending.length} pending</span>
-          <button onClick={() => decide(ordered.filter((i) => i.decision === "pending"), "approve")} className="rounded bg-green-700 px-2 py-1 font-medium text-white hover:bg-green-600" data-testid="approve-pending">
-            Approve all pending{opFilter !== "all" ? ` ${opFilter}` : ""}
-          </button>
-          <button onClick={() => decide(ordered.filter((i) => i.decision === "pending"), "reject")} className="rounded bg-red-700 px-2 py-1 font-medium text-white hover:bg-red-600">
-            Reject all pending{opFilter !== "all" ? ` ${opFilter}` : ""}
-          </button>
+          {(() => {
+            const shown = ordered.filter((i) => i.decision === "pending");
+            const which = opFilter !== "all" ? ` ${opFilter}` : "";
+            const n = `${shown.length} pending${which} item${shown.length === 1 ? "" : "s"}`;
+            return (
+              <>
+                <ConfirmButton
+                  disabled={shown.length === 0}
+                  message={`Approve ${n}?`}
+                  confirmLabel={`Approve ${shown.length}`}
+                  onConfirm={() => decide(shown, "approve")}
+                  className="rounded bg-green-700 px-2 py-1 font-medium text-white hover:bg-green-600 disabled:opacity-40"
+                  testId="approve-pending"
+                >
+                  Approve all pending{which}
+                </ConfirmButton>
+                <ConfirmButton
+                  disabled={shown.length === 0}
+                  message={`Reject ${n}?`}
+                  confirmLabel={`Reject ${shown.length}`}
+                  tone="danger"
+                  onConfirm={() => decide(shown, "reject")}
+                  className="rounded bg-red-700 px-2 py-1 font-medium text-white hover:bg-red-600 disabled:opacity-40"
+                  testId="reject-pending"
+                >
+                  Reject all pending{which}
+                </ConfirmButton>
+              </>
+            );
+          })()}
           <span className="text-zinc-400">keys: j/k move · a approve · r reject · e edit · u undo · o open diff</span>
           {review.isPending && <span className="text-zinc-500">saving…</span>}
         </div>

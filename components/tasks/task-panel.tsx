@@ -5,12 +5,13 @@ import type { ProjectRow } from "@/lib/projects/service";
 import { environmentId as environmentIdOf, listTaskFiles, readTaskFile } from "@/lib/tasks/files";
 import { parseTaskToml } from "@/lib/tasks/task-toml";
 import { Panel } from "@/components/ui/shell";
+import { formatValue } from "@/components/ui/format";
 import { TaskFiles } from "./task-files";
 
 function flatten(value: unknown, prefix = "", out: [string, string][] = []): [string, string][] {
   if (value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length) {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
-  } else out.push([prefix, typeof value === "string" ? value : JSON.stringify(value)]);
+  } else out.push([prefix, formatValue(value)]);
   return out;
 }
 

@@ -22,3 +22,34 @@ export function bytes(value: number | null | undefined): string {
   if (value < 1024 * 1024) return `${(value / 1024).toFixed(1)} KB`;
   return `${(value / 1024 / 1024).toFixed(1)} MB`;
 }
+
+const DECIMALS = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
+
+/**
+ * Any number as the UI shows it: at most 3 decimals (trailing zeros dropped), thousands separators;
+ * tiny non-zero values keep 2 significant digits so they do not read as 0. The one formatter for raw values.
+ */
+export function num(value: number | null | undefined): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return "—";
+  if (!Number.isFinite(value)) return value > 0 ? "∞" : "-∞";
+  if (value !== 0 && Math.abs(value) < 0.001) return value.toPrecision(2);
+  return DECIMALS.format(value);
+}
+
+/** A config or metadata value for display: numbers through `num`, objects as JSON with their numbers rounded. */
+export function formatValue(value: unknown): string {
+  if (typeof value === "number") return num(value);
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "object") return roundedJson(value);
+  return String(value);
+}
+
+/** JSON text whose numbers are rounded like `num` (for display only, never for editing). */
+export function roundedJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, (_k, v) => (typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v) ? Number(num(v).replace(/,/g, "")) : v), indent);
+}
+
+/** What learnability means, in words: shown wherever the figure is. */
+export const LEARNABILITY_HELP =
+  "Learnability: how much a policy can still learn from an environment, the expected q × (1 − q) where q is its success probability (estimated from s passes in n attempts as Beta(s+1, n−s+1), scaled by the best achievable rate). 0.25 at a coin flip, near 0 when it always passes or always fails; with few attempts 0/5 and 5/5 score alike.";

@@ -80,11 +80,12 @@ export function Panel({ title, children, className = "", right }: { title?: Reac
 }
 
 /** One headline figure. */
-export function Stat({ label, value, hint }: { label: string; value: ReactNode; hint?: string }) {
+export function Stat({ label, value, hint, sub }: { label: string; value: ReactNode; hint?: string; sub?: ReactNode }) {
   return (
     <div className="rounded-md border border-zinc-200 bg-white px-3 py-2" title={hint}>
       <div className="text-xs text-zinc-500">{label}</div>
       <div className="num text-lg font-semibold text-zinc-900">{value}</div>
+      {sub && <div className="text-xs text-zinc-500">{sub}</div>}
     </div>
   );
 }

@@ -447,7 +447,7 @@ export function fieldBreakdown(items: readonly BreakdownItem[], field: Breakdown
       const min = Math.min(...values);
       const max = Math.max(...values);
       if (min === max) {
-        buckets.push(bucketFrom(String(min), numeric, { lo: min, hi: max }));
+        buckets.push(bucketFrom(formatEdge(min), numeric, { lo: min, hi: max }));
       } else {
         const width = (max - min) / bins;
         const groups: BreakdownItem[][] = Array.from({ length: bins }, () => []);

@@ -172,7 +172,7 @@ export async function configsByKey(db: Queryable, projectId: number, keys: reado
 /** The newest 100 proposals of a project, newest first. */
 export async function recentProposals(db: Db, projectId: number) {
   return db
-    .select({ id: proposals.id, status: proposals.status, engineer: proposals.engineer, baseGeneration: proposals.baseGeneration, createdBy: proposals.createdBy, createdAt: proposals.createdAt, error: proposals.error })
+    .select({ id: proposals.id, status: proposals.status, engineer: proposals.engineer, baseGeneration: proposals.baseGeneration, createdBy: proposals.createdBy, createdAt: proposals.createdAt, error: proposals.error, materializedGeneration: proposals.materializedGeneration })
     .from(proposals)
     .where(eq(proposals.projectId, projectId))
     .orderBy(desc(proposals.createdAt))

@@ -57,6 +57,15 @@ export async function createProposal(db: Db, project: ProjectRow, g: GenerationR
 export async function listProposals(db: Db, project: ProjectRow) {
   const rows = await recentProposals(db, project.id);
   return {
-    proposals: rows.map((p) => ({ id: p.id, status: p.status, engineer: p.engineer, baseGeneration: p.baseGeneration, createdBy: p.createdBy, createdAt: p.createdAt.toISOString(), error: p.error ?? undefined })),
+    proposals: rows.map((p) => ({
+      id: p.id,
+      status: p.materializedGeneration !== null ? "materialized" : p.status,
+      engineer: p.engineer,
+      baseGeneration: p.baseGeneration,
+      materializedGeneration: p.materializedGeneration,
+      createdBy: p.createdBy,
+      createdAt: p.createdAt.toISOString(),
+      error: p.error ?? undefined,
+    })),
   };
 }

@@ -37,7 +37,8 @@ export async function getProposal(db: Db, id: string, principal: Principal) {
   return {
     id: p.id,
     project: slug ?? null,
-    status: p.status,
+    // rows materialized before the status was written say so too
+    status: p.materializedGeneration !== null ? "materialized" : p.status,
     engineer: p.engineer,
     baseGeneration: p.baseGeneration,
     options: p.options,

@@ -39,6 +39,8 @@ export const commentSchema = z.strictObject({
 export const materializeSchema = z.strictObject({
   trainingSteps: z.number().int().min(0).optional(),
   mixWeight: z.number().min(0).optional(),
+  /** reject every item still pending and materialize the approved ones (the UI asks first, naming the counts) */
+  rejectPending: z.boolean().optional(),
 });
 
 const DECISION: Record<string, string> = { approve: "approved", reject: "rejected", pending: "pending" };
@@ -184,8 +186,11 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
   if (proposal.materializedGeneration !== null) throw new Conflict(`Proposal ${id} is materialized already, as generation ${proposal.materializedGeneration}.`);
   if (!REVIEWABLE.has(proposal.status)) throw new Conflict(`Proposal ${id} is ${proposal.status}; only a reviewed proposal can be materialized.`);
   const items = await db.select().from(proposalItems).where(eq(proposalItems.proposalId, id)).orderBy(asc(proposalItems.position));
-  const pending = items.filter((i) => i.decision === "pending").length;
-  if (pending) throw new Conflict(`${pending} item${pending === 1 ? " is" : "s are"} still pending; approve or reject every item first.`);
+  const pendingItems = items.filter((i) => i.decision === "pending");
+  const pending = pendingItems.length;
+  if (pending && !input.rejectPending) {
+    throw new Conflict(`${pending} item${pending === 1 ? " is" : "s are"} still pending; approve or reject every item first, or materialize the approved ones and reject the rest (rejectPending).`);
+  }
   const approved = items.filter((i) => i.decision === "approved" && i.op !== "retire");
   if (approved.length === 0) throw new Conflict("No item that keeps, mutates or adds an environment is approved; there is nothing to materialize.");
 
@@ -193,6 +198,26 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
     await tx.execute(sql`select pg_advisory_xact_lock(${project.id})`);
     const { proposal: locked } = await loadProposal(tx, id, true);
     if (locked.materializedGeneration !== null) throw new Conflict(`Proposal ${id} is materialized already, as generation ${locked.materializedGeneration}.`);
+    if (pending) {
+      // the reviewer asked for it: the pending items are rejected, each audited like a rejection by hand
+      const now = new Date();
+      const rejected = await tx
+        .update(proposalItems)
+        .set({ decision: "rejected", decidedBy: principal.actor, decidedAt: now })
+        .where(and(eq(proposalItems.proposalId, id), eq(proposalItems.decision, "pending")))
+        .returning({ id: proposalItems.id, op: proposalItems.op, environmentKey: proposalItems.environmentKey });
+      for (const item of rejected) {
+        await recordAudit(tx, {
+          projectId: project.id,
+          actor: principal.actor,
+          action: "proposal_item.reject",
+          entity: "proposal_item",
+          entityId: item.id,
+          before: { decision: "pending" },
+          after: { decision: "rejected", proposalId: id, op: item.op, environmentKey: item.environmentKey, reason: "rejected as pending when materializing the approved items" },
+        });
+      }
+    }
     const [{ maxIndex }] = await tx.select({ maxIndex: sql<number | null>`max(${generations.index})` }).from(generations).where(eq(generations.projectId, project.id));
     const index = (maxIndex ?? -1) + 1;
     const [base] = await tx.select().from(generations).where(and(eq(generations.projectId, project.id), eq(generations.index, proposal.baseGeneration)));
@@ -231,15 +256,23 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
           : { environmentId: envIds.get(i.environmentKey!)!, weight: 1, op: i.op, direction: i.direction, rationale: i.rationale },
       ),
     );
-    await tx.update(proposals).set({ materializedGeneration: index, updatedAt: new Date() }).where(eq(proposals.id, id));
-    const counts = { keep: keptKeys.length, mutate: fresh.filter((i) => i.op === "mutate").length, add: fresh.filter((i) => i.op === "add").length, retired: items.filter((i) => i.op === "retire" && i.decision === "approved").length };
+    // a materialized proposal says so (its review is final), whatever its decisions were
+    await tx.update(proposals).set({ materializedGeneration: index, status: "materialized", updatedAt: new Date() }).where(eq(proposals.id, id));
+    const counts = {
+      keep: keptKeys.length,
+      mutate: fresh.filter((i) => i.op === "mutate").length,
+      add: fresh.filter((i) => i.op === "add").length,
+      retired: items.filter((i) => i.op === "retire" && i.decision === "approved").length,
+      rejected: items.filter((i) => i.decision === "rejected").length + pending,
+    };
     await recordAudit(tx, {
       projectId: project.id,
       actor: principal.actor,
       action: "proposal.materialize",
       entity: "proposal",
       entityId: id,
-      after: { generation: index, ...counts, trainingSteps: input.trainingSteps ?? null, mixWeight: input.mixWeight ?? null },
+      before: { status: locked.status },
+      after: { status: "materialized", generation: index, ...counts, trainingSteps: input.trainingSteps ?? null, mixWeight: input.mixWeight ?? null },
     });
     return { generation: index, environments: approved.length, ...counts };
   });

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { projectPage } from "@/lib/auth/page";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
-import { count, fixed, pct } from "@/components/ui/format";
+import { count, fixed, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { GenerationTrend } from "@/components/charts/generation-trend";
 import { ImportPanel } from "@/components/imports/import-panel";
 import { hasScope } from "@/lib/auth/roles";
@@ -20,7 +20,10 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
   const { slug } = await params;
   const { user, db, project } = await projectPage(slug, `/projects/${slug}`);
   const [gens, { proposals }] = await Promise.all([listGenerationsWithMetrics(db, project), listProposals(db, project)]);
-  const latest = gens[gens.length - 1];
+  // the newest generation with results: a freshly materialized one has none yet and would hide the last figures
+  const latest = [...gens].reverse().find((g) => g.rollouts > 0) ?? gens[gens.length - 1];
+  const newest = gens[gens.length - 1];
+  const latestLabel = latest ? `G${latest.index}` : "latest";
   return (
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { label: project.name }]}>
       <div className="mb-4 flex items-baseline gap-3">
@@ -45,12 +48,17 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
       )}
       <div className="mb-4 grid grid-cols-2 gap-2 md:grid-cols-6">
         <Stat label="Generations" value={count(gens.length)} />
-        <Stat label="Latest environments" value={count(latest?.environments)} />
-        <Stat label="Latest rollouts" value={count(latest?.rollouts)} />
-        <Stat label="Latest success" value={pct(latest?.metrics.successRate)} />
-        <Stat label="Latest learnability" value={fixed(latest?.metrics.learnability)} hint="mean E[q(1-q)] under the Beta posterior" />
-        <Stat label="Latest zero-signal" value={pct(latest?.metrics.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
+        <Stat label={`Environments (${latestLabel})`} value={count(latest?.environments)} />
+        <Stat label={`Rollouts (${latestLabel})`} value={count(latest?.rollouts)} />
+        <Stat label={`Success (${latestLabel})`} value={pct(latest?.metrics.successRate)} />
+        <Stat label={`Learnability (${latestLabel})`} value={fixed(latest?.metrics.learnability)} hint={LEARNABILITY_HELP} />
+        <Stat label={`Zero-signal (${latestLabel})`} value={pct(latest?.metrics.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
       </div>
+      {latest && newest && latest.index !== newest.index && (
+        <p className="-mt-2 mb-4 text-xs text-zinc-500" data-testid="latest-note">
+          Figures from G{latest.index}, the newest generation with rollouts; G{newest.index} ({newest.status}) has none yet.
+        </p>
+      )}
       {gens.length > 1 && (
         <Panel title="Across generations" className="mb-4">
           <GenerationTrend points={gens.map((g) => ({ index: g.index, ...g.metrics }))} />
@@ -128,7 +136,15 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
                   </td>
                   <td>G{p.baseGeneration}</td>
                   <td>{p.engineer}</td>
-                  <td>{p.status}</td>
+                  <td>
+                    {p.materializedGeneration !== null ? (
+                      <Link href={`/projects/${slug}/generations/${p.materializedGeneration}`} className="hover:underline">
+                        materialized → G{p.materializedGeneration}
+                      </Link>
+                    ) : (
+                      p.status
+                    )}
+                  </td>
                   <td className="text-zinc-500">{p.createdBy}</td>
                   <td className="text-zinc-500">{p.createdAt.slice(0, 16).replace("T", " ")}</td>
                 </tr>

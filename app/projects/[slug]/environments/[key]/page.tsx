@@ -2,7 +2,7 @@ import Link from "next/link";
 import { orNotFound, projectPage } from "@/lib/auth/page";
 import { environmentAttempts, environmentDetail } from "@/lib/generations/environment-detail";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
-import { count, fixed, pct } from "@/components/ui/format";
+import { count, fixed, formatValue, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { AttemptList } from "@/components/rollouts/attempt-list";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
 import { TaskPanel } from "@/components/tasks/task-panel";
@@ -22,7 +22,7 @@ const SHORTCUTS = [
 
 function show(v: unknown): string {
   if (v === "") return '""';
-  return typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
+  return formatValue(v);
 }
 
 /** One environment: config, validation, lineage, results by generation and policy, attempts. */
@@ -132,7 +132,9 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
               <th className="text-right">Rollouts</th>
               <th className="text-right">Success</th>
               <th className="text-right">Mean reward</th>
-              <th className="text-right">Learnability</th>
+              <th className="text-right" title={LEARNABILITY_HELP}>
+                Learnability
+              </th>
               <th className="pl-3">pass@k</th>
               <th className="text-right">Infra</th>
             </tr>

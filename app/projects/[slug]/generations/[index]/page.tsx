@@ -8,7 +8,7 @@ import { generationAnalytics, generationExceptions } from "@/lib/generations/ana
 import { resolvePolicy } from "@/lib/generations/overview";
 import { FAILURE_CATEGORIES } from "@/lib/analytics/failures";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
-import { count, fixed, pct } from "@/components/ui/format";
+import { count, fixed, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { GenerationDashboard } from "@/components/generations/dashboard";
 import { EnvironmentTable } from "@/components/generations/environment-table";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
@@ -58,6 +58,8 @@ export default async function GenerationPage({
   const ownDispatches = dispatches.filter((d) => d.generation === gi).slice(0, 5);
   const dispatchable = generation.status === "approved" || generation.status === "materialized";
   const m = analytics.metrics;
+  // the generation's members, measured or not (a freshly materialized generation has no rollouts yet)
+  const members = trend.find((t) => t.index === gi)?.environments ?? m.environments;
   const base = `/projects/${encodeURIComponent(slug)}/generations/${gi}`;
   const withPolicy = (p: string | null) => (p ? `${base}?policy=${encodeURIComponent(p)}` : base);
   const ks = Object.keys(m.passAtK).sort((a, b) => Number(a) - Number(b));
@@ -98,12 +100,17 @@ export default async function GenerationPage({
         </nav>
       )}
       <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-9">
-        <Stat label="Environments" value={count(m.environments)} hint="environments with rollouts" />
+        <Stat
+          label="Environments"
+          value={count(members)}
+          hint={`environments in this generation; ${count(m.environments)} of them have rollouts${analytics.policy ? ` of ${analytics.policy}` : ""}`}
+          sub={members !== m.environments ? `${count(m.environments)} with rollouts` : undefined}
+        />
         <Stat label="Rollouts" value={count(m.rollouts)} />
         <Stat label="Success rate" value={pct(m.successRate)} hint="reward >= the project's success threshold" />
         <Stat label="Mean reward" value={fixed(m.meanReward, 4)} hint="over all rollouts, errored ones included (Harbor's convention)" />
         <Stat label={ks.length ? `pass@${ks[ks.length - 1]}` : "pass@k"} value={ks.length ? fixed(m.passAtK[ks[ks.length - 1]], 4) : "—"} hint="unbiased estimator averaged over environments" />
-        <Stat label="Learnability" value={fixed(m.learnability)} hint="E[q(1-q)] under Beta(s+1, n-s+1), q = p / p_max" />
+        <Stat label="Learnability" value={fixed(m.learnability)} hint={LEARNABILITY_HELP} />
         <Stat label="Zero-signal" value={pct(m.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
         <Stat
           label="Infra errors (of rollouts)"
@@ -116,6 +123,10 @@ export default async function GenerationPage({
           hint={exceptions.length ? exceptions.map((e) => `${e.type}: ${e.count}${e.rewarded ? ` (${e.rewarded} still passed)` : ""}`).join("; ") : "no rollout reported an exception"}
         />
       </div>
+      <details className="mb-3 text-xs text-zinc-500" data-testid="learnability-help">
+        <summary className="cursor-pointer">What is learnability?</summary>
+        <p className="mt-1 max-w-3xl">{LEARNABILITY_HELP}</p>
+      </details>
       {m.rollouts === 0 ? (
         <Panel className="mb-3">
           <p className="text-zinc-600">No rollouts in this generation yet. Post them to <code>/api/v1/projects/{slug}/rollouts</code> or import a Harbor job with <code>npx envforge import harbor</code>.</p>
