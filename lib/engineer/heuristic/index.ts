@@ -82,7 +82,7 @@ import { directionEvidence, evidenceWriter } from "./evidence";
 import { baseSuccessRate, predictChild } from "./predict";
 import { childRationale, keepItems, proposalNotes, retireItems } from "./rationale";
 import { scoreMembers } from "./score";
-import { selectKept } from "./select";
+import { learnabilityTies, selectKept } from "./select";
 
 export { HEURISTIC_DEFAULTS, UNSET_DEFAULTS } from "./defaults";
 
@@ -120,7 +120,8 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   proposeChildren(childContext({ rng, family, evidence, budget, batch, reference, scored }));
 
   // 5. Items for the members: every one gets exactly one keep or retire; then the notes.
-  const keep = keepItems(kept, ranked.length, cite);
+  const tiedOut = keepCut === null ? 0 : ranked.slice(kept.length).filter((sc) => learnabilityTies(sc.learnability, keepCut)).length;
+  const keep = keepItems(kept, ranked.length, cite, { keepCut, tiedOut });
   const retire = retireItems(scored, batch, keepCut, cite);
   const notes = proposalNotes({ seed, target, kept: kept.length, keepCut, scored, evidence, batch, childrenTarget: budget.childrenTarget });
   if (summary.family !== family.id) notes.push(`The summary is for family ${summary.family}, the population for ${family.id}.`);

@@ -12,6 +12,7 @@ import type { ChildBatch, ReferenceConfig } from "./children";
 import { fmt, quote, showCount, showEdits, showRate } from "./format";
 import type { Candidate, DirectionEvidence, Dominant, FailureKind, RetireReason, Scored } from "./model";
 import { round4 } from "./predict";
+import { learnabilityTies, TIE_BREAK_RULE } from "./select";
 
 /** What a member's failures add to its keep or retire item: a clause (starting "; " or ", "), the cluster cited, the "infra" flag. */
 function failureClause(sc: Scored, cite: EvidenceWriter): { text: string; refs: EvidenceRef[]; flags: string[] } {
@@ -123,8 +124,12 @@ export function childRationale(ctx: {
 }
 
 /** The keep items: one per kept member, ranked, with what its failures add. */
-export function keepItems(kept: readonly Scored[], rankedCount: number, cite: EvidenceWriter): ProposedItem[] {
+export function keepItems(kept: readonly Scored[], rankedCount: number, cite: EvidenceWriter, tie: { keepCut: number | null; tiedOut: number } = { keepCut: null, tiedOut: 0 }): ProposedItem[] {
   const D = HEURISTIC_DEFAULTS;
+  const onTie = (sc: Scored) =>
+    tie.tiedOut > 0 && tie.keepCut !== null && learnabilityTies(sc.learnability, tie.keepCut)
+      ? ` on a tie at the keep cut with ${tie.tiedOut} retired member${tie.tiedOut === 1 ? "" : "s"} (${TIE_BREAK_RULE})`
+      : "";
   return kept.map((sc, i) => {
     const clause = failureClause(sc, cite);
     const label = sc.member.n === 0 ? "Unmeasured" : sc.infra ? "Teaches despite infra noise" : sc.q !== null && sc.q > D.harderAbove ? "Nearly solved" : "Teaches";
@@ -132,7 +137,7 @@ export function keepItems(kept: readonly Scored[], rankedCount: number, cite: Ev
       op: "keep",
       environmentKey: sc.member.key,
       config: sc.member.config,
-      rationale: `${label} (${showRate(sc)}): learnability ${fmt(sc.learnability, 3)} ranks ${i + 1} of ${rankedCount}, kept${clause.text}.`,
+      rationale: `${label} (${showRate(sc)}): learnability ${fmt(sc.learnability, 3)} ranks ${i + 1} of ${rankedCount}, kept${onTie(sc)}${clause.text}.`,
       evidence: [cite.environment(sc), ...clause.refs],
       predictedSuccess: round4(sc.mean),
       proposer: "heuristic",
@@ -189,7 +194,9 @@ function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: n
         : `Looks broken (${m.s}/${m.n}, none passed): ${failed}, so it is hopeless as it stands: retired, not bred from; fix the image, then re-add it`;
     }
     default:
-      return `Outranked: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) below the keep cut ${keepCut === null ? "n/a" : fmt(keepCut, 3)}`;
+      return keepCut !== null && learnabilityTies(sc.learnability, keepCut)
+        ? `Outranked on a tie: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) equals the keep cut; ${TIE_BREAK_RULE}, and the kept members at the cut have more`
+        : `Outranked: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) below the keep cut ${keepCut === null ? "n/a" : fmt(keepCut, 3)}`;
   }
 }
 

@@ -1,0 +1,54 @@
+/** The keep decision on equal learnability: ties go to evidence, never to population order alone. */
+import { describe, expect, it } from "vitest";
+import { learnability } from "@/lib/analytics/metrics";
+import type { PopulationMember } from "../types";
+import type { Scored } from "./model";
+import { compareForKeep, selectKept } from "./select";
+
+function scored(key: string, index: number, n: number, s: number, extra: Partial<Scored> = {}): Scored {
+  const member = { key, n, s, history: [], validation: { state: "valid", pMax: null } } as unknown as PopulationMember;
+  return { member, index, q: n > 0 ? s / n : null, mean: (s + 1) / (n + 2), learnability: learnability(n, s), progress: 0, retire: null, failure: { failures: n - s, dominant: null, top: null }, infra: false, ...extra };
+}
+
+describe("compareForKeep", () => {
+  it("0/5 and 5/5 tie on learnability (the figure the issue saw: 0.107)", () => {
+    expect(learnability(5, 0)).toBeCloseTo(0.107, 3);
+    expect(learnability(5, 5)).toBeCloseTo(learnability(5, 0), 12);
+  });
+
+  it("keeps the member with a pass over a 0/5 at the same learnability, whichever comes first", () => {
+    const never = scored("never", 0, 5, 0);
+    const always = scored("always", 1, 5, 5);
+    const sel = selectKept([never, always], 1, 1);
+    expect(sel.kept.map((s) => s.member.key)).toEqual(["always"]);
+    expect(never.retire).toBe("outranked");
+    expect(compareForKeep(always, never)).toBeLessThan(0);
+    expect(compareForKeep(never, always)).toBeGreaterThan(0);
+  });
+
+  it("among members with equal learnability and no pass, more attempts win, then fewer infra failures", () => {
+    const few = scored("few", 0, 3, 0);
+    // more attempts at the same learnability (set equal by hand: the rule, not the formula, is tested)
+    const many = scored("many", 1, 9, 0, { learnability: few.learnability });
+    expect(compareForKeep(many, few)).toBeLessThan(0);
+    const clean = scored("clean", 2, 5, 0);
+    const noisy = scored("noisy", 0, 5, 0, { infra: true });
+    expect(selectKept([noisy, clean], 1, 1).kept[0].member.key).toBe("clean");
+  });
+
+  it("learning progress comes before the evidence counts, and higher learnability before any tie rule", () => {
+    const stalled = scored("stalled", 0, 5, 5);
+    const rising = scored("rising", 1, 5, 0, { progress: 0.2 });
+    expect(selectKept([stalled, rising], 1, 1).kept[0].member.key).toBe("rising");
+    const coin = scored("coin", 1, 4, 2); // learnability above 0.107
+    expect(selectKept([scored("always", 0, 5, 5), coin], 1, 1).kept[0].member.key).toBe("coin");
+  });
+
+  it("gives the same keep set whatever order the population comes in", () => {
+    const members = () => [scored("a", 0, 5, 0), scored("b", 1, 5, 5), scored("c", 2, 5, 0), scored("d", 3, 5, 5)];
+    const forward = selectKept(members(), 0.5, 4).kept.map((s) => s.member.key).sort();
+    const backward = selectKept(members().reverse(), 0.5, 4).kept.map((s) => s.member.key).sort();
+    expect(forward).toEqual(["b", "d"]);
+    expect(backward).toEqual(["b", "d"]);
+  });
+});
