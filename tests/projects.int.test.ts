@@ -17,10 +17,22 @@ import * as rolloutsRoute from "@/app/api/v1/projects/[slug]/rollouts/route";
 const ADMIN = "test-bootstrap-token-0123456789";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 
-const lake = (seed: number) => ({ size: 6, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 60, min_goal_distance: 3, collision: "block_both", seed });
+const lake = (seed: number) => ({
+  size: 6,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 60,
+  min_goal_distance: 3,
+  collision: "block_both",
+  seed,
+});
 
 async function project(slug: string) {
-  const r = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug, name: slug.toUpperCase(), family: "frozenlake-mapf" } });
+  const r = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+    token: ADMIN,
+    body: { slug, name: slug.toUpperCase(), family: "frozenlake-mapf" },
+  });
   expect(r.status).toBe(201);
 }
 
@@ -36,14 +48,31 @@ async function generation(slug: string, keys: string[]) {
 
 async function rolloutsFor(slug: string, gen: number, envKeys: string[], perEnv: number) {
   const lines = envKeys.flatMap((k) =>
-    Array.from({ length: perEnv }, (_, i) => JSON.stringify({ externalId: `${slug}-${gen}-${k}-${i}`, environmentKey: k, generation: gen, policy: "p", reward: i % 2, success: i % 2 === 1 })),
+    Array.from({ length: perEnv }, (_, i) =>
+      JSON.stringify({
+        externalId: `${slug}-${gen}-${k}-${i}`,
+        environmentKey: k,
+        generation: gen,
+        policy: "p",
+        reward: i % 2,
+        success: i % 2 === 1,
+      }),
+    ),
   );
-  const r = await call(rolloutsRoute.POST as never, "POST", `/api/v1/projects/${slug}/rollouts`, { token: ADMIN, params: { slug }, rawBody: lines.join("\n"), contentType: "application/x-ndjson" });
+  const r = await call(rolloutsRoute.POST as never, "POST", `/api/v1/projects/${slug}/rollouts`, {
+    token: ADMIN,
+    params: { slug },
+    rawBody: lines.join("\n"),
+    contentType: "application/x-ndjson",
+  });
   expect(r.status, JSON.stringify(r.json)).toBeLessThan(300);
 }
 
 async function viewerKey() {
-  const r = await call(keysRoute.POST as never, "POST", "/api/v1/keys", { token: ADMIN, body: { name: `viewer-${Math.random()}`, role: "viewer" } });
+  const r = await call(keysRoute.POST as never, "POST", "/api/v1/keys", {
+    token: ADMIN,
+    body: { name: `viewer-${Math.random()}`, role: "viewer" },
+  });
   return r.json.key as string;
 }
 
@@ -89,10 +118,18 @@ describe("PATCH /api/v1/projects/{slug}", () => {
     const get = await call(projectRoute.GET as never, "GET", "/api/v1/projects/small", { token: ADMIN, params: { slug: "small" } });
     expect(get.json).toMatchObject({ name: "Small run", successThreshold: 0.5, defaultPolicy: "p" });
 
-    const archived = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", { token: ADMIN, params: { slug: "small" }, body: { archived: true } });
+    const archived = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", {
+      token: ADMIN,
+      params: { slug: "small" },
+      body: { archived: true },
+    });
     expect(archived.json.archivedAt).toEqual(expect.any(String));
     expect(archived.json.name).toBe("Small run");
-    const back = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", { token: ADMIN, params: { slug: "small" }, body: { archived: false } });
+    const back = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", {
+      token: ADMIN,
+      params: { slug: "small" },
+      body: { archived: false },
+    });
     expect(back.json.archivedAt).toBeNull();
 
     const events = await db.db.select().from(auditEvents).where(eq(auditEvents.action, "project.update"));
@@ -103,17 +140,37 @@ describe("PATCH /api/v1/projects/{slug}", () => {
   });
 
   it("refuses bad input naming the field, an empty change, and non-admins", async () => {
-    const bad = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", { token: ADMIN, params: { slug: "small" }, body: { successThreshold: -1 } });
+    const bad = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", {
+      token: ADMIN,
+      params: { slug: "small" },
+      body: { successThreshold: -1 },
+    });
     expect(bad.status).toBe(422);
     expect(bad.json.error.details[0].path).toBe("successThreshold");
-    const unknown = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", { token: ADMIN, params: { slug: "small" }, body: { slug: "renamed" } });
+    const unknown = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", {
+      token: ADMIN,
+      params: { slug: "small" },
+      body: { slug: "renamed" },
+    });
     expect(unknown.status).toBe(422);
-    const empty = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", { token: ADMIN, params: { slug: "small" }, body: {} });
+    const empty = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", {
+      token: ADMIN,
+      params: { slug: "small" },
+      body: {},
+    });
     expect(empty.status).toBe(422);
     const viewer = await viewerKey();
-    const forbidden = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", { token: viewer, params: { slug: "small" }, body: { name: "x" } });
+    const forbidden = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/small", {
+      token: viewer,
+      params: { slug: "small" },
+      body: { name: "x" },
+    });
     expect(forbidden.status).toBe(403);
-    const missing = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/nope", { token: ADMIN, params: { slug: "nope" }, body: { name: "x" } });
+    const missing = await call(projectRoute.PATCH as never, "PATCH", "/api/v1/projects/nope", {
+      token: ADMIN,
+      params: { slug: "nope" },
+      body: { name: "x" },
+    });
     expect(missing.status).toBe(404);
   });
 });
@@ -121,10 +178,14 @@ describe("PATCH /api/v1/projects/{slug}", () => {
 describe("DELETE /api/v1/projects/{slug}", () => {
   it("is admin only, removes the project with its environments and rollouts, and leaves the audit event", async () => {
     const viewer = await viewerKey();
-    expect((await call(projectRoute.DELETE as never, "DELETE", "/api/v1/projects/big", { token: viewer, params: { slug: "big" } })).status).toBe(403);
+    expect(
+      (await call(projectRoute.DELETE as never, "DELETE", "/api/v1/projects/big", { token: viewer, params: { slug: "big" } })).status,
+    ).toBe(403);
     const del = await call(projectRoute.DELETE as never, "DELETE", "/api/v1/projects/big", { token: ADMIN, params: { slug: "big" } });
     expect(del.status).toBe(204);
-    expect((await call(projectRoute.GET as never, "GET", "/api/v1/projects/big", { token: ADMIN, params: { slug: "big" } })).status).toBe(404);
+    expect((await call(projectRoute.GET as never, "GET", "/api/v1/projects/big", { token: ADMIN, params: { slug: "big" } })).status).toBe(
+      404,
+    );
     const list = await call(projectsRoute.GET as never, "GET", "/api/v1/projects", { token: ADMIN });
     expect(list.json.projects.map((p: { slug: string }) => p.slug).sort()).toEqual(["empty", "small"]);
     // the other projects keep theirs

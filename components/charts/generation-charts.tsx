@@ -23,6 +23,7 @@ import {
 } from "recharts";
 import type { DifficultyTier } from "@/lib/analytics/metrics";
 import type { ComparisonPoint, FieldBreakdownView, PolicyComparison, SuccessBin } from "@/lib/analytics/views";
+import { defaultBreakdownField } from "@/lib/analytics/field-choice";
 import { count, pct } from "@/components/ui/format";
 import { fieldClass } from "@/components/ui/form";
 
@@ -222,9 +223,8 @@ export function FailureCategoryBars({ categories, onSelect }: { categories: { ca
 
 /** Success rate per value of one config field, with a picker for the field. */
 export function FieldBreakdownChart({ fields }: { fields: FieldBreakdownView[] }) {
-  // a field that actually varies over the measured environments (imports often leave fields unset)
-  const varies = (f: FieldBreakdownView) => f.buckets.filter((b) => b.environments > 0 && b.value !== null).length >= 2;
-  const preferred = fields.find((f) => varies(f) && f.direction !== null) ?? fields.find(varies) ?? fields[0];
+  // a field that varies over the measured environments, never one every environment lacks (imports often leave fields unset)
+  const preferred = defaultBreakdownField(fields);
   const [chosen, setChosen] = useState<string | undefined>(preferred?.path);
   const field = fields.find((f) => f.path === chosen) ?? preferred;
   if (!field) {

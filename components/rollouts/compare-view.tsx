@@ -3,6 +3,7 @@
 import { useEffect, useMemo, useState } from "react";
 import { count } from "@/components/ui/format";
 import type { TurnOutline, TurnPage } from "@/lib/rollouts/turn-types";
+import { findDivergence, sameTurn, type Divergence } from "@/lib/rollouts/divergence";
 import { TurnCard, TurnSkeleton, TurnUiMemory } from "./turn-card";
 import { JumpControls, TOOL_BUTTON, TurnListFrame, useTurnList, type TurnList } from "./turn-list";
 import { useTurnPages, type TurnPages } from "./use-turn-pages";
@@ -16,27 +17,13 @@ export interface CompareSide {
   initial: TurnPage;
 }
 
-type Divergence = { kind: "at"; index: number } | { kind: "none" } | { kind: "unknown"; scanned: number };
-
-/** The first row where the roles differ or one side has ended, as far as the loaded pages tell. */
-function findDivergence(a: TurnPages, b: TurnPages): Divergence {
-  const shorter = Math.min(a.total, b.total);
-  for (let i = 0; i < shorter; i++) {
-    const x = a.get(i);
-    const y = b.get(i);
-    if (!x || !y) return { kind: "unknown", scanned: i };
-    if (x.role !== y.role) return { kind: "at", index: i };
-  }
-  return a.total === b.total ? { kind: "none" } : { kind: "at", index: shorter };
-}
-
 /** A turn of one side: `null` when that side has no row i, `undefined` while its page loads. */
 function sideTurn(pages: TurnPages, i: number): TurnOutline | null | undefined {
   return i >= pages.total ? null : pages.get(i);
 }
 
 /**
- * Two trajectories side by side, row i holding turn i of each; rows where the roles differ or one side
+ * Two trajectories side by side, row i holding turn i of each; rows whose turns differ (role, content or tool calls) or where one side
  * has ended are marked, and the header names the first such row. Each side loads its own pages.
  */
 export function CompareView({ left, right }: { left: CompareSide; right: CompareSide }) {
@@ -54,7 +41,7 @@ function Compare({ left, right }: { left: CompareSide; right: CompareSide }) {
   const list = useTurnList({ count: rows, sources: [a, b] });
 
   // O(loaded prefix), once per arriving page: not per render
-  const divergence = useMemo(() => findDivergence(a, b), [a, b]);
+  const divergence = useMemo(() => findDivergence(a.total, b.total, (i) => a.get(i), (i) => b.get(i)), [a, b]);
   // "Find" walks the pages forward until the divergence (or the end) is loaded
   const [scanning, setScanning] = useState(false);
   const scanStuck = divergence.kind === "unknown" && (a.error(divergence.scanned) !== undefined || b.error(divergence.scanned) !== undefined);
@@ -83,7 +70,7 @@ function Compare({ left, right }: { left: CompareSide; right: CompareSide }) {
           const i = item.index;
           const x = sideTurn(a, i);
           const y = sideTurn(b, i);
-          const diverged = x === null || y === null || (x !== undefined && y !== undefined && x.role !== y.role);
+          const diverged = x === null || y === null || (x !== undefined && y !== undefined && !sameTurn(x, y));
           return (
             <div
               key={item.key}

@@ -488,7 +488,7 @@ export function fieldBreakdown(items: readonly BreakdownItem[], field: Breakdown
     unseen.sort((x, y) => String(groups.get(x)!.value).localeCompare(String(groups.get(y)!.value)));
     for (const key of [...declaredKeys, ...unseen]) {
       const g = groups.get(key)!;
-      buckets.push(bucketFrom(String(g.value), g.items, { value: g.value }));
+      buckets.push(bucketFrom(typeof g.value === "number" ? formatEdge(g.value) : String(g.value), g.items, { value: g.value }));
     }
   }
 

@@ -113,3 +113,15 @@ export async function environmentAttempts(db: Db, project: ProjectRow, key: stri
     .orderBy(asc(policies.name), desc(rollouts.id))
     .limit(limit);
 }
+
+/** The newest attempt of an environment that passed (or failed), or null when it has none. */
+export async function newestAttemptWithOutcome(db: Db, project: ProjectRow, key: string, success: boolean): Promise<number | null> {
+  const [row] = await db
+    .select({ id: rollouts.id })
+    .from(rollouts)
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .where(and(eq(rollouts.projectId, project.id), eq(environments.key, key), eq(rollouts.success, success)))
+    .orderBy(desc(rollouts.id))
+    .limit(1);
+  return row?.id ?? null;
+}

@@ -7,7 +7,18 @@ import { compareForKeep, selectKept } from "./select";
 
 function scored(key: string, index: number, n: number, s: number, extra: Partial<Scored> = {}): Scored {
   const member = { key, n, s, history: [], validation: { state: "valid", pMax: null } } as unknown as PopulationMember;
-  return { member, index, q: n > 0 ? s / n : null, mean: (s + 1) / (n + 2), learnability: learnability(n, s), progress: 0, retire: null, failure: { failures: n - s, dominant: null, top: null }, infra: false, ...extra };
+  return {
+    member,
+    index,
+    q: n > 0 ? s / n : null,
+    mean: (s + 1) / (n + 2),
+    learnability: learnability(n, s),
+    progress: 0,
+    retire: null,
+    failure: { failures: n - s, dominant: null, top: null },
+    infra: false,
+    ...extra,
+  };
 }
 
 describe("compareForKeep", () => {
@@ -46,8 +57,12 @@ describe("compareForKeep", () => {
 
   it("gives the same keep set whatever order the population comes in", () => {
     const members = () => [scored("a", 0, 5, 0), scored("b", 1, 5, 5), scored("c", 2, 5, 0), scored("d", 3, 5, 5)];
-    const forward = selectKept(members(), 0.5, 4).kept.map((s) => s.member.key).sort();
-    const backward = selectKept(members().reverse(), 0.5, 4).kept.map((s) => s.member.key).sort();
+    const forward = selectKept(members(), 0.5, 4)
+      .kept.map((s) => s.member.key)
+      .sort();
+    const backward = selectKept(members().reverse(), 0.5, 4)
+      .kept.map((s) => s.member.key)
+      .sort();
     expect(forward).toEqual(["b", "d"]);
     expect(backward).toEqual(["b", "d"]);
   });

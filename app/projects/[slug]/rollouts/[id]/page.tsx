@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
 import { readTurnPage } from "@/lib/rollouts/turns";
+import { newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { bytes, count, fixed } from "@/components/ui/format";
 import { TrajectoryViewer } from "@/components/rollouts/trajectory-viewer";
@@ -40,6 +41,7 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
   const first = await readTurnPage(db, rid, 0, 200);
   const base = `/projects/${encodeURIComponent(slug)}`;
   const envHref = `${base}/environments/${encodeURIComponent(r.environmentKey)}`;
+  const counterpart = await newestAttemptWithOutcome(db, project, r.environmentKey, !r.success);
   const duration = r.startedAt && r.finishedAt ? (r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
   const meta = (r.metadata ?? {}) as Record<string, unknown>;
   const report = r.verifierOutput ? parseVerifierOutput(r.verifierOutput) : null;
@@ -71,9 +73,15 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           </span>
         )}
         <span className="font-mono text-xs text-zinc-400">{r.externalId}</span>
-        <Link href={`${envHref}/compare?${r.success ? `a=${rid}` : `b=${rid}`}`} className="ml-auto text-xs text-blue-700 hover:underline" data-testid="compare-link">
-          Compare with a {r.success ? "failing" : "passing"} attempt →
-        </Link>
+        {counterpart !== null ? (
+          <Link href={`${envHref}/compare?${r.success ? `a=${rid}&b=${counterpart}` : `a=${counterpart}&b=${rid}`}`} className="ml-auto text-xs text-blue-700 hover:underline" data-testid="compare-link">
+            Compare with a {r.success ? "failing" : "passing"} attempt →
+          </Link>
+        ) : (
+          <span className="ml-auto text-xs text-zinc-500" data-testid="compare-none">
+            No {r.success ? "failing" : "passing"} attempt of this environment to compare with
+          </span>
+        )}
       </div>
       <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-7">
         <Stat label="Reward" value={fixed(r.reward, 3)} />

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/auth/page";
-import { environmentAttempts, environmentDetail } from "@/lib/generations/environment-detail";
+import { environmentAttempts, environmentDetail, newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
 import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
 import { readTurnPage } from "@/lib/rollouts/turns";
 import { Panel, Shell } from "@/components/ui/shell";
@@ -29,8 +29,29 @@ export default async function ComparePage({
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/environments/${rawKey}/compare`);
   const env = await orNotFound(environmentDetail(db, project, key));
   const attempts = await environmentAttempts(db, project, key);
-  const a = Number(sp.a ?? env.compareDefault.passing ?? attempts[0]?.id);
-  const b = Number(sp.b ?? env.compareDefault.failing ?? attempts.find((x) => Number(x.id) !== a)?.id);
+  // one side given (from a rollout's "compare with a passing/failing attempt"): the other is the newest of the other outcome, or nothing
+  const [passing, failing] = await Promise.all([newestAttemptWithOutcome(db, project, key, true), newestAttemptWithOutcome(db, project, key, false)]);
+  const a = Number(sp.a ?? (sp.b ? passing : (env.compareDefault.passing ?? attempts[0]?.id)));
+  const b = Number(sp.b ?? (sp.a ? failing : (env.compareDefault.failing ?? attempts.find((x) => Number(x.id) !== a)?.id)));
+  const missing = !sp.a && sp.b && passing === null ? "passing" : !sp.b && sp.a && failing === null ? "failing" : a === b ? "other" : null;
+  if (missing) {
+    const given = sp.a ?? sp.b;
+    const envHref = `/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(key)}`;
+    return (
+      <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { href: envHref, label: key }, { label: "Compare" }]}>
+        <Panel>
+          <p className="text-sm text-zinc-700" data-testid="compare-nothing">
+            {missing === "other"
+              ? `There is no other attempt of ${key} to compare #${given ?? a} with.`
+              : `There is no ${missing} attempt of ${key} yet: nothing to compare #${given} with.`}{" "}
+            <Link href={envHref} className="text-blue-700 hover:underline">
+              Back to the environment
+            </Link>
+          </p>
+        </Panel>
+      </Shell>
+    );
+  }
   if (!Number.isInteger(a) || !Number.isInteger(b)) notFound();
   const [ra, rb] = await Promise.all([orNotFound(getRolloutHeader(db, a, user)), orNotFound(getRolloutHeader(db, b, user))]);
   if (ra.projectId !== project.id || rb.projectId !== project.id) notFound();
