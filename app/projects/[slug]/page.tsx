@@ -33,6 +33,9 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
         </Link>
         <span className="text-zinc-400">success threshold {project.successThreshold}</span>
         <span className="ml-auto flex gap-3 text-sm">
+          <Link href={`/projects/${slug}/compare`} className="text-zinc-600 hover:underline">
+            Compare runs
+          </Link>
           <Link href={`/projects/${slug}/audit`} className="text-zinc-600 hover:underline">
             Audit log
           </Link>

@@ -1,0 +1,135 @@
+import Link from "next/link";
+import { projectPage } from "@/lib/auth/page";
+import { DomainError } from "@/lib/api/errors";
+import { comparableSides, compareQuery, compareRuns, type RunComparison } from "@/lib/compare/service";
+import { Panel, Shell, Stat } from "@/components/ui/shell";
+
+export const dynamic = "force-dynamic";
+
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+const signed = (x: number, digits = 3) => `${x > 0 ? "+" : ""}${x.toFixed(digits)}`;
+const VERDICT_STYLE = { regressed: "bg-red-100 text-red-800", improved: "bg-emerald-100 text-emerald-800", unchanged: "text-zinc-500" } as const;
+
+/** Two runs of a project, task by task: regressions and improvements first, each with a pass/fail pair to open. */
+export default async function RunComparePage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ a?: string; b?: string }> }) {
+  const { slug } = await params;
+  const sp = await searchParams;
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/compare`);
+  const sides = await comparableSides(db, project);
+  const value = (s: { generation: number; policy: string }) => `${s.generation}:${s.policy}`;
+  const a = sp.a ?? (sides[0] ? value(sides[0]) : "");
+  const b = sp.b ?? (sides[1] ? value(sides[1]) : a);
+  let comparison: RunComparison | null = null;
+  let problem: string | null = null;
+  if (a && b) {
+    const parsed = compareQuery.safeParse({ a, b });
+    if (!parsed.success) problem = "Pick two runs as <generation>:<policy>.";
+    else {
+      try {
+        comparison = await compareRuns(db, project, parsed.data);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        problem = err.message;
+      }
+    }
+  }
+  const base = `/projects/${encodeURIComponent(slug)}`;
+  return (
+    <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: base, label: project.name }, { label: "Compare runs" }]}>
+      <div className="mb-3 flex flex-wrap items-end gap-3">
+        <h1 className="text-lg font-semibold">Compare runs, task by task</h1>
+        <form className="ml-auto flex items-end gap-2 text-xs" action={`${base}/compare`}>
+          {(["a", "b"] as const).map((side) => (
+            <label key={side} className="flex flex-col text-zinc-500">
+              {side === "a" ? "A (before)" : "B (after)"}
+              <select name={side} defaultValue={side === "a" ? a : b} className="rounded border border-zinc-300 px-1 py-1 text-zinc-900" data-testid={`side-${side}`}>
+                {sides.map((s) => (
+                  <option key={value(s)} value={value(s)}>
+                    G{s.generation} · {s.policy} ({s.rollouts} rollouts)
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
+          <button className="rounded bg-zinc-900 px-2.5 py-1 font-medium text-white">Compare</button>
+        </form>
+      </div>
+      {sides.length === 0 && <p className="text-sm text-zinc-500">This project has no rollouts yet.</p>}
+      {problem && <p className="mb-3 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">{problem}</p>}
+      {comparison && (
+        <>
+          <div className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-5">
+            <Stat label="Regressed" value={comparison.regressed} />
+            <Stat label="Improved" value={comparison.improved} />
+            <Stat label="Unchanged" value={comparison.unchanged} />
+            <Stat
+              label="Mean reward Δ (B − A)"
+              value={comparison.aggregate.meanDelta === null ? "—" : signed(comparison.aggregate.meanDelta)}
+              hint={comparison.aggregate.interval ? `95% bootstrap interval ${signed(comparison.aggregate.interval[0])} … ${signed(comparison.aggregate.interval[1])} over ${comparison.aggregate.environments} shared environments` : undefined}
+            />
+            <Stat label="Test" value={`Fisher, α = ${comparison.alpha}`} hint="two-sided exact test on each environment's successes" />
+          </div>
+          {(comparison.onlyA.length > 0 || comparison.onlyB.length > 0) && (
+            <p className="mb-2 text-xs text-zinc-500">
+              Left out (attempted by one side only): {comparison.onlyA.length} only in A, {comparison.onlyB.length} only in B.
+            </p>
+          )}
+          <Panel title="Environments">
+            <table className="w-full text-left text-xs" data-testid="compare-table">
+              <thead className="text-zinc-500">
+                <tr>
+                  <th className="py-1">Environment</th>
+                  <th>A successes</th>
+                  <th>B successes</th>
+                  <th>A mean</th>
+                  <th>B mean</th>
+                  <th>Δ reward</th>
+                  <th>Δ success (95% Newcombe)</th>
+                  <th>p</th>
+                  <th>Verdict</th>
+                  <th>Pair</th>
+                </tr>
+              </thead>
+              <tbody>
+                {comparison.environments.map((e) => (
+                  <tr key={e.key} className="border-t border-zinc-100">
+                    <td className="py-1 font-mono">
+                      <Link href={`${base}/environments/${encodeURIComponent(e.key)}`} className="hover:underline">
+                        {e.key}
+                      </Link>
+                    </td>
+                    <td>
+                      {e.a.successes}/{e.a.n}
+                    </td>
+                    <td>
+                      {e.b.successes}/{e.b.n}
+                    </td>
+                    <td>{e.a.meanReward?.toFixed(3)}</td>
+                    <td>{e.b.meanReward?.toFixed(3)}</td>
+                    <td className={e.delta > 0 ? "text-emerald-700" : e.delta < 0 ? "text-red-700" : ""}>{signed(e.delta)}</td>
+                    <td>
+                      {signed(e.successDelta, 2)} [{pct(e.successDeltaInterval[0])}, {pct(e.successDeltaInterval[1])}]
+                    </td>
+                    <td>{e.pValue < 0.001 ? "<0.001" : e.pValue.toFixed(3)}</td>
+                    <td>
+                      <span className={`rounded px-1.5 py-0.5 ${VERDICT_STYLE[e.verdict]}`}>{e.verdict}</span>
+                    </td>
+                    <td>
+                      {e.pair ? (
+                        <Link href={`${base}/environments/${encodeURIComponent(e.key)}/compare?a=${e.pair.passing}&b=${e.pair.failing}`} className="text-blue-700 hover:underline">
+                          pass vs fail
+                        </Link>
+                      ) : (
+                        <span className="text-zinc-400">—</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Panel>
+        </>
+      )}
+    </Shell>
+  );
+}
