@@ -8,6 +8,8 @@ import type { ArenaRunView } from "@/lib/reports/arena";
 import { apiFetch } from "@/components/ui/api-client";
 import { count, fixed, pct } from "@/components/ui/format";
 import { Panel } from "@/components/ui/shell";
+import { Button } from "@/components/ui/button";
+import { Table } from "@/components/ui/table";
 
 const COLORS: Record<string, string> = {
   uniform: "#a1a1aa",
@@ -63,45 +65,56 @@ function ci(c: [number, number] | undefined) {
 function ResultTable({ results, seeds }: { results: Partial<Record<string, StrategyResult>>; seeds: number }) {
   const rows = Object.entries(results).sort((a, b) => (a[1]!.rolloutsTo50 ?? Infinity) - (b[1]!.rolloutsTo50 ?? Infinity));
   return (
-    <table className="w-full text-sm num" data-testid="arena-table">
-      <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-        <tr>
-          <th className="py-1.5">Strategy</th>
-          <th className="text-right">Rollouts to 50%</th>
-          <th className="text-right">Rollouts to 80%</th>
-          <th className="text-right">AUC</th>
-          <th className="text-right">Final</th>
-          <th className="text-right">Reached 50%</th>
-          <th className="text-right">Zero-signal</th>
-          <th className="text-right">Invalid</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(([s, r]) => (
-          <tr key={s} className={`border-t border-zinc-100 ${s === "heuristic" ? "bg-blue-50 font-medium" : ""}`}>
-            <td className="py-1.5">
+    <Table
+      size="sm"
+      numeric
+      testId="arena-table"
+      rows={rows}
+      rowKey={([s]) => s}
+      rowClassName={([s]) => (s === "heuristic" ? "bg-blue-50 font-medium" : "")}
+      columns={[
+        {
+          key: "strategy",
+          header: "Strategy",
+          className: "whitespace-nowrap",
+          cell: ([s]) => (
+            <>
               <span className="mr-1.5 inline-block h-2 w-2 rounded-full" style={{ background: COLORS[s] ?? "#52525b" }} />
               {s}
-            </td>
-            <td className="text-right">
+            </>
+          ),
+        },
+        {
+          key: "to50",
+          header: "Rollouts to 50%",
+          align: "right",
+          className: "whitespace-nowrap",
+          cell: ([, r]) => (
+            <>
               {r!.rolloutsTo50 === null ? "—" : count(Math.round(r!.rolloutsTo50))}
               {ci(r!.rolloutsTo50CI)}
-            </td>
-            <td className="text-right">
+            </>
+          ),
+        },
+        {
+          key: "to80",
+          header: "Rollouts to 80%",
+          align: "right",
+          className: "whitespace-nowrap",
+          cell: ([, r]) => (
+            <>
               {r!.rolloutsTo80 === null ? "—" : count(Math.round(r!.rolloutsTo80))}
               {ci(r!.rolloutsTo80CI)}
-            </td>
-            <td className="text-right">{fixed(r!.auc, 3)}</td>
-            <td className="text-right">{pct(r!.finalSuccess)}</td>
-            <td className="text-right">
-              {r!.reached50}/{seeds}
-            </td>
-            <td className="text-right">{pct(r!.zeroSignal)}</td>
-            <td className="text-right">{pct(r!.invalidRate)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+        { key: "auc", header: "AUC", align: "right", cell: ([, r]) => fixed(r!.auc, 3) },
+        { key: "final", header: "Final", align: "right", cell: ([, r]) => pct(r!.finalSuccess) },
+        { key: "reached", header: "Reached 50%", align: "right", cell: ([, r]) => `${r!.reached50}/${seeds}` },
+        { key: "zero", header: "Zero-signal", align: "right", cell: ([, r]) => pct(r!.zeroSignal) },
+        { key: "invalid", header: "Invalid", align: "right", cell: ([, r]) => pct(r!.invalidRate) },
+      ]}
+    />
   );
 }
 
@@ -129,9 +142,9 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
     <div>
       <div className="mb-3 flex flex-wrap items-center gap-3">
         {canRun && (
-          <button onClick={() => run.mutate()} disabled={busy || run.isPending} className="rounded bg-zinc-900 px-3 py-1 text-sm font-medium text-white disabled:opacity-50" data-testid="arena-run">
+          <Button variant="primary" onClick={() => run.mutate()} disabled={busy} busy={run.isPending} data-testid="arena-run">
             Run a quick arena (3 seeds)
-          </button>
+          </Button>
         )}
         {progress && (
           <span className="text-sm text-zinc-600" data-testid="arena-progress">

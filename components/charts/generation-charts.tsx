@@ -26,6 +26,7 @@ import type { ComparisonPoint, FieldBreakdownView, PolicyComparison, SuccessBin 
 import { defaultBreakdownField } from "@/lib/analytics/field-choice";
 import { count, pct } from "@/components/ui/format";
 import { fieldClass } from "@/components/ui/form";
+import { Table } from "@/components/ui/table";
 
 const AXIS_TICK = { fontSize: 12 };
 const GRID_STROKE = "#e4e4e7";
@@ -282,26 +283,19 @@ export function FieldBreakdownChart({ fields }: { fields: FieldBreakdownView[] }
               </BarChart>
             </ResponsiveContainer>
           </div>
-          <table className="mt-2 w-full text-xs">
-            <thead className="text-left text-zinc-500">
-              <tr>
-                <th className="py-0.5 font-normal">{field.path}</th>
-                <th className="py-0.5 text-right font-normal">success</th>
-                <th className="py-0.5 text-right font-normal">environments</th>
-                <th className="py-0.5 text-right font-normal">rollouts</th>
-              </tr>
-            </thead>
-            <tbody className="text-zinc-700">
-              {field.buckets.map((b, i) => (
-                <tr key={i} className="border-t border-zinc-100">
-                  <td className="py-0.5">{b.label}</td>
-                  <td className="num py-0.5 text-right">{pct(b.successRate)}</td>
-                  <td className="num py-0.5 text-right">{count(b.environments)}</td>
-                  <td className="num py-0.5 text-right">{count(b.rollouts)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            size="xs"
+            numeric
+            className="mt-2 text-zinc-700"
+            rows={field.buckets}
+            rowKey={(_, i) => i}
+            columns={[
+              { key: "label", header: field.path, cell: (b) => b.label, className: "normal-case" },
+              { key: "success", header: "success", align: "right", cell: (b) => pct(b.successRate) },
+              { key: "environments", header: "environments", align: "right", cell: (b) => count(b.environments) },
+              { key: "rollouts", header: "rollouts", align: "right", cell: (b) => count(b.rollouts) },
+            ]}
+          />
         </>
       )}
     </div>

@@ -4,6 +4,8 @@ import Link from "next/link";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
+import { fieldClass } from "@/components/ui/form";
 
 interface DispatchView {
   id: string;
@@ -54,9 +56,9 @@ export function DispatchTimeline({ id, slug, initial }: { id: string; slug: stri
         </span>
         {data.externalId && <span className="break-all text-zinc-500">id {data.externalId}</span>}
         {!["succeeded", "failed", "cancelled"].includes(data.status) && (
-          <button onClick={() => cancel.mutate()} className="ml-auto text-red-700 hover:underline">
+          <Button variant="danger" size="xs" className="ml-auto" busy={cancel.isPending} onClick={() => cancel.mutate()}>
             Cancel
-          </button>
+          </Button>
         )}
       </div>
       <ol className="space-y-0.5">
@@ -91,25 +93,25 @@ export function DispatchPanel({ slug, index, targets, dispatchable, status }: { 
   return (
     <div data-testid="dispatch-panel">
       <div className="flex flex-wrap items-center gap-2 text-sm">
-        <select value={target} onChange={(e) => setTarget(e.target.value)} className="rounded border border-zinc-300 px-2 py-1" aria-label="Target">
+        <select value={target} onChange={(e) => setTarget(e.target.value)} className={fieldClass} aria-label="Target">
           {targets.map((t) => (
             <option key={t.name} value={t.name}>
               {t.name} ({t.kind}, {t.adapter})
             </option>
           ))}
         </select>
-        <button onClick={() => mutation.mutate(undefined)} disabled={mutation.isPending} className="rounded bg-zinc-900 px-3 py-1 font-medium text-white hover:bg-zinc-700 disabled:opacity-50" data-testid="dispatch-submit">
+        <Button variant="primary" onClick={() => mutation.mutate(undefined)} busy={mutation.isPending} data-testid="dispatch-submit">
           Dispatch generation {index}
-        </button>
-        {mutation.error && <span className="text-red-700">{(mutation.error as Error).message}</span>}
+        </Button>
+        {mutation.error && <span role="alert" className="text-red-700">{(mutation.error as Error).message}</span>}
         {asksAboutInvalid && (
           <span className="flex gap-2" data-testid="dispatch-invalid-choice">
-            <button onClick={() => mutation.mutate("exclude")} className="rounded border border-zinc-300 px-2 py-1 hover:bg-zinc-50">
+            <Button onClick={() => mutation.mutate("exclude")} disabled={mutation.isPending}>
               Dispatch without them
-            </button>
-            <button onClick={() => mutation.mutate("include")} className="rounded border border-red-300 px-2 py-1 text-red-800 hover:bg-red-50">
+            </Button>
+            <Button variant="danger" onClick={() => mutation.mutate("include")} disabled={mutation.isPending}>
               Include them anyway
-            </button>
+            </Button>
           </span>
         )}
       </div>

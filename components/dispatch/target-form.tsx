@@ -4,6 +4,8 @@ import { useRouter } from "next/navigation";
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
+import { Field, fieldClass as input } from "@/components/ui/form";
 
 const TEMPLATES: Record<string, object> = {
   webhook: { url: "https://trainer.example.org/envforge" },
@@ -39,23 +41,19 @@ export function TargetForm({ slug }: { slug: string }) {
     const secretEnv = (f.get("secretEnv") as string) || undefined;
     mutation.mutate({ name: f.get("name"), kind: f.get("kind"), adapter, config: parsed, ...(secret ? { secret } : {}), ...(secretEnv ? { secretEnv } : {}) });
   };
-  const input = "rounded border border-zinc-300 px-2 py-1";
   return (
     <form onSubmit={submit} className="space-y-2 text-sm" data-testid="target-form">
       <div className="flex flex-wrap gap-2">
-        <label className="flex flex-col gap-1 text-xs">
-          Name
+        <Field label="Name">
           <input name="name" required className={input} aria-label="Target name" />
-        </label>
-        <label className="flex flex-col gap-1 text-xs">
-          Kind
-          <select name="kind" className={input} aria-label="Kind">
+        </Field>
+        <Field label="Kind">
+          <select name="kind" className={input}>
             <option value="trainer">trainer</option>
             <option value="sandbox">sandbox</option>
           </select>
-        </label>
-        <label className="flex flex-col gap-1 text-xs">
-          Adapter
+        </Field>
+        <Field label="Adapter">
           <select
             value={adapter}
             onChange={(e) => {
@@ -63,30 +61,30 @@ export function TargetForm({ slug }: { slug: string }) {
               setConfig(JSON.stringify(TEMPLATES[e.target.value], null, 2));
             }}
             className={input}
-            aria-label="Adapter"
           >
             {Object.keys(TEMPLATES).map((a) => (
               <option key={a}>{a}</option>
             ))}
           </select>
-        </label>
-        <label className="flex flex-col gap-1 text-xs">
-          Secret (stored encrypted)
-          <input name="secret" type="password" autoComplete="off" className={input} aria-label="Secret" />
-        </label>
-        <label className="flex flex-col gap-1 text-xs">
-          or from env var
+        </Field>
+        <Field label="Secret" help="stored encrypted">
+          <input name="secret" type="password" autoComplete="off" className={input} />
+        </Field>
+        <Field label="or from env var">
           <input name="secretEnv" placeholder="TRAINER_TOKEN" className={input} aria-label="Secret environment variable" />
-        </label>
+        </Field>
       </div>
-      <label className="flex flex-col gap-1 text-xs">
-        Config
-        <textarea value={config} onChange={(e) => setConfig(e.target.value)} rows={6} spellCheck={false} className={`${input} font-mono text-xs`} aria-label="Config" />
-      </label>
-      <button disabled={mutation.isPending} className="rounded bg-zinc-900 px-3 py-1 font-medium text-white disabled:opacity-50">
+      <Field label="Config" error={configError}>
+        <textarea value={config} onChange={(e) => setConfig(e.target.value)} rows={6} spellCheck={false} className={`${input} font-mono text-xs`} />
+      </Field>
+      <Button type="submit" variant="primary" busy={mutation.isPending}>
         Add target
-      </button>
-      {(configError || mutation.error) && <p className="text-red-700" data-testid="target-error">{configError ?? (mutation.error as Error).message}</p>}
+      </Button>
+      {mutation.error && (
+        <p role="alert" className="text-red-700" data-testid="target-error">
+          {(mutation.error as Error).message}
+        </p>
+      )}
     </form>
   );
 }

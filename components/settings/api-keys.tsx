@@ -3,7 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
 import { Field, fieldClass, InlineForm, RoleSelect } from "@/components/ui/form";
+import { Table } from "@/components/ui/table";
 
 interface KeyRow {
   id: number;
@@ -22,7 +24,11 @@ export function ApiKeys({ projects }: { projects: string[] }) {
   const [form, setForm] = useState({ name: "", role: "ingest", project: "" });
   const [secret, setSecret] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () => apiFetch<{ id: number; key: string }>("/api/v1/keys", { method: "POST", body: JSON.stringify({ name: form.name, role: form.role, project: form.project || undefined }) }),
+    mutationFn: () =>
+      apiFetch<{ id: number; key: string }>("/api/v1/keys", {
+        method: "POST",
+        body: JSON.stringify({ name: form.name, role: form.role, project: form.project || undefined }),
+      }),
     onSuccess: (r) => {
       setSecret(r.key);
       setForm({ ...form, name: "" });
@@ -37,7 +43,13 @@ export function ApiKeys({ projects }: { projects: string[] }) {
     <div className="space-y-4">
       <InlineForm onSubmit={() => create.mutate()}>
         <Field label="Name">
-          <input className={fieldClass} value={form.name} required onChange={(e) => setForm({ ...form, name: e.target.value })} placeholder="trainer-ci" />
+          <input
+            className={fieldClass}
+            value={form.name}
+            required
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+            placeholder="trainer-ci"
+          />
         </Field>
         <Field label="Role">
           <RoleSelect value={form.role} onChange={(role) => setForm({ ...form, role })} />
@@ -50,10 +62,14 @@ export function ApiKeys({ projects }: { projects: string[] }) {
             ))}
           </select>
         </Field>
-        <button className="rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50" disabled={create.isPending}>
+        <Button type="submit" variant="primary" busy={create.isPending}>
           Create key
-        </button>
-        {create.error && <span className="text-red-700">{create.error.message}</span>}
+        </Button>
+        {create.error && (
+          <span role="alert" className="text-red-700">
+            {create.error.message}
+          </span>
+        )}
       </InlineForm>
       {secret && (
         <div role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-3">
@@ -63,44 +79,50 @@ export function ApiKeys({ projects }: { projects: string[] }) {
           </code>
         </div>
       )}
-      <table className="w-full rounded-md border border-zinc-200 bg-white">
-        <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-          <tr>
-            <th className="px-3 py-2">Name</th>
-            <th>Role</th>
-            <th>Project</th>
-            <th>Prefix</th>
-            <th>Created</th>
-            <th>Status</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {keys.data?.keys.map((k) => (
-            <tr key={k.id} className="border-t border-zinc-100">
-              <td className="px-3 py-1.5">{k.name}</td>
-              <td>{k.role}</td>
-              <td>{k.project ?? "all"}</td>
-              <td className="font-mono text-xs">{k.prefix}…</td>
-              <td className="text-zinc-500">{new Date(k.createdAt).toLocaleString()}</td>
-              <td>{k.revokedAt ? <span className="text-zinc-400">revoked</span> : "active"}</td>
-              <td className="pr-3 text-right">
-                {!k.revokedAt && (
-                  <button
-                    className="text-red-700 hover:underline"
-                    onClick={() => {
-                      if (window.confirm(`Revoke the key '${k.name}'? Requests with it fail at once; this cannot be undone.`)) revoke.mutate(k.id);
-                    }}
-                  >
-                    Revoke
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {keys.error && <p className="text-red-700">{keys.error.message}</p>}
+      <Table
+        framed
+        rows={keys.data?.keys ?? []}
+        rowKey={(k) => k.id}
+        empty={keys.data ? "No API keys yet." : false}
+        columns={[
+          { key: "name", header: "Name", cell: (k) => k.name },
+          { key: "role", header: "Role", cell: (k) => k.role },
+          { key: "project", header: "Project", cell: (k) => k.project ?? "all" },
+          { key: "prefix", header: "Prefix", cell: (k) => `${k.prefix}…`, className: "font-mono text-xs" },
+          {
+            key: "created",
+            header: "Created",
+            cell: (k) => new Date(k.createdAt).toLocaleString(),
+            className: "text-zinc-500 whitespace-nowrap",
+          },
+          { key: "status", header: "Status", cell: (k) => (k.revokedAt ? <span className="text-zinc-400">revoked</span> : "active") },
+          {
+            key: "actions",
+            header: "Actions",
+            hideHeader: true,
+            align: "right",
+            cell: (k) =>
+              !k.revokedAt && (
+                <Button
+                  variant="danger"
+                  size="sm"
+                  busy={revoke.isPending && revoke.variables === k.id}
+                  onClick={() => {
+                    if (window.confirm(`Revoke the key '${k.name}'? Requests with it fail at once; this cannot be undone.`))
+                      revoke.mutate(k.id);
+                  }}
+                >
+                  Revoke
+                </Button>
+              ),
+          },
+        ]}
+      />
+      {(keys.error ?? revoke.error) && (
+        <p role="alert" className="text-red-700">
+          {(keys.error ?? revoke.error)?.message}
+        </p>
+      )}
     </div>
   );
 }

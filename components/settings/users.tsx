@@ -3,7 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
 import { Field, fieldClass, InlineForm, RoleSelect } from "@/components/ui/form";
+import { Table } from "@/components/ui/table";
 
 interface UserRow {
   id: number;
@@ -55,7 +57,6 @@ export function Users({ selfId }: { selfId: number }) {
     onSuccess: (r) => setNotice(`${r.email} is signed out everywhere (${r.sessionsEnded} session(s) ended).`),
   });
   const actionError = setDisabled.error ?? endSessions.error;
-  const button = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-50 disabled:opacity-50";
   return (
     <div className="space-y-4">
       <InlineForm onSubmit={() => create.mutate()}>
@@ -71,7 +72,7 @@ export function Users({ selfId }: { selfId: number }) {
         <Field label="Name">
           <input className={fieldClass} required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         </Field>
-        <Field label="Initial password (10+ characters)">
+        <Field label="Initial password" help="10+ characters; the person signs in with it.">
           <input
             className={fieldClass}
             type="password"
@@ -85,62 +86,63 @@ export function Users({ selfId }: { selfId: number }) {
         <Field label="Role">
           <RoleSelect value={form.role} onChange={(role) => setForm({ ...form, role })} />
         </Field>
-        <button className="rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50" disabled={create.isPending}>
+        <Button type="submit" variant="primary" busy={create.isPending}>
           Add account
-        </button>
+        </Button>
         {create.error && (
           <span role="alert" className="text-red-700">
             {create.error.message}
           </span>
         )}
       </InlineForm>
-      <table className="w-full rounded-md border border-zinc-200 bg-white" data-testid="users-table">
-        <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-          <tr>
-            <th className="px-3 py-2">Name</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Created</th>
-            <th>Status</th>
-            <th className="sr-only">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.data?.users.map((u) => (
-            <tr key={u.id} className="border-t border-zinc-100" data-testid="user-row">
-              <td className="px-3 py-1.5">{u.name}</td>
-              <td>{u.email}</td>
-              <td>{u.role}</td>
-              <td className="text-zinc-500">{new Date(u.createdAt).toLocaleString()}</td>
-              <td className={u.disabled ? "text-red-700" : "text-zinc-600"}>{u.disabled ? "disabled" : "active"}</td>
-              <td className="space-x-2 py-1.5 pr-3 text-right">
-                {u.id !== selfId && (
-                  <>
-                    <button
-                      type="button"
-                      className={button}
-                      disabled={setDisabled.isPending}
-                      onClick={() => setDisabled.mutate({ id: u.id, email: u.email, disabled: !u.disabled })}
-                    >
-                      {u.disabled ? "Enable" : "Disable"}
-                    </button>
-                    {!u.disabled && (
-                      <button
-                        type="button"
-                        className={button}
-                        disabled={endSessions.isPending}
-                        onClick={() => endSessions.mutate({ id: u.id, email: u.email })}
-                      >
-                        End sessions
-                      </button>
-                    )}
-                  </>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        framed
+        testId="users-table"
+        rows={users.data?.users ?? []}
+        rowKey={(u) => u.id}
+        rowProps={() => ({ "data-testid": "user-row" })}
+        empty={users.data ? "No accounts." : false}
+        columns={[
+          { key: "name", header: "Name", cell: (u) => u.name },
+          { key: "email", header: "Email", cell: (u) => u.email },
+          { key: "role", header: "Role", cell: (u) => u.role },
+          {
+            key: "created",
+            header: "Created",
+            cell: (u) => new Date(u.createdAt).toLocaleString(),
+            className: "text-zinc-500 whitespace-nowrap",
+          },
+          {
+            key: "status",
+            header: "Status",
+            cell: (u) => <span className={u.disabled ? "text-red-700" : "text-zinc-600"}>{u.disabled ? "disabled" : "active"}</span>,
+          },
+          {
+            key: "actions",
+            header: "Actions",
+            hideHeader: true,
+            align: "right",
+            className: "space-x-2 whitespace-nowrap",
+            cell: (u) =>
+              u.id !== selfId && (
+                <>
+                  <Button
+                    size="sm"
+                    disabled={setDisabled.isPending}
+                    onClick={() => setDisabled.mutate({ id: u.id, email: u.email, disabled: !u.disabled })}
+                  >
+                    {u.disabled ? "Enable" : "Disable"}
+                  </Button>
+                  {!u.disabled && (
+                    <Button size="sm" disabled={endSessions.isPending} onClick={() => endSessions.mutate({ id: u.id, email: u.email })}>
+                      End sessions
+                    </Button>
+                  )}
+                </>
+              ),
+          },
+        ]}
+      />
       {notice && !actionError && (
         <p role="status" className="text-zinc-700">
           {notice}

@@ -3,16 +3,27 @@ import type { ReactNode } from "react";
 import type { Principal } from "@/lib/auth/principal";
 import { hasScope } from "@/lib/auth/roles";
 import { SignOutButton } from "@/components/auth/sign-out-button";
+import { Tile } from "@/components/ui/tile";
 
 /** The page frame: top bar with navigation and the signed-in user, breadcrumbs, content. */
-export function Shell({ user, crumbs = [], children, actions }: { user: Principal; crumbs?: { href?: string; label: string }[]; children: ReactNode; actions?: ReactNode }) {
+export function Shell({
+  user,
+  crumbs = [],
+  children,
+  actions,
+}: {
+  user: Principal;
+  crumbs?: { href?: string; label: string }[];
+  children: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <div className="min-h-screen">
-      <header className="flex h-11 items-center gap-4 border-b border-zinc-200 bg-white px-4">
+      <header className="flex min-h-11 flex-wrap items-center gap-x-4 gap-y-1 border-b border-zinc-200 bg-white px-4 py-2">
         <Link href="/" className="font-semibold tracking-tight text-zinc-900">
           EnvForge
         </Link>
-        <nav className="flex items-center gap-3 text-zinc-600">
+        <nav className="flex flex-wrap items-center gap-x-3 gap-y-1 whitespace-nowrap text-zinc-600">
           <Link href="/" className="hover:text-zinc-900">
             Projects
           </Link>
@@ -33,7 +44,7 @@ export function Shell({ user, crumbs = [], children, actions }: { user: Principa
             </Link>
           )}
         </nav>
-        <div className="ml-auto flex items-center gap-3 text-zinc-600">
+        <div className="ml-auto flex items-center gap-3 whitespace-nowrap text-zinc-600">
           <span data-testid="current-user">
             {user.name} <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-500">{user.role}</span>
           </span>
@@ -41,8 +52,8 @@ export function Shell({ user, crumbs = [], children, actions }: { user: Principa
         </div>
       </header>
       <div className="mx-auto max-w-7xl px-4 py-4">
-        <div className="mb-3 flex items-center gap-2">
-          <nav aria-label="Breadcrumb" className="flex items-center gap-1.5 text-zinc-500">
+        <div className="mb-3 flex flex-wrap items-center gap-2">
+          <nav aria-label="Breadcrumb" className="flex min-w-0 flex-wrap items-center gap-1.5 text-zinc-500">
             {crumbs.map((c, i) => (
               <span key={i} className="flex items-center gap-1.5">
                 {i > 0 && <span>/</span>}
@@ -65,7 +76,17 @@ export function Shell({ user, crumbs = [], children, actions }: { user: Principa
 }
 
 /** A titled white panel. */
-export function Panel({ title, children, className = "", right }: { title?: ReactNode; children: ReactNode; className?: string; right?: ReactNode }) {
+export function Panel({
+  title,
+  children,
+  className = "",
+  right,
+}: {
+  title?: ReactNode;
+  children: ReactNode;
+  className?: string;
+  right?: ReactNode;
+}) {
   return (
     <section className={`rounded-md border border-zinc-200 bg-white ${className}`}>
       {title && (
@@ -79,13 +100,7 @@ export function Panel({ title, children, className = "", right }: { title?: Reac
   );
 }
 
-/** One headline figure. */
-export function Stat({ label, value, hint, sub }: { label: string; value: ReactNode; hint?: string; sub?: ReactNode }) {
-  return (
-    <div className="rounded-md border border-zinc-200 bg-white px-3 py-2" title={hint}>
-      <div className="text-xs text-zinc-500">{label}</div>
-      <div className="num text-lg font-semibold text-zinc-900">{value}</div>
-      {sub && <div className="text-xs text-zinc-500">{sub}</div>}
-    </div>
-  );
+/** One headline figure (kept while pages move to Tile). */
+export function Stat({ sub, ...props }: { label: string; value: ReactNode; hint?: string; sub?: ReactNode }) {
+  return <Tile {...props} description={sub} />;
 }

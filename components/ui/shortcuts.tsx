@@ -2,6 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useEffectEvent, useRef, useState, type RefObject } from "react";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
 
 /** True when keystrokes aimed at `el` are text entry (input, textarea, select, contenteditable). */
 export function isTypingTarget(el: EventTarget | null): boolean {
@@ -95,61 +97,26 @@ export function useListNavigation<T>({
 /** A "? Shortcuts" button, and a dialog listing the shortcuts that "?" or the button opens. */
 export function ShortcutHelp({ shortcuts }: { shortcuts: { keys: string; description: string }[] }) {
   const [open, setOpen] = useState(false);
-  const dialog = useRef<HTMLDivElement>(null);
-
-  useShortcuts({
-    "?": () => setOpen(true),
-    Escape: () => setOpen(false),
-  });
-
-  useEffect(() => {
-    if (!open) return;
-    const before = document.activeElement;
-    dialog.current?.focus();
-    return () => {
-      if (before instanceof HTMLElement) before.focus();
-    };
-  }, [open]);
-
+  useShortcuts({ "?": () => setOpen(true) });
   return (
     <>
-      <button type="button" className="text-xs text-zinc-500 hover:text-zinc-900" onClick={() => setOpen(true)}>
+      <Button variant="ghost" size="sm" onClick={() => setOpen(true)}>
         ? Shortcuts
-      </button>
-      {open && (
-        <div
-          className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/20 pt-24"
-          onMouseDown={(e) => {
-            if (e.target === e.currentTarget) setOpen(false);
-          }}
-        >
-          <div
-            ref={dialog}
-            role="dialog"
-            aria-modal="true"
-            aria-label="Keyboard shortcuts"
-            tabIndex={-1}
-            className="w-80 rounded-md border border-zinc-200 bg-white shadow-lg outline-none"
-          >
-            <div className="flex items-center border-b border-zinc-100 px-3 py-2">
-              <h2 className="text-sm font-semibold text-zinc-800">Keyboard shortcuts</h2>
-              <button type="button" className="ml-auto text-xs text-zinc-500 hover:text-zinc-900" onClick={() => setOpen(false)}>
-                Close
-              </button>
+      </Button>
+      <Dialog open={open} onClose={() => setOpen(false)} title="Keyboard shortcuts">
+        <dl className="space-y-1.5 text-sm">
+          {shortcuts.map((s) => (
+            <div key={s.keys} className="flex items-center gap-3">
+              <dt className="w-16 shrink-0">
+                <kbd className="rounded border border-zinc-300 bg-zinc-50 px-1.5 py-0.5 font-mono text-xs text-zinc-700 shadow-[inset_0_-1px_0_#d4d4d8]">
+                  {s.keys}
+                </kbd>
+              </dt>
+              <dd className="text-zinc-600">{s.description}</dd>
             </div>
-            <dl className="space-y-1.5 p-3 text-sm">
-              {shortcuts.map((s) => (
-                <div key={s.keys} className="flex items-center gap-3">
-                  <dt className="w-16 shrink-0">
-                    <kbd className="rounded border border-zinc-300 bg-zinc-50 px-1.5 py-0.5 font-mono text-xs text-zinc-700 shadow-[inset_0_-1px_0_#d4d4d8]">{s.keys}</kbd>
-                  </dt>
-                  <dd className="text-zinc-600">{s.description}</dd>
-                </div>
-              ))}
-            </dl>
-          </div>
-        </div>
-      )}
+          ))}
+        </dl>
+      </Dialog>
     </>
   );
 }

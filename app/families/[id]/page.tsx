@@ -2,6 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { orNotFound, requireUser } from "@/lib/auth/page";
 import { getFamily } from "@/lib/projects/families";
 import { Panel, Shell } from "@/components/ui/shell";
+import { Table } from "@/components/ui/table";
 
 export const dynamic = "force-dynamic";
 
@@ -20,34 +21,35 @@ export default async function FamilyPage({ params }: { params: Promise<{ id: str
       </h1>
       <p className="mb-4 text-zinc-600">{family.description}</p>
       <Panel title="Fields">
-        <table className="w-full" data-testid="family-fields">
-          <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-            <tr>
-              <th className="py-1.5">Field</th>
-              <th>Kind</th>
-              <th>Range or levels</th>
-              <th>Harder when</th>
-              <th>Direction</th>
-              <th>Mutable</th>
-              <th>Description</th>
-            </tr>
-          </thead>
-          <tbody>
-            {family.fields.map((f) => (
-              <tr key={f.path} className="border-t border-zinc-100 align-top">
-                <td className="py-1.5 font-mono text-xs">{f.path}</td>
-                <td>{f.kind}</td>
-                <td className="font-mono text-xs text-zinc-600">
-                  {f.levels ? f.levels.map(String).join(f.kind === "ordinal" ? " < " : " | ") : f.min !== undefined || f.max !== undefined ? `${f.min ?? "−∞"} … ${f.max ?? "∞"}` : ""}
-                </td>
-                <td>{f.difficulty === "up" ? "raised" : f.difficulty === "down" ? "lowered" : ""}</td>
-                <td>{f.direction ?? ""}</td>
-                <td>{f.mutable === false ? "no" : "yes"}</td>
-                <td className="text-zinc-600">{f.description ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          testId="family-fields"
+          rows={family.fields}
+          rowKey={(f) => f.path}
+          empty="This family declares no fields."
+          columns={[
+            { key: "path", header: "Field", cell: (f) => f.path, className: "font-mono text-xs" },
+            { key: "kind", header: "Kind", cell: (f) => f.kind },
+            {
+              key: "range",
+              header: "Range or levels",
+              className: "font-mono text-xs text-zinc-600",
+              cell: (f) =>
+                f.levels
+                  ? f.levels.map(String).join(f.kind === "ordinal" ? " < " : " | ")
+                  : f.min !== undefined || f.max !== undefined
+                    ? `${f.min ?? "−∞"} … ${f.max ?? "∞"}`
+                    : "",
+            },
+            {
+              key: "difficulty",
+              header: "Harder when",
+              cell: (f) => (f.difficulty === "up" ? "raised" : f.difficulty === "down" ? "lowered" : ""),
+            },
+            { key: "direction", header: "Direction", cell: (f) => f.direction ?? "" },
+            { key: "mutable", header: "Mutable", cell: (f) => (f.mutable === false ? "no" : "yes") },
+            { key: "description", header: "Description", cell: (f) => f.description ?? "", className: "min-w-48 text-zinc-600" },
+          ]}
+        />
       </Panel>
       <Panel title="JSON Schema" className="mt-4">
         <pre className="max-h-96 overflow-auto text-xs">{JSON.stringify(family.jsonSchema, null, 2)}</pre>

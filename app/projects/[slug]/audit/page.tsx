@@ -2,49 +2,65 @@ import Link from "next/link";
 import { projectPage } from "@/lib/auth/page";
 import { listAudit } from "@/lib/review/audit";
 import { Panel, Shell } from "@/components/ui/shell";
+import { Table } from "@/components/ui/table";
 
 export const dynamic = "force-dynamic";
 
 /** The project's append-only audit log, newest first. */
-export default async function AuditPage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ cursor?: string }> }) {
+export default async function AuditPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string }>;
+  searchParams: Promise<{ cursor?: string }>;
+}) {
   const { slug } = await params;
   const { cursor } = await searchParams;
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/audit`, "audit:read");
   const page = await listAudit(db, project.id, cursor, 100);
   return (
-    <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: "Audit log" }]}>
+    <Shell
+      user={user}
+      crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: "Audit log" }]}
+    >
       <h1 className="mb-3 text-xl font-semibold">Audit log</h1>
       <Panel>
-        <table className="w-full text-sm" data-testid="audit-table">
-          <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-            <tr>
-              <th className="py-1.5">At</th>
-              <th>Actor</th>
-              <th>Action</th>
-              <th>Entity</th>
-              <th>Before</th>
-              <th>After</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.events.map((e, i) => (
-              <tr key={i} className="border-t border-zinc-100 align-top" data-testid="audit-row">
-                <td className="num whitespace-nowrap py-1.5 pr-2 text-xs text-zinc-500">{e.at.slice(0, 19).replace("T", " ")}</td>
-                <td className="pr-2">{e.actor}</td>
-                <td className="pr-2 font-mono text-xs">{e.action}</td>
-                <td className="pr-2 font-mono text-xs">
-                  {e.entity} {String(e.entityId).slice(0, 12)}
-                </td>
-                <td className="max-w-xs truncate pr-2 font-mono text-xs text-zinc-500" title={e.before === undefined ? "" : JSON.stringify(e.before)}>
-                  {e.before === undefined ? "" : JSON.stringify(e.before)}
-                </td>
-                <td className="max-w-md truncate font-mono text-xs" title={e.after === undefined ? "" : JSON.stringify(e.after)}>
-                  {e.after === undefined ? "" : JSON.stringify(e.after)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          size="sm"
+          testId="audit-table"
+          rows={page.events}
+          rowKey={(_, i) => i}
+          rowProps={() => ({ "data-testid": "audit-row" })}
+          empty="Nothing has been recorded yet."
+          columns={[
+            {
+              key: "at",
+              header: "At",
+              cell: (e) => e.at.slice(0, 19).replace("T", " "),
+              className: "num whitespace-nowrap text-xs text-zinc-500",
+            },
+            { key: "actor", header: "Actor", cell: (e) => e.actor },
+            { key: "action", header: "Action", cell: (e) => e.action, className: "font-mono text-xs" },
+            {
+              key: "entity",
+              header: "Entity",
+              cell: (e) => `${e.entity} ${String(e.entityId).slice(0, 12)}`,
+              className: "font-mono text-xs whitespace-nowrap",
+            },
+            {
+              key: "before",
+              header: "Before",
+              cell: (e) => (e.before === undefined ? "" : <span title={JSON.stringify(e.before)}>{JSON.stringify(e.before)}</span>),
+              className: "max-w-xs truncate font-mono text-xs text-zinc-500",
+            },
+            {
+              key: "after",
+              header: "After",
+              cell: (e) => (e.after === undefined ? "" : <span title={JSON.stringify(e.after)}>{JSON.stringify(e.after)}</span>),
+              className: "max-w-md truncate font-mono text-xs",
+            },
+          ]}
+        />
         {page.nextCursor && (
           <Link href={`?cursor=${page.nextCursor}`} className="mt-2 inline-block text-sm underline">
             Older

@@ -1,6 +1,7 @@
 import { projectPage } from "@/lib/auth/page";
 import { listTargets } from "@/lib/dispatch/service";
 import { Panel, Shell } from "@/components/ui/shell";
+import { Table } from "@/components/ui/table";
 import { TargetForm } from "@/components/dispatch/target-form";
 
 export const dynamic = "force-dynamic";
@@ -11,42 +12,32 @@ export default async function TargetsPage({ params }: { params: Promise<{ slug: 
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/targets`, "targets:manage");
   const { targets } = await listTargets(db, project, user.role);
   return (
-    <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: "Targets" }]}>
+    <Shell
+      user={user}
+      crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { label: "Targets" }]}
+    >
       <h1 className="mb-3 text-xl font-semibold">Dispatch targets</h1>
       <Panel title="Targets" className="mb-3">
-        <table className="w-full text-sm" data-testid="targets-table">
-          <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-            <tr>
-              <th className="py-1.5">Name</th>
-              <th>Kind</th>
-              <th>Adapter</th>
-              <th>Config</th>
-              <th>Secret</th>
-              <th>Attempts</th>
-            </tr>
-          </thead>
-          <tbody>
-            {targets.map((t) => (
-              <tr key={t.id} className="border-t border-zinc-100 align-top">
-                <td className="py-1.5 font-medium">{t.name}</td>
-                <td>{t.kind}</td>
-                <td>{t.adapter}</td>
-                <td className="max-w-md truncate font-mono text-xs" title={JSON.stringify(t.config)}>
-                  {JSON.stringify(t.config)}
-                </td>
-                <td className="text-xs text-zinc-500">{t.secret ?? "none"}</td>
-                <td className="num">{t.maxAttempts}</td>
-              </tr>
-            ))}
-            {targets.length === 0 && (
-              <tr>
-                <td colSpan={6} className="py-3 text-zinc-500">
-                  No targets yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
+        <Table
+          size="sm"
+          testId="targets-table"
+          rows={targets}
+          rowKey={(t) => t.id}
+          empty="No targets yet."
+          columns={[
+            { key: "name", header: "Name", cell: (t) => t.name, className: "font-medium" },
+            { key: "kind", header: "Kind", cell: (t) => t.kind },
+            { key: "adapter", header: "Adapter", cell: (t) => t.adapter },
+            {
+              key: "config",
+              header: "Config",
+              cell: (t) => <span title={JSON.stringify(t.config)}>{JSON.stringify(t.config)}</span>,
+              className: "max-w-md truncate font-mono text-xs",
+            },
+            { key: "secret", header: "Secret", cell: (t) => t.secret ?? "none", className: "text-xs text-zinc-500" },
+            { key: "attempts", header: "Attempts", cell: (t) => t.maxAttempts, className: "num", align: "right" },
+          ]}
+        />
       </Panel>
       <Panel title="Add a target">
         <TargetForm slug={slug} />

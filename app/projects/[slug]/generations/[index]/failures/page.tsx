@@ -3,7 +3,9 @@ import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/auth/page";
 import { getGeneration } from "@/lib/generations/service";
 import { failureClusterDetail, generationFailures } from "@/lib/generations/analytics";
-import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { Panel, Shell } from "@/components/ui/shell";
+import { Tile } from "@/components/ui/tile";
+import { Table } from "@/components/ui/table";
 import { count, fixed, pct } from "@/components/ui/format";
 import { ClusterList } from "@/components/failures/cluster-list";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
@@ -70,15 +72,15 @@ export default async function FailuresPage({
         <span className="text-zinc-500">{view.policy ? `policy ${view.policy}` : "all policies"}</span>
       </div>
       <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-5">
-        <Stat label="Rollouts" value={count(view.rollouts)} />
-        <Stat label="Failures" value={count(view.failures)} />
-        <Stat label="Policy failures" value={count(view.policyFailures)} hint="failures the policy is answerable for" />
-        <Stat
+        <Tile label="Rollouts" value={count(view.rollouts)} />
+        <Tile label="Failures" value={count(view.failures)} />
+        <Tile label="Policy failures" value={count(view.policyFailures)} hint="failures the policy is answerable for" />
+        <Tile
           label="Infra failures"
           value={count(view.infraFailures)}
           hint="the sandbox or harness failed on its own (no verdict, setup errors the agent did not cause): left out of the policy's figures. A sandbox the agent broke counts as the policy's (environment_broken_by_agent)."
         />
-        <Stat label="Clusters" value={count(view.clusters.length)} />
+        <Tile label="Clusters" value={count(view.clusters.length)} />
       </div>
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[15rem_minmax(0,1fr)_minmax(0,1.4fr)]">
         <Panel title="Categories">
@@ -114,17 +116,24 @@ export default async function FailuresPage({
           {view.exceptions.length > 0 && (
             <div className="mt-3 border-t border-zinc-100 pt-2 text-xs">
               <div className="mb-1 text-zinc-500">Exceptions (all rollouts)</div>
-              <table className="w-full num" data-testid="exceptions">
-                <tbody>
-                  {view.exceptions.map((e) => (
-                    <tr key={e.type}>
-                      <td className="break-all pr-1">{e.type}</td>
-                      <td className="text-right">{count(e.count)}</td>
-                      <td className="pl-1 text-right text-zinc-500" title="rewarded despite the exception">{e.rewarded ? `${e.rewarded} passed` : ""}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table
+                numeric
+                size="xs"
+                testId="exceptions"
+                rows={view.exceptions}
+                rowKey={(e) => e.type}
+                columns={[
+                  { key: "type", header: "Exception", cell: (e) => e.type, className: "break-all" },
+                  { key: "count", header: "Rollouts", align: "right", cell: (e) => count(e.count) },
+                  {
+                    key: "rewarded",
+                    header: "Passed",
+                    align: "right",
+                    className: "text-zinc-500",
+                    cell: (e) => (e.rewarded ? <span title="rewarded despite the exception">{e.rewarded} passed</span> : ""),
+                  },
+                ]}
+              />
             </div>
           )}
         </Panel>
@@ -160,86 +169,105 @@ export default async function FailuresPage({
                 })}
               </ul>
               <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Environments</h3>
-              <table className="mb-3 w-full text-xs num">
-                <tbody>
-                  {detail.environments.slice(0, 50).map((e) => (
-                    <tr key={e.key} className="border-t border-zinc-100">
-                      <td className="py-1 font-mono">
-                        <Link href={`${base}/environments/${encodeURIComponent(e.key)}`} className="hover:underline">
-                          {e.key}
-                        </Link>
-                      </td>
-                      <td className="text-right">{count(e.count)}</td>
-                      <td className="pl-2 text-right">
-                        <Link href={`${base}/environments/${encodeURIComponent(e.key)}/compare`} className="text-blue-700 hover:underline">
-                          compare pass/fail
-                        </Link>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table
+                numeric
+                size="xs"
+                className="mb-3"
+                rows={detail.environments.slice(0, 50)}
+                rowKey={(e) => e.key}
+                columns={[
+                  {
+                    key: "key",
+                    header: "Environment",
+                    className: "font-mono",
+                    cell: (e) => (
+                      <Link href={`${base}/environments/${encodeURIComponent(e.key)}`} className="hover:underline">
+                        {e.key}
+                      </Link>
+                    ),
+                  },
+                  { key: "count", header: "Failures", align: "right", cell: (e) => count(e.count) },
+                  {
+                    key: "compare",
+                    header: "Compare",
+                    hideHeader: true,
+                    align: "right",
+                    className: "whitespace-nowrap",
+                    cell: (e) => (
+                      <Link href={`${base}/environments/${encodeURIComponent(e.key)}/compare`} className="text-blue-700 hover:underline">
+                        compare pass/fail
+                      </Link>
+                    ),
+                  },
+                ]}
+              />
               <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Rollouts{detail.truncated ? ` (first ${detail.rollouts.length})` : ""}</h3>
-              <table className="w-full text-xs num">
-                <tbody>
-                  {detail.rollouts.map((r) => (
-                    <tr key={r.id} className="border-t border-zinc-100">
-                      <td className="py-1">
-                        <Link href={`${base}/rollouts/${r.id}`} className="font-mono text-blue-700 hover:underline">
-                          {r.id}
-                        </Link>
-                      </td>
-                      <td className="font-mono">{r.environmentKey}</td>
-                      <td>{r.policy}</td>
-                      <td className="text-right">{fixed(r.reward, 2)}</td>
-                      <td className="text-right">{r.turns ?? ""}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table
+                numeric
+                size="xs"
+                rows={detail.rollouts}
+                rowKey={(r) => r.id}
+                columns={[
+                  {
+                    key: "id",
+                    header: "Rollout",
+                    cell: (r) => (
+                      <Link href={`${base}/rollouts/${r.id}`} className="font-mono text-blue-700 hover:underline">
+                        {r.id}
+                      </Link>
+                    ),
+                  },
+                  { key: "environment", header: "Environment", cell: (r) => r.environmentKey, className: "font-mono" },
+                  { key: "policy", header: "Policy", cell: (r) => r.policy },
+                  { key: "reward", header: "Reward", align: "right", cell: (r) => fixed(r.reward, 2) },
+                  { key: "turns", header: "Turns", align: "right", cell: (r) => r.turns ?? "" },
+                ]}
+              />
             </div>
           )}
         </Panel>
       </div>
       {view.behaviours.length > 0 && (
         <Panel title="Behaviours across tasks" className="mt-3">
-          <table className="w-full text-sm num" data-testid="behaviours">
-            <thead>
-              <tr className="text-left text-xs text-zinc-500">
-                <th>behaviour</th>
-                <th className="text-right">failures</th>
-                <th className="text-right">environments</th>
-                <th className="pl-3">per policy</th>
-                <th className="pl-3">exemplars</th>
-                <th className="pl-3">tasks</th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.behaviours.map((b) => (
-                <tr key={b.id} className="border-t border-zinc-100 align-top" data-testid={`behaviour-${b.id}`}>
-                  <td className="py-1">{b.label}</td>
-                  <td className="text-right">{count(b.count)}</td>
-                  <td className="text-right">{count(b.environments)}</td>
-                  <td className="pl-3 text-xs">
-                    {Object.entries(b.perPolicy)
-                      .map(([p, n]) => `${p}: ${n}`)
-                      .join(", ")}
-                  </td>
-                  <td className="pl-3 text-xs">
-                    {b.exemplarRolloutIds.map((id) => (
-                      <Link key={id} href={`${base}/rollouts/${id}`} className="mr-2 font-mono text-blue-700 hover:underline">
-                        {id}
-                      </Link>
-                    ))}
-                  </td>
-                  <td className="pl-3 font-mono text-xs text-zinc-500">
-                    {b.environmentKeys.slice(0, 6).join(", ")}
-                    {b.environments > 6 ? ` +${b.environments - 6}` : ""}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            numeric
+            size="sm"
+            testId="behaviours"
+            rows={view.behaviours}
+            rowKey={(b) => b.id}
+            rowProps={(b) => ({ "data-testid": `behaviour-${b.id}` })}
+            columns={[
+              { key: "label", header: "Behaviour", cell: (b) => b.label },
+              { key: "count", header: "Failures", align: "right", cell: (b) => count(b.count) },
+              { key: "environments", header: "Environments", align: "right", cell: (b) => count(b.environments) },
+              {
+                key: "policy",
+                header: "Per policy",
+                className: "text-xs",
+                cell: (b) =>
+                  Object.entries(b.perPolicy)
+                    .map(([p, n]) => `${p}: ${n}`)
+                    .join(", "),
+              },
+              {
+                key: "exemplars",
+                header: "Exemplars",
+                className: "text-xs",
+                cell: (b) =>
+                  b.exemplarRolloutIds.map((id) => (
+                    <Link key={id} href={`${base}/rollouts/${id}`} className="mr-2 font-mono text-blue-700 hover:underline">
+                      {id}
+                    </Link>
+                  )),
+              },
+              {
+                key: "tasks",
+                header: "Tasks",
+                className: "font-mono text-xs text-zinc-500",
+                cell: (b) => `${b.environmentKeys.slice(0, 6).join(", ")}${b.environments > 6 ? ` +${b.environments - 6}` : ""}`,
+              },
+            ]}
+          />
         </Panel>
       )}
       <p className="mt-3 text-xs text-zinc-500">
