@@ -18,7 +18,7 @@ import { DEMO_SLUG, seedDemo } from "../lib/demo/seed";
 import { demoLoopJobSchema, queueDemoCycles } from "../lib/demo/loop";
 import { enqueue } from "../lib/queue/boss";
 import { runWorkers, startBoss } from "../lib/queue/boss";
-import { workerHandlers } from "../lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { sweepDispatches } from "../lib/dispatch/service";
 import { sweepImports } from "../lib/ingest/import-sweep";
 import { guardedHandler } from "../lib/http/guard";

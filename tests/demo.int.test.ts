@@ -12,7 +12,7 @@ import { freshDatabase } from "./db";
 import { startApiServer } from "./api-server";
 import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { DEMO_SLUG, seedDemo } from "@/lib/demo/seed";
 import { runDemoLoop } from "@/lib/demo/loop";
 import { EnvForgeClient } from "@/cli/client";

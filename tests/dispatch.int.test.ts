@@ -19,7 +19,7 @@ import { startFakeRay } from "./fakes/ray-server";
 import { startFakeKubernetes } from "./fakes/kubernetes-server";
 import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { dispatchTargets } from "@/lib/db/schema";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 

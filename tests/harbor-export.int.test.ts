@@ -10,7 +10,7 @@ import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { environments, generationEnvironments, generations, projects } from "@/lib/db/schema";
 import { configHash } from "@/lib/families/hash";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
-import { getFamily } from "@/lib/projects/families";
+import { getFamily } from "@/lib/family-store";
 import { buildPayload } from "@/lib/dispatch/service";
 import { exportAdapter } from "@/lib/dispatch/adapters/export";
 import { readBlob } from "@/lib/tasks/materialize";

@@ -17,7 +17,7 @@ import { startApiServer } from "./api-server";
 import { tarBytes, tarGz, type TarEntry } from "./tar-builder";
 import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { unpackArchive } from "@/lib/ingest/archive";
 import { sweepImports } from "@/lib/ingest/import-sweep";
 import { EnvForgeClient } from "@/cli/client";

@@ -8,7 +8,7 @@ import { call } from "./http";
 import { ensureBootstrapKey, createApiKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import * as projectsRoute from "@/app/api/v1/projects/route";
 import * as generationsRoute from "@/app/api/v1/projects/[slug]/generations/route";
 import * as importsRoute from "@/app/api/v1/projects/[slug]/imports/route";

@@ -14,7 +14,7 @@ import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { runProposal } from "@/lib/proposals";
 import { proposals } from "@/lib/db/schema";
 import { EnvForgeClient, ApiError } from "@/cli/client";

@@ -13,7 +13,7 @@ import { startApiServer } from "./api-server";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./fakes/webhook-receiver";
 import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 
 const TOKEN = "test-bootstrap-token-rundispatch-1";

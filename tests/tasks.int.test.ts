@@ -9,7 +9,7 @@ import { call } from "./http";
 import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { EnvForgeClient } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
 import { importHarborTasks } from "@/cli/commands/import-tasks";

@@ -4,7 +4,7 @@
  */
 import { createDb } from "@/lib/db/client";
 import { runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { sweepDispatches } from "@/lib/dispatch/service";
 import { sweepImports } from "@/lib/ingest/import-sweep";
 

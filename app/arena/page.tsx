@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { requireUser } from "@/lib/auth/page";
 import { hasScope } from "@/lib/auth/roles";
-import { latestArenaReport, listArenaRuns } from "@/lib/reports/arena";
+import { latestArenaReport, listArenaRuns } from "@/lib/arena-runs/service";
 import { Shell } from "@/components/ui/shell";
 import { ArenaView } from "@/components/arena/arena-view";
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { getDb } from "@/lib/db/client";
 import { requireUser } from "@/lib/auth/page";
-import { listFamilies } from "@/lib/projects/families";
+import { listFamilies } from "@/lib/family-store";
 import { Shell } from "@/components/ui/shell";
 
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { ArenaCurve, ArenaSetting, StrategyResult } from "@/lib/arena/types";
-import type { ArenaRunView } from "@/lib/reports/arena";
+import type { ArenaRunView } from "@/lib/arena-runs/service";
 import { apiFetch } from "@/components/ui/api-client";
 import { count, fixed, pct } from "@/components/ui/format";
 import { Panel } from "@/components/ui/shell";

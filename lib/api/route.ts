@@ -5,7 +5,8 @@ import type { z } from "zod";
 import { authenticate, requireScope, type Principal } from "@/lib/auth/principal";
 import { hasScope, type Scope } from "@/lib/auth/roles";
 import { getProjectFor, type ProjectRow } from "@/lib/projects/service";
-import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType, parseOrThrow, toErrorResponse } from "./errors";
+import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType, parseOrThrow } from "@/lib/errors";
+import { toErrorResponse } from "@/lib/api/errors";
 import { searchParamsOf } from "./contracts";
 
 /**

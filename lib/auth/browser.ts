@@ -1,7 +1,8 @@
 /** Browser sign-in flows as route handlers (not under /api/v1: they set the session cookie). */
 import { getDb } from "@/lib/db/client";
 import { PEER_HEADER } from "@/lib/http/guard";
-import { parseOrThrow, toErrorResponse } from "@/lib/api/errors";
+import { parseOrThrow } from "@/lib/errors";
+import { toErrorResponse } from "@/lib/api/errors";
 import { readJsonBody } from "@/lib/api/route";
 import { assertSameOrigin, readCookie, SESSION_COOKIE } from "./principal";
 import { clearedSessionCookie, sessionCookie } from "./cookies";

@@ -2,8 +2,8 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { apiKeys, projects } from "@/lib/db/schema";
-import { NotFound } from "@/lib/api/errors";
-import { recordAudit } from "@/lib/review/audit";
+import { NotFound } from "@/lib/errors";
+import { recordAudit } from "@/lib/audit";
 import type { Principal } from "./principal";
 import type { Role } from "./roles";
 import { digestToken, newApiKeySecret } from "./secrets";

@@ -1,7 +1,7 @@
 /** Server-component guards: who is signed in, and where to send someone who is not. */
 import { cookies } from "next/headers";
 import { notFound, redirect } from "next/navigation";
-import { DomainError } from "@/lib/api/errors";
+import { DomainError } from "@/lib/errors";
 import { getDb } from "@/lib/db/client";
 import { principalFromSession, SESSION_COOKIE, type Principal } from "./principal";
 import { hasScope, type Scope } from "./roles";

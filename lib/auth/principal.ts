@@ -2,7 +2,7 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { apiKeys, sessions, users } from "@/lib/db/schema";
-import { Forbidden, Unauthorized } from "@/lib/api/errors";
+import { Forbidden, Unauthorized } from "@/lib/errors";
 import { hasScope, type Role, type Scope } from "./roles";
 import { digestToken } from "./secrets";
 import { currentHostPolicy, isAllowedOrigin, type HostPolicy } from "@/lib/http/host-check";

@@ -7,7 +7,7 @@ import { and, desc, eq, gt, lt, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { signinAttempts } from "@/lib/db/schema";
 import { loadSettings } from "@/lib/config/env";
-import { DomainError } from "@/lib/api/errors";
+import { DomainError } from "@/lib/errors";
 
 export interface SigninLimits {
   maxFailures: number;

@@ -3,11 +3,11 @@ import { and, count, eq, isNull, ne } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { sessions, users } from "@/lib/db/schema";
-import { Conflict, Forbidden, NotFound, Unauthorized } from "@/lib/api/errors";
+import { Conflict, Forbidden, NotFound, Unauthorized } from "@/lib/errors";
 import { isLoopbackHostname, parseHostHeader } from "@/lib/http/host-check";
 import { PROXIED_HEADER } from "@/lib/http/guard";
 import { forgetSigninFailures, reserveSigninAttempt } from "./signin-limits";
-import { recordAudit } from "@/lib/review/audit";
+import { recordAudit } from "@/lib/audit";
 import { hashPassword, newSessionToken, digestToken, verifyPassword } from "./secrets";
 import { ROLES, type Role } from "./roles";
 

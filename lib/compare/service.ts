@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { environments, generations, policies, rollouts } from "@/lib/db/schema";
 import type { ProjectRow } from "@/lib/projects/service";
-import { NotFound } from "@/lib/api/errors";
+import { NotFound } from "@/lib/errors";
 import { bootstrapMeanInterval, newcombeDifference, verdictOf, type CompareVerdict } from "@/lib/analytics/compare-stats";
 
 /** The significance level of the per-environment test (stated in every response). */

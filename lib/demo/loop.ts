@@ -12,7 +12,7 @@ import type { Db } from "@/lib/db/client";
 import { dispatches, generations, projects, proposals, rollouts } from "@/lib/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
-import { Conflict } from "@/lib/api/errors";
+import { Conflict } from "@/lib/errors";
 import type { ProjectRow } from "@/lib/projects/service";
 import { getGeneration } from "@/lib/generations/service";
 import { createDispatch } from "@/lib/dispatch/service";

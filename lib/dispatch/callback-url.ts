@@ -3,7 +3,7 @@
  * request that created the dispatch, which a job on another machine usually cannot reach (it is
  * often 127.0.0.1), so a target that runs elsewhere needs ENVFORGE_PUBLIC_URL.
  */
-import { BadRequest } from "@/lib/api/errors";
+import { BadRequest } from "@/lib/errors";
 
 const isLoopbackHost = (host: string) => {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();

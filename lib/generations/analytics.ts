@@ -6,7 +6,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { environments, policies, rollouts } from "@/lib/db/schema";
-import { BadRequest, NotFound } from "@/lib/api/errors";
+import { BadRequest, NotFound } from "@/lib/errors";
 import {
   difficultyTier,
   environmentTier,

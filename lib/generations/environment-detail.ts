@@ -2,7 +2,7 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { environments, generationEnvironments, generations, policies, rollouts } from "@/lib/db/schema";
-import { NotFound } from "@/lib/api/errors";
+import { NotFound } from "@/lib/errors";
 import { environmentLearnability, passAtKCurve } from "@/lib/analytics/metrics";
 import type { ProjectRow } from "@/lib/projects/service";
 import { rolloutAggregateColumns } from "./overview";

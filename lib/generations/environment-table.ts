@@ -6,7 +6,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { rollouts } from "@/lib/db/schema";
-import { BadRequest, parseOrThrow } from "@/lib/api/errors";
+import { BadRequest, parseOrThrow } from "@/lib/errors";
 import { DIFFICULTY_TIERS, difficultyTier, environmentLearnability, type DifficultyTier } from "@/lib/analytics/metrics";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";

@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { environments, generationEnvironments, policies, rollouts } from "@/lib/db/schema";
-import { NotFound } from "@/lib/api/errors";
+import { NotFound } from "@/lib/errors";
 import { environmentLearnability, populationMetrics, type EnvironmentAggregate } from "@/lib/analytics/metrics";
 import { projectView, type ProjectRow } from "@/lib/projects/service";
 import { listGenerationEnvironments, listGenerationRows, type GenerationRow } from "./service";

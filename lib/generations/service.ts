@@ -3,11 +3,11 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "@/lib/db/client";
 import { environments, generationEnvironments, generations } from "@/lib/db/schema";
-import { Conflict, Forbidden, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
+import { Conflict, Forbidden, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/errors";
 import { configHash } from "@/lib/families/hash";
 import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
-import { recordAudit } from "@/lib/review/audit";
+import { recordAudit } from "@/lib/audit";
 import type { ProjectRow } from "@/lib/projects/service";
 import { generationMembers } from "./repository";
 

@@ -12,7 +12,7 @@ import { once } from "node:events";
 import { Readable, pipeline } from "node:stream";
 import zlib from "node:zlib";
 import { Parser, type ReadEntry } from "tar";
-import { BadRequest } from "@/lib/api/errors";
+import { BadRequest } from "@/lib/errors";
 import { HARDLINK_REFUSED, LINK_REFUSED, SPECIAL_REFUSED } from "./safe-tree";
 
 /** Limits of one archive (ENVFORGE_IMPORT_MAX_* settings). */

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { syncCursors } from "@/lib/db/schema";
-import { parseOrThrow } from "@/lib/api/errors";
+import { parseOrThrow } from "@/lib/errors";
 
 export const syncCursorKeySchema = z.object({
   source: z.enum(["agent-lightning"], { message: "must be agent-lightning" }),

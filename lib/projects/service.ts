@@ -3,11 +3,11 @@ import { asc, count, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { generations, projects, rollouts, environments } from "@/lib/db/schema";
-import { Conflict, NotFound, parseOrThrow } from "@/lib/api/errors";
+import { Conflict, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
-import { recordAudit } from "@/lib/review/audit";
-import { getFamily } from "./families";
+import { recordAudit } from "@/lib/audit";
+import { getFamily } from "@/lib/family-store";
 
 export const createProjectSchema = z.strictObject({
   slug: z

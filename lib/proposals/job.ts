@@ -4,7 +4,7 @@
  */
 import type { Db } from "@/lib/db/client";
 import type { proposalItems } from "@/lib/db/schema";
-import { getFamily } from "@/lib/projects/families";
+import { getFamily } from "@/lib/family-store";
 import { withValidationCache } from "@/lib/families/validation-cache";
 import { getGeneration } from "@/lib/generations/service";
 import { buildEngineerContext, SUMMARY_TOKEN_BUDGET } from "@/lib/engineer/summary";

@@ -3,12 +3,12 @@
  * project's list of proposals. GET of one proposal is view.ts.
  */
 import type { Db } from "@/lib/db/client";
-import { Invalid, parseOrThrow } from "@/lib/api/errors";
+import { Invalid, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "@/lib/generations/service";
-import { recordAudit } from "@/lib/review/audit";
+import { recordAudit } from "@/lib/audit";
 import { enqueue } from "@/lib/queue/boss";
 import { llmEngineerConfigFromEnv } from "@/lib/engineer/llm";
 import { createProposalSchema, progress, proposalJobSchema } from "./contracts";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { NotFound } from "@/lib/api/errors";
+import { NotFound } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { difficultyTier, type DifficultyTier } from "@/lib/analytics/metrics";

@@ -6,16 +6,16 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbTx } from "@/lib/db/client";
 import { comments, environments, generationEnvironments, generations, projects, proposalItems, proposals } from "@/lib/db/schema";
-import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/api/errors";
+import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { configHash } from "@/lib/families/hash";
 import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
-import { getFamily } from "@/lib/projects/families";
+import { getFamily } from "@/lib/family-store";
 import type { ProjectRow } from "@/lib/projects/service";
 import { insertMembership, upsertEnvironments } from "@/lib/generations/service";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit";
 
 export const reviewSchema = z.strictObject({
   decisions: z
@@ -132,7 +132,7 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
       await recordAudit(tx, {
         projectId: project.id,
         actor: principal.actor,
-        action: edited ? "proposal_item.edit" : d.decision === "pending" ? "proposal_item.undo" : `proposal_item.${d.decision}`,
+        action: edited ? "proposal_item.edit" : d.decision === "pending" ? "proposal_item.undo" : d.decision === "approve" ? "proposal_item.approve" : "proposal_item.reject",
         entity: "proposal_item",
         entityId: item.id,
         before,

@@ -7,7 +7,7 @@ import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { rolloutPayloads, rollouts } from "@/lib/db/schema";
-import { NotFound, parseOrThrow } from "@/lib/api/errors";
+import { NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import type { DocumentOutline, TurnOutline, TurnPage, TurnSearchResult, TurnSlice } from "./turn-types";

@@ -2,7 +2,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { blobs, environmentFiles, environments } from "@/lib/db/schema";
-import { BadRequest, NotFound } from "@/lib/api/errors";
+import { BadRequest, NotFound } from "@/lib/errors";
 import type { ProjectRow } from "@/lib/projects/service";
 import { environmentFileList } from "./store";
 

@@ -9,12 +9,12 @@ import path from "node:path";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { blobs, environmentFiles, environments, generationEnvironments, generations } from "@/lib/db/schema";
-import { BadRequest } from "@/lib/api/errors";
+import { BadRequest } from "@/lib/errors";
 import { configHash } from "@/lib/families/hash";
 import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
-import { recordAudit } from "@/lib/review/audit";
+import { recordAudit } from "@/lib/audit";
 import { findTaskDirs, readTaskFolder, TaskFolderError, type TaskFile, type TaskFolder } from "./folder";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { orNotFound, requireUser } from "@/lib/auth/page";
-import { getFamily } from "@/lib/projects/families";
+import { getFamily } from "@/lib/family-store";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Table } from "@/components/ui/table";
 

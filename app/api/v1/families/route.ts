@@ -1,5 +1,5 @@
 import { apiRoute, readJsonBody } from "@/lib/api/route";
-import { familyView, listFamilies, registerFamily } from "@/lib/projects/families";
+import { familyView, listFamilies, registerFamily } from "@/lib/family-store";
 
 export const dynamic = "force-dynamic";
 

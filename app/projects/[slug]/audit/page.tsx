@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { projectPage } from "@/lib/auth/page";
-import { listAudit } from "@/lib/review/audit";
+import { listAudit } from "@/lib/audit";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Table } from "@/components/ui/table";
 

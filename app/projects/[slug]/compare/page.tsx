@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { projectPage } from "@/lib/auth/page";
-import { DomainError } from "@/lib/api/errors";
+import { DomainError } from "@/lib/errors";
 import { comparableSides, compareQuery, compareRuns, type RunComparison } from "@/lib/compare/service";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 

@@ -1,5 +1,5 @@
 import { apiRoute, readJsonBody } from "@/lib/api/route";
-import { uploadArenaReport } from "@/lib/reports/arena";
+import { uploadArenaReport } from "@/lib/arena-runs/service";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute, readJsonBody } from "@/lib/api/route";
-import { arenaJobSchema, listArenaRuns, queueArenaRun } from "@/lib/reports/arena";
+import { arenaJobSchema, listArenaRuns, queueArenaRun } from "@/lib/arena-runs/service";
 import { enqueue } from "@/lib/queue/boss";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { apiRoute, intParam } from "@/lib/api/route";
-import { getRollout } from "@/lib/ingest/rollouts-api";
+import { getRollout } from "@/lib/rollouts/read";
 
 export const dynamic = "force-dynamic";
 

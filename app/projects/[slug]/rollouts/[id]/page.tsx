@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/auth/page";
-import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
+import { getRolloutHeader } from "@/lib/rollouts/read";
 import { readTurnPage } from "@/lib/rollouts/turns";
 import { newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
 import { Panel, Shell, Stat } from "@/components/ui/shell";

@@ -1,5 +1,5 @@
 import { apiRoute, intParam } from "@/lib/api/route";
-import { getArenaRun } from "@/lib/reports/arena";
+import { getArenaRun } from "@/lib/arena-runs/service";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { apiRoute } from "@/lib/api/route";
-import { parseOrThrow } from "@/lib/api/errors";
+import { parseOrThrow } from "@/lib/errors";
 import { cursorQuerySchema, searchParamsOf } from "@/lib/api/contracts";
-import { listAudit } from "@/lib/review/audit";
+import { listAudit } from "@/lib/audit";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { apiRoute, readJsonBody } from "@/lib/api/route";
 import { hasScope } from "@/lib/auth/roles";
-import { getFamily } from "@/lib/projects/families";
+import { getFamily } from "@/lib/family-store";
 import { createGeneration } from "@/lib/generations/service";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 

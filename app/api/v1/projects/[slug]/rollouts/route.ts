@@ -1,6 +1,7 @@
 import { apiRoute } from "@/lib/api/route";
 import { searchParamsOf } from "@/lib/api/contracts";
-import { listRollouts, postRollouts } from "@/lib/ingest/rollouts-api";
+import { postRollouts } from "@/lib/ingest/post-rollouts";
+import { listRollouts } from "@/lib/rollouts/read";
 
 export const dynamic = "force-dynamic";
 

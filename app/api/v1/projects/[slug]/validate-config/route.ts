@@ -1,5 +1,5 @@
 import { apiRoute, readJsonBody } from "@/lib/api/route";
-import { getFamily } from "@/lib/projects/families";
+import { getFamily } from "@/lib/family-store";
 import { checkEditedConfig } from "@/lib/review/decisions";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/auth/page";
 import { environmentAttempts, environmentDetail, newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
-import { getRolloutHeader } from "@/lib/ingest/rollouts-api";
+import { getRolloutHeader } from "@/lib/rollouts/read";
 import { readTurnPage } from "@/lib/rollouts/turns";
 import { Panel, Shell } from "@/components/ui/shell";
 import { CompareView } from "@/components/rollouts/compare-view";

@@ -1,5 +1,5 @@
 import { apiRoute, intParam } from "@/lib/api/route";
-import { getFamily } from "@/lib/projects/families";
+import { getFamily } from "@/lib/family-store";
 import { getGeneration } from "@/lib/generations/service";
 import { generationAnalytics } from "@/lib/generations/analytics";
 

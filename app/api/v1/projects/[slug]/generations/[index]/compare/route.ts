@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiRoute, intParam } from "@/lib/api/route";
-import { parseOrThrow } from "@/lib/api/errors";
+import { parseOrThrow } from "@/lib/errors";
 import { searchParamsOf } from "@/lib/api/contracts";
 import { getGeneration } from "@/lib/generations/service";
 import { comparePolicies } from "@/lib/generations/analytics";

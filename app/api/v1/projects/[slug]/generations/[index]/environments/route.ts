@@ -1,7 +1,7 @@
 import { apiRoute, intParam } from "@/lib/api/route";
-import { parseOrThrow } from "@/lib/api/errors";
+import { parseOrThrow } from "@/lib/errors";
 import { cursorQuerySchema, searchParamsOf } from "@/lib/api/contracts";
-import { getFamily } from "@/lib/projects/families";
+import { getFamily } from "@/lib/family-store";
 import { getGeneration } from "@/lib/generations/service";
 import { generationEnvironmentsPage } from "@/lib/generations/overview";
 import { environmentTable, wantsEnvironmentTable } from "@/lib/generations/environment-table";

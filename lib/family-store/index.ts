@@ -2,10 +2,10 @@
 import { asc, eq } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { families } from "@/lib/db/schema";
-import { Conflict, Invalid, NotFound, parseOrThrow } from "@/lib/api/errors";
+import { Conflict, Invalid, NotFound, parseOrThrow } from "@/lib/errors";
 import { builtinFamilies, customFamilyFromDefinition, familyRegistrationSchema, getBuiltinFamily } from "@/lib/families/registry";
 import type { FamilyDefinition } from "@/lib/families/types";
-import { recordAudit } from "@/lib/review/audit";
+import { recordAudit } from "@/lib/audit";
 import type { Principal } from "@/lib/auth/principal";
 
 /** The public shape of a family in the API. */

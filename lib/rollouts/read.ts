@@ -1,39 +1,13 @@
-/** POST/GET rollouts for the HTTP API: body streaming, ingestion, and reads with cursors. */
+/** Rollout reads for the API and the pages: the filtered list with cursors, one rollout with its payload, the page header. */
 import { and, desc, eq, ilike, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { SelectedFields } from "drizzle-orm/pg-core";
 import type { Db } from "@/lib/db/client";
 import { environments, generations, policies, rolloutPayloads, rollouts } from "@/lib/db/schema";
-import { BadRequest, NotFound, parseOrThrow } from "@/lib/api/errors";
-import { maxBodyBytes } from "@/lib/api/route";
+import { NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
-import { getFamily } from "@/lib/projects/families";
 import type { ProjectRow } from "@/lib/projects/service";
-import { bodyKind, jsonArrayElements, limitedBody, ndjsonLines } from "./body";
-import { ingestRollouts, type IngestSummary } from "./store";
-
-/** Handle POST .../rollouts end to end; the summary is what the API returns. */
-export async function postRollouts(db: Db, project: ProjectRow, principal: Principal, req: Request): Promise<IngestSummary> {
-  requireScope(principal, "rollouts:write", project.id);
-  const kind = bodyKind(req.headers.get("content-type"));
-  // a dispatch's key posts to the environments of its own generation only
-  const dispatchKey = principal.dispatchId ? { generation: principal.generationIndex ?? undefined } : null;
-  const createEnvironments = !dispatchKey && ["1", "true"].includes(new URL(req.url).searchParams.get("createEnvironments") ?? "");
-  const family = await getFamily(db, project.familyId);
-  const { stream, cleanup } = await limitedBody(req, maxBodyBytes());
-  try {
-    const lines = kind === "ndjson" ? ndjsonLines(stream) : jsonArrayElements(stream);
-    const summary = await ingestRollouts(db, project, family, lines, { createEnvironments, ...(dispatchKey ?? {}) });
-    if (summary.accepted + summary.duplicates + summary.rejected.length === 0) {
-      throw new BadRequest("The body holds no rollouts.");
-    }
-    return summary;
-  } finally {
-    await cleanup();
-  }
-}
-
 export const listRolloutsQuery = z.object({
   generation: z.coerce.number().int().min(0).optional(),
   policy: z.string().optional(),

@@ -4,8 +4,8 @@ import { runImport } from "@/lib/ingest/imports";
 import { runProposal } from "@/lib/proposals";
 import { runDispatchJob } from "@/lib/dispatch/service";
 import { runDemoLoop } from "@/lib/demo/loop";
-import { runArenaJob } from "@/lib/reports/arena";
-import type { JobHandler, QueueName } from "./boss";
+import { runArenaJob } from "@/lib/arena-runs/service";
+import type { JobHandler, QueueName } from "@/lib/queue/boss";
 
 /** Handlers for every queue this build knows how to work. */
 export function workerHandlers(db: Db): Partial<Record<QueueName, JobHandler>> {

@@ -11,7 +11,7 @@ import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { arenaRuns } from "@/lib/db/schema";
-import { Conflict, NotFound, parseOrThrow } from "@/lib/api/errors";
+import { Conflict, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import type { ArenaReport } from "@/lib/arena/types";

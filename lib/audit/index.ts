@@ -3,10 +3,44 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db, Queryable } from "@/lib/db/client";
 import { auditEvents } from "@/lib/db/schema";
 
+/** Every action the audit log records: a closed list, so a reader (and the audit page's filter) knows them all. */
+export const AUDIT_ACTIONS = [
+  "project.create",
+  "project.update",
+  "project.delete",
+  "family.register",
+  "generation.create",
+  "environment.import_task",
+  "environment.attach_task",
+  "import.create",
+  "proposal.create",
+  "proposal.status",
+  "proposal.materialize",
+  "proposal_item.approve",
+  "proposal_item.reject",
+  "proposal_item.undo",
+  "proposal_item.edit",
+  "comment.create",
+  "target.create",
+  "target.delete",
+  "dispatch.create",
+  "dispatch.cancel",
+  "dispatch.validation",
+  "key.create",
+  "key.revoke",
+  "user.setup",
+  "user.create",
+  "user.enable",
+  "user.disable",
+  "user.sessions_end",
+  "user.signin_failed",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
 export interface AuditInput {
   projectId: number | null;
   actor: string;
-  action: string;
+  action: AuditAction;
   entity: string;
   entityId: string | number;
   before?: unknown;
