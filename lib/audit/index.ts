@@ -21,6 +21,8 @@ export const AUDIT_ACTIONS = [
   "proposal_item.undo",
   "proposal_item.edit",
   "comment.create",
+  "label.create",
+  "annotation.create",
   "target.create",
   "target.delete",
   "dispatch.create",

@@ -11,6 +11,7 @@ export type Scope =
   | "rollouts:write"
   | "proposals:create"
   | "proposals:review"
+  | "annotations:write"
   | "targets:manage"
   | "dispatch:create"
   | "keys:manage"
@@ -27,13 +28,14 @@ const GRANTS: Record<Role, readonly Scope[]> = {
     "rollouts:write",
     "proposals:create",
     "proposals:review",
+    "annotations:write",
     "targets:manage",
     "dispatch:create",
     "keys:manage",
     "users:manage",
     "audit:read",
   ],
-  reviewer: ["projects:read", "generations:write", "proposals:create", "proposals:review", "dispatch:create", "audit:read"],
+  reviewer: ["projects:read", "generations:write", "proposals:create", "proposals:review", "annotations:write", "dispatch:create", "audit:read"],
   ingest: ["projects:read", "generations:write", "rollouts:write"],
   viewer: ["projects:read", "audit:read"],
 };

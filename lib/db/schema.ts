@@ -514,6 +514,43 @@ export const auditEvents = pgTable(
   (t) => [index("audit_events_project_idx").on(t.projectId, t.id)],
 );
 
+// ---------------------------------------------------------------- annotations (project-defined labels, reviewers' notes on rollouts)
+
+export const labels = pgTable(
+  "labels",
+  {
+    id: serial("id").primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("labels_project_name_uq").on(t.projectId, t.name)],
+);
+
+export const annotations = pgTable(
+  "annotations",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    rolloutId: bigint("rollout_id", { mode: "number" })
+      .notNull()
+      .references(() => rollouts.id, { onDelete: "cascade" }),
+    labelId: integer("label_id").references(() => labels.id, { onDelete: "restrict" }),
+    score: doublePrecision("score"),
+    note: text("note"),
+    /** the trajectory message the annotation is about; null for the whole rollout */
+    turn: integer("turn"),
+    actor: text("actor").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("annotations_rollout_idx").on(t.rolloutId, t.id), index("annotations_label_idx").on(t.labelId, t.rolloutId)],
+);
+
 // ---------------------------------------------------------------- curriculum arena
 
 export const arenaRuns = pgTable(

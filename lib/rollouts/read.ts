@@ -8,6 +8,7 @@ import { NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import type { ProjectRow } from "@/lib/projects/service";
+import { hasLabel } from "@/lib/annotations/service";
 export const listRolloutsQuery = z.object({
   generation: z.coerce.number().int().min(0).optional(),
   policy: z.string().optional(),
@@ -16,6 +17,8 @@ export const listRolloutsQuery = z.object({
   category: z.string().optional(),
   /** matches the external id, the trial name or the environment key (substring, case-insensitive) */
   q: z.string().trim().min(1).max(200).optional(),
+  /** rollouts with at least one annotation carrying this label */
+  label: z.string().trim().min(1).max(60).optional(),
   cursor: z.coerce.number().int().positive().optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
@@ -58,6 +61,7 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown) 
     const pattern = `%${q.q.replace(/[\\%_]/g, "\\$&")}%`;
     where.push(or(ilike(rollouts.externalId, pattern), ilike(rollouts.trialName, pattern), ilike(environments.key, pattern)));
   }
+  if (q.label) where.push(hasLabel(project.id, q.label));
   if (q.cursor) where.push(lt(rollouts.id, q.cursor));
   const rows = await db
     .select(rolloutColumns)

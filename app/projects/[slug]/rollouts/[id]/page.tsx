@@ -11,6 +11,9 @@ import { ShortcutHelp } from "@/components/ui/shortcuts";
 import { DAMAGE_LABELS, parseVerifierOutput } from "@/lib/analytics/failures";
 import { behaviourLabel } from "@/lib/analytics/behaviours";
 import type { EnvironmentDamage } from "@/lib/analytics/blame";
+import { hasScope } from "@/lib/auth/roles";
+import { listAnnotations, listLabels } from "@/lib/annotations/service";
+import { AnnotationPanel } from "@/components/rollouts/annotation-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -42,6 +45,7 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
   const base = `/projects/${encodeURIComponent(slug)}`;
   const envHref = `${base}/environments/${encodeURIComponent(r.environmentKey)}`;
   const counterpart = await newestAttemptWithOutcome(db, project, r.environmentKey, !r.success);
+  const [{ labels }, { annotations }] = await Promise.all([listLabels(db, project), listAnnotations(db, rid, user)]);
   const duration = r.startedAt && r.finishedAt ? (r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
   const meta = (r.metadata ?? {}) as Record<string, unknown>;
   const report = r.verifierOutput ? parseVerifierOutput(r.verifierOutput) : null;
@@ -204,6 +208,15 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs">{JSON.stringify(r.metadata, null, 2).slice(0, 64 * 1024)}</pre>
         </details>
       )}
+      <Panel title="Annotations" className="mb-3">
+        <AnnotationPanel
+          rolloutId={rid}
+          slug={slug}
+          labels={labels.map((l) => l.name)}
+          annotations={annotations.map((a) => ({ ...a, createdAt: a.createdAt.toISOString() }))}
+          canWrite={hasScope(user.role, "annotations:write")}
+        />
+      </Panel>
       <Panel title={`Trajectory (${count(first.total)} messages${r.trajectoryBytes ? `, ${bytes(r.trajectoryBytes)} stored compressed` : ""})`}>
         {first.total === 0 ? <p className="text-zinc-500">This rollout carries no trajectory.</p> : <TrajectoryViewer rolloutId={rid} initial={first} />}
       </Panel>

@@ -1,0 +1,122 @@
+/**
+ * Annotations: a project's own set of labels, and reviewers' labels, scores and notes on a rollout
+ * or on one of its turns (trajectory messages). Every write goes to the audit log with its actor.
+ */
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { annotations, labels, rolloutPayloads, rollouts } from "@/lib/db/schema";
+import type { ProjectRow } from "@/lib/projects/service";
+import { requireScope, type Principal } from "@/lib/auth/principal";
+import { Conflict, Invalid, NotFound } from "@/lib/errors";
+import { recordAudit } from "@/lib/audit";
+
+const noNul = (v: string) => !v.includes("\0");
+const NUL_MESSAGE = "holds a NUL character, which cannot be stored";
+
+/** POST .../labels: a label name (trimmed, printable, short). */
+export const labelInput = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(60)
+    .refine(noNul, NUL_MESSAGE)
+    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "holds a control character"),
+});
+export type LabelInput = z.infer<typeof labelInput>;
+
+/** POST /rollouts/{id}/annotations: at least one of label, score and note; turn pins it to one message. */
+export const annotationInput = z
+  .object({
+    label: z.string().trim().min(1).max(60).refine(noNul, NUL_MESSAGE).optional(),
+    score: z.number().finite().min(-1e6).max(1e6).optional(),
+    note: z.string().max(10_000).refine(noNul, NUL_MESSAGE).optional(),
+    turn: z.number().int().min(0).optional(),
+  })
+  .strict()
+  .refine((v) => v.label !== undefined || v.score !== undefined || (v.note !== undefined && v.note.trim() !== ""), {
+    message: "give a label, a score or a note",
+    path: ["label"],
+  });
+export type AnnotationInput = z.infer<typeof annotationInput>;
+
+/** GET .../labels: the project's labels, oldest first, with how many annotations use each. */
+export async function listLabels(db: Db, project: ProjectRow) {
+  const rows = await db
+    .select({ id: labels.id, name: labels.name, createdBy: labels.createdBy, createdAt: labels.createdAt, uses: sql<number>`(select count(*)::int from ${annotations} where ${annotations.labelId} = ${labels.id})` })
+    .from(labels)
+    .where(eq(labels.projectId, project.id))
+    .orderBy(asc(labels.id));
+  return { labels: rows };
+}
+
+/** POST .../labels: add a label to the project's set (409 when it exists). */
+export async function createLabel(db: Db, project: ProjectRow, principal: Principal, input: LabelInput) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(labels).values({ projectId: project.id, name: input.name, createdBy: principal.actor }).onConflictDoNothing().returning();
+    if (!row) throw new Conflict(`The label ${JSON.stringify(input.name)} exists in ${project.slug}.`, [{ path: "name", message: "exists" }]);
+    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "label.create", entity: "label", entityId: row.id, after: { name: row.name } });
+    return { id: row.id, name: row.name, createdBy: row.createdBy, createdAt: row.createdAt };
+  });
+}
+
+/** The rollout's project and message count, after checking the principal may `scope` in that project. */
+async function rolloutFor(db: Db, id: number, principal: Principal, scope: "projects:read" | "annotations:write") {
+  const [row] = await db
+    .select({ projectId: rollouts.projectId, messages: sql<number | null>`jsonb_array_length(case when jsonb_typeof(${rolloutPayloads.trajectory}) = 'array' then ${rolloutPayloads.trajectory} else '[]'::jsonb end)` })
+    .from(rollouts)
+    .leftJoin(rolloutPayloads, eq(rolloutPayloads.rolloutId, rollouts.id))
+    .where(eq(rollouts.id, id));
+  if (!row) throw new NotFound(`Rollout ${id} does not exist.`);
+  requireScope(principal, scope, row.projectId);
+  return row;
+}
+
+const annotationColumns = {
+  id: annotations.id,
+  rolloutId: annotations.rolloutId,
+  label: labels.name,
+  score: annotations.score,
+  note: annotations.note,
+  turn: annotations.turn,
+  actor: annotations.actor,
+  createdAt: annotations.createdAt,
+};
+
+/** GET /rollouts/{id}/annotations: oldest first. */
+export async function listAnnotations(db: Db, rolloutId: number, principal: Principal) {
+  await rolloutFor(db, rolloutId, principal, "projects:read");
+  const rows = await db.select(annotationColumns).from(annotations).leftJoin(labels, eq(labels.id, annotations.labelId)).where(eq(annotations.rolloutId, rolloutId)).orderBy(asc(annotations.id));
+  return { annotations: rows };
+}
+
+/** POST /rollouts/{id}/annotations: the label must be one of the project's; the turn one of the rollout's messages. */
+export async function createAnnotation(db: Db, rolloutId: number, principal: Principal, input: AnnotationInput) {
+  const rollout = await rolloutFor(db, rolloutId, principal, "annotations:write");
+  return db.transaction(async (tx) => {
+    let labelId: number | null = null;
+    if (input.label !== undefined) {
+      const [label] = await tx.select({ id: labels.id }).from(labels).where(and(eq(labels.projectId, rollout.projectId), eq(labels.name, input.label)));
+      if (!label) throw new Invalid(`label ${JSON.stringify(input.label)} is not one of this project's labels; add it first (POST /api/v1/projects/{slug}/labels).`, [{ path: "label", message: "unknown label" }]);
+      labelId = label.id;
+    }
+    if (input.turn !== undefined && input.turn >= (rollout.messages ?? 0)) {
+      throw new Invalid(`turn ${input.turn} is past the rollout's last message (it has ${rollout.messages ?? 0}).`, [{ path: "turn", message: "no such message" }]);
+    }
+    const note = input.note !== undefined && input.note.trim() !== "" ? input.note : null;
+    const [row] = await tx
+      .insert(annotations)
+      .values({ projectId: rollout.projectId, rolloutId, labelId, score: input.score ?? null, note, turn: input.turn ?? null, actor: principal.actor })
+      .returning();
+    const view = { id: row.id, rolloutId, label: input.label ?? null, score: row.score, note: row.note, turn: row.turn, actor: row.actor, createdAt: row.createdAt };
+    await recordAudit(tx, { projectId: rollout.projectId, actor: principal.actor, action: "annotation.create", entity: "rollout", entityId: rolloutId, after: { annotationId: row.id, label: view.label, score: view.score, note: view.note, turn: view.turn } });
+    return view;
+  });
+}
+
+/** A rollouts-list condition: the rollout has an annotation with the project's label `name`. */
+export function hasLabel(projectId: number, name: string): SQL {
+  return sql`exists (select 1 from ${annotations} join ${labels} on ${labels.id} = ${annotations.labelId}
+    where ${annotations.rolloutId} = ${rollouts.id} and ${labels.projectId} = ${projectId} and ${labels.name} = ${name})`;
+}
