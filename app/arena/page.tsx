@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { requireUser } from "@/lib/auth/page";
+import { requireUser } from "@/lib/api/page-guard";
 import { hasScope } from "@/lib/auth/roles";
 import { latestArenaReport, listArenaRuns } from "@/lib/arena-runs/service";
 import { Shell } from "@/components/ui/shell";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { getDb } from "@/lib/db/client";
-import { requireUser } from "@/lib/auth/page";
+import { requireUser } from "@/lib/api/page-guard";
 import { listFamilies } from "@/lib/family-store";
 import { Shell } from "@/components/ui/shell";
 

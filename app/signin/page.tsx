@@ -1,7 +1,7 @@
 import { redirect } from "next/navigation";
 import { getDb } from "@/lib/db/client";
 import { needsSetup } from "@/lib/auth/users";
-import { currentUser } from "@/lib/auth/page";
+import { currentUser } from "@/lib/api/page-guard";
 import { safeNextPath } from "@/lib/auth/next-path";
 import { AuthCard } from "@/components/auth/auth-card";
 import { CredentialsForm } from "@/components/auth/credentials-form";

@@ -4,7 +4,6 @@
  * killed mid-install holds the dpkg lock or leaves dpkg half-configured; a removed tool; a killed
  * package manager). Pure; every pattern is linear and runs on a capped command string.
  */
-import type { Message } from "@/lib/ingest/normalized";
 
 /** One shell command the agent ran, and how it ended. */
 export interface AgentCommand {
@@ -115,7 +114,16 @@ function exitCodeOf(result: string): number | null {
  * (`command`, `cmd`, `keystrokes`, …), with the exit code its linked tool result reports.
  * Copied-context messages (from an earlier run) are skipped.
  */
-export function commandsFromTrajectory(messages: readonly Message[] | null | undefined): AgentCommand[] {
+/** The parts of a trajectory message blame reads (structurally the ingest's normalized message; analytics sits below ingest). */
+export interface TrajectoryMessage {
+  role: string;
+  content: string;
+  toolCallId?: string;
+  copiedContext?: boolean;
+  toolCalls?: readonly { id: string; arguments: string }[];
+}
+
+export function commandsFromTrajectory(messages: readonly TrajectoryMessage[] | null | undefined): AgentCommand[] {
   if (!messages) return [];
   const results = new Map<string, string>();
   for (const m of messages) if (m.role === "tool" && m.toolCallId) results.set(m.toolCallId, m.content);

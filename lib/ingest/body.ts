@@ -8,7 +8,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from "@/lib/errors";
-import { assertDeclaredSize } from "@/lib/api/route";
+import { assertDeclaredSize } from "@/lib/http/body";
 import type { IngestLine } from "./store";
 import { makeTempDir } from "./temp";
 

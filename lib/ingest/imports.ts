@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { importChunks, imports, projects } from "@/lib/db/schema";
 import { BadRequest, NotFound, parseOrThrow } from "@/lib/errors";
-import { maxBodyBytes } from "@/lib/api/route";
+import { maxBodyBytes } from "@/lib/http/body";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { getFamily } from "@/lib/family-store";

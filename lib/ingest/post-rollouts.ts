@@ -2,7 +2,7 @@
 import type { Db } from "@/lib/db/client";
 import { environments, rollouts } from "@/lib/db/schema";
 import { BadRequest } from "@/lib/errors";
-import { maxBodyBytes } from "@/lib/api/route";
+import { maxBodyBytes } from "@/lib/http/body";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { getFamily } from "@/lib/family-store";

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { orNotFound, requireUser } from "@/lib/auth/page";
+import { orNotFound, requireUser } from "@/lib/api/page-guard";
 import { getFamily } from "@/lib/family-store";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Table } from "@/components/ui/table";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { projectPage } from "@/lib/auth/page";
+import { projectPage } from "@/lib/api/page-guard";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, pct, LEARNABILITY_HELP } from "@/components/ui/format";

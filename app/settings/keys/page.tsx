@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { requireUserWith } from "@/lib/auth/page";
+import { requireUserWith } from "@/lib/api/page-guard";
 import { listProjects } from "@/lib/projects/service";
 import { Shell } from "@/components/ui/shell";
 import { ApiKeys } from "@/components/settings/api-keys";

@@ -1,4 +1,4 @@
-import { requireUserWith } from "@/lib/auth/page";
+import { requireUserWith } from "@/lib/api/page-guard";
 import { Shell } from "@/components/ui/shell";
 import { Users } from "@/components/settings/users";
 

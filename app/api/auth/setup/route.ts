@@ -1,4 +1,4 @@
-import { setupHandler } from "@/lib/auth/browser";
+import { setupHandler } from "@/lib/api/auth-handlers";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { signInHandler } from "@/lib/auth/browser";
+import { signInHandler } from "@/lib/api/auth-handlers";
 
 export const dynamic = "force-dynamic";
 

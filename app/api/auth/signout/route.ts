@@ -1,4 +1,4 @@
-import { signOutHandler } from "@/lib/auth/browser";
+import { signOutHandler } from "@/lib/api/auth-handlers";
 
 export const dynamic = "force-dynamic";
 

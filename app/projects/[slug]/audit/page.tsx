@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { projectPage } from "@/lib/auth/page";
+import { projectPage } from "@/lib/api/page-guard";
 import { listAudit } from "@/lib/audit";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Table } from "@/components/ui/table";

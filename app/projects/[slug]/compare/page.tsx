@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { projectPage } from "@/lib/auth/page";
+import { projectPage } from "@/lib/api/page-guard";
 import { DomainError } from "@/lib/errors";
 import { comparableSides, compareQuery, compareRuns, type RunComparison } from "@/lib/compare/service";
 import { Panel, Shell, Stat } from "@/components/ui/shell";

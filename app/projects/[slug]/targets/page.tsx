@@ -1,4 +1,4 @@
-import { projectPage } from "@/lib/auth/page";
+import { projectPage } from "@/lib/api/page-guard";
 import { listTargets } from "@/lib/dispatch/service";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Table } from "@/components/ui/table";

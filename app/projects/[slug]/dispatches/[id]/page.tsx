@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { orNotFound, projectPage } from "@/lib/auth/page";
+import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { getDispatch } from "@/lib/dispatch/service";
 import { Panel, Shell } from "@/components/ui/shell";
 import { DispatchTimeline } from "@/components/dispatch/dispatch-panel";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { orNotFound, projectPage } from "@/lib/auth/page";
+import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { environmentAttempts, environmentDetail } from "@/lib/generations/environment-detail";
 import { Panel, Shell, Stat } from "@/components/ui/shell";
 import { count, fixed, formatValue, pct, LEARNABILITY_HELP } from "@/components/ui/format";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { orNotFound, projectPage } from "@/lib/auth/page";
+import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { getFamily } from "@/lib/family-store";
 import { getGeneration } from "@/lib/generations/service";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";

@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { orNotFound, projectPage } from "@/lib/auth/page";
+import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { getProposal } from "@/lib/proposals";
 import { Shell } from "@/components/ui/shell";
 import { ProposalView } from "@/components/proposals/proposal-view";

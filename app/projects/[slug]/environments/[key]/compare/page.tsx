@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { orNotFound, projectPage } from "@/lib/auth/page";
+import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { environmentAttempts, environmentDetail, newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
 import { getRolloutHeader } from "@/lib/rollouts/read";
 import { readTurnPage } from "@/lib/rollouts/turns";

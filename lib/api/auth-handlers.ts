@@ -3,10 +3,10 @@ import { getDb } from "@/lib/db/client";
 import { PEER_HEADER } from "@/lib/http/guard";
 import { parseOrThrow } from "@/lib/errors";
 import { toErrorResponse } from "@/lib/api/errors";
-import { readJsonBody } from "@/lib/api/route";
-import { assertSameOrigin, readCookie, SESSION_COOKIE } from "./principal";
-import { clearedSessionCookie, sessionCookie } from "./cookies";
-import { createFirstAdmin, openSession, setupSchema, signIn, signInSchema, signOut } from "./users";
+import { readJsonBody } from "@/lib/http/body";
+import { assertSameOrigin, readCookie, SESSION_COOKIE } from "@/lib/auth/principal";
+import { clearedSessionCookie, sessionCookie } from "@/lib/auth/cookies";
+import { createFirstAdmin, openSession, setupSchema, signIn, signInSchema, signOut } from "@/lib/auth/users";
 
 /** POST /api/auth/setup: the first admin account (loopback only, only while none exists). */
 export async function setupHandler(req: Request): Promise<Response> {

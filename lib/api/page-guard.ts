@@ -3,9 +3,9 @@ import { cookies } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { DomainError } from "@/lib/errors";
 import { getDb } from "@/lib/db/client";
-import { principalFromSession, SESSION_COOKIE, type Principal } from "./principal";
-import { hasScope, type Scope } from "./roles";
-import { needsSetup } from "./users";
+import { principalFromSession, SESSION_COOKIE, type Principal } from "@/lib/auth/principal";
+import { hasScope, type Scope } from "@/lib/auth/roles";
+import { needsSetup } from "@/lib/auth/users";
 import { getProjectFor } from "@/lib/projects/service";
 
 /** The signed-in user, or null. */

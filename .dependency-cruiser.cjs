@@ -1,0 +1,82 @@
+/**
+ * Dependency rules for lib/ (npm run lint:deps). The folders of lib/ form layers, lowest first: a folder
+ * may import its own and lower layers only, never upward. Type-only imports are not counted (they vanish at
+ * run time). Pure modules import neither the database nor Next.js.
+ */
+const LAYERS = [
+  "errors",
+  "config",
+  "db",
+  "retry",
+  "families",
+  "analytics",
+  "http",
+  "audit",
+  "queue",
+  "family-store",
+  "auth",
+  "projects",
+  "tasks",
+  "generations",
+  "compare",
+  "engineer",
+  "arena",
+  "rollouts",
+  "ingest",
+  "review",
+  "proposals",
+  "dispatch",
+  "arena-runs",
+  "demo",
+  "worker",
+  "api",
+];
+const folder = (name) => `^lib/${name}(/|\\.ts$)`;
+const anyOf = (names) => `^lib/(${names.join("|")})(/|\\.ts$)`;
+
+const upward = LAYERS.slice(0, -1).map((name, i) => ({
+  name: `no-upward-from-${name}`,
+  comment: `lib/${name} sits below ${LAYERS.slice(i + 1).join(", ")}: it may not import them`,
+  severity: "error",
+  from: { path: folder(name), pathNot: "\\.test\\.ts$" },
+  to: { path: anyOf(LAYERS.slice(i + 1)), dependencyTypesNot: ["type-only"] },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: "layers-complete",
+      comment: "every folder of lib/ has a place in LAYERS (.dependency-cruiser.cjs)",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { path: "^lib/", pathNot: anyOf(LAYERS) },
+    },
+    {
+      name: "pure-modules",
+      comment: "families, analytics, arena and the engineer's pure steps import neither the database nor Next.js",
+      severity: "error",
+      from: { path: "^lib/(families|analytics|arena)/|^lib/engineer/(scoring|heuristic|llm|validate-items|classification)", pathNot: "\\.test\\.ts$" },
+      to: { path: "^lib/db/|^node_modules/(next|pg|drizzle-orm|pg-boss)/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      from: { path: "^lib/", pathNot: "\\.test\\.ts$" },
+      to: { circular: true, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "lib-not-into-app",
+      comment: "lib/ never imports routes, pages or components",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { path: "^(app|components)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsConfig: { fileName: "tsconfig.json" },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".tsx", ".js", ".mjs", ".json"] },
+  },
+};
