@@ -2,7 +2,7 @@
  * Annotations: a project's own set of labels, and reviewers' labels, scores and notes on a rollout
  * or on one of its turns (trajectory messages). Every write goes to the audit log with its actor.
  */
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { annotations, labels, rolloutPayloads, rollouts } from "@/lib/db/schema";
@@ -119,4 +119,18 @@ export async function createAnnotation(db: Db, rolloutId: number, principal: Pri
 export function hasLabel(projectId: number, name: string): SQL {
   return sql`exists (select 1 from ${annotations} join ${labels} on ${labels.id} = ${annotations.labelId}
     where ${annotations.rolloutId} = ${rollouts.id} and ${labels.projectId} = ${projectId} and ${labels.name} = ${name})`;
+}
+
+/** The labels on each of `rolloutIds` (for exports), as rollout id -> label names. */
+export async function labelsOfRollouts(db: Db, rolloutIds: number[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>();
+  if (rolloutIds.length === 0) return out;
+  const rows = await db
+    .selectDistinct({ rolloutId: annotations.rolloutId, name: labels.name })
+    .from(annotations)
+    .innerJoin(labels, eq(labels.id, annotations.labelId))
+    .where(inArray(annotations.rolloutId, rolloutIds))
+    .orderBy(annotations.rolloutId, labels.name);
+  for (const r of rows) out.set(r.rolloutId, [...(out.get(r.rolloutId) ?? []), r.name]);
+  return out;
 }

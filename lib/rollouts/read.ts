@@ -21,6 +21,8 @@ export const listRolloutsQuery = z.object({
   label: z.string().trim().min(1).max(60).optional(),
   cursor: z.coerce.number().int().positive().optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+  /** csv: every matching rollout as a streamed CSV download (lib/csv/exports.ts) */
+  format: z.enum(["json", "csv"]).optional(),
 });
 
 export const rolloutColumns = {

@@ -34,6 +34,7 @@ export default async function RunComparePage({ params, searchParams }: { params:
     }
   }
   const base = `/projects/${encodeURIComponent(slug)}`;
+  const csvHref = `/api/v1/projects/${encodeURIComponent(slug)}/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}&format=csv`;
   return (
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: base, label: project.name }, { label: "Compare runs" }]}>
       <div className="mb-3 flex flex-wrap items-end gap-3">
@@ -74,7 +75,14 @@ export default async function RunComparePage({ params, searchParams }: { params:
               Left out (attempted by one side only): {comparison.onlyA.length} only in A, {comparison.onlyB.length} only in B.
             </p>
           )}
-          <Panel title="Environments">
+          <Panel
+            title="Environments"
+            right={
+              <a href={csvHref} className="text-xs text-blue-700 hover:underline" data-testid="compare-csv">
+                Download CSV
+              </a>
+            }
+          >
             <table className="w-full text-left text-xs" data-testid="compare-table">
               <thead className="text-zinc-500">
                 <tr>

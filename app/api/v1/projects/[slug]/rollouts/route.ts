@@ -2,6 +2,7 @@ import { apiRoute } from "@/lib/api/route";
 import { searchParamsOf } from "@/lib/api/contracts";
 import { postRollouts } from "@/lib/ingest/post-rollouts";
 import { listRollouts } from "@/lib/rollouts/read";
+import { rolloutsCsv } from "@/lib/csv/exports";
 
 export const dynamic = "force-dynamic";
 
@@ -10,5 +11,7 @@ export const POST = apiRoute<{ slug: string }>({ scope: "rollouts:write", projec
 });
 
 export const GET = apiRoute<{ slug: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, project }) => {
-  return listRollouts(db, project, searchParamsOf(req));
+  const params = searchParamsOf(req);
+  // format=csv: every rollout the filter matches, streamed page by page
+  return params.format === "csv" ? rolloutsCsv(db, project, params) : listRollouts(db, project, params);
 });
