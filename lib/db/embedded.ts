@@ -12,6 +12,7 @@ import fsp from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { canTraverse } from "../system/run-as";
 
 export interface EmbeddedPostgresOptions {
   /** Folder that holds the cluster (`pg/`) and its password; created when absent. */
@@ -59,29 +60,7 @@ export async function nativeDir(): Promise<string> {
   return path.resolve(path.dirname(mod.postgres), "..");
 }
 
-/** True when `uid` (with `gid`) may traverse every ancestor of `target` and read/enter it. */
-export function canTraverse(target: string, user: PgUser): boolean {
-  let current = path.resolve(target);
-  for (;;) {
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(current);
-    } catch {
-      // a folder that does not exist yet: its parent decides
-      const parent = path.dirname(current);
-      if (parent === current) return true;
-      current = parent;
-      continue;
-    }
-    const mode = st.mode;
-    const ok =
-      st.uid === user.uid ? (mode & 0o100) !== 0 : st.gid === user.gid ? (mode & 0o010) !== 0 : (mode & 0o001) !== 0;
-    if (!ok) return false;
-    const parent = path.dirname(current);
-    if (parent === current) return true;
-    current = parent;
-  }
-}
+export { canTraverse };
 
 function isRoot(): boolean {
   return typeof process.getuid === "function" && process.getuid() === 0;

@@ -5,9 +5,15 @@
  * (after a restart) still learns the outcome. Files of one dispatch folder:
  *   payload.json  launch.json {pid, startedAt, command}  stdout.log  stderr.log
  *   exit.json {code, signal, finishedAt, error?}  cancel.json {at}  launch.lock (while starting)
+ * Beside them, `<workDir>/state/` persists across dispatches (ENVFORGE_STATE_DIR, e.g. a learner's state).
+ *
+ * When the server runs as root the wrapper and the command run as the system user `envforge-runner`
+ * (lib/system/run-as.ts), which owns the dispatch folder and the state folder; the work folder
+ * itself stays the server's, so the command cannot swap a dispatch folder for a link elsewhere, and
+ * every file the server reads back from a dispatch folder is opened without following links.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { constants as fsConstants, existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +22,7 @@ import { DeliveryError, type DeliveryContext, type DeliveryResult, type Dispatch
 import { CALLBACK_KEY_ENV, fillPlaceholders, jobEnv, PLACEHOLDERS, placeholderValues, textTail, unknownPlaceholders } from "./job-launch";
 import { configErrors, parseTargetConfig } from "./target-config";
 import { localTargetsAllowed } from "../server-paths";
+import { firstClosedFolder, localRunner, type SystemUser } from "@/lib/system/run-as";
 
 export const localConfigSchema = z
   .object({
@@ -115,9 +122,29 @@ interface LaunchRecord {
   command: string[];
 }
 
+/**
+ * Opens a file of a dispatch folder for reading without following a link and only when it is a
+ * plain file with one name: the command owns the folder and could otherwise point the server
+ * (root) at a file it may not read itself, whose text would come back in the dispatch's tails.
+ */
+async function openInside(file: string): Promise<fs.FileHandle> {
+  const handle = await fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  const st = await handle.stat();
+  if (!st.isFile() || st.nlink !== 1) {
+    await handle.close();
+    throw new Error(`${file} is not a plain file of the dispatch folder`);
+  }
+  return handle;
+}
+
 async function readJson<T>(file: string): Promise<T | undefined> {
   try {
-    return JSON.parse(await fs.readFile(file, "utf8")) as T;
+    const handle = await openInside(file);
+    try {
+      return JSON.parse(await handle.readFile("utf8")) as T;
+    } finally {
+      await handle.close();
+    }
   } catch {
     return undefined; // missing, or caught mid-write (every record is written by rename, so rare)
   }
@@ -125,13 +152,13 @@ async function readJson<T>(file: string): Promise<T | undefined> {
 
 async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await fs.writeFile(tmp, JSON.stringify(value, null, 2));
+  await fs.writeFile(tmp, JSON.stringify(value, null, 2), { flag: "wx" }); // never through a link someone placed there
   await fs.rename(tmp, file);
 }
 
 async function tailOf(file: string, max = 2048): Promise<string> {
   try {
-    const handle = await fs.open(file, "r");
+    const handle = await openInside(file);
     try {
       const { size } = await handle.stat();
       const length = Math.min(size, max * 2);
@@ -213,7 +240,8 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const config = parseTargetConfig(localConfigSchema, ctx.config, "local");
   const dir = localDispatchDir(config, ctx.payload.dispatchId);
   const f = files(dir);
-  await fs.mkdir(dir, { recursive: true });
+  const runner = localRunner((line) => console.warn(`[dispatch] ${line}`));
+  const stateDir = await prepareFolders(dir, runner);
 
   const existing = await readJson<LaunchRecord>(f.launch);
   if (existing) {
@@ -234,9 +262,20 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     await fs.rm(f.exit, { force: true });
     const command = config.command.map((part) => fillPlaceholders(part, placeholderValues(ctx.payload, { payloadPath: f.payload, dispatchDir: dir })));
     const cwd = config.cwd ? path.resolve(config.cwd) : dir;
+    if (runner) {
+      checkReachable(runner, cwd, "config.cwd (the command's working folder)");
+      if (path.isAbsolute(command[0])) checkReachable(runner, command[0], "the program (config.command.0)");
+      checkReachable(runner, process.execPath, "Node.js, which runs the wrapper");
+    }
     await writeJsonAtomic(f.spec, { command, cwd, stdoutPath: f.stdout, stderrPath: f.stderr, exitPath: f.exit });
 
-    const wrapper = spawn(process.execPath, ["-e", WRAPPER_SCRIPT, f.spec], { cwd: dir, env: commandEnv(config, ctx, f.payload, dir), detached: true, stdio: "ignore" });
+    const wrapper = spawn(process.execPath, ["-e", WRAPPER_SCRIPT, f.spec], {
+      cwd: dir,
+      env: commandEnv(config, ctx, { payloadPath: f.payload, dir, stateDir, runner }),
+      detached: true,
+      stdio: "ignore",
+      ...(runner ? { uid: runner.uid, gid: runner.gid } : {}),
+    });
     const pid = await new Promise<number>((resolve, reject) => {
       wrapper.once("error", reject);
       wrapper.once("spawn", () => resolve(wrapper.pid!));
@@ -246,28 +285,73 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     wrapper.unref();
     const launch: LaunchRecord = { pid, startedAt: new Date().toISOString(), command };
     await writeJsonAtomic(f.launch, launch);
-    return { status: "running", externalId: formatLocalExternalId(pid, dir), message: `started ${command[0]} as process group ${pid} in ${dir}`, data: { pid, dir, command } };
+    const as = runner ? ` as user ${runner.name}` : "";
+    return { status: "running", externalId: formatLocalExternalId(pid, dir), message: `started ${command[0]}${as} as process group ${pid} in ${dir}`, data: { pid, dir, command, ...(runner ? { user: runner.name } : {}) } };
   } finally {
     await fs.rm(f.lock, { force: true });
   }
 }
 
+/** Variables of the server's environment a command inherits; everything else (keys, tokens, DATABASE_URL, ENVFORGE_* settings) stays with the server. */
+const INHERITED_ENV = /^(PATH|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TERM|CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)$/;
+/** Also inherited when the command runs as the server's own user (they describe that user). */
+const INHERITED_OWN_USER_ENV = /^(HOME|USER|LOGNAME|TMPDIR)$/;
+
 /**
- * The command's environment: the server's, less its own ENVFORGE_* settings and DATABASE_URL
- * (a training script has no business with the server's key or database), plus the job variables
- * and the target's own secret as ENVFORGE_TARGET_SECRET (e.g. an ingest key to post rollouts back).
+ * The command's environment: a short allowlist of the server's (PATH, locale, GPU selection; never
+ * its secrets or settings), the target's `env`, the job variables, and the target's own secret as
+ * ENVFORGE_TARGET_SECRET (e.g. an ingest key to post rollouts back). Run as the runner user, HOME is
+ * the state folder.
  */
-function commandEnv(config: LocalConfig, ctx: DeliveryContext, payloadPath: string, dir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith("ENVFORGE_") || key === "DATABASE_URL") delete env[key];
+function commandEnv(
+  config: LocalConfig,
+  ctx: DeliveryContext,
+  where: { payloadPath: string; dir: string; stateDir: string; runner: SystemUser | null },
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (INHERITED_ENV.test(key) || (!where.runner && INHERITED_OWN_USER_ENV.test(key))) env[key] = value;
+  }
+  if (where.runner) Object.assign(env, { HOME: where.stateDir, USER: where.runner.name, LOGNAME: where.runner.name });
   return Object.assign(
     env,
     config.env,
     jobEnv(ctx.payload),
-    { ENVFORGE_PAYLOAD_PATH: payloadPath, ENVFORGE_DISPATCH_DIR: dir },
+    { ENVFORGE_PAYLOAD_PATH: where.payloadPath, ENVFORGE_DISPATCH_DIR: where.dir, ENVFORGE_STATE_DIR: where.stateDir },
     ctx.secret ? { ENVFORGE_TARGET_SECRET: ctx.secret } : {},
     ctx.callbackKey ? { [CALLBACK_KEY_ENV]: ctx.callbackKey } : {},
   );
+}
+
+/** A non-retryable failure naming the path the runner user cannot reach. */
+function checkReachable(runner: SystemUser, target: string, what: string): void {
+  const closed = firstClosedFolder(target, runner);
+  if (closed)
+    throw new DeliveryError(
+      `The command runs as the unprivileged user '${runner.name}' (the server runs as root), which cannot reach ${what} ${target}: ` +
+        `${closed} is closed to other users. Use a path it can reach (e.g. under /var/lib/envforge or /opt) or run EnvForge as an ordinary user.`,
+      false,
+    );
+}
+
+/**
+ * Creates the dispatch folder and the state folder beside it (neither may be a link); as root,
+ * both are handed to the runner user while the work folder stays the server's. Returns the state folder.
+ */
+async function prepareFolders(dir: string, runner: SystemUser | null): Promise<string> {
+  const workDir = path.dirname(dir);
+  const stateDir = path.join(workDir, "state");
+  if (runner) checkReachable(runner, workDir, "the work folder (config.workDir)");
+  await fs.mkdir(workDir, { recursive: true, mode: 0o755 });
+  for (const folder of [dir, stateDir]) {
+    await fs.mkdir(folder, { mode: 0o700 }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== "EEXIST") throw e;
+    });
+    const st = await fs.lstat(folder);
+    if (!st.isDirectory()) throw new DeliveryError(`${folder} is not a folder (a link or file is in its place); remove it.`, false);
+    if (runner && (st.uid !== runner.uid || st.gid !== runner.gid)) await fs.chown(folder, runner.uid, runner.gid);
+  }
+  return stateDir;
 }
 
 async function poll(_ctx: DeliveryContext, externalId: string): Promise<PollResult> {
