@@ -3,7 +3,7 @@
  * generation (ENVFORGE_PAYLOAD_PATH), lets the curriculum arena's learner attempt every
  * environment (a GRPO group of 8), posts those rollouts back through the ingest API (the
  * payload's callback, authorised by the target's secret), trains on them for the generation's
- * steps, and keeps the learner's skills for the next generation beside the dispatch folders.
+ * steps, and keeps the learner's skills for the next generation in the target's state folder.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -24,7 +24,9 @@ async function main() {
   const family = getBuiltinFamily(payload.project.family);
   if (!family?.difficulty) throw new Error(`The simulated trainer needs a built-in family with a simulator, not '${payload.project.family}'.`);
 
-  const stateFile = path.join(path.dirname(process.env.ENVFORGE_DISPATCH_DIR ?? path.dirname(payloadPath)), `learner-${payload.project.slug}.json`);
+  // the state folder the local target keeps for its commands (the dispatch folders' parent before it existed)
+  const stateDir = process.env.ENVFORGE_STATE_DIR ?? path.dirname(process.env.ENVFORGE_DISPATCH_DIR ?? path.dirname(payloadPath));
+  const stateFile = path.join(stateDir, `learner-${payload.project.slug}.json`);
   const state = fs.existsSync(stateFile) ? (JSON.parse(fs.readFileSync(stateFile, "utf8")) as { theta: number[]; steps: number }) : null;
   // a faster learner than the arena's, so a few demo generations show progress
   const learner = new Learner({ ...DEFAULT_LEARNER, learningRate: 0.06 });

@@ -192,7 +192,7 @@ async function main() {
   }
   if (settings.demo) {
     try {
-      const seeded = await seedDemo(handle.db, { root, workDir: path.join(settings.dataDir, "dispatch") });
+      const seeded = await seedDemo(handle.db, { root, workDir: path.join(settings.dataDir, "dispatch"), log: say });
       if (seeded) {
         // the first cycles run in the background: dispatch, simulated training, proposal, approval
         await queueDemoCycles(handle.db, seeded, 3, (data) => enqueue("envforge.demo-loop", demoLoopJobSchema, data, { retryLimit: 0 }));

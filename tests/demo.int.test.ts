@@ -20,6 +20,8 @@ import { EnvForgeClient } from "@/cli/client";
 const TOKEN = "test-bootstrap-token-demo-loop-01";
 const root = path.resolve(import.meta.dirname, "..");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-demo-"));
+// as root the trainer runs as envforge-runner, which must be able to enter the work folder (mkdtemp makes it 0700)
+fs.chmodSync(tmp, 0o755);
 // the demo is what local targets are on for (npm start sets this for the embedded demo)
 process.env.ENVFORGE_LOCAL_TARGETS = "1";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -70,7 +72,7 @@ describe("the demo's closed loop", () => {
       ["local", "succeeded"],
     ]);
     // the learner's skills carry over to the next generation
-    expect(fs.readdirSync(tmp).some((f) => f === `learner-${DEMO_SLUG}.json`)).toBe(true);
+    expect(fs.readdirSync(path.join(tmp, "state")).some((f) => f === `learner-${DEMO_SLUG}.json`)).toBe(true);
     const audit = await client.request<{ events: { actor: string; action: string }[] }>("GET", `/api/v1/projects/${DEMO_SLUG}/audit`);
     expect(audit.events.find((e) => e.action === "proposal.materialize")?.actor).toBe("system:demo-loop");
   }, 120_000);

@@ -12,15 +12,29 @@ import { createProject } from "@/lib/projects/service";
 import { createGeneration } from "@/lib/generations/service";
 import { createApiKey } from "@/lib/auth/keys";
 import { encryptSecret } from "@/lib/dispatch/secrets";
-import { DEMO_TARGET, simulatedTrainerCommand } from "./loop";
+import { DEMO_TARGET } from "./loop";
+import { demoTrainerConfig } from "./trainer-target";
 
 export const DEMO_SLUG = "demo-frozenlake";
 const ACTOR = { actor: "system:demo" };
 
-/** Seed the demo project on first start; returns the project when created, null when it exists. */
-export async function seedDemo(db: Db, opts: { root: string; workDir: string; populationSize?: number; seed?: number }) {
+/**
+ * Seed the demo project on first start; returns the project when created, null when it exists
+ * (then only its trainer target's command is brought up to date, see lib/demo/trainer-target.ts).
+ */
+export async function seedDemo(db: Db, opts: { root: string; workDir: string; populationSize?: number; seed?: number; log?: (line: string) => void }) {
   const [existing] = await db.select({ id: projects.id }).from(projects).where(eq(projects.slug, DEMO_SLUG));
-  if (existing) return null;
+  if (existing) {
+    const [target] = await db
+      .select({ id: dispatchTargets.id, adapter: dispatchTargets.adapter })
+      .from(dispatchTargets)
+      .where(and(eq(dispatchTargets.projectId, existing.id), eq(dispatchTargets.name, DEMO_TARGET)));
+    if (target?.adapter === "local") {
+      const config = await demoTrainerConfig(opts.root, opts.workDir, { log: opts.log });
+      await db.update(dispatchTargets).set({ config }).where(eq(dispatchTargets.id, target.id));
+    }
+    return null;
+  }
   const secretKey = process.env.ENVFORGE_SECRET_KEY;
   if (!secretKey) throw new Error("The demo needs ENVFORGE_SECRET_KEY to store its trainer's key encrypted.");
   const family = getBuiltinFamily("frozenlake-mapf")!;
@@ -53,7 +67,7 @@ export async function seedDemo(db: Db, opts: { root: string; workDir: string; po
     name: DEMO_TARGET,
     kind: "trainer",
     adapter: "local",
-    config: { command: simulatedTrainerCommand(opts.root), cwd: opts.root, workDir: opts.workDir },
+    config: await demoTrainerConfig(opts.root, opts.workDir, { log: opts.log }),
     secretCiphertext: encryptSecret(key.key, secretKey),
     maxAttempts: 3,
     createdBy: ACTOR.actor,

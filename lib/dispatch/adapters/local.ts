@@ -308,7 +308,7 @@ function commandEnv(
   ctx: DeliveryContext,
   where: { payloadPath: string; dir: string; stateDir: string; runner: SystemUser | null },
 ): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
+  const env: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (INHERITED_ENV.test(key) || (!where.runner && INHERITED_OWN_USER_ENV.test(key))) env[key] = value;
   }
