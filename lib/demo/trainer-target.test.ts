@@ -38,7 +38,8 @@ describe("the demo trainer's target on this machine", () => {
       expect(config).toEqual({ command: [process.execPath, bundle], workDir: config.workDir });
       expect(fs.statSync(bundle).mode & 0o777).toBe(0o644);
       // loaded as the runner user, the whole bundle evaluates and the trainer asks for its payload
-      const run = spawnSync(process.execPath, [bundle], { uid: runner.uid, gid: runner.gid, cwd: "/", env: { PATH: process.env.PATH }, encoding: "utf8" });
+      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_ENV: "production" } as const;
+      const run = spawnSync(process.execPath, [bundle], { uid: runner.uid, gid: runner.gid, cwd: "/", env, encoding: "utf8" });
       expect(run.stderr).toContain("ENVFORGE_PAYLOAD_PATH is not set");
     },
     60_000,
