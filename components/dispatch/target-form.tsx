@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useMutation } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
 import { Field, fieldClass as input } from "@/components/ui/form";
@@ -21,9 +21,19 @@ export function TargetForm({ slug }: { slug: string }) {
   const [adapter, setAdapter] = useState("webhook");
   const [config, setConfig] = useState(JSON.stringify(TEMPLATES.webhook, null, 2));
   const [configError, setConfigError] = useState<string | null>(null);
+  const [added, setAdded] = useState<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const mutation = useMutation({
-    mutationFn: (body: unknown) => apiFetch(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
-    onSuccess: () => router.refresh(),
+    mutationFn: (body: { name: string }) => apiFetch<{ name: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
+    onMutate: () => setAdded(null),
+    onSuccess: (t) => {
+      // every field back to empty, the secret first: the next target must never inherit this one's secret
+      formRef.current?.reset();
+      setAdapter("webhook");
+      setConfig(JSON.stringify(TEMPLATES.webhook, null, 2));
+      setAdded(t.name);
+      router.refresh();
+    },
   });
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -39,10 +49,10 @@ export function TargetForm({ slug }: { slug: string }) {
     setConfigError(null);
     const secret = (f.get("secret") as string) || undefined;
     const secretEnv = (f.get("secretEnv") as string) || undefined;
-    mutation.mutate({ name: f.get("name"), kind: f.get("kind"), adapter, config: parsed, ...(secret ? { secret } : {}), ...(secretEnv ? { secretEnv } : {}) });
+    mutation.mutate({ name: String(f.get("name") ?? ""), kind: f.get("kind"), adapter, config: parsed, ...(secret ? { secret } : {}), ...(secretEnv ? { secretEnv } : {}) });
   };
   return (
-    <form onSubmit={submit} className="space-y-2 text-sm" data-testid="target-form">
+    <form ref={formRef} onSubmit={submit} className="space-y-2 text-sm" data-testid="target-form" autoComplete="off">
       <div className="flex flex-wrap gap-2">
         <Field label="Name">
           <input name="name" required className={input} aria-label="Target name" />
@@ -68,7 +78,7 @@ export function TargetForm({ slug }: { slug: string }) {
           </select>
         </Field>
         <Field label="Secret" help="stored encrypted">
-          <input name="secret" type="password" autoComplete="off" className={input} />
+          <input name="secret" type="password" autoComplete="new-password" className={input} />
         </Field>
         <Field label="or from env var">
           <input name="secretEnv" placeholder="TRAINER_TOKEN" className={input} aria-label="Secret environment variable" />
@@ -80,6 +90,11 @@ export function TargetForm({ slug }: { slug: string }) {
       <Button type="submit" variant="primary" busy={mutation.isPending}>
         Add target
       </Button>
+      {added && (
+        <p className="text-green-700" role="status" data-testid="target-added">
+          Added {added}. The form is empty again for the next target.
+        </p>
+      )}
       {mutation.error && (
         <p role="alert" className="text-red-700" data-testid="target-error">
           {(mutation.error as Error).message}

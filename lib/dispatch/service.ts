@@ -5,7 +5,7 @@
  * results reported back by sandboxes.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { environmentFileList } from "@/lib/tasks/store";
@@ -75,7 +75,8 @@ function leaseSeconds(): number {
   return Number(process.env.ENVFORGE_DISPATCH_LEASE_SECONDS ?? 60);
 }
 
-function secretKey(): string | undefined {
+/** The key target secrets are encrypted with (ENVFORGE_SECRET_KEY), if set. */
+export function secretKey(): string | undefined {
   return process.env.ENVFORGE_SECRET_KEY || undefined;
 }
 
@@ -96,7 +97,7 @@ export function redactTargetConfig(value: unknown): unknown {
 }
 
 /** A target as the API shows it: never the secret, only whether one is set; the full config only to target managers. */
-function targetView(t: typeof dispatchTargets.$inferSelect, role: Role) {
+export function targetView(t: typeof dispatchTargets.$inferSelect, role: Role) {
   return {
     id: t.id,
     name: t.name,
@@ -114,7 +115,7 @@ function targetView(t: typeof dispatchTargets.$inferSelect, role: Role) {
  * `local` targets run commands on this machine: only when the server allows them
  * (ENVFORGE_LOCAL_TARGETS), and never for a key limited to one project.
  */
-function assertLocalTargetsAllowed(principal: Principal): void {
+export function assertLocalTargetsAllowed(principal: Principal): void {
   if (!localTargetsAllowed()) {
     throw new Forbidden("This server does not run local targets (ENVFORGE_LOCAL_TARGETS is off): use another adapter.", [{ path: "adapter", message: "local targets are off on this server" }]);
   }
@@ -123,20 +124,29 @@ function assertLocalTargetsAllowed(principal: Principal): void {
   }
 }
 
+/** What is wrong with a target as it would be stored (adapter config, secret rules, local and export limits); throws 403 for local targets where they are off. */
+export async function targetProblems(
+  t: { adapter: (typeof ADAPTERS)[number]; config: Record<string, unknown>; hasSecret: boolean; hasSecretEnv: boolean; newSecret: boolean },
+  principal: Principal,
+): Promise<ErrorDetail[]> {
+  const adapter = getAdapter(t.adapter);
+  const details: ErrorDetail[] = adapter.checkConfig(t.config).map((e) => ({ path: `config${e.path ? "." + e.path : ""}`, message: e.message }));
+  if (t.hasSecret && t.hasSecretEnv) details.push({ path: "secret", message: "give secret or secretEnv, not both" });
+  if ((adapter.secretRequired ? adapter.secretRequired(t.config) : adapter.needsSecret) && !t.hasSecret && !t.hasSecretEnv) details.push({ path: "secret", message: `the ${t.adapter} adapter needs a secret (or secretEnv)` });
+  if (t.adapter === "local") assertLocalTargetsAllowed(principal);
+  if (t.adapter === "export" && typeof t.config.directory === "string") {
+    const where = await resolveExportDirectory(t.config.directory);
+    if (!where.ok) details.push({ path: "config.directory", message: where.message });
+  }
+  if (t.newSecret && !secretKey()) details.push({ path: "secret", message: "cannot be stored: set ENVFORGE_SECRET_KEY on the server, or pass secretEnv with the name of an environment variable instead" });
+  return details;
+}
+
 /** POST /projects/{slug}/targets (admin). */
 export async function createTarget(db: Db, project: ProjectRow, body: unknown, principal: Principal) {
   requireScope(principal, "targets:manage", project.id);
   const input = parseOrThrow(createTargetSchema, body);
-  const adapter = getAdapter(input.adapter);
-  const details: ErrorDetail[] = adapter.checkConfig(input.config).map((e) => ({ path: `config${e.path ? "." + e.path : ""}`, message: e.message }));
-  if (input.secret && input.secretEnv) details.push({ path: "secret", message: "give secret or secretEnv, not both" });
-  if ((adapter.secretRequired ? adapter.secretRequired(input.config) : adapter.needsSecret) && !input.secret && !input.secretEnv) details.push({ path: "secret", message: `the ${input.adapter} adapter needs a secret (or secretEnv)` });
-  if (input.adapter === "local") assertLocalTargetsAllowed(principal);
-  if (input.adapter === "export" && typeof input.config.directory === "string") {
-    const where = await resolveExportDirectory(input.config.directory);
-    if (!where.ok) details.push({ path: "config.directory", message: where.message });
-  }
-  if (input.secret && !secretKey()) details.push({ path: "secret", message: "cannot be stored: set ENVFORGE_SECRET_KEY on the server, or pass secretEnv with the name of an environment variable instead" });
+  const details = await targetProblems({ adapter: input.adapter, config: input.config, hasSecret: !!input.secret, hasSecretEnv: !!input.secretEnv, newSecret: !!input.secret }, principal);
   if (details.length) throw new Invalid(`The target cannot be created: ${details[0].path} ${details[0].message}.`, details);
   const [taken] = await db.select({ id: dispatchTargets.id }).from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.name)));
   if (taken) throw new Conflict(`A target named '${input.name}' exists already in '${project.slug}'.`, [{ path: "name", message: "is taken" }]);
@@ -224,7 +234,7 @@ export async function buildPayload(
   };
 }
 
-async function addEvent(db: Db, dispatchId: string, status: string, message?: string, data?: unknown) {
+export async function addEvent(db: Db, dispatchId: string, status: string, message?: string, data?: unknown) {
   await db.insert(dispatchEvents).values({ dispatchId, status, message: message ?? null, data: data ?? null });
   // the job is over: its key stops working
   if (FINAL.has(status)) await revokeDispatchKey(db, dispatchId);
@@ -257,6 +267,12 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
     }
     if (input.invalidEnvironments === "exclude") exclude = invalid.map((r) => r.key);
   }
+  // the same generation to the same target again is allowed (a rerun) but said out loud
+  const earlier = await db
+    .select({ id: dispatches.id, status: dispatches.status, createdAt: dispatches.createdAt })
+    .from(dispatches)
+    .where(and(eq(dispatches.generationId, g.id), eq(dispatches.targetId, target.id), ne(dispatches.status, "cancelled")))
+    .orderBy(desc(dispatches.createdAt));
   const id = randomUUID();
   const payload = await buildPayload(db, project, g, target, id, origin, exclude);
   await db.transaction(async (tx) => {
@@ -265,7 +281,10 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
     await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "dispatch.create", entity: "dispatch", entityId: id, after: { generation: g.index, target: target.name, adapter: target.adapter, environments: payload.environments.length, ...(exclude.length ? { excludedInvalid: exclude } : {}), ...(input.invalidEnvironments === "include" ? { includedInvalid: true } : {}) } });
   });
   await enqueueDispatch(id, "deliver");
-  return { dispatchId: id, status: "queued" as const };
+  const warning = earlier.length
+    ? `Generation ${g.index} was dispatched to ${target.name} ${earlier.length === 1 ? "once" : `${earlier.length} times`} before (last ${earlier[0].status}, ${earlier[0].createdAt.toISOString()}); this is another run.`
+    : undefined;
+  return { dispatchId: id, status: "queued" as const, ...(warning ? { warning, previousDispatches: earlier.map((e) => e.id) } : {}) };
 }
 
 /** Queue a delivery or a poll; pg-boss keeps one pending job per dispatch and phase. */

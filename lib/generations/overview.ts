@@ -72,6 +72,12 @@ export async function resolvePolicy(db: Db, projectId: number, name: string) {
   return p;
 }
 
+/** Names of the policies with rollouts in a project, sorted. */
+export async function listPolicyNames(db: Db, projectId: number): Promise<string[]> {
+  const rows = await db.select({ name: policies.name }).from(policies).where(eq(policies.projectId, projectId)).orderBy(asc(policies.name));
+  return rows.map((r) => r.name);
+}
+
 /** Every generation with counts and metrics (the project overview and GET .../generations). */
 export async function listGenerationsWithMetrics(db: Db, project: ProjectRow) {
   const gens = await listGenerationRows(db, project.id);

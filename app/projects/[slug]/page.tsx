@@ -8,6 +8,9 @@ import { ImportPanel } from "@/components/imports/import-panel";
 import { hasScope } from "@/lib/auth/roles";
 import { listProposals } from "@/lib/proposals";
 import { DemoLoopPanel } from "@/components/demo/loop-panel";
+import { ProjectSettingsForm } from "@/components/projects/project-forms";
+import { projectSettings } from "@/lib/projects/service";
+import { listPolicyNames } from "@/lib/generations/overview";
 import type { DemoState } from "@/lib/demo/loop";
 
 export const dynamic = "force-dynamic";
@@ -23,6 +26,9 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
   // the newest generation with results: a freshly materialized one has none yet and would hide the last figures
   const latest = [...gens].reverse().find((g) => g.rollouts > 0) ?? gens[gens.length - 1];
   const newest = gens[gens.length - 1];
+  const settings = projectSettings(project);
+  const canManage = hasScope(user.role, "projects:manage");
+  const policyNames = canManage ? await listPolicyNames(db, project.id) : [];
   const latestLabel = latest ? `G${latest.index}` : "latest";
   return (
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { label: project.name }]}>
@@ -32,12 +38,17 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
           {project.familyId}
         </Link>
         <span className="text-zinc-400">success threshold {project.successThreshold}</span>
+        {settings.archivedAt && <span className="rounded bg-zinc-200 px-1.5 py-0.5 text-xs text-zinc-700">archived</span>}
+        {settings.defaultPolicy && <span className="text-zinc-400">default policy {settings.defaultPolicy}</span>}
         <span className="ml-auto flex gap-3 text-sm">
           <Link href={`/projects/${slug}/compare`} className="text-zinc-600 hover:underline">
             Compare runs
           </Link>
           <Link href={`/projects/${slug}/audit`} className="text-zinc-600 hover:underline">
             Audit log
+          </Link>
+          <Link href={`/projects/${slug}/dispatches`} className="text-zinc-600 hover:underline">
+            Dispatches
           </Link>
           {hasScope(user.role, "targets:manage") && (
             <Link href={`/projects/${slug}/targets`} className="text-zinc-600 hover:underline">
@@ -154,6 +165,14 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
               ))}
             </tbody>
           </table>
+        </Panel>
+      )}
+      {canManage && (
+        <Panel title="Project settings" className="mt-4">
+          <ProjectSettingsForm
+            project={{ slug: project.slug, name: project.name, successThreshold: project.successThreshold, defaultPolicy: settings.defaultPolicy ?? null, archivedAt: settings.archivedAt ?? null }}
+            policies={policyNames}
+          />
         </Panel>
       )}
     </Shell>

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { getFamily } from "@/lib/family-store";
 import { getGeneration } from "@/lib/generations/service";
+import { projectSettings } from "@/lib/projects/service";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 import { generationAnalytics, generationExceptions } from "@/lib/generations/analytics";
 import { resolvePolicy } from "@/lib/generations/overview";
@@ -40,11 +41,15 @@ export default async function GenerationPage({
   searchParams: Promise<{ policy?: string }>;
 }) {
   const { slug, index } = await params;
-  const { policy } = await searchParams;
+  const { policy: asked } = await searchParams;
   const gi = Number(index);
   if (!Number.isInteger(gi) || gi < 0) notFound();
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/generations/${index}`);
   const generation = await orNotFound(getGeneration(db, project, gi));
+  // no ?policy: the project's default policy when it has one (?policy= with nothing asks for all policies)
+  const fallback = asked === undefined ? (projectSettings(project).defaultPolicy ?? undefined) : undefined;
+  const fallbackOk = fallback ? await resolvePolicy(db, project.id, fallback).then(() => true, () => false) : false;
+  const policy = asked ?? (fallbackOk ? fallback : undefined);
   const family = await getFamily(db, project.familyId);
   const analytics = await orNotFound(generationAnalytics(db, project, family, generation, policy || undefined));
   const policyRow = policy ? await resolvePolicy(db, project.id, policy).catch(() => undefined) : undefined;
@@ -61,7 +66,7 @@ export default async function GenerationPage({
   // the generation's members, measured or not (a freshly materialized generation has no rollouts yet)
   const members = trend.find((t) => t.index === gi)?.environments ?? m.environments;
   const base = `/projects/${encodeURIComponent(slug)}/generations/${gi}`;
-  const withPolicy = (p: string | null) => (p ? `${base}?policy=${encodeURIComponent(p)}` : base);
+  const withPolicy = (p: string | null) => `${base}?policy=${p ? encodeURIComponent(p) : ""}`;
   const ks = Object.keys(m.passAtK).sort((a, b) => Number(a) - Number(b));
   return (
     <Shell
