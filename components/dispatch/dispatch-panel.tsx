@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
 import { fieldClass } from "@/components/ui/form";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 
 interface DispatchView {
   id: string;
@@ -30,14 +31,19 @@ const STATUS_STYLE: Record<string, string> = {
 };
 
 /** A dispatch's status badge and timeline, refreshed while it is in flight. */
-export function DispatchTimeline({ id, slug, initial }: { id: string; slug: string; initial?: DispatchView }) {
+export function DispatchTimeline({ id, slug, initial, canRetry = true }: { id: string; slug: string; initial?: DispatchView; canRetry?: boolean }) {
   const { data } = useQuery({
     queryKey: ["dispatch", id],
     queryFn: () => apiFetch<DispatchView>(`/api/v1/dispatches/${id}`),
     initialData: initial,
     refetchInterval: (q) => (q.state.data && ["succeeded", "failed", "cancelled"].includes(q.state.data.status) ? false : 1000),
   });
+  const queryClient = useQueryClient();
   const cancel = useMutation({ mutationFn: () => apiFetch(`/api/v1/dispatches/${id}/cancel`, { method: "POST", body: "{}" }) });
+  const retry = useMutation({
+    mutationFn: () => apiFetch<DispatchView>(`/api/v1/dispatches/${id}/retry`, { method: "POST", body: "{}" }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["dispatch", id] }),
+  });
   if (!data) return <p className="text-xs text-zinc-500">Loading…</p>;
   return (
     <div className="rounded border border-zinc-200 p-2 text-xs" data-testid="dispatch-timeline">
@@ -60,7 +66,14 @@ export function DispatchTimeline({ id, slug, initial }: { id: string; slug: stri
             Cancel
           </Button>
         )}
+        {data.status === "failed" && canRetry && (
+          <Button size="xs" className="ml-auto" busy={retry.isPending} onClick={() => retry.mutate()} data-testid="dispatch-retry">
+            Retry
+          </Button>
+        )}
       </div>
+      {data.lastError && <p className="mb-1 break-all text-red-700">{data.lastError}</p>}
+      {retry.error && <p className="mb-1 text-red-700">{(retry.error as Error).message}</p>}
       <ol className="space-y-0.5">
         {data.events.map((e, i) => (
           <li key={i} className="flex gap-2">
@@ -75,16 +88,39 @@ export function DispatchTimeline({ id, slug, initial }: { id: string; slug: stri
 }
 
 /** Dispatch an approved or materialized generation to one of the project's targets. */
-export function DispatchPanel({ slug, index, targets, dispatchable, status }: { slug: string; index: number; targets: { name: string; adapter: string; kind: string }[]; dispatchable: boolean; status: string }) {
+export function DispatchPanel({
+  slug,
+  index,
+  targets,
+  dispatchable,
+  status,
+  dispatchedBefore = {},
+}: {
+  slug: string;
+  index: number;
+  targets: { name: string; adapter: string; kind: string }[];
+  dispatchable: boolean;
+  status: string;
+  /** earlier dispatches of this generation (not cancelled) per target name */
+  dispatchedBefore?: Record<string, number>;
+}) {
   const [target, setTarget] = useState(targets[0]?.name ?? "");
   const [sent, setSent] = useState<string[]>([]);
+  const [sentTo, setSentTo] = useState<Record<string, number>>({});
+  const [warning, setWarning] = useState<string | null>(null);
+  const before = (dispatchedBefore[target] ?? 0) + (sentTo[target] ?? 0);
   const mutation = useMutation({
     mutationFn: (invalidEnvironments?: "include" | "exclude") =>
-      apiFetch<{ dispatchId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/dispatch`, {
+      apiFetch<{ dispatchId: string; warning?: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/dispatch`, {
         method: "POST",
         body: JSON.stringify(invalidEnvironments ? { target, invalidEnvironments } : { target }),
       }),
-    onSuccess: (r) => setSent((s) => [r.dispatchId, ...s]),
+    onMutate: () => setWarning(null),
+    onSuccess: (r) => {
+      setSent((s) => [r.dispatchId, ...s]);
+      setSentTo((m) => ({ ...m, [target]: (m[target] ?? 0) + 1 }));
+      setWarning(r.warning ?? null);
+    },
   });
   // the server asks before a trainer gets environments Harbor's oracle could not solve
   const asksAboutInvalid = mutation.error && /oracle marked invalid/.test((mutation.error as Error).message);
@@ -100,9 +136,22 @@ export function DispatchPanel({ slug, index, targets, dispatchable, status }: { 
             </option>
           ))}
         </select>
-        <Button variant="primary" onClick={() => mutation.mutate(undefined)} busy={mutation.isPending} data-testid="dispatch-submit">
-          Dispatch generation {index}
-        </Button>
+        {before > 0 ? (
+          <ConfirmButton
+            message={`Generation ${index} went to ${target} ${before === 1 ? "once" : `${before} times`} already. Send it again as another run?`}
+            confirmLabel="Dispatch again"
+            onConfirm={() => mutation.mutate(undefined)}
+            disabled={mutation.isPending}
+            className="rounded bg-zinc-900 px-3 py-1 font-medium text-white hover:bg-zinc-700 disabled:opacity-50"
+            testId="dispatch-submit"
+          >
+            Dispatch generation {index} again
+          </ConfirmButton>
+        ) : (
+          <Button variant="primary" onClick={() => mutation.mutate(undefined)} busy={mutation.isPending} data-testid="dispatch-submit">
+            Dispatch generation {index}
+          </Button>
+        )}
         {mutation.error && <span role="alert" className="text-red-700">{(mutation.error as Error).message}</span>}
         {asksAboutInvalid && (
           <span className="flex gap-2" data-testid="dispatch-invalid-choice">
@@ -115,6 +164,11 @@ export function DispatchPanel({ slug, index, targets, dispatchable, status }: { 
           </span>
         )}
       </div>
+      {warning && (
+        <p className="mt-1 text-xs text-amber-800" role="status">
+          {warning}
+        </p>
+      )}
       <div className="mt-2 space-y-2">
         {sent.map((id) => (
           <DispatchTimeline key={id} id={id} slug={slug} />

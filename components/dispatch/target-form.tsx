@@ -24,7 +24,7 @@ export function TargetForm({ slug }: { slug: string }) {
   const [added, setAdded] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const mutation = useMutation({
-    mutationFn: (body: { name: string }) => apiFetch<{ name: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
+    mutationFn: (body: { name: string } & Record<string, unknown>) => apiFetch<{ name: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
     onMutate: () => setAdded(null),
     onSuccess: (t) => {
       // every field back to empty, the secret first: the next target must never inherit this one's secret

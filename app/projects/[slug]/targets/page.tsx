@@ -3,6 +3,7 @@ import { listTargets } from "@/lib/dispatch/service";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Table } from "@/components/ui/table";
 import { TargetForm } from "@/components/dispatch/target-form";
+import { TargetActions } from "@/components/dispatch/target-actions";
 
 export const dynamic = "force-dynamic";
 
@@ -36,6 +37,7 @@ export default async function TargetsPage({ params }: { params: Promise<{ slug: 
             },
             { key: "secret", header: "Secret", cell: (t) => t.secret ?? "none", className: "text-xs text-zinc-500" },
             { key: "attempts", header: "Attempts", cell: (t) => t.maxAttempts, className: "num", align: "right" },
+            { key: "actions", header: "Actions", cell: (t) => <TargetActions slug={slug} target={t} /> },
           ]}
         />
       </Panel>

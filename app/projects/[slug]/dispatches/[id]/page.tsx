@@ -3,6 +3,7 @@ import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { getDispatch } from "@/lib/dispatch/service";
 import { Panel, Shell } from "@/components/ui/shell";
 import { DispatchTimeline } from "@/components/dispatch/dispatch-panel";
+import { hasScope } from "@/lib/auth/roles";
 
 export const dynamic = "force-dynamic";
 
@@ -18,14 +19,13 @@ export default async function DispatchPage({ params }: { params: Promise<{ slug:
       crumbs={[
         { href: "/", label: "Projects" },
         { href: `/projects/${slug}`, label: project.name },
-        { href: `/projects/${slug}/generations/${d.generation}`, label: `Generation ${d.generation}` },
+        { href: `/projects/${slug}/dispatches`, label: "Dispatches" },
         { label: `Dispatch ${id.slice(0, 8)}` },
       ]}
     >
       <h1 className="mb-3 text-xl font-semibold">Dispatch to {d.target}</h1>
       <Panel>
-        <DispatchTimeline id={id} slug={slug} initial={d} />
-        {d.lastError && <p className="mt-2 text-sm text-red-700">Last error: {d.lastError}</p>}
+        <DispatchTimeline id={id} slug={slug} initial={d} canRetry={hasScope(user.role, "dispatch:create")} />
       </Panel>
     </Shell>
   );

@@ -61,6 +61,8 @@ export default async function GenerationPage({
   ]);
   const exceptionTotal = exceptions.reduce((n, e) => n + e.count, 0);
   const ownDispatches = dispatches.filter((d) => d.generation === gi).slice(0, 5);
+  const dispatchedBefore: Record<string, number> = {};
+  for (const d of dispatches) if (d.generation === gi && d.status !== "cancelled") dispatchedBefore[d.target] = (dispatchedBefore[d.target] ?? 0) + 1;
   const dispatchable = generation.status === "approved" || generation.status === "materialized";
   const m = analytics.metrics;
   // the generation's members, measured or not (a freshly materialized generation has no rollouts yet)
@@ -149,7 +151,10 @@ export default async function GenerationPage({
       )}
       {(dispatchable || ownDispatches.length > 0) && hasScope(user.role, "dispatch:create") && (
         <Panel title="Dispatch" className="mb-3" right={hasScope(user.role, "targets:manage") ? <Link href={`/projects/${slug}/targets`} className="text-xs text-blue-700 hover:underline">Targets</Link> : undefined}>
-          <DispatchPanel slug={slug} index={gi} targets={targets.map((t) => ({ name: t.name, adapter: t.adapter, kind: t.kind }))} dispatchable={dispatchable} status={generation.status} />
+          <DispatchPanel slug={slug} index={gi} targets={targets.map((t) => ({ name: t.name, adapter: t.adapter, kind: t.kind }))} dispatchable={dispatchable}
+            status={generation.status}
+            dispatchedBefore={dispatchedBefore}
+          />
           {ownDispatches.length > 0 && (
             <div className="mt-2 space-y-2">
               <div className="text-xs text-zinc-500">Earlier dispatches of this generation</div>
