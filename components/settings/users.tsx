@@ -6,6 +6,7 @@ import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
 import { Field, fieldClass, InlineForm, RoleSelect } from "@/components/ui/form";
 import { Table } from "@/components/ui/table";
+import { PasswordReset, UserRole } from "./user-admin";
 
 interface UserRow {
   id: number;
@@ -105,7 +106,7 @@ export function Users({ selfId }: { selfId: number }) {
         columns={[
           { key: "name", header: "Name", cell: (u) => u.name },
           { key: "email", header: "Email", cell: (u) => u.email },
-          { key: "role", header: "Role", cell: (u) => u.role },
+          { key: "role", header: "Role", cell: (u) => (u.id !== selfId ? <UserRole id={u.id} email={u.email} role={u.role} /> : u.role) },
           {
             key: "created",
             header: "Created",
@@ -133,6 +134,7 @@ export function Users({ selfId }: { selfId: number }) {
                   >
                     {u.disabled ? "Enable" : "Disable"}
                   </Button>
+                  <PasswordReset id={u.id} email={u.email} />
                   {!u.disabled && (
                     <Button size="sm" disabled={endSessions.isPending} onClick={() => endSessions.mutate({ id: u.id, email: u.email })}>
                       End sessions

@@ -3,7 +3,7 @@ import { and, count, eq, isNull, ne } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { sessions, users } from "@/lib/db/schema";
-import { Conflict, Forbidden, NotFound, Unauthorized } from "@/lib/errors";
+import { Conflict, Forbidden, Invalid, NotFound, Unauthorized } from "@/lib/errors";
 import { isLoopbackHostname, parseHostHeader } from "@/lib/http/host-check";
 import { PROXIED_HEADER } from "@/lib/http/guard";
 import { forgetSigninFailures, reserveSigninAttempt } from "./signin-limits";
@@ -25,7 +25,11 @@ export const signInSchema = z.strictObject({
 });
 
 export const updateUserSchema = z.strictObject({
-  disabled: z.boolean({ error: "must be true or false" }),
+  disabled: z.boolean({ error: "must be true or false" }).optional(),
+  /** a new role (an admin cannot demote themselves or the last enabled admin) */
+  role: z.enum(ROLES).optional(),
+  /** a new password set by an admin: the account's sessions end, the password is never logged */
+  password: z.string().min(10, "must be at least 10 characters").max(200).optional(),
 });
 
 export const createUserSchema = setupSchema.extend({ role: z.enum(ROLES) });
@@ -249,4 +253,47 @@ export async function openSession(db: Db, userId: number) {
 /** End a session. */
 export async function signOut(db: Db, token: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.id, digestToken(token)));
+}
+
+/**
+ * PATCH /users/{id} (admin only, checked by the caller): role, password reset, disabled, in that
+ * order, each audited (never the password); a reset or a demotion ends the account's sessions.
+ */
+export async function updateUser(db: Db, id: number, input: z.infer<typeof updateUserSchema>, by: { kind: string; id: number; actor: string }) {
+  if (input.role === undefined && input.password === undefined && input.disabled === undefined) {
+    throw new Invalid("Nothing to change: give role, password or disabled.", [{ path: "(root)", message: "names nothing to change" }]);
+  }
+  let ended = 0;
+  if (input.role !== undefined || input.password !== undefined) {
+    const passwordHash = input.password !== undefined ? await hashPassword(input.password) : undefined;
+    ended += await db.transaction(async (tx) => {
+      await tx.execute("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE");
+      const [u] = await tx.select(userColumns).from(users).where(eq(users.id, id));
+      if (!u) throw new NotFound(`No account with id ${id}.`);
+      let endSessions = false;
+      if (input.role !== undefined && input.role !== u.role) {
+        if (u.role === "admin") {
+          if (by.kind === "user" && by.id === id) throw new Conflict("You cannot change your own role; another admin can.");
+          const [{ n }] = await tx.select({ n: count() }).from(users).where(and(eq(users.role, "admin"), isNull(users.disabledAt), ne(users.id, id)));
+          if (n === 0) throw new Conflict("This is the last enabled admin account; make another account admin first.");
+        }
+        await tx.update(users).set({ role: input.role }).where(eq(users.id, id));
+        await recordAudit(tx, { projectId: null, actor: by.actor, action: "user.role", entity: "user", entityId: id, before: { role: u.role }, after: { role: input.role } });
+        endSessions = true;
+      }
+      if (passwordHash !== undefined) {
+        await tx.update(users).set({ passwordHash }).where(eq(users.id, id));
+        await recordAudit(tx, { projectId: null, actor: by.actor, action: "user.password_reset", entity: "user", entityId: id });
+        endSessions = true;
+      }
+      // open sessions carry the old role or were opened with the old password: they end
+      return endSessions && !(by.kind === "user" && by.id === id) ? (await tx.delete(sessions).where(eq(sessions.userId, id)).returning({ id: sessions.id })).length : 0;
+    });
+  }
+  if (input.disabled !== undefined) {
+    const r = await setUserDisabled(db, id, input.disabled, by);
+    return { ...r, sessionsEnded: r.sessionsEnded + ended };
+  }
+  const [after] = await db.select(userColumns).from(users).where(eq(users.id, id));
+  return { ...userView(after), sessionsEnded: ended };
 }
