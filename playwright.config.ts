@@ -20,6 +20,11 @@ export default defineConfig({
   reporter: [["list"]],
   globalSetup: "./e2e/global-setup.ts",
   globalTeardown: "./e2e/global-teardown.ts",
+  // the first-run spec meets a fresh app (no account yet): it runs before every other spec, whatever their names
+  projects: [
+    { name: "first-run", testMatch: /first-run\.spec\.ts$/ },
+    { name: "specs", testIgnore: /first-run\.spec\.ts$/, dependencies: ["first-run"] },
+  ],
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     screenshot: "only-on-failure",

@@ -27,7 +27,16 @@ let receiver: FakeWebhookReceiver;
 
 type Dispatch = { id: string; status: string; attempts: number; lastError?: string; events: { status: string; message?: string }[] };
 type Test = { ok: boolean; message: string; status?: number };
-const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 
 async function fail(p: Promise<unknown>): Promise<ApiError> {
   const e = await p.then(
@@ -63,10 +72,15 @@ beforeAll(async () => {
   await ensureBootstrapKey(db.db, TOKEN);
   server = await startApiServer();
   admin = new EnvForgeClient({ server: server.url, token: TOKEN });
-  reviewer = new EnvForgeClient({ server: server.url, token: (await createApiKey(db.db, { name: "rev", role: "reviewer" }, { actor: "t" })).key });
+  reviewer = new EnvForgeClient({
+    server: server.url,
+    token: (await createApiKey(db.db, { name: "rev", role: "reviewer" }, { actor: "t" })).key,
+  });
   receiver = await startFakeWebhookReceiver({ secret: SECRET });
   await admin.request("POST", "/api/v1/projects", { json: { slug: "mg", name: "Manage", family: "frozenlake-mapf" } });
-  await admin.request("POST", "/api/v1/projects/mg/generations", { json: { status: "approved", environments: [1, 2].map((s) => ({ key: `e${s}`, config: lake(s) })) } });
+  await admin.request("POST", "/api/v1/projects/mg/generations", {
+    json: { status: "approved", environments: [1, 2].map((s) => ({ key: `e${s}`, config: lake(s) })) },
+  });
   worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
   await runWorkers(worker, workerHandlers(db.db));
 }, 60_000);
@@ -81,16 +95,23 @@ afterAll(async () => {
 describe("targets: edit and test connection", () => {
   it("edits config and replaces the secret (stored encrypted, never returned or audited); refuses a reviewer and a webhook left without a secret", async () => {
     const down = `http://127.0.0.1:${await closedPort()}/`;
-    await admin.request("POST", "/api/v1/projects/mg/targets", { json: { name: "hook", kind: "trainer", adapter: "webhook", config: { url: down }, secret: "old-secret-value" } });
+    await admin.request("POST", "/api/v1/projects/mg/targets", {
+      json: { name: "hook", kind: "trainer", adapter: "webhook", config: { url: down }, secret: "old-secret-value" },
+    });
     const [before] = await db.db.select().from(dispatchTargets).where(eq(dispatchTargets.name, "hook"));
-    const changed = await admin.request<{ config: { url: string }; secret: string }>("PATCH", "/api/v1/projects/mg/targets/hook", { json: { config: { url: receiver.url }, secret: SECRET, maxAttempts: 1 } });
+    const changed = await admin.request<{ config: { url: string }; secret: string }>("PATCH", "/api/v1/projects/mg/targets/hook", {
+      json: { config: { url: receiver.url }, secret: SECRET, maxAttempts: 1 },
+    });
     expect(changed.config.url).toBe(receiver.url);
     expect(changed.secret).toBe("stored (encrypted)");
     expect(JSON.stringify(changed)).not.toContain(SECRET);
     const [after] = await db.db.select().from(dispatchTargets).where(eq(dispatchTargets.name, "hook"));
     expect(after.secretCiphertext).not.toBe(before.secretCiphertext);
     expect(after.maxAttempts).toBe(1);
-    const audit = await admin.request<{ events: { action: string; after?: { secretChanged?: string } }[] }>("GET", "/api/v1/projects/mg/audit");
+    const audit = await admin.request<{ events: { action: string; after?: { secretChanged?: string } }[] }>(
+      "GET",
+      "/api/v1/projects/mg/audit",
+    );
     expect(JSON.stringify(audit)).not.toContain(SECRET);
     expect(audit.events.find((e) => e.action === "target.update")?.after?.secretChanged).toBe("replaced");
 
@@ -112,13 +133,23 @@ describe("targets: edit and test connection", () => {
     expect(ping.signatureValid).toBe(true);
     expect(receiver.deliveries.length).toBe(deliveries); // nothing was delivered
 
-    await admin.request("POST", "/api/v1/projects/mg/targets", { json: { name: "wrong", kind: "trainer", adapter: "webhook", config: { url: receiver.url }, secret: "not-the-receivers-secret" } });
+    await admin.request("POST", "/api/v1/projects/mg/targets", {
+      json: { name: "wrong", kind: "trainer", adapter: "webhook", config: { url: receiver.url }, secret: "not-the-receivers-secret" },
+    });
     const wrong = await admin.request<Test>("POST", "/api/v1/projects/mg/targets/wrong/test");
     expect(wrong).toMatchObject({ ok: false, status: 401 });
     expect(wrong.message).toMatch(/secret/);
     expect(wrong.message).not.toContain("not-the-receivers-secret");
 
-    await admin.request("POST", "/api/v1/projects/mg/targets", { json: { name: "closed", kind: "trainer", adapter: "webhook", config: { url: `http://127.0.0.1:${await closedPort()}/` }, secret: "s" } });
+    await admin.request("POST", "/api/v1/projects/mg/targets", {
+      json: {
+        name: "closed",
+        kind: "trainer",
+        adapter: "webhook",
+        config: { url: `http://127.0.0.1:${await closedPort()}/` },
+        secret: "s",
+      },
+    });
     const closed = await admin.request<Test>("POST", "/api/v1/projects/mg/targets/closed/test");
     expect(closed.ok).toBe(false);
     expect(closed.message).toMatch(/Could not reach/);
@@ -129,8 +160,12 @@ describe("targets: edit and test connection", () => {
 describe("dispatches: list, retry, re-dispatch warning", () => {
   it("retries a failed dispatch once its target is fixed, and only a failed one", async () => {
     const port = await closedPort();
-    await admin.request("PATCH", "/api/v1/projects/mg/targets/closed", { json: { maxAttempts: 1, config: { url: `http://127.0.0.1:${port}/` } } });
-    const { dispatchId } = await admin.request<{ dispatchId: string }>("POST", "/api/v1/projects/mg/generations/0/dispatch", { json: { target: "closed" } });
+    await admin.request("PATCH", "/api/v1/projects/mg/targets/closed", {
+      json: { maxAttempts: 1, config: { url: `http://127.0.0.1:${port}/` } },
+    });
+    const { dispatchId } = await admin.request<{ dispatchId: string }>("POST", "/api/v1/projects/mg/generations/0/dispatch", {
+      json: { target: "closed" },
+    });
     expect((await until(dispatchId, ["failed", "delivered"])).status).toBe("failed");
     // fix the target, then retry (a reviewer may)
     await admin.request("PATCH", "/api/v1/projects/mg/targets/closed", { json: { config: { url: receiver.url }, secret: SECRET } });
@@ -146,13 +181,22 @@ describe("dispatches: list, retry, re-dispatch warning", () => {
   });
 
   it("warns when the same generation goes to the same target again, and lists every dispatch of the project", async () => {
-    const first = await admin.request<{ dispatchId: string; warning?: string }>("POST", "/api/v1/projects/mg/generations/0/dispatch", { json: { target: "hook" } });
+    const first = await admin.request<{ dispatchId: string; warning?: string }>("POST", "/api/v1/projects/mg/generations/0/dispatch", {
+      json: { target: "hook" },
+    });
     expect(first.warning).toBeUndefined();
     await until(first.dispatchId, ["delivered", "failed"]);
-    const again = await admin.request<{ dispatchId: string; warning?: string; previousDispatches?: string[] }>("POST", "/api/v1/projects/mg/generations/0/dispatch", { json: { target: "hook" } });
+    const again = await admin.request<{ dispatchId: string; warning?: string; previousDispatches?: string[] }>(
+      "POST",
+      "/api/v1/projects/mg/generations/0/dispatch",
+      { json: { target: "hook" } },
+    );
     expect(again.warning).toMatch(/dispatched to hook once before/);
     expect(again.previousDispatches).toEqual([first.dispatchId]);
-    const list = await admin.request<{ dispatches: { id: string; target: string; generation: number; status: string }[] }>("GET", "/api/v1/projects/mg/dispatches");
+    const list = await admin.request<{ dispatches: { id: string; target: string; generation: number; status: string }[] }>(
+      "GET",
+      "/api/v1/projects/mg/dispatches",
+    );
     expect(list.dispatches.map((d) => d.id)).toEqual(expect.arrayContaining([first.dispatchId, again.dispatchId]));
     expect(list.dispatches.length).toBe(3);
   });

@@ -86,16 +86,36 @@ export function TargetActions({ slug, target }: { slug: string; target: TargetRo
         >
           <label className="flex flex-col gap-1">
             Config
-            <textarea value={config} onChange={(e) => setConfig(e.target.value)} rows={5} spellCheck={false} className="rounded border border-zinc-300 px-2 py-1 font-mono" aria-label={`Config of ${target.name}`} />
+            <textarea
+              value={config}
+              onChange={(e) => setConfig(e.target.value)}
+              rows={5}
+              spellCheck={false}
+              className="rounded border border-zinc-300 px-2 py-1 font-mono"
+              aria-label={`Config of ${target.name}`}
+            />
           </label>
           <div className="flex flex-wrap items-end gap-2">
             <label className="flex flex-col gap-1">
               New secret ({target.secret ?? "none set"}; empty keeps it)
-              <input type="password" autoComplete="new-password" value={secret} onChange={(e) => setSecret(e.target.value)} className="rounded border border-zinc-300 px-2 py-1" aria-label={`New secret of ${target.name}`} />
+              <input
+                type="password"
+                autoComplete="new-password"
+                value={secret}
+                onChange={(e) => setSecret(e.target.value)}
+                className="rounded border border-zinc-300 px-2 py-1"
+                aria-label={`New secret of ${target.name}`}
+              />
             </label>
             <label className="flex flex-col gap-1">
               Attempts
-              <input value={attempts} onChange={(e) => setAttempts(e.target.value)} inputMode="numeric" className="w-16 rounded border border-zinc-300 px-2 py-1" aria-label={`Attempts of ${target.name}`} />
+              <input
+                value={attempts}
+                onChange={(e) => setAttempts(e.target.value)}
+                inputMode="numeric"
+                className="w-16 rounded border border-zinc-300 px-2 py-1"
+                aria-label={`Attempts of ${target.name}`}
+              />
             </label>
             <button className="rounded bg-zinc-900 px-2.5 py-1 font-medium text-white disabled:opacity-50" disabled={save.isPending}>
               Save

@@ -18,7 +18,12 @@ export function NewProjectForm({ families }: { families: string[] }) {
     mutationFn: () =>
       apiFetch<{ slug: string }>("/api/v1/projects", {
         method: "POST",
-        body: JSON.stringify({ slug: form.slug.trim(), name: form.name, family: form.family, successThreshold: Number(form.successThreshold) }),
+        body: JSON.stringify({
+          slug: form.slug.trim(),
+          name: form.name,
+          family: form.family,
+          successThreshold: Number(form.successThreshold),
+        }),
       }),
     onSuccess: (p) => {
       setForm({ ...EMPTY, family: families[0] ?? "" });
@@ -30,7 +35,14 @@ export function NewProjectForm({ families }: { families: string[] }) {
     <div data-testid="new-project">
       <InlineForm onSubmit={() => create.mutate()}>
         <Field label="Slug (in URLs)">
-          <input className={fieldClass} value={form.slug} onChange={set("slug")} required placeholder="tb2-swerl" aria-label="Project slug" />
+          <input
+            className={fieldClass}
+            value={form.slug}
+            onChange={set("slug")}
+            required
+            placeholder="tb2-swerl"
+            aria-label="Project slug"
+          />
         </Field>
         <Field label="Name">
           <input className={fieldClass} value={form.name} onChange={set("name")} required aria-label="Project name" />
@@ -43,7 +55,13 @@ export function NewProjectForm({ families }: { families: string[] }) {
           </select>
         </Field>
         <Field label="Success threshold (reward ≥)">
-          <input className={`${fieldClass} w-24`} value={form.successThreshold} onChange={set("successThreshold")} inputMode="decimal" aria-label="Success threshold" />
+          <input
+            className={`${fieldClass} w-24`}
+            value={form.successThreshold}
+            onChange={set("successThreshold")}
+            inputMode="decimal"
+            aria-label="Success threshold"
+          />
         </Field>
         <button className={button} disabled={create.isPending}>
           Create project
@@ -94,7 +112,13 @@ export function ProjectSettingsForm({ project, policies }: { project: ProjectSet
           <input className={fieldClass} value={name} onChange={(e) => setName(e.target.value)} required aria-label="Project name" />
         </Field>
         <Field label="Success threshold (reward ≥)">
-          <input className={`${fieldClass} w-24`} value={threshold} onChange={(e) => setThreshold(e.target.value)} inputMode="decimal" aria-label="Success threshold" />
+          <input
+            className={`${fieldClass} w-24`}
+            value={threshold}
+            onChange={(e) => setThreshold(e.target.value)}
+            inputMode="decimal"
+            aria-label="Success threshold"
+          />
         </Field>
         <Field label="Default policy (dashboards open on it)">
           <select className={fieldClass} value={policy} onChange={(e) => setPolicy(e.target.value)} aria-label="Default policy">
@@ -110,7 +134,11 @@ export function ProjectSettingsForm({ project, policies }: { project: ProjectSet
       </InlineForm>
       <div className="flex flex-wrap items-center gap-2 text-sm">
         {project.archivedAt ? (
-          <button type="button" className="rounded border border-zinc-300 px-2.5 py-1 hover:bg-zinc-50" onClick={() => patch.mutate({ archived: false })}>
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2.5 py-1 hover:bg-zinc-50"
+            onClick={() => patch.mutate({ archived: false })}
+          >
             Unarchive
           </button>
         ) : (

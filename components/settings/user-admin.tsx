@@ -8,7 +8,8 @@ import { fieldClass, RoleSelect } from "@/components/ui/form";
 function usePatchUser(id: number, onDone: (r: { sessionsEnded: number }) => void) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: Record<string, unknown>) => apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${id}`, { method: "PATCH", body: JSON.stringify(body) }),
+    mutationFn: (body: Record<string, unknown>) =>
+      apiFetch<{ sessionsEnded: number }>(`/api/v1/users/${id}`, { method: "PATCH", body: JSON.stringify(body) }),
     onSuccess: (r) => {
       onDone(r);
       void qc.invalidateQueries({ queryKey: ["users"] });
@@ -68,7 +69,17 @@ export function PasswordReset({ id, email }: { id: number; email: string }) {
         patch.mutate({ password });
       }}
     >
-      <input type="password" autoComplete="new-password" minLength={10} required value={password} onChange={(e) => setPassword(e.target.value)} className={`${fieldClass} w-40 text-xs`} aria-label={`New password for ${email}`} placeholder="10+ characters" />
+      <input
+        type="password"
+        autoComplete="new-password"
+        minLength={10}
+        required
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        className={`${fieldClass} w-40 text-xs`}
+        aria-label={`New password for ${email}`}
+        placeholder="10+ characters"
+      />
       <button className={button} disabled={patch.isPending}>
         Set
       </button>

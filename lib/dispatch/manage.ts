@@ -26,13 +26,20 @@ export const updateTargetSchema = z
     config: z.record(z.string(), z.unknown()).optional(),
     /** a new secret (stored encrypted), or null to remove the stored one; absent keeps it */
     secret: z.string().min(1).max(100_000).nullable().optional(),
-    secretEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").nullable().optional(),
+    secretEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+      .nullable()
+      .optional(),
     maxAttempts: z.number().int().min(1).max(50).optional(),
   })
   .refine((v) => Object.keys(v).length > 0, { message: "names nothing to change" });
 
 async function targetByName(db: Db, project: ProjectRow, name: string) {
-  const [t] = await db.select().from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, name)));
+  const [t] = await db
+    .select()
+    .from(dispatchTargets)
+    .where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, name)));
   if (!t) throw new NotFound(`No target named '${name}' in '${project.slug}'.`);
   return t;
 }
@@ -69,7 +76,10 @@ export async function updateTarget(db: Db, project: ProjectRow, name: string, bo
       entity: "target",
       entityId: t.id,
       before: targetView(t, "viewer"),
-      after: { ...targetView(row, "viewer"), ...(input.secret !== undefined ? { secretChanged: input.secret === null ? "removed" : "replaced" } : {}) },
+      after: {
+        ...targetView(row, "viewer"),
+        ...(input.secret !== undefined ? { secretChanged: input.secret === null ? "removed" : "replaced" } : {}),
+      },
     });
     return targetView(row, principal.role);
   });
@@ -85,7 +95,11 @@ export interface ConnectionTest {
 
 const TEST_TIMEOUT_MS = 5_000;
 
-async function probe(url: string, init: { method: "GET" | "POST"; headers?: Record<string, string>; body?: string }, secret: string | null): Promise<ConnectionTest> {
+async function probe(
+  url: string,
+  init: { method: "GET" | "POST"; headers?: Record<string, string>; body?: string },
+  secret: string | null,
+): Promise<ConnectionTest> {
   const started = performance.now();
   try {
     const res = await httpRequest({ ...init, url, timeoutMs: TEST_TIMEOUT_MS });
@@ -94,10 +108,17 @@ async function probe(url: string, init: { method: "GET" | "POST"; headers?: Reco
     const detail = redactSecret(bodySnippet(res.body, 200), secret);
     const said = `${where} answered ${res.status} in ${ms} ms${detail ? ` (${detail})` : ""}`;
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, ms, message: `${said}.` };
-    if (res.status === 401 || res.status === 403) return { ok: false, status: res.status, ms, message: `${said}: the secret (token or signature key) is not accepted.` };
+    if (res.status === 401 || res.status === 403)
+      return { ok: false, status: res.status, ms, message: `${said}: the secret (token or signature key) is not accepted.` };
     if (res.status === 404) return { ok: false, status: res.status, ms, message: `${said}: is the URL right?` };
     // reached, and past authentication: a receiver that takes only generations may refuse a test ping
-    if (res.status < 500) return { ok: true, status: res.status, ms, message: `${said}: reachable and the credentials passed; it refused the test ping itself, as a receiver that only takes generations may.` };
+    if (res.status < 500)
+      return {
+        ok: true,
+        status: res.status,
+        ms,
+        message: `${said}: reachable and the credentials passed; it refused the test ping itself, as a receiver that only takes generations may.`,
+      };
     return { ok: false, status: res.status, ms, message: `${said}: the target is up but failing.` };
   } catch (err) {
     return { ok: false, message: `Could not reach ${new URL(url).origin}: ${redactSecret((err as Error).message, secret)}.` };
@@ -126,15 +147,29 @@ export async function testTarget(db: Db, project: ProjectRow, name: string, prin
     switch (t.adapter) {
       case "webhook": {
         const body = JSON.stringify({ test: true, target: t.name, project: project.slug });
-        const headers: Record<string, string> = { ...((config.headers as Record<string, string>) ?? {}), "content-type": "application/json", "user-agent": "EnvForge-Dispatch/1", "X-EnvForge-Test": "1" };
+        const headers: Record<string, string> = {
+          ...((config.headers as Record<string, string>) ?? {}),
+          "content-type": "application/json",
+          "user-agent": "EnvForge-Dispatch/1",
+          "X-EnvForge-Test": "1",
+        };
         if (secret) headers[SIGNATURE_HEADER] = signBody(body, secret);
         return probe(String(config.url), { method: "POST", headers, body }, secret);
       }
       case "ray":
         return probe(`${String(config.address).replace(/\/+$/, "")}/api/version`, { method: "GET" }, secret);
       case "kubernetes": {
-        if ((config.auth ?? "token") !== "token" || typeof config.apiServer !== "string") return { ok: false, message: "Only targets with a token and apiServer can be tested from here; in-cluster and kubeconfig credentials are read by the worker." };
-        return probe(`${config.apiServer.replace(/\/+$/, "")}/version`, { method: "GET", headers: secret ? { authorization: `Bearer ${secret}` } : {} }, secret);
+        if ((config.auth ?? "token") !== "token" || typeof config.apiServer !== "string")
+          return {
+            ok: false,
+            message:
+              "Only targets with a token and apiServer can be tested from here; in-cluster and kubeconfig credentials are read by the worker.",
+          };
+        return probe(
+          `${config.apiServer.replace(/\/+$/, "")}/version`,
+          { method: "GET", headers: secret ? { authorization: `Bearer ${secret}` } : {} },
+          secret,
+        );
       }
       case "export": {
         const where = await resolveExportDirectory(String(config.directory ?? ""));
@@ -144,7 +179,14 @@ export async function testTarget(db: Db, project: ProjectRow, name: string, prin
         return { ok: true, message: "A local target runs a command on this machine: there is nothing to reach." };
     }
   })();
-  await recordAudit(db, { projectId: project.id, actor: principal.actor, action: "target.test", entity: "target", entityId: t.id, after: { ok: result.ok, status: result.status ?? null } });
+  await recordAudit(db, {
+    projectId: project.id,
+    actor: principal.actor,
+    action: "target.test",
+    entity: "target",
+    entityId: t.id,
+    after: { ok: result.ok, status: result.status ?? null },
+  });
   return result;
 }
 
@@ -157,12 +199,28 @@ export async function retryDispatch(db: Db, id: string, principal: Principal) {
   await db.transaction(async (tx) => {
     const [row] = await tx
       .update(dispatches)
-      .set({ status: "queued", attempts: 0, lastError: null, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
+      .set({
+        status: "queued",
+        attempts: 0,
+        lastError: null,
+        nextAttemptAt: null,
+        leaseOwner: null,
+        leaseUntil: null,
+        updatedAt: new Date(),
+      })
       .where(and(eq(dispatches.id, id), eq(dispatches.status, "failed")))
       .returning({ id: dispatches.id });
     if (!row) throw new Conflict(`Dispatch ${id} changed meanwhile.`);
     await tx.insert(dispatchEvents).values({ dispatchId: id, status: "queued", message: `retried by ${principal.actor}` });
-    await recordAudit(tx, { projectId: d.projectId, actor: principal.actor, action: "dispatch.retry", entity: "dispatch", entityId: id, before: { status: "failed", attempts: d.attempts, lastError: d.lastError }, after: { status: "queued" } });
+    await recordAudit(tx, {
+      projectId: d.projectId,
+      actor: principal.actor,
+      action: "dispatch.retry",
+      entity: "dispatch",
+      entityId: id,
+      before: { status: "failed", attempts: d.attempts, lastError: d.lastError },
+      after: { status: "queued" },
+    });
   });
   await enqueueDispatch(id, "deliver");
   return { ...view, status: "queued", attempts: 0, lastError: undefined };

@@ -56,7 +56,11 @@ export default async function DispatchesPage({ params }: { params: Promise<{ slu
                       {d.target} <span className="text-xs text-zinc-500">({d.adapter})</span>
                     </td>
                     <td>
-                      <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[d.status] ?? "bg-zinc-100 text-zinc-700"}`}>{d.status}</span>
+                      <span
+                        className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[d.status] ?? "bg-zinc-100 text-zinc-700"}`}
+                      >
+                        {d.status}
+                      </span>
                     </td>
                     <td className="num text-right">{d.attempts}</td>
                     <td className="num pl-3 text-xs text-zinc-500">{d.createdAt.slice(0, 16).replace("T", " ")}</td>
