@@ -12,7 +12,7 @@ import { startApiServer } from "./api-server";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./fakes/webhook-receiver";
 import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/queue/handlers";
+import { workerHandlers } from "@/lib/worker/handlers";
 import { dispatchTargets } from "@/lib/db/schema";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 

@@ -24,9 +24,12 @@ export const AUDIT_ACTIONS = [
   "label.create",
   "annotation.create",
   "target.create",
+  "target.update",
+  "target.test",
   "target.delete",
   "dispatch.create",
   "dispatch.cancel",
+  "dispatch.retry",
   "dispatch.validation",
   "key.create",
   "key.revoke",
@@ -35,6 +38,8 @@ export const AUDIT_ACTIONS = [
   "user.enable",
   "user.disable",
   "user.sessions_end",
+  "user.role",
+  "user.password_reset",
   "user.signin_failed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

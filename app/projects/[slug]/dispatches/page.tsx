@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { projectPage } from "@/lib/auth/page";
+import { projectPage } from "@/lib/api/page-guard";
 import { listDispatches } from "@/lib/dispatch/service";
 import { Panel, Shell } from "@/components/ui/shell";
 
