@@ -88,8 +88,12 @@ export function ensureSystemUser(name: string, why: string, log: (line: string) 
   return created;
 }
 
+let knownRunner: SystemUser | null = null;
+
 /** Who `local` targets' commands run as: `envforge-runner` (created when absent) when the server is root, else null (the server's own user). */
 export function localRunner(log?: (line: string) => void): SystemUser | null {
   if (!isRoot()) return null;
-  return ensureSystemUser(LOCAL_RUNNER_USER, "to run local dispatch targets' commands without root", log);
+  // looked up once per process: `id` is a blocking child process
+  knownRunner ??= ensureSystemUser(LOCAL_RUNNER_USER, "to run local dispatch targets' commands without root", log);
+  return knownRunner;
 }
