@@ -8,6 +8,10 @@ import type { EnvironmentTableRow } from "@/lib/generations/environment-table";
 import { apiFetch } from "@/components/ui/api-client";
 import { count, fixed, formatValue, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { useListNavigation, useSearchShortcut } from "@/components/ui/shortcuts";
+import { Button } from "@/components/ui/button";
+import { fieldClass } from "@/components/ui/form";
+import { Table } from "@/components/ui/table";
+import { nextSort, type SortDirection } from "@/components/ui/table-sort";
 
 /** What the filter bar needs to know about a family field. */
 export interface TableField {
@@ -84,8 +88,11 @@ export function EnvironmentTable({
   };
   const sort = query.get("sort") ?? "key";
   const order = params.get("env.order") ?? "asc";
-  const sortBy = (key: string) => set({ sort: key, order: sort === key && order === "asc" ? "desc" : "asc" });
-  const arrow = (key: string) => (sort === key ? (order === "asc" ? " ↑" : " ↓") : "");
+  const current = { key: sort, direction: (order === "desc" ? "desc" : "asc") as SortDirection };
+  const sortBy = (key: string) => {
+    const next = nextSort(current, key);
+    set({ sort: next.key, order: next.direction });
+  };
 
   const items = data?.items ?? [];
   const envHref = (r: EnvironmentTableRow) => `/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(r.key)}`;
@@ -109,16 +116,16 @@ export function EnvironmentTable({
           defaultValue={params.get("env.q") ?? ""}
           onChange={(e) => set({ q: e.target.value })}
           placeholder="Filter by key  /"
-          className="w-44 rounded border border-zinc-300 px-2 py-1"
+          className={`w-44 ${fieldClass}`}
           aria-label="Filter by key"
         />
-        <select value={params.get("env.tier") ?? ""} onChange={(e) => set({ tier: e.target.value })} className="rounded border border-zinc-300 px-1 py-1" aria-label="Tier">
+        <select value={params.get("env.tier") ?? ""} onChange={(e) => set({ tier: e.target.value })} className={fieldClass} aria-label="Tier">
           <option value="">any tier</option>
           {["frontier", "advanced", "core", "solved"].map((t) => (
             <option key={t}>{t}</option>
           ))}
         </select>
-        <select value={params.get("env.category") ?? ""} onChange={(e) => set({ category: e.target.value })} className="rounded border border-zinc-300 px-1 py-1" aria-label="Failure category">
+        <select value={params.get("env.category") ?? ""} onChange={(e) => set({ category: e.target.value })} className={fieldClass} aria-label="Failure category">
           <option value="">any failure</option>
           {categories.map((c) => (
             <option key={c}>{c}</option>
@@ -132,7 +139,7 @@ export function EnvironmentTable({
             max={100}
             defaultValue={params.get("env.minSuccess") ? Math.round(Number(params.get("env.minSuccess")) * 100) : ""}
             onChange={(e) => set({ minSuccess: e.target.value === "" ? null : String(Number(e.target.value) / 100) })}
-            className="w-14 rounded border border-zinc-300 px-1 py-1"
+            className={`w-14 ${fieldClass}`}
             aria-label="Minimum success %"
             placeholder="0"
           />
@@ -143,7 +150,7 @@ export function EnvironmentTable({
             max={100}
             defaultValue={params.get("env.maxSuccess") ? Math.round(Number(params.get("env.maxSuccess")) * 100) : ""}
             onChange={(e) => set({ maxSuccess: e.target.value === "" ? null : String(Number(e.target.value) / 100) })}
-            className="w-14 rounded border border-zinc-300 px-1 py-1"
+            className={`w-14 ${fieldClass}`}
             aria-label="Maximum success %"
             placeholder="100"
           />
@@ -151,13 +158,13 @@ export function EnvironmentTable({
         </label>
         {fields.length > 0 && (
           <span className="flex items-center gap-1">
-            <select value={fieldPath} onChange={(e) => setFieldPath(e.target.value)} className="rounded border border-zinc-300 px-1 py-1" aria-label="Field">
+            <select value={fieldPath} onChange={(e) => setFieldPath(e.target.value)} className={fieldClass} aria-label="Field">
               {fields.map((f) => (
                 <option key={f.path}>{f.path}</option>
               ))}
             </select>
             {levels ? (
-              <select value={fieldValue} onChange={(e) => setField(e.target.value)} className="rounded border border-zinc-300 px-1 py-1" aria-label="Field value">
+              <select value={fieldValue} onChange={(e) => setField(e.target.value)} className={fieldClass} aria-label="Field value">
                 <option value="">any</option>
                 {levels.map((l) => (
                   <option key={l}>{l}</option>
@@ -169,7 +176,7 @@ export function EnvironmentTable({
                 defaultValue={fieldValue}
                 onChange={(e) => setField(e.target.value)}
                 placeholder={field?.kind === "integer" || field?.kind === "number" ? "4 or 4..8" : "value"}
-                className="w-24 rounded border border-zinc-300 px-2 py-1"
+                className={`w-24 ${fieldClass}`}
                 aria-label="Field value"
               />
             )}
@@ -181,80 +188,89 @@ export function EnvironmentTable({
         </span>
       </div>
       {error && <p className="mb-2 text-red-700">{(error as Error).message}</p>}
-      <div className="overflow-x-auto">
-        <table className="w-full">
-          <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-            <tr>
-              <th className="cursor-pointer py-1.5" onClick={() => sortBy("key")}>Key{arrow("key")}</th>
-              <th>Op</th>
-              <th>Direction</th>
-              <th className="cursor-pointer" onClick={() => sortBy("tier")}>Tier{arrow("tier")}</th>
-              <th className="cursor-pointer text-right" onClick={() => sortBy("rollouts")}>Rollouts{arrow("rollouts")}</th>
-              <th className="cursor-pointer text-right" onClick={() => sortBy("success")}>Success{arrow("success")}</th>
-              <th className="cursor-pointer text-right" onClick={() => sortBy("learnability")} title={LEARNABILITY_HELP}>
-                Learnability{arrow("learnability")}
-              </th>
-              <th className="text-right" title="partial credit: tests passed of tests run, over the rollouts that report tests">Tests passed</th>
-              <th className="cursor-pointer text-right" onClick={() => sortBy("pmax")}>p_max{arrow("pmax")}</th>
-              <th className="pl-3">Failures</th>
-              <th className="pl-3">Config</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((e, i) => (
-              <tr key={e.key} {...nav.rowProps(i)} data-testid="environment-row" className="num border-t border-zinc-100 align-top hover:bg-zinc-50 data-[selected=true]:bg-amber-50">
-                <td className="py-1.5 font-mono text-xs">
-                  <Link href={envHref(e)} className="hover:underline">
-                    {e.key}
-                  </Link>
-                  {e.parentKey && <div className="text-zinc-400">← {e.parentKey}</div>}
-                </td>
-                <td>{e.op}</td>
-                <td className="text-zinc-500">{e.direction ?? ""}</td>
-                <td>{e.tier && <span className={`rounded px-1.5 py-0.5 text-xs ${TIER_STYLE[e.tier]}`}>{e.tier}</span>}</td>
-                <td className="text-right">{count(e.stats.rollouts)}</td>
-                <td className="text-right">{pct(e.stats.successRate)}</td>
-                <td className="text-right">{fixed(e.stats.learnability)}</td>
-                <td className="text-right" data-testid="env-tests">
-                  {e.stats.testsRun ? `${pct((e.stats.testsPassed ?? 0) / e.stats.testsRun)} of ${e.stats.testsRun}` : "—"}
-                </td>
-                <td className="text-right" data-testid="validation-cell">
-                  {e.validation.state === "invalid" || e.validation.state === "valid" ? (
-                    <span
-                      className={`mr-1 rounded px-1 text-xs ${e.validation.state === "valid" ? "bg-emerald-100 text-emerald-800" : "bg-red-100 text-red-800"}`}
-                      title={e.validation.state === "valid" ? "the oracle (or a sandbox) solved it" : "the oracle (or a sandbox) could not solve it: see the environment page for the verifier output"}
-                    >
-                      {e.validation.state}
-                    </span>
-                  ) : null}
-                  {fixed(e.validation.pMax, 2)}
-                </td>
-                <td className="pl-3 text-xs text-zinc-500">{e.categories.join(", ")}</td>
-                <td className="max-w-xs truncate pl-3 font-mono text-xs text-zinc-600" title={JSON.stringify(e.config)}>
-                  {configSummary(e.config)}
-                </td>
-              </tr>
-            ))}
-            {data && items.length === 0 && (
-              <tr>
-                <td colSpan={11} className="py-4 text-center text-zinc-500">
-                  No environment matches these filters.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        rows={items}
+        rowKey={(e) => e.key}
+        sort={current}
+        onSort={sortBy}
+        rowProps={(_, i) => ({ ...nav.rowProps(i), "data-testid": "environment-row" })}
+        rowClassName={() => "num hover:bg-zinc-50"}
+        empty={data ? "No environment matches these filters." : false}
+        columns={[
+          {
+            key: "key",
+            header: "Key",
+            sortable: true,
+            className: "font-mono text-xs",
+            cell: (e) => (
+              <>
+                <Link href={envHref(e)} className="hover:underline">
+                  {e.key}
+                </Link>
+                {e.parentKey && <div className="text-zinc-400">← {e.parentKey}</div>}
+              </>
+            ),
+          },
+          { key: "op", header: "Op", cell: (e) => e.op },
+          { key: "direction", header: "Direction", cell: (e) => e.direction ?? "", className: "text-zinc-500" },
+          {
+            key: "tier",
+            header: "Tier",
+            sortable: true,
+            cell: (e) => e.tier && <span className={`rounded px-1.5 py-0.5 text-xs ${TIER_STYLE[e.tier]}`}>{e.tier}</span>,
+          },
+          { key: "rollouts", header: "Rollouts", sortable: true, align: "right", cell: (e) => count(e.stats.rollouts) },
+          { key: "success", header: "Success", sortable: true, align: "right", cell: (e) => pct(e.stats.successRate) },
+          { key: "learnability", header: <span title={LEARNABILITY_HELP}>Learnability</span>, sortable: true, align: "right", cell: (e) => fixed(e.stats.learnability) },
+          {
+            key: "tests",
+            header: <span title="partial credit: tests passed of tests run, over the rollouts that report tests">Tests passed</span>,
+            align: "right",
+            cellTestId: "env-tests",
+            className: "whitespace-nowrap",
+            cell: (e) => (e.stats.testsRun ? `${pct((e.stats.testsPassed ?? 0) / e.stats.testsRun)} of ${e.stats.testsRun}` : "—"),
+          },
+          {
+            key: "pmax",
+            header: "p_max",
+            sortable: true,
+            align: "right",
+            cellTestId: "validation-cell",
+            className: "whitespace-nowrap",
+            cell: (e) => (
+              <>
+                {e.validation.state === "invalid" || e.validation.state === "valid" ? (
+                  <span
+                    className={`mr-1 rounded px-1 text-xs ${e.validation.state === "valid" ? "bg-emerald-100 text-emerald-800" : "bg-red-100 text-red-800"}`}
+                    title={e.validation.state === "valid" ? "the oracle (or a sandbox) solved it" : "the oracle (or a sandbox) could not solve it: see the environment page for the verifier output"}
+                  >
+                    {e.validation.state}
+                  </span>
+                ) : null}
+                {fixed(e.validation.pMax, 2)}
+              </>
+            ),
+          },
+          { key: "failures", header: "Failures", cell: (e) => e.categories.join(", "), className: "pl-3 text-xs text-zinc-500", headerClassName: "pl-3" },
+          {
+            key: "config",
+            header: "Config",
+            className: "max-w-xs truncate pl-3 font-mono text-xs text-zinc-600",
+            headerClassName: "pl-3",
+            cell: (e) => <span title={JSON.stringify(e.config)}>{configSummary(e.config)}</span>,
+          },
+        ]}
+      />
       <div className="mt-2 flex gap-3 text-xs">
         {cursors.length > 1 && (
-          <button className="underline" onClick={() => setCursors(cursors.slice(0, -1))}>
+          <Button variant="ghost" size="sm" onClick={() => setCursors(cursors.slice(0, -1))}>
             Previous page
-          </button>
+          </Button>
         )}
         {data?.nextCursor && (
-          <button className="underline" onClick={() => setCursors([...cursors, data.nextCursor])} data-testid="environments-next">
+          <Button variant="ghost" size="sm" onClick={() => setCursors([...cursors, data.nextCursor])} data-testid="environments-next">
             Next page
-          </button>
+          </Button>
         )}
       </div>
     </div>

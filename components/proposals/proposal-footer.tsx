@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ConfirmButton } from "@/components/ui/confirm-button";
+import { Button } from "@/components/ui/button";
 import { apiFetch } from "@/components/ui/api-client";
 import { Panel } from "@/components/ui/shell";
 import type { ProposalData } from "./proposal-view";
@@ -60,7 +61,9 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
             }}
           >
             <input name="body" className="flex-1 rounded border border-zinc-300 px-2 py-1 text-sm" placeholder="Comment on the proposal" aria-label="Proposal comment" />
-            <button className="rounded bg-zinc-900 px-2.5 py-1 text-sm text-white">Post</button>
+            <Button type="submit" variant="primary">
+              Post
+            </Button>
           </form>
         )}
         {comment.error && <p className="mt-1 text-xs text-red-700">{(comment.error as Error).message}</p>}
@@ -90,16 +93,17 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
               <input value={mix} onChange={(e) => setMix(e.target.value)} inputMode="decimal" className="w-20 rounded border border-zinc-300 px-2 py-1" aria-label="Mix weight" />
             </label>
             {pending === 0 ? (
-              <button disabled={approved === 0 || materialize.isPending} className="rounded bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-600 disabled:opacity-40" data-testid="materialize">
+              <Button type="submit" variant="primary" disabled={approved === 0} busy={materialize.isPending} data-testid="materialize">
                 Materialize
-              </button>
+              </Button>
             ) : (
               <ConfirmButton
                 disabled={approved === 0 || materialize.isPending}
                 message={`Materialize ${approved} approved item${approved === 1 ? "" : "s"} and reject ${pending} pending (${rejected} already rejected)?`}
                 confirmLabel="Materialize and reject the rest"
                 onConfirm={() => runMaterialize(true)}
-                className="rounded bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-600 disabled:opacity-40"
+                variant="primary"
+                size="md"
                 testId="materialize-approved-only"
               >
                 Materialize approved only, reject the rest

@@ -7,7 +7,8 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { getProposal } from "@/lib/proposals";
 import { apiFetch } from "@/components/ui/api-client";
 import { count, roundedJson } from "@/components/ui/format";
-import { Panel, Stat } from "@/components/ui/shell";
+import { Panel } from "@/components/ui/shell";
+import { Tile } from "@/components/ui/tile";
 import { ReviewList } from "./review-list";
 import { ProposalFooter } from "./proposal-footer";
 
@@ -96,10 +97,10 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
         <>
           <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-6">
             {OPS.map((op) => (
-              <Stat key={op} label={op} value={count(p.population.byOp[op] ?? 0)} />
+              <Tile key={op} label={op} value={count(p.population.byOp[op] ?? 0)} />
             ))}
-            <Stat label="Population" value={`${count(p.population.before.size)} → ${count(p.population.after.size)}`} />
-            <Stat
+            <Tile label="Population" value={`${count(p.population.before.size)} → ${count(p.population.after.size)}`} />
+            <Tile
               label="Engine"
               value={<span className="text-sm">{p.run?.model ?? p.engineer}</span>}
               hint={p.run ? `${p.run.latencyMs ?? "?"} ms${p.run.promptTokens ? `, ${p.run.promptTokens} prompt + ${p.run.completionTokens} completion tokens` : ""}${p.run.costUsd ? `, $${p.run.costUsd.toFixed(4)}` : ""}` : undefined}

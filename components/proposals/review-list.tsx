@@ -9,6 +9,7 @@ import { pct } from "@/components/ui/format";
 import { useShortcuts } from "@/components/ui/shortcuts";
 import { ConfigDiff } from "./config-diff";
 import type { ProposalData } from "./proposal-view";
+import { Button } from "@/components/ui/button";
 
 type Item = ProposalData["items"][number];
 type Decision = "approve" | "reject" | "pending";
@@ -105,12 +106,12 @@ function ConfigEditor({ slug, item, onSave, onCancel, saving, error }: { slug: s
         <span data-testid="config-check" className={parseError || (check && !check.valid) ? "text-red-700" : check?.valid ? "text-green-700" : "text-zinc-500"}>
           {parseError ? `Not JSON: ${parseError}` : check ? (check.valid ? "Valid for the family" : check.errors.map((e) => `${e.path}: ${e.message}`).join("; ")) : "Checking…"}
         </span>
-        <button onClick={save} disabled={saving || !!parseError || (check !== null && !check.valid)} className="ml-auto rounded bg-zinc-900 px-2 py-1 font-medium text-white disabled:opacity-40" data-testid="config-save">
+        <Button variant="primary" size="sm" className="ml-auto" onClick={save} busy={saving} disabled={!!parseError || (check !== null && !check.valid)} data-testid="config-save">
           Save and approve (Ctrl+Enter)
-        </button>
-        <button onClick={onCancel} className="px-2 py-1 text-zinc-600">
+        </Button>
+        <Button variant="ghost" size="sm" onClick={onCancel}>
           Cancel (Esc)
-        </button>
+        </Button>
       </div>
       {error && <p className="mt-1 text-xs text-red-700">{error}</p>}
     </div>
@@ -206,7 +207,7 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
                   message={`Approve ${n}?`}
                   confirmLabel={`Approve ${shown.length}`}
                   onConfirm={() => decide(shown, "approve")}
-                  className="rounded bg-green-700 px-2 py-1 font-medium text-white hover:bg-green-600 disabled:opacity-40"
+                  variant="approve"
                   testId="approve-pending"
                 >
                   Approve all pending{which}
@@ -217,7 +218,7 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
                   confirmLabel={`Reject ${shown.length}`}
                   tone="danger"
                   onConfirm={() => decide(shown, "reject")}
-                  className="rounded bg-red-700 px-2 py-1 font-medium text-white hover:bg-red-600 disabled:opacity-40"
+                  variant="danger"
                   testId="reject-pending"
                 >
                   Reject all pending{which}
@@ -317,20 +318,20 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
               )}
               {reviewable && (
                 <div className="mt-2 flex flex-wrap gap-2 text-xs">
-                  <button onClick={() => decide([item], "approve")} className="rounded border border-green-600 px-2 py-0.5 text-green-700 hover:bg-green-50" data-testid="item-approve">
+                  <Button variant="approve" size="sm" onClick={() => decide([item], "approve")} data-testid="item-approve">
                     Approve
-                  </button>
-                  <button onClick={() => decide([item], "reject")} className="rounded border border-red-600 px-2 py-0.5 text-red-700 hover:bg-red-50" data-testid="item-reject">
+                  </Button>
+                  <Button variant="danger" size="sm" onClick={() => decide([item], "reject")} data-testid="item-reject">
                     Reject
-                  </button>
+                  </Button>
                   {(item.op === "mutate" || item.op === "add") && (
-                    <button onClick={() => setEditing(item.id)} className="rounded border border-zinc-300 px-2 py-0.5 text-zinc-700 hover:bg-zinc-50">
+                    <Button size="sm" onClick={() => setEditing(item.id)}>
                       Edit config
-                    </button>
+                    </Button>
                   )}
-                  <button onClick={() => setCommentFor(commentFor === item.id ? null : item.id)} className="px-2 py-0.5 text-zinc-500 hover:text-zinc-900">
+                  <Button variant="ghost" size="sm" onClick={() => setCommentFor(commentFor === item.id ? null : item.id)}>
                     Comment
-                  </button>
+                  </Button>
                 </div>
               )}
               {commentFor === item.id && (
@@ -343,7 +344,9 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
                   }}
                 >
                   <input name="body" className="flex-1 rounded border border-zinc-300 px-2 py-1 text-xs" placeholder="A comment on this item" aria-label="Item comment" autoFocus />
-                  <button className="rounded bg-zinc-900 px-2 py-1 text-xs text-white">Post</button>
+                  <Button type="submit" variant="primary" size="sm" busy={comment.isPending}>
+                    Post
+                  </Button>
                 </form>
               )}
             </li>

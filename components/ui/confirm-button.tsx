@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState, type ReactNode } from "react";
+import { Button, type ButtonSize, type ButtonVariant } from "@/components/ui/button";
 
 /**
  * A button whose action runs only after a second, explicit confirmation that says what will happen
@@ -15,6 +16,8 @@ export function ConfirmButton({
   className = "",
   testId,
   tone = "neutral",
+  variant = "secondary",
+  size = "sm",
 }: {
   children: ReactNode;
   message: ReactNode;
@@ -24,6 +27,9 @@ export function ConfirmButton({
   className?: string;
   testId?: string;
   tone?: "neutral" | "danger";
+  /** how the first button looks */
+  variant?: ButtonVariant;
+  size?: ButtonSize;
 }) {
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
@@ -32,9 +38,9 @@ export function ConfirmButton({
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" disabled={disabled} onClick={() => setAsking(true)} className={className} data-testid={testId}>
+      <Button variant={variant} size={size} disabled={disabled} onClick={() => setAsking(true)} className={className} data-testid={testId}>
         {children}
-      </button>
+      </Button>
     );
   }
   return (
@@ -48,20 +54,20 @@ export function ConfirmButton({
       }}
     >
       <span>{message}</span>
-      <button
+      <Button
         ref={confirmRef}
-        type="button"
+        variant={tone === "danger" ? "danger" : "primary"}
+        size="sm"
         onClick={() => {
           setAsking(false);
           onConfirm();
         }}
-        className={`rounded px-2 py-0.5 font-medium text-white ${tone === "danger" ? "bg-red-700 hover:bg-red-600" : "bg-zinc-900 hover:bg-zinc-700"}`}
       >
         {confirmLabel}
-      </button>
-      <button type="button" onClick={() => setAsking(false)} className="px-1 text-zinc-600 hover:text-zinc-900">
+      </Button>
+      <Button variant="ghost" size="sm" onClick={() => setAsking(false)}>
         Cancel
-      </button>
+      </Button>
     </span>
   );
 }

@@ -3,7 +3,6 @@ import type { ReactNode } from "react";
 import type { Principal } from "@/lib/auth/principal";
 import { hasScope } from "@/lib/auth/roles";
 import { SignOutButton } from "@/components/auth/sign-out-button";
-import { Tile } from "@/components/ui/tile";
 
 /** The page frame: top bar with navigation and the signed-in user, breadcrumbs, content. */
 export function Shell({
@@ -100,7 +99,3 @@ export function Panel({
   );
 }
 
-/** One headline figure (kept while pages move to Tile). */
-export function Stat({ sub, ...props }: { label: string; value: ReactNode; hint?: string; sub?: ReactNode }) {
-  return <Tile {...props} description={sub} />;
-}

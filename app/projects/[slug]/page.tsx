@@ -1,7 +1,9 @@
 import Link from "next/link";
 import { projectPage } from "@/lib/api/page-guard";
 import { listGenerationsWithMetrics } from "@/lib/generations/overview";
-import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { Panel, Shell } from "@/components/ui/shell";
+import { Tile } from "@/components/ui/tile";
+import { Table } from "@/components/ui/table";
 import { count, fixed, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { GenerationTrend } from "@/components/charts/generation-trend";
 import { ImportPanel } from "@/components/imports/import-panel";
@@ -32,7 +34,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
   const latestLabel = latest ? `G${latest.index}` : "latest";
   return (
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { label: project.name }]}>
-      <div className="mb-4 flex items-baseline gap-3">
+      <div className="mb-4 flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <h1 className="text-xl font-semibold">{project.name}</h1>
         <Link href={`/families/${project.familyId}`} className="text-zinc-500 hover:underline">
           {project.familyId}
@@ -61,12 +63,12 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
         <DemoLoopPanel slug={slug} initial={(project.demoState as DemoState | null) ?? null} canRun={hasScope(user.role, "proposals:review")} />
       )}
       <div className="mb-4 grid grid-cols-2 gap-2 md:grid-cols-6">
-        <Stat label="Generations" value={count(gens.length)} />
-        <Stat label={`Environments (${latestLabel})`} value={count(latest?.environments)} />
-        <Stat label={`Rollouts (${latestLabel})`} value={count(latest?.rollouts)} />
-        <Stat label={`Success (${latestLabel})`} value={pct(latest?.metrics.successRate)} />
-        <Stat label={`Learnability (${latestLabel})`} value={fixed(latest?.metrics.learnability)} hint={LEARNABILITY_HELP} />
-        <Stat label={`Zero-signal (${latestLabel})`} value={pct(latest?.metrics.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
+        <Tile label="Generations" value={count(gens.length)} />
+        <Tile label={`Environments (${latestLabel})`} value={count(latest?.environments)} />
+        <Tile label={`Rollouts (${latestLabel})`} value={count(latest?.rollouts)} />
+        <Tile label={`Success (${latestLabel})`} value={pct(latest?.metrics.successRate)} />
+        <Tile label={`Learnability (${latestLabel})`} value={fixed(latest?.metrics.learnability)} hint={LEARNABILITY_HELP} />
+        <Tile label={`Zero-signal (${latestLabel})`} value={pct(latest?.metrics.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
       </div>
       {latest && newest && latest.index !== newest.index && (
         <p className="-mt-2 mb-4 text-xs text-zinc-500" data-testid="latest-note">
@@ -87,84 +89,72 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
         {gens.length === 0 ? (
           <p className="text-zinc-500">No generations yet: POST /api/v1/projects/{project.slug}/generations creates one.</p>
         ) : (
-          <table className="w-full" data-testid="generations-table">
-            <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-              <tr>
-                <th className="py-1.5">Gen</th>
-                <th>Status</th>
-                <th>Source</th>
-                <th className="text-right">Envs</th>
-                <th className="text-right">Rollouts</th>
-                <th className="text-right">Success</th>
-                <th className="text-right">Mean reward</th>
-                <th className="text-right">pass@1</th>
-                <th className="text-right">Learnability</th>
-                <th className="text-right">Zero-signal</th>
-                <th className="text-right">Infra errors</th>
-              </tr>
-            </thead>
-            <tbody>
-              {[...gens].reverse().map((g) => (
-                <tr key={g.index} className="num border-t border-zinc-100 hover:bg-zinc-50">
-                  <td className="py-1.5">
-                    <Link href={`/projects/${project.slug}/generations/${g.index}`} className="font-medium hover:underline">
-                      G{g.index}
-                    </Link>
-                  </td>
-                  <td>{g.status}</td>
-                  <td className="text-zinc-500">{g.source}</td>
-                  <td className="text-right">{count(g.environments)}</td>
-                  <td className="text-right">{count(g.rollouts)}</td>
-                  <td className="text-right">{pct(g.metrics.successRate)}</td>
-                  <td className="text-right">{fixed(g.metrics.meanReward, 4)}</td>
-                  <td className="text-right">{pct(g.metrics.passAtK["1"])}</td>
-                  <td className="text-right">{fixed(g.metrics.learnability)}</td>
-                  <td className="text-right">{pct(g.metrics.zeroSignalFraction)}</td>
-                  <td className="text-right">{pct(g.metrics.infraErrorRate)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            numeric
+            testId="generations-table"
+            rows={[...gens].reverse()}
+            rowKey={(g) => g.index}
+            rowClassName={() => "hover:bg-zinc-50"}
+            columns={[
+              {
+                key: "gen",
+                header: "Gen",
+                cell: (g) => (
+                  <Link href={`/projects/${project.slug}/generations/${g.index}`} className="font-medium hover:underline">
+                    G{g.index}
+                  </Link>
+                ),
+              },
+              { key: "status", header: "Status", cell: (g) => g.status },
+              { key: "source", header: "Source", cell: (g) => g.source, className: "text-zinc-500" },
+              { key: "envs", header: "Envs", align: "right", cell: (g) => count(g.environments) },
+              { key: "rollouts", header: "Rollouts", align: "right", cell: (g) => count(g.rollouts) },
+              { key: "success", header: "Success", align: "right", cell: (g) => pct(g.metrics.successRate) },
+              { key: "reward", header: "Mean reward", align: "right", cell: (g) => fixed(g.metrics.meanReward, 4) },
+              { key: "pass1", header: "pass@1", align: "right", cell: (g) => pct(g.metrics.passAtK["1"]) },
+              { key: "learnability", header: "Learnability", align: "right", cell: (g) => fixed(g.metrics.learnability) },
+              { key: "zero", header: "Zero-signal", align: "right", cell: (g) => pct(g.metrics.zeroSignalFraction) },
+              { key: "infra", header: "Infra errors", align: "right", cell: (g) => pct(g.metrics.infraErrorRate) },
+            ]}
+          />
         )}
       </Panel>
       {proposals.length > 0 && (
         <Panel title="Proposals" className="mt-4">
-          <table className="w-full" data-testid="proposals-table">
-            <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-              <tr>
-                <th className="py-1.5">Proposal</th>
-                <th>From</th>
-                <th>Engineer</th>
-                <th>Status</th>
-                <th>By</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {proposals.map((p) => (
-                <tr key={p.id} className="border-t border-zinc-100">
-                  <td className="py-1.5 font-mono text-xs">
-                    <Link href={`/projects/${slug}/proposals/${p.id}`} className="text-blue-700 hover:underline">
-                      {p.id.slice(0, 8)}
+          <Table
+            testId="proposals-table"
+            rows={proposals}
+            rowKey={(p) => p.id}
+            columns={[
+              {
+                key: "id",
+                header: "Proposal",
+                className: "font-mono text-xs",
+                cell: (p) => (
+                  <Link href={`/projects/${slug}/proposals/${p.id}`} className="text-blue-700 hover:underline">
+                    {p.id.slice(0, 8)}
+                  </Link>
+                ),
+              },
+              { key: "from", header: "From", cell: (p) => `G${p.baseGeneration}` },
+              { key: "engineer", header: "Engineer", cell: (p) => p.engineer },
+              {
+                key: "status",
+                header: "Status",
+                className: "whitespace-nowrap",
+                cell: (p) =>
+                  p.materializedGeneration !== null ? (
+                    <Link href={`/projects/${slug}/generations/${p.materializedGeneration}`} className="hover:underline">
+                      materialized → G{p.materializedGeneration}
                     </Link>
-                  </td>
-                  <td>G{p.baseGeneration}</td>
-                  <td>{p.engineer}</td>
-                  <td>
-                    {p.materializedGeneration !== null ? (
-                      <Link href={`/projects/${slug}/generations/${p.materializedGeneration}`} className="hover:underline">
-                        materialized → G{p.materializedGeneration}
-                      </Link>
-                    ) : (
-                      p.status
-                    )}
-                  </td>
-                  <td className="text-zinc-500">{p.createdBy}</td>
-                  <td className="text-zinc-500">{p.createdAt.slice(0, 16).replace("T", " ")}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  ) : (
+                    p.status
+                  ),
+              },
+              { key: "by", header: "By", cell: (p) => p.createdBy, className: "text-zinc-500" },
+              { key: "created", header: "Created", cell: (p) => p.createdAt.slice(0, 16).replace("T", " "), className: "whitespace-nowrap text-zinc-500" },
+            ]}
+          />
         </Panel>
       )}
       {canManage && (

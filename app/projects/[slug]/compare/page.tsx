@@ -2,7 +2,11 @@ import Link from "next/link";
 import { projectPage } from "@/lib/api/page-guard";
 import { DomainError } from "@/lib/errors";
 import { comparableSides, compareQuery, compareRuns, type RunComparison } from "@/lib/compare/service";
-import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { Panel, Shell } from "@/components/ui/shell";
+import { Tile } from "@/components/ui/tile";
+import { Table } from "@/components/ui/table";
+import { Button } from "@/components/ui/button";
+import { fieldClass } from "@/components/ui/form";
 
 export const dynamic = "force-dynamic";
 
@@ -39,11 +43,11 @@ export default async function RunComparePage({ params, searchParams }: { params:
     <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: base, label: project.name }, { label: "Compare runs" }]}>
       <div className="mb-3 flex flex-wrap items-end gap-3">
         <h1 className="text-lg font-semibold">Compare runs, task by task</h1>
-        <form className="ml-auto flex items-end gap-2 text-xs" action={`${base}/compare`}>
+        <form className="ml-auto flex flex-wrap items-end gap-2 text-xs" action={`${base}/compare`}>
           {(["a", "b"] as const).map((side) => (
             <label key={side} className="flex flex-col text-zinc-500">
               {side === "a" ? "A (before)" : "B (after)"}
-              <select name={side} defaultValue={side === "a" ? a : b} className="rounded border border-zinc-300 px-1 py-1 text-zinc-900" data-testid={`side-${side}`}>
+              <select name={side} defaultValue={side === "a" ? a : b} className={`${fieldClass} max-w-full text-zinc-900`} data-testid={`side-${side}`}>
                 {sides.map((s) => (
                   <option key={value(s)} value={value(s)}>
                     G{s.generation} · {s.policy} ({s.rollouts} rollouts)
@@ -52,7 +56,9 @@ export default async function RunComparePage({ params, searchParams }: { params:
               </select>
             </label>
           ))}
-          <button className="rounded bg-zinc-900 px-2.5 py-1 font-medium text-white">Compare</button>
+          <Button type="submit" variant="primary" size="sm">
+            Compare
+          </Button>
         </form>
       </div>
       {sides.length === 0 && <p className="text-sm text-zinc-500">This project has no rollouts yet.</p>}
@@ -60,15 +66,15 @@ export default async function RunComparePage({ params, searchParams }: { params:
       {comparison && (
         <>
           <div className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-5">
-            <Stat label="Regressed" value={comparison.regressed} />
-            <Stat label="Improved" value={comparison.improved} />
-            <Stat label="Unchanged" value={comparison.unchanged} />
-            <Stat
+            <Tile label="Regressed" value={comparison.regressed} />
+            <Tile label="Improved" value={comparison.improved} />
+            <Tile label="Unchanged" value={comparison.unchanged} />
+            <Tile
               label="Mean reward Δ (B − A)"
               value={comparison.aggregate.meanDelta === null ? "—" : signed(comparison.aggregate.meanDelta)}
               hint={comparison.aggregate.interval ? `95% bootstrap interval ${signed(comparison.aggregate.interval[0])} … ${signed(comparison.aggregate.interval[1])} over ${comparison.aggregate.environments} shared environments` : undefined}
             />
-            <Stat label="Test" value={`Fisher, α = ${comparison.alpha}`} hint="two-sided exact test on each environment's successes" />
+            <Tile label="Test" value={`Fisher, α = ${comparison.alpha}`} hint="two-sided exact test on each environment's successes" />
           </div>
           {(comparison.onlyA.length > 0 || comparison.onlyB.length > 0) && (
             <p className="mb-2 text-xs text-zinc-500">
@@ -83,58 +89,56 @@ export default async function RunComparePage({ params, searchParams }: { params:
               </a>
             }
           >
-            <table className="w-full text-left text-xs" data-testid="compare-table">
-              <thead className="text-zinc-500">
-                <tr>
-                  <th className="py-1">Environment</th>
-                  <th>A successes</th>
-                  <th>B successes</th>
-                  <th>A mean</th>
-                  <th>B mean</th>
-                  <th>Δ reward</th>
-                  <th>Δ success (95% Newcombe)</th>
-                  <th>p</th>
-                  <th>Verdict</th>
-                  <th>Pair</th>
-                </tr>
-              </thead>
-              <tbody>
-                {comparison.environments.map((e) => (
-                  <tr key={e.key} className="border-t border-zinc-100">
-                    <td className="py-1 font-mono">
-                      <Link href={`${base}/environments/${encodeURIComponent(e.key)}`} className="hover:underline">
-                        {e.key}
+            <Table
+              size="xs"
+              numeric
+              testId="compare-table"
+              rows={comparison.environments}
+              rowKey={(e) => e.key}
+              empty="No environment was attempted by both sides."
+              columns={[
+                {
+                  key: "key",
+                  header: "Environment",
+                  className: "font-mono",
+                  cell: (e) => (
+                    <Link href={`${base}/environments/${encodeURIComponent(e.key)}`} className="hover:underline">
+                      {e.key}
+                    </Link>
+                  ),
+                },
+                { key: "as", header: "A successes", cell: (e) => `${e.a.successes}/${e.a.n}` },
+                { key: "bs", header: "B successes", cell: (e) => `${e.b.successes}/${e.b.n}` },
+                { key: "am", header: "A mean", cell: (e) => e.a.meanReward?.toFixed(3) },
+                { key: "bm", header: "B mean", cell: (e) => e.b.meanReward?.toFixed(3) },
+                {
+                  key: "delta",
+                  header: "Δ reward",
+                  cell: (e) => <span className={e.delta > 0 ? "text-emerald-700" : e.delta < 0 ? "text-red-700" : ""}>{signed(e.delta)}</span>,
+                },
+                {
+                  key: "sdelta",
+                  header: "Δ success (95% Newcombe)",
+                  className: "whitespace-nowrap",
+                  cell: (e) => `${signed(e.successDelta, 2)} [${pct(e.successDeltaInterval[0])}, ${pct(e.successDeltaInterval[1])}]`,
+                },
+                { key: "p", header: "p", cell: (e) => (e.pValue < 0.001 ? "<0.001" : e.pValue.toFixed(3)) },
+                { key: "verdict", header: "Verdict", cell: (e) => <span className={`rounded px-1.5 py-0.5 ${VERDICT_STYLE[e.verdict]}`}>{e.verdict}</span> },
+                {
+                  key: "pair",
+                  header: "Pair",
+                  className: "whitespace-nowrap",
+                  cell: (e) =>
+                    e.pair ? (
+                      <Link href={`${base}/environments/${encodeURIComponent(e.key)}/compare?a=${e.pair.passing}&b=${e.pair.failing}`} className="text-blue-700 hover:underline">
+                        pass vs fail
                       </Link>
-                    </td>
-                    <td>
-                      {e.a.successes}/{e.a.n}
-                    </td>
-                    <td>
-                      {e.b.successes}/{e.b.n}
-                    </td>
-                    <td>{e.a.meanReward?.toFixed(3)}</td>
-                    <td>{e.b.meanReward?.toFixed(3)}</td>
-                    <td className={e.delta > 0 ? "text-emerald-700" : e.delta < 0 ? "text-red-700" : ""}>{signed(e.delta)}</td>
-                    <td>
-                      {signed(e.successDelta, 2)} [{pct(e.successDeltaInterval[0])}, {pct(e.successDeltaInterval[1])}]
-                    </td>
-                    <td>{e.pValue < 0.001 ? "<0.001" : e.pValue.toFixed(3)}</td>
-                    <td>
-                      <span className={`rounded px-1.5 py-0.5 ${VERDICT_STYLE[e.verdict]}`}>{e.verdict}</span>
-                    </td>
-                    <td>
-                      {e.pair ? (
-                        <Link href={`${base}/environments/${encodeURIComponent(e.key)}/compare?a=${e.pair.passing}&b=${e.pair.failing}`} className="text-blue-700 hover:underline">
-                          pass vs fail
-                        </Link>
-                      ) : (
-                        <span className="text-zinc-400">—</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    ) : (
+                      <span className="text-zinc-400">—</span>
+                    ),
+                },
+              ]}
+            />
           </Panel>
         </>
       )}

@@ -1,7 +1,10 @@
 import Link from "next/link";
 import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { environmentAttempts, environmentDetail } from "@/lib/generations/environment-detail";
-import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { Panel, Shell } from "@/components/ui/shell";
+import { Tile } from "@/components/ui/tile";
+import { buttonClass } from "@/components/ui/button";
+import { Table } from "@/components/ui/table";
 import { count, fixed, formatValue, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { AttemptList } from "@/components/rollouts/attempt-list";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
@@ -48,16 +51,16 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
         {env.direction && <span className="text-zinc-500">direction {env.direction}</span>}
         <span className="text-xs text-zinc-400">hash {env.configHash.slice(0, 12)}</span>
         {env.compareDefault.passing && env.compareDefault.failing && (
-          <Link href={`${envHref(env.key)}/compare`} className="ml-auto rounded bg-zinc-900 px-2.5 py-1 text-xs font-medium text-white hover:bg-zinc-700" data-testid="open-compare">
+          <Link href={`${envHref(env.key)}/compare`} className={buttonClass("primary", "sm", "ml-auto")} data-testid="open-compare">
             Compare a passing and a failing attempt →
           </Link>
         )}
       </div>
       <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-4">
-        <Stat label="Rollouts" value={count(totals.n)} />
-        <Stat label="Success rate" value={pct(totals.n ? totals.s / totals.n : null)} />
-        <Stat label="Validation" value={env.validation.state} />
-        <Stat label="p_max" value={fixed(env.validation.pMax, 3)} hint="best achievable success rate, where a validator estimated it" />
+        <Tile label="Rollouts" value={count(totals.n)} />
+        <Tile label="Success rate" value={pct(totals.n ? totals.s / totals.n : null)} />
+        <Tile label="Validation" value={env.validation.state} />
+        <Tile label="p_max" value={fixed(env.validation.pMax, 3)} hint="best achievable success rate, where a validator estimated it" />
       </div>
       {(env.validation.details as { by?: string; verifierOutput?: string | null } | null)?.by === "harbor-oracle" && env.validation.state === "invalid" && (
         <Panel title="Harbor's oracle could not solve this task" className="mb-3">
@@ -69,16 +72,17 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
       <TaskPanel db={db} project={project} envKey={key} />
       <div className="mb-3 grid grid-cols-1 gap-3 lg:grid-cols-2">
         <Panel title="Config">
-          <table className="w-full text-xs" data-testid="environment-config">
-            <tbody>
-              {Object.entries((env.config ?? {}) as Record<string, unknown>).map(([k, v]) => (
-                <tr key={k} className="border-t border-zinc-100">
-                  <td className="py-1 pr-3 font-mono text-zinc-500">{k}</td>
-                  <td className="break-all font-mono">{show(v)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            size="xs"
+            testId="environment-config"
+            rows={Object.entries((env.config ?? {}) as Record<string, unknown>)}
+            rowKey={([k]) => k}
+            empty="This environment has an empty config."
+            columns={[
+              { key: "field", header: "Field", cell: ([k]) => k, className: "font-mono text-zinc-500" },
+              { key: "value", header: "Value", cell: ([, v]) => show(v), className: "break-all font-mono" },
+            ]}
+          />
         </Panel>
         <Panel title="Lineage">
           <ol className="space-y-1 text-xs" data-testid="lineage">
@@ -124,40 +128,32 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
         </Panel>
       </div>
       <Panel title="Results by generation and policy" className="mb-3">
-        <table className="w-full num" data-testid="environment-results">
-          <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
-            <tr>
-              <th className="py-1.5">Generation</th>
-              <th>Policy</th>
-              <th className="text-right">Rollouts</th>
-              <th className="text-right">Success</th>
-              <th className="text-right">Mean reward</th>
-              <th className="text-right" title={LEARNABILITY_HELP}>
-                Learnability
-              </th>
-              <th className="pl-3">pass@k</th>
-              <th className="text-right">Infra</th>
-            </tr>
-          </thead>
-          <tbody>
-            {env.results.map((r) => (
-              <tr key={`${r.generation}-${r.policy}`} className="border-t border-zinc-100">
-                <td className="py-1.5">G{r.generation}</td>
-                <td>{r.policy}</td>
-                <td className="text-right">{count(r.rollouts)}</td>
-                <td className="text-right">{pct(r.successRate)}</td>
-                <td className="text-right">{fixed(r.meanReward, 3)}</td>
-                <td className="text-right">{fixed(r.learnability)}</td>
-                <td className="pl-3 text-xs text-zinc-600">
-                  {Object.entries(r.passAtK)
-                    .map(([k, v]) => `@${k} ${fixed(v, 2)}`)
-                    .join("  ")}
-                </td>
-                <td className="text-right">{r.infraErrors || ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          numeric
+          testId="environment-results"
+          rows={env.results}
+          rowKey={(r) => `${r.generation}-${r.policy}`}
+          empty="No rollouts of this environment yet."
+          columns={[
+            { key: "generation", header: "Generation", cell: (r) => `G${r.generation}` },
+            { key: "policy", header: "Policy", cell: (r) => r.policy },
+            { key: "rollouts", header: "Rollouts", align: "right", cell: (r) => count(r.rollouts) },
+            { key: "success", header: "Success", align: "right", cell: (r) => pct(r.successRate) },
+            { key: "reward", header: "Mean reward", align: "right", cell: (r) => fixed(r.meanReward, 3) },
+            { key: "learnability", header: <span title={LEARNABILITY_HELP}>Learnability</span>, align: "right", cell: (r) => fixed(r.learnability) },
+            {
+              key: "passk",
+              header: "pass@k",
+              className: "pl-3 text-xs whitespace-nowrap text-zinc-600",
+              headerClassName: "pl-3",
+              cell: (r) =>
+                Object.entries(r.passAtK)
+                  .map(([k, v]) => `@${k} ${fixed(v, 2)}`)
+                  .join("  "),
+            },
+            { key: "infra", header: "Infra", align: "right", cell: (r) => r.infraErrors || "" },
+          ]}
+        />
       </Panel>
       <Panel title={`Attempts (${count(attempts.length)}${attempts.length >= 200 ? "+" : ""})`}>
         <AttemptList slug={slug} environmentKey={env.key} attempts={attempts.map((a) => ({ ...a, id: Number(a.id) }))} />

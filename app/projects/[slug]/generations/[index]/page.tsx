@@ -8,7 +8,8 @@ import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 import { generationAnalytics, generationExceptions } from "@/lib/generations/analytics";
 import { resolvePolicy } from "@/lib/generations/overview";
 import { FAILURE_CATEGORIES } from "@/lib/analytics/failures";
-import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { Panel, Shell } from "@/components/ui/shell";
+import { Tile } from "@/components/ui/tile";
 import { count, fixed, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { GenerationDashboard } from "@/components/generations/dashboard";
 import { EnvironmentTable } from "@/components/generations/environment-table";
@@ -107,24 +108,24 @@ export default async function GenerationPage({
         </nav>
       )}
       <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-9">
-        <Stat
+        <Tile
           label="Environments"
           value={count(members)}
           hint={`environments in this generation; ${count(m.environments)} of them have rollouts${analytics.policy ? ` of ${analytics.policy}` : ""}`}
-          sub={members !== m.environments ? `${count(m.environments)} with rollouts` : undefined}
+          description={members !== m.environments ? `${count(m.environments)} with rollouts` : undefined}
         />
-        <Stat label="Rollouts" value={count(m.rollouts)} />
-        <Stat label="Success rate" value={pct(m.successRate)} hint="reward >= the project's success threshold" />
-        <Stat label="Mean reward" value={fixed(m.meanReward, 4)} hint="over all rollouts, errored ones included (Harbor's convention)" />
-        <Stat label={ks.length ? `pass@${ks[ks.length - 1]}` : "pass@k"} value={ks.length ? fixed(m.passAtK[ks[ks.length - 1]], 4) : "—"} hint="unbiased estimator averaged over environments" />
-        <Stat label="Learnability" value={fixed(m.learnability)} hint={LEARNABILITY_HELP} />
-        <Stat label="Zero-signal" value={pct(m.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
-        <Stat
+        <Tile label="Rollouts" value={count(m.rollouts)} />
+        <Tile label="Success rate" value={pct(m.successRate)} hint="reward >= the project's success threshold" />
+        <Tile label="Mean reward" value={fixed(m.meanReward, 4)} hint="over all rollouts, errored ones included (Harbor's convention)" />
+        <Tile label={ks.length ? `pass@${ks[ks.length - 1]}` : "pass@k"} value={ks.length ? fixed(m.passAtK[ks[ks.length - 1]], 4) : "—"} hint="unbiased estimator averaged over environments" />
+        <Tile label="Learnability" value={fixed(m.learnability)} hint={LEARNABILITY_HELP} />
+        <Tile label="Zero-signal" value={pct(m.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
+        <Tile
           label="Infra errors (of rollouts)"
           value={pct(m.infraErrorRate)}
           hint="share of rollouts whose sandbox or harness failed on its own (no verdict, setup errors the agent did not cause); not Harbor's n_errors, which counts trials with any exception"
         />
-        <Stat
+        <Tile
           label="Exceptions (Harbor's n_errors)"
           value={count(exceptionTotal)}
           hint={exceptions.length ? exceptions.map((e) => `${e.type}: ${e.count}${e.rewarded ? ` (${e.rewarded} still passed)` : ""}`).join("; ") : "no rollout reported an exception"}

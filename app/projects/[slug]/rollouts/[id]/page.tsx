@@ -4,7 +4,9 @@ import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { getRolloutHeader } from "@/lib/rollouts/read";
 import { readTurnPage } from "@/lib/rollouts/turns";
 import { newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
-import { Panel, Shell, Stat } from "@/components/ui/shell";
+import { Panel, Shell } from "@/components/ui/shell";
+import { Tile } from "@/components/ui/tile";
+import { Table } from "@/components/ui/table";
 import { bytes, count, fixed } from "@/components/ui/format";
 import { TrajectoryViewer } from "@/components/rollouts/trajectory-viewer";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
@@ -88,17 +90,17 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
         )}
       </div>
       <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-7">
-        <Stat label="Reward" value={fixed(r.reward, 3)} />
-        <Stat
+        <Tile label="Reward" value={fixed(r.reward, 3)} />
+        <Tile
           label="Tests passed"
           value={r.testsPassed === null ? "—" : `${count(r.testsPassed)} / ${count((r.testsPassed ?? 0) + (r.testsFailed ?? 0))}`}
           hint="partial credit: tests the verifier reported passed, of those it ran (CTRF report, else pytest's summary)"
         />
-        <Stat label="Status" value={r.status} />
-        <Stat label="Turns" value={count(r.turns)} />
-        <Stat label="Input tokens" value={count(r.inputTokens)} />
-        <Stat label="Output tokens" value={count(r.outputTokens)} />
-        <Stat label="Duration" value={duration === null ? "—" : `${duration.toFixed(1)} s`} />
+        <Tile label="Status" value={r.status} />
+        <Tile label="Turns" value={count(r.turns)} />
+        <Tile label="Input tokens" value={count(r.inputTokens)} />
+        <Tile label="Output tokens" value={count(r.outputTokens)} />
+        <Tile label="Duration" value={duration === null ? "—" : `${duration.toFixed(1)} s`} />
       </div>
       {(report?.summaryLine || (report && report.failedTests.length > 0)) && (
         <Panel title="Tests" className="mb-3">
@@ -174,32 +176,22 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
       )}
       {steps.length > 0 && (
         <Panel title={`Steps (${steps.length})`} className="mb-3">
-          <table className="w-full text-sm" data-testid="trial-steps">
-            <thead>
-              <tr className="text-left text-xs text-zinc-500">
-                <th>step</th>
-                <th className="text-right">reward</th>
-                <th className="text-right">tests passed</th>
-                <th className="text-right">turns</th>
-                <th className="text-right">input tokens</th>
-                <th className="text-right">output tokens</th>
-                <th>error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {steps.map((st) => (
-                <tr key={st.name} className="border-t border-zinc-100">
-                  <td className="font-mono text-xs">{st.name}</td>
-                  <td className="text-right">{fixed(st.reward ?? null, 3)}</td>
-                  <td className="text-right">{st.tests ? `${st.tests.passed} / ${st.tests.passed + st.tests.failed}` : "—"}</td>
-                  <td className="text-right">{count(st.turns ?? null)}</td>
-                  <td className="text-right">{count(st.inputTokens ?? null)}</td>
-                  <td className="text-right">{count(st.outputTokens ?? null)}</td>
-                  <td className="font-mono text-xs text-red-700">{st.error?.type ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            size="sm"
+            numeric
+            testId="trial-steps"
+            rows={steps}
+            rowKey={(st) => st.name}
+            columns={[
+              { key: "name", header: "Step", cell: (st) => st.name, className: "font-mono text-xs" },
+              { key: "reward", header: "Reward", align: "right", cell: (st) => fixed(st.reward ?? null, 3) },
+              { key: "tests", header: "Tests passed", align: "right", cell: (st) => (st.tests ? `${st.tests.passed} / ${st.tests.passed + st.tests.failed}` : "—") },
+              { key: "turns", header: "Turns", align: "right", cell: (st) => count(st.turns ?? null) },
+              { key: "input", header: "Input tokens", align: "right", cell: (st) => count(st.inputTokens ?? null) },
+              { key: "output", header: "Output tokens", align: "right", cell: (st) => count(st.outputTokens ?? null) },
+              { key: "error", header: "Error", cell: (st) => st.error?.type ?? "", className: "font-mono text-xs text-red-700" },
+            ]}
+          />
         </Panel>
       )}
       {r.metadata !== null && typeof r.metadata === "object" && Object.keys(r.metadata).length > 0 && (
