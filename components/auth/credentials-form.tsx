@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { safeNextPath } from "@/lib/auth/next-path";
+import { Button } from "@/components/ui/button";
 
 interface ApiError {
   error?: { message?: string; details?: { path?: string; message: string }[] };
@@ -66,9 +67,9 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
           {mutation.error.message}
         </p>
       )}
-      <button type="submit" disabled={mutation.isPending} className="w-full rounded bg-zinc-900 px-3 py-1.5 font-medium text-white hover:bg-zinc-700 disabled:opacity-50">
+      <Button type="submit" variant="primary" className="w-full" disabled={mutation.isPending}>
         {mode === "setup" ? "Create admin account" : mutation.isPending ? "Signing in…" : "Sign in"}
-      </button>
+      </Button>
     </form>
   );
 }

@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { apiFetch } from "@/components/ui/api-client";
 import type { DemoState } from "@/lib/demo/loop";
+import { Button } from "@/components/ui/button";
 
 
 /** The demo's closed loop: what it is doing, and a button for one more cycle. */
@@ -41,9 +42,9 @@ export function DemoLoopPanel({ slug, initial, canRun }: { slug: string; initial
         {data ? `${data.status}${busy && data.cycles ? ` (cycle ${data.cycle} of ${data.cycles})` : ""}: ${data.message}` : "not started"}
       </span>
       {canRun && (
-        <button onClick={() => run.mutate()} disabled={busy || run.isPending} className="ml-auto rounded bg-blue-700 px-2.5 py-1 text-xs font-medium text-white hover:bg-blue-600 disabled:opacity-50" data-testid="demo-loop-run">
+        <Button variant="primary" size="sm" className="ml-auto" onClick={() => run.mutate()} disabled={busy} busy={run.isPending} data-testid="demo-loop-run">
           Run the next cycle
-        </button>
+        </Button>
       )}
       {run.error && <span className="w-full text-xs text-red-700">{(run.error as Error).message}</span>}
     </div>

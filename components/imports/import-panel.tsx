@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Field, fieldClass } from "@/components/ui/form";
 
 interface ImportView {
   id: string;
@@ -155,10 +156,9 @@ export function ImportPanel({ project }: { project: string }) {
             onChange={(e) => e.target.files?.[0] && start(e.target.files[0])}
           />
         </label>
-        <label className="flex flex-col">
-          <span className="text-xs text-zinc-500">Generation (optional)</span>
-          <input className="w-24 rounded border border-zinc-300 px-2 py-1" inputMode="numeric" value={generation} onChange={(e) => setGeneration(e.target.value)} placeholder="latest" />
-        </label>
+        <Field label="Generation (optional)">
+          <input className={`w-24 ${fieldClass}`} inputMode="numeric" value={generation} onChange={(e) => setGeneration(e.target.value)} placeholder="latest" />
+        </Field>
         {uploading !== null && <span className="text-zinc-600">uploading {(uploading * 100).toFixed(0)}%</span>}
       </div>
       {error && (

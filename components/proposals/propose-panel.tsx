@@ -5,6 +5,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { apiFetch } from "@/components/ui/api-client";
 import { createProposalSchema } from "@/lib/proposals/contracts";
+import { Button } from "@/components/ui/button";
+import { Field, fieldClass } from "@/components/ui/form";
 
 /** What the form says about a field the server's schema refuses, in the form's own units. */
 function formProblem(path: PropertyKey[], v: { seed: string; size: string; keep: string; add: string }): string {
@@ -56,54 +58,48 @@ export function ProposePanel({ slug, index, policies, llmAvailable, populationSi
   };
   if (!open) {
     return (
-      <button onClick={() => setOpen(true)} className="rounded bg-blue-700 px-2.5 py-1 text-xs font-medium text-white hover:bg-blue-600" data-testid="propose-open">
+      <Button variant="primary" size="sm" onClick={() => setOpen(true)} data-testid="propose-open">
         Propose next generation
-      </button>
+      </Button>
     );
   }
-  const input = "rounded border border-zinc-300 px-2 py-1";
+  const input = fieldClass;
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-3 rounded-md border border-blue-200 bg-blue-50 p-3 text-xs" data-testid="propose-form">
-      <label className="flex flex-col gap-1">
-        Engineer
+      <Field label="Engineer">
         <select value={engineer} onChange={(e) => setEngineer(e.target.value as "heuristic" | "llm")} className={input} aria-label="Engineer">
           <option value="heuristic">heuristic (offline, deterministic)</option>
           <option value="llm" disabled={!llmAvailable}>
             LLM{llmAvailable ? "" : " (set OPENAI_BASE_URL and ENVFORGE_ENGINEER_MODEL)"}
           </option>
         </select>
-      </label>
-      <label className="flex flex-col gap-1">
-        Results of
+      </Field>
+      <Field label="Results of">
         <select value={policy} onChange={(e) => setPolicy(e.target.value)} className={input} aria-label="Policy">
           <option value="">all policies</option>
           {policies.map((p) => (
             <option key={p}>{p}</option>
           ))}
         </select>
-      </label>
-      <label className="flex flex-col gap-1">
-        Population
+      </Field>
+      <Field label="Population">
         <input value={size} onChange={(e) => setSize(e.target.value)} className={`${input} w-20`} inputMode="numeric" aria-label="Population size" />
-      </label>
-      <label className="flex flex-col gap-1">
-        Keep at most %
+      </Field>
+      <Field label="Keep at most %">
         <input value={keep} onChange={(e) => setKeep(e.target.value)} className={`${input} w-16`} inputMode="numeric" aria-label="Keep share" />
-      </label>
-      <label className="flex flex-col gap-1">
-        New samples %
+      </Field>
+      <Field label="New samples %">
         <input value={add} onChange={(e) => setAdd(e.target.value)} className={`${input} w-16`} inputMode="numeric" aria-label="Add share" />
-      </label>
-      <label className="flex flex-col gap-1">
-        Seed
+      </Field>
+      <Field label="Seed">
         <input value={seed} onChange={(e) => setSeed(e.target.value)} className={`${input} w-24`} placeholder="auto" inputMode="numeric" aria-label="Seed" />
-      </label>
-      <button type="submit" disabled={mutation.isPending} className="rounded bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-600 disabled:opacity-50" data-testid="propose-submit">
+      </Field>
+      <Button type="submit" variant="primary" busy={mutation.isPending} data-testid="propose-submit">
         {mutation.isPending ? "Queuing…" : "Propose"}
-      </button>
-      <button type="button" onClick={() => setOpen(false)} className="px-2 py-1.5 text-zinc-600 hover:text-zinc-900">
+      </Button>
+      <Button variant="ghost" onClick={() => setOpen(false)}>
         Cancel
-      </button>
+      </Button>
       {(formError || mutation.error) && <p className="w-full text-red-700">{formError ?? (mutation.error as Error).message}</p>}
     </form>
   );

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { useRouter } from "next/navigation";
 import { apiFetch } from "@/components/ui/api-client";
 import { Field, fieldClass } from "@/components/ui/form";
+import { Button } from "@/components/ui/button";
 
 export interface AnnotationView {
   id: number;
@@ -106,16 +107,16 @@ export function AnnotationPanel({ rolloutId, slug, labels, annotations, canWrite
           <Field label="note">
             <input className={`${fieldClass} w-72`} value={note} maxLength={10000} onChange={(e) => setNote(e.target.value)} />
           </Field>
-          <button disabled={busy} className="rounded bg-zinc-900 px-2.5 py-1 text-xs font-medium text-white disabled:opacity-50">
+          <Button type="submit" variant="primary" size="sm" busy={busy}>
             Annotate
-          </button>
+          </Button>
           <span className="ml-auto flex items-end gap-1">
             <Field label="new label">
               <input className={`${fieldClass} w-32`} value={newLabel} maxLength={60} onChange={(e) => setNewLabel(e.target.value)} />
             </Field>
-            <button type="button" disabled={busy || newLabel.trim() === ""} onClick={() => void addLabel()} className="rounded border border-zinc-300 px-2 py-1 text-xs disabled:opacity-50">
+            <Button size="sm" disabled={busy || newLabel.trim() === ""} onClick={() => void addLabel()}>
               Add label
-            </button>
+            </Button>
           </span>
         </form>
       )}

@@ -6,6 +6,7 @@ import { fieldClass } from "@/components/ui/form";
 import { useShortcuts } from "@/components/ui/shortcuts";
 import { useTurnHash, writeTurnHash } from "./turn-navigation";
 import type { TurnPages } from "./use-turn-pages";
+import { buttonClass } from "@/components/ui/button";
 
 type Align = NonNullable<ScrollToOptions["align"]>;
 
@@ -13,7 +14,7 @@ type Align = NonNullable<ScrollToOptions["align"]>;
 const ROW_ESTIMATE = 96;
 const estimateSize = () => ROW_ESTIMATE;
 
-export const TOOL_BUTTON = "rounded border border-zinc-300 bg-white px-2 py-0.5 text-xs text-zinc-700 hover:bg-zinc-50 disabled:text-zinc-400";
+export const TOOL_BUTTON = buttonClass("secondary", "sm");
 
 /**
  * A virtual list of `count` rows over one or more paged trajectories (`sources`): loads the pages of the

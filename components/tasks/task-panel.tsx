@@ -7,6 +7,7 @@ import { parseTaskToml } from "@/lib/tasks/task-toml";
 import { Panel } from "@/components/ui/shell";
 import { formatValue } from "@/components/ui/format";
 import { TaskFiles } from "./task-files";
+import { Table } from "@/components/ui/table";
 
 function flatten(value: unknown, prefix = "", out: [string, string][] = []): [string, string][] {
   if (value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length) {
@@ -50,16 +51,17 @@ export async function TaskPanel({ db, project, envKey }: { db: Db; project: Proj
         {tomlError ? (
           <p className="text-sm text-red-700">{tomlError}</p>
         ) : (
-          <table className="w-full text-xs" data-testid="task-toml">
-            <tbody>
-              {tomlFields.map(([k, v]) => (
-                <tr key={k} className="border-t border-zinc-100">
-                  <td className="py-1 pr-3 font-mono text-zinc-500">{k}</td>
-                  <td className="break-all font-mono">{v}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            size="xs"
+            testId="task-toml"
+            rows={tomlFields}
+            rowKey={([k]) => k}
+            empty="task.toml sets nothing."
+            columns={[
+              { key: "field", header: "Field", cell: ([k]) => k, className: "font-mono text-zinc-500" },
+              { key: "value", header: "Value", cell: ([, v]) => v, className: "break-all font-mono" },
+            ]}
+          />
         )}
       </Panel>
       <Panel title={`Files (${files.length})`} className="lg:col-span-2">

@@ -47,7 +47,11 @@ export function formatValue(value: unknown): string {
 
 /** JSON text whose numbers are rounded like `num` (for display only, never for editing). */
 export function roundedJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v) ? Number(num(v).replace(/,/g, "")) : v), indent);
+  return JSON.stringify(
+    value,
+    (_k, v) => (typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v) ? Number(num(v).replace(/,/g, "")) : v),
+    indent,
+  );
 }
 
 /** What learnability means, in words: shown wherever the figure is. */

@@ -36,6 +36,7 @@ export function useShortcuts(map: Record<string, (e: KeyboardEvent) => void>) {
 export interface RowProps {
   "data-selected": boolean;
   "aria-selected": boolean;
+  tabIndex: number;
   ref: (el: HTMLElement | null) => void;
   onClick: () => void;
 }
@@ -62,13 +63,26 @@ export function useListNavigation<T>({
   // The list may shrink under the selection (a filter, a new page): keep it on the last row.
   const selected = Math.min(index, items.length - 1);
 
+  // j/k move focus onto the selected row, so Enter opens it even after a click left focus on a
+  // button elsewhere (a sort header, a filter); a selection set on load takes no focus
+  const focusOnMove = useRef(false);
   useEffect(() => {
-    if (selected >= 0) rows.current[selected]?.scrollIntoView({ block: "nearest" });
+    if (selected < 0) return;
+    const row = rows.current[selected];
+    row?.scrollIntoView({ block: "nearest" });
+    if (focusOnMove.current) row?.focus({ preventScroll: true });
+    focusOnMove.current = false;
   }, [selected]);
 
   useShortcuts({
-    j: () => setIndex(Math.min(selected + 1, items.length - 1)),
-    k: () => setIndex(Math.max(selected - 1, Math.min(0, items.length - 1))),
+    j: () => {
+      focusOnMove.current = true;
+      setIndex(Math.min(selected + 1, items.length - 1));
+    },
+    k: () => {
+      focusOnMove.current = true;
+      setIndex(Math.max(selected - 1, Math.min(0, items.length - 1)));
+    },
     Enter: (e) => {
       // A focused link or button handles Enter itself.
       if (e.target instanceof Element && e.target.closest("a, button, summary, [role=button]")) return;
@@ -86,6 +100,7 @@ export function useListNavigation<T>({
     rowProps: (i) => ({
       "data-selected": i === selected,
       "aria-selected": i === selected,
+      tabIndex: -1,
       ref: (el) => {
         rows.current[i] = el;
       },

@@ -64,7 +64,7 @@ export function Table<T>({
 }) {
   const edge = framed ? "first:pl-3 last:pr-3" : "";
   return (
-    <div className={`max-w-full overflow-x-auto ${framed ? "rounded-md border border-zinc-200 bg-white" : ""} ${className}`}>
+    <div className={`relative max-w-full overflow-x-auto ${framed ? "rounded-md border border-zinc-200 bg-white" : ""} ${className}`}>
       <table className={`w-full ${TEXT[size]} ${numeric ? "num" : ""}`} data-testid={testId}>
         {caption && <caption className="sr-only">{caption}</caption>}
         <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
