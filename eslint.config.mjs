@@ -18,10 +18,14 @@ export default tseslint.config(
       ...nextPlugin.configs["core-web-vitals"].rules,
       ...reactHooks.configs.recommended.rules,
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
-      "no-restricted-properties": [
-        "error",
-        { object: "process", property: "env", message: "Read settings through lib/config (one validated config object)." },
-      ],
+    },
+  },
+  {
+    // settings come from one validated object (lib/config); scripts, tests and benches set up processes and may touch the environment
+    files: ["lib/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "cli/**/*.ts"],
+    ignores: ["lib/config/**", "**/*.test.ts"],
+    rules: {
+      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read settings through lib/config (one validated config object)." }],
     },
   },
   prettier,

@@ -6,6 +6,7 @@ import { importHarborTasks } from "./commands/import-tasks";
 import { syncAgentLightning } from "./commands/sync";
 import { arenaCommand } from "./commands/arena";
 import { runDispatch } from "./commands/run-dispatch";
+import { cliSettings } from "@/lib/config/cli";
 
 const USAGE = `envforge <command> [options]
 
@@ -90,11 +91,12 @@ export async function run(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   if (positionals[0] === "run-dispatch") {
-    const dispatchUrl = values.dispatch ?? process.env.ENVFORGE_PAYLOAD_URL;
+    const env = cliSettings();
+    const dispatchUrl = values.dispatch ?? env.ENVFORGE_PAYLOAD_URL;
     if (!dispatchUrl) throw new UsageError("--dispatch <url> is required (the payload URL the job was given, e.g. $ENVFORGE_PAYLOAD_URL).");
     const command = positionals.slice(1);
     if (command.length === 0) throw new UsageError("Give the command to run after --, e.g. envforge run-dispatch --dispatch <url> -- python3 agent.py");
-    const r = await runDispatch({ dispatch: dispatchUrl, command, key: values.token ?? process.env.ENVFORGE_API_KEY ?? process.env.ENVFORGE_TOKEN, policy: values.policy, quiet: values.quiet });
+    const r = await runDispatch({ dispatch: dispatchUrl, command, key: values.token ?? env.ENVFORGE_API_KEY ?? env.ENVFORGE_TOKEN, policy: values.policy, quiet: values.quiet });
     console.log(`ran ${r.environments} environments: ${r.succeeded} finished, ${r.failed} errored; ${r.posted} rollouts posted, ${r.rejected} rejected`);
     return r.rejected > 0 ? 1 : 0;
   }
@@ -116,16 +118,15 @@ export async function run(argv: string[]): Promise<number> {
       quiet: values.quiet,
     });
     if (values.upload) {
-      const uploader = new EnvForgeClient({ server: values.server ?? process.env.ENVFORGE_SERVER ?? "http://127.0.0.1:3000", token: values.token ?? process.env.ENVFORGE_TOKEN });
+      const env = cliSettings();
+      const uploader = new EnvForgeClient({ server: values.server ?? env.ENVFORGE_SERVER, token: values.token ?? env.ENVFORGE_TOKEN });
       const stored = await uploader.request<{ id: number }>("POST", "/api/v1/arena/reports", { json: result });
       console.log(`uploaded as arena run ${stored.id}: ${uploader.server}/arena`);
     }
     return code;
   }
-  const client = new EnvForgeClient({
-    server: values.server ?? process.env.ENVFORGE_SERVER ?? "http://127.0.0.1:3000",
-    token: values.token ?? process.env.ENVFORGE_TOKEN,
-  });
+  const env = cliSettings();
+  const client = new EnvForgeClient({ server: values.server ?? env.ENVFORGE_SERVER, token: values.token ?? env.ENVFORGE_TOKEN });
   const [command, sub, target] = positionals;
   const needProject = () => {
     if (!values.project) throw new UsageError("--project <slug> is required.");
@@ -160,7 +161,7 @@ export async function run(argv: string[]): Promise<number> {
       await syncAgentLightning(client, {
         project: needProject(),
         url: values.url,
-        key: values.key ?? process.env.AGL_API_KEY,
+        key: values.key ?? env.AGL_API_KEY,
         policy: values.policy,
         api: values.api as "envforge" | "agl-v1" | undefined,
         createEnvironments: values["create-environments"],

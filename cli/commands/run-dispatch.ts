@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { renderTaskInstance } from "@/lib/families/tasks";
 import type { GenerationPayload } from "@/lib/dispatch/types";
 import { ApiError } from "../client";
+import { processEnvironment } from "@/lib/config/env";
 
 export interface RunDispatchOptions {
   /** the dispatch's URL (…/api/v1/dispatches/<id>) or its payload URL (…/payload) */
@@ -162,7 +163,7 @@ export async function runDispatch(opts: RunDispatchOptions): Promise<RunDispatch
       prompt: task?.messages ?? null,
     });
     const startedAt = new Date();
-    const outcome = await runOnce(opts.command, taskJson, { ...process.env, ENVFORGE_TASK_JSON: taskJson, ENVFORGE_ENVIRONMENT_KEY: env.key });
+    const outcome = await runOnce(opts.command, taskJson, { ...processEnvironment(), ENVFORGE_TASK_JSON: taskJson, ENVFORGE_ENVIRONMENT_KEY: env.key });
     const rollout = rolloutOf(payload, env.key, policy, outcome, startedAt);
     if (rollout.status === "errored") result.failed += 1;
     else result.succeeded += 1;

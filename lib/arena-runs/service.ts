@@ -15,6 +15,7 @@ import { Conflict, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import type { ArenaReport } from "@/lib/arena/types";
+import { processEnvironment } from "@/lib/config/env";
 
 export const arenaRunSchema = z.strictObject({
   seeds: z.number().int().min(1).max(50).default(3),
@@ -101,7 +102,7 @@ export async function runArenaJob(db: Db, data: unknown, root = path.resolve(imp
   const args = ["--import", "tsx", path.join(root, "cli", "main.ts"), "arena", "--seeds", String(options.seeds), "--json", out, ...(options.quick ? ["--quick"] : [])];
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: process.env });
+      const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: processEnvironment() });
       let tail = "";
       let last = 0;
       const onData = (chunk: Buffer) => {

@@ -17,6 +17,7 @@ import { bootstrapInterval, firstCrossing, iqm, normalizedArea, valueAt } from "
 import { accelStrategy, oracleStrategy, plrStrategy, rlveStrategy, sflStrategy, thresholdStrategy, uniformStrategy, type StrategyRun } from "./strategies";
 import { ARENA_SETTINGS, STRATEGY_IDS, type ArenaCurve, type ArenaOptions, type ArenaReport, type ArenaSetting, type SeedRun, type StrategyId, type StrategyResult } from "./types";
 import { ArenaWorld, gainShapeForSeed, type WorldParams } from "./world";
+import { processEnvironment } from "@/lib/config/env";
 
 /**
  * The default family: search-agent. Its hidden difficulty spans the whole scale (-3 to +3; the
@@ -225,7 +226,8 @@ async function runJobs(jobs: ArenaJob[], workers: number, onDone: (run: SeedRun,
   const here = path.dirname(fileURLToPath(import.meta.url));
   // Workers do not inherit the TypeScript loader: each registers tsx (with this repo's tsconfig paths) and then loads the worker module.
   const bootstrap = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(pathToFileURL(path.join(here, "worker.ts")).href)}); });`;
-  const env = { ...process.env, TSX_TSCONFIG_PATH: process.env.TSX_TSCONFIG_PATH ?? path.resolve(here, "../../tsconfig.json") };
+  const inherited = processEnvironment();
+  const env = { ...inherited, TSX_TSCONFIG_PATH: inherited.TSX_TSCONFIG_PATH ?? path.resolve(here, "../../tsconfig.json") };
   const pool = Array.from({ length: Math.min(workers, jobs.length) }, () => new Worker(bootstrap, { eval: true, env }));
   try {
     await Promise.all(

@@ -36,6 +36,10 @@ const envSchema = z.object({
   ENVFORGE_EXPORT_DIR: z.string().min(1).optional(),
   ENVFORGE_WORKER: flag.default(true),
   ENVFORGE_WEB: flag.default(true),
+  ENVFORGE_DB_POOL: z.coerce.number({ error: "must be a number of connections" }).int("must be a whole number").min(1, "must be 1-200").max(200, "must be 1-200").default(10),
+  ENVFORGE_DISPATCH_BACKOFF_MS: z.coerce.number({ error: "must be a number of milliseconds" }).int("must be a whole number").min(0, "must be 0 or more").default(2000),
+  ENVFORGE_DISPATCH_POLL_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).positive("must be above 0").default(5),
+  ENVFORGE_DISPATCH_LEASE_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).positive("must be above 0").default(60),
   ...importLimitsShape,
 });
 
@@ -43,8 +47,17 @@ export type Settings = z.infer<typeof envSchema> & { dataDir: string; demo: bool
 
 export class SettingsError extends Error {}
 
+/**
+ * The environment this process was started with, for what is not a setting: the environment child
+ * processes inherit, and variables named at run time (a target's `secretEnv`). The one read of
+ * process.env outside settings; everything else goes through loadSettings.
+ */
+export function processEnvironment(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
 /** Parse and validate the process environment; a bad value throws one readable sentence. */
-export function loadSettings(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Settings {
+export function loadSettings(env: Record<string, string | undefined> = processEnvironment(), cwd = process.cwd()): Settings {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {

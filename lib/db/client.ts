@@ -2,6 +2,7 @@
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "./schema";
+import { loadSettings } from "@/lib/config/env";
 
 export type Db = NodePgDatabase<typeof schema>;
 /** A transaction handle, as `db.transaction` passes it. */
@@ -29,9 +30,10 @@ export function createDb(url: string, max = 10): DbHandle {
 /** The process-wide database handle, built from DATABASE_URL on first use. */
 export function getDbHandle(): DbHandle {
   const g = globalThis as GlobalWithDb;
-  const url = process.env.DATABASE_URL;
+  const settings = loadSettings();
+  const url = settings.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set: start EnvForge with `npm start`, which provides it.");
-  if (!g[globalKey] || g[globalKey].url !== url) g[globalKey] = createDb(url, Number(process.env.ENVFORGE_DB_POOL ?? 10));
+  if (!g[globalKey] || g[globalKey].url !== url) g[globalKey] = createDb(url, settings.ENVFORGE_DB_POOL);
   return g[globalKey];
 }
 

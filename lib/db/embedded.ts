@@ -13,6 +13,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { canTraverse } from "../system/run-as";
+import { processEnvironment } from "@/lib/config/env";
 
 export interface EmbeddedPostgresOptions {
   /** Folder that holds the cluster (`pg/`) and its password; created when absent. */
@@ -159,7 +160,7 @@ async function choosePort(wanted: number | undefined): Promise<number> {
 
 function run(cmd: string, args: string[], opts: { user?: PgUser; env?: NodeJS.ProcessEnv }): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { uid: opts.user?.uid, gid: opts.user?.gid, env: opts.env ?? process.env });
+    const child = spawn(cmd, args, { uid: opts.user?.uid, gid: opts.user?.gid, env: opts.env ?? processEnvironment() });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -231,7 +232,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await run(
         path.join(binDir, "initdb"),
         [`--pgdata=${clusterDir}`, "--auth=scram-sha-256", "--username=postgres", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"],
-        { user, env: { ...process.env, LC_ALL: "C" } },
+        { user, env: { ...processEnvironment(), LC_ALL: "C" } },
       );
     } finally {
       await fsp.rm(pwfile, { force: true });
@@ -243,7 +244,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const child: ChildProcess = spawn(
     path.join(binDir, "postgres"),
     ["-D", clusterDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
-    { uid: user?.uid, gid: user?.gid, env: { ...process.env, LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] },
+    { uid: user?.uid, gid: user?.gid, env: { ...processEnvironment(), LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] },
   );
   const logFile = fs.createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a" });
   let recent = "";

@@ -18,6 +18,7 @@ import { getGeneration } from "@/lib/generations/service";
 import { createDispatch } from "@/lib/dispatch/service";
 import { createProposal, getProposal } from "@/lib/proposals";
 import { materializeProposal, reviewProposal } from "@/lib/review/decisions";
+import { loadSettings } from "@/lib/config/env";
 
 export const demoLoopJobSchema = z.object({ slug: z.string().min(1), cycles: z.number().int().min(1).max(20), scheduled: z.boolean().optional() });
 
@@ -45,7 +46,8 @@ export function simulatedTrainerCommand(root: string): string[] {
 
 /** Base URL the simulated trainer posts rollouts to. */
 export function demoOrigin(): string {
-  return process.env.ENVFORGE_PUBLIC_URL || `http://127.0.0.1:${process.env.PORT || 3000}`;
+  const s = loadSettings();
+  return s.ENVFORGE_PUBLIC_URL || `http://127.0.0.1:${s.PORT}`;
 }
 
 /** Record the loop's progress on the project. */

@@ -14,6 +14,7 @@ import { createApiKey } from "@/lib/auth/keys";
 import { encryptSecret } from "@/lib/dispatch/secrets";
 import { DEMO_TARGET } from "./loop";
 import { demoTrainerConfig } from "./trainer-target";
+import { loadSettings } from "@/lib/config/env";
 
 export const DEMO_SLUG = "demo-frozenlake";
 const ACTOR = { actor: "system:demo" };
@@ -35,7 +36,7 @@ export async function seedDemo(db: Db, opts: { root: string; workDir: string; po
     }
     return null;
   }
-  const secretKey = process.env.ENVFORGE_SECRET_KEY;
+  const secretKey = loadSettings().ENVFORGE_SECRET_KEY;
   if (!secretKey) throw new Error("The demo needs ENVFORGE_SECRET_KEY to store its trainer's key encrypted.");
   const family = getBuiltinFamily("frozenlake-mapf")!;
   const rng = createRng(opts.seed ?? 20261130);

@@ -4,6 +4,7 @@
  * often 127.0.0.1), so a target that runs elsewhere needs ENVFORGE_PUBLIC_URL.
  */
 import { BadRequest } from "@/lib/errors";
+import { loadSettings } from "@/lib/config/env";
 
 const isLoopbackHost = (host: string) => {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
@@ -28,7 +29,7 @@ export function targetIsLoopback(adapter: string, config: Record<string, unknown
 }
 
 /** The callback base URL for a dispatch to this target; a 400 naming ENVFORGE_PUBLIC_URL when a remote job could not reach it. */
-export function callbackBase(adapter: string, config: Record<string, unknown>, origin: string, publicUrl = process.env.ENVFORGE_PUBLIC_URL): string {
+export function callbackBase(adapter: string, config: Record<string, unknown>, origin: string, publicUrl = loadSettings().ENVFORGE_PUBLIC_URL): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, "");
   if (!targetIsLoopback(adapter, config)) {
     throw new BadRequest(

@@ -4,6 +4,7 @@
  * name an environment variable that holds its secret (`secretEnv`), which is never stored.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto";
+import { processEnvironment } from "@/lib/config/env";
 
 const VERSION = "v1";
 /** Fixed: the key must derive the same on every server; the key material itself is the secret. */
@@ -73,7 +74,7 @@ export function decryptSecret(blob: string, keyMaterial: string): string {
  * both are set), else decrypted from `secretCiphertext` with env.ENVFORGE_SECRET_KEY; null when
  * the target has none. Throws TargetSecretError saying what to set.
  */
-export function resolveSecret(target: { secretCiphertext?: string | null; secretEnv?: string | null }, env: Readonly<Record<string, string | undefined>> = process.env): string | null {
+export function resolveSecret(target: { secretCiphertext?: string | null; secretEnv?: string | null }, env: Readonly<Record<string, string | undefined>> = processEnvironment()): string | null {
   if (target.secretEnv) {
     const value = env[target.secretEnv];
     if (value === undefined || value === "") {

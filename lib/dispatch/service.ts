@@ -27,6 +27,7 @@ import { callbackBase } from "./callback-url";
 import { localTargetsAllowed, resolveExportDirectory } from "./server-paths";
 import { decryptSecret, encryptSecret } from "./secrets";
 import { ADAPTERS, DeliveryError, type DeliveryContext, type GenerationPayload } from "./types";
+import { loadSettings, processEnvironment } from "@/lib/config/env";
 
 const targetName = z
   .string()
@@ -72,12 +73,12 @@ export const validationReportSchema = z.strictObject({
 const FINAL = new Set(["succeeded", "failed", "cancelled"]);
 /** How long a worker holds a dispatch it is sending before another may take it over. */
 function leaseSeconds(): number {
-  return Number(process.env.ENVFORGE_DISPATCH_LEASE_SECONDS ?? 60);
+  return loadSettings().ENVFORGE_DISPATCH_LEASE_SECONDS;
 }
 
 /** The key target secrets are encrypted with (ENVFORGE_SECRET_KEY), if set. */
 export function secretKey(): string | undefined {
-  return process.env.ENVFORGE_SECRET_KEY || undefined;
+  return loadSettings().ENVFORGE_SECRET_KEY;
 }
 
 /** Config fields that carry credentials: environment variables, HTTP headers, tokens, passwords. */
@@ -293,7 +294,7 @@ export async function enqueueDispatch(dispatchId: string, phase: "deliver" | "po
 }
 
 /** Backoff before attempt n+1: base x 2^(n-1), capped at 5 minutes. */
-export function backoffMs(attempt: number, baseMs = Number(process.env.ENVFORGE_DISPATCH_BACKOFF_MS ?? 2000)): number {
+export function backoffMs(attempt: number, baseMs = loadSettings().ENVFORGE_DISPATCH_BACKOFF_MS): number {
   return backoffDelayMs(attempt, { baseMs, capMs: 5 * 60_000 });
 }
 
@@ -304,7 +305,7 @@ function contextFor(db: Db, d: typeof dispatches.$inferSelect, t: typeof dispatc
     if (!key) throw new DeliveryError("The target's secret is stored encrypted but ENVFORGE_SECRET_KEY is not set on this worker.", false);
     secret = decryptSecret(t.secretCiphertext, key);
   } else if (t.secretEnv) {
-    secret = process.env[t.secretEnv] ?? null;
+    secret = processEnvironment()[t.secretEnv] ?? null;
     if (secret === null) throw new DeliveryError(`The target's secret comes from $${t.secretEnv}, which is not set on this worker.`, false);
   }
   return { payload: d.payload as GenerationPayload, config: t.config as Record<string, unknown>, secret, attempt: d.attempts, readBlob: (sha256) => readBlob(db, sha256) };
@@ -369,7 +370,7 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
 }
 
 function pollDelaySeconds(polls: number): number {
-  const base = Number(process.env.ENVFORGE_DISPATCH_POLL_SECONDS ?? 5);
+  const base = loadSettings().ENVFORGE_DISPATCH_POLL_SECONDS;
   return Math.min(60, base * 1.5 ** polls);
 }
 

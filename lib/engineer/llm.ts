@@ -19,6 +19,7 @@ import { fitToBudget } from "./summary";
 import { isHopeless, isSolved } from "./classification";
 import type { EngineerInput, EngineerOutput, PopulationMember, ProposedItem } from "./types";
 import { EVIDENCE_KINDS, NO_EVIDENCE_FLAG, PROPOSAL_DIRECTIONS, PROPOSAL_OPS, validateItems, type ItemError } from "./validate-items";
+import { processEnvironment } from "@/lib/config/env";
 
 /** Repair turns after the first answer (ENGINEER.md: up to two). */
 export const MAX_REPAIR_TURNS = 2;
@@ -124,7 +125,7 @@ function optionalNumber(env: Record<string, string | undefined>, name: string, c
  * ENVFORGE_ENGINEER_CONTEXT_TOKENS), or null
  * when the model or the base URL is missing. Throws on malformed numbers.
  */
-export function llmEngineerConfigFromEnv(env: Record<string, string | undefined> = process.env): LlmEngineerConfig | null {
+export function llmEngineerConfigFromEnv(env: Record<string, string | undefined> = processEnvironment()): LlmEngineerConfig | null {
   const baseURL = env.OPENAI_BASE_URL?.trim();
   const model = env.ENVFORGE_ENGINEER_MODEL?.trim();
   if (!baseURL || !model) return null;

@@ -1,9 +1,10 @@
 /** Request bodies: the configured size limit, refused by declared length before reading, and JSON read within it. */
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from "@/lib/errors";
+import { loadSettings } from "@/lib/config/env";
 
 /** The configured body limit in bytes (ENVFORGE_MAX_BODY_MB, default 256). */
 export function maxBodyBytes(): number {
-  return Math.floor(Number(process.env.ENVFORGE_MAX_BODY_MB ?? 256) * 1024 * 1024);
+  return Math.floor(loadSettings().ENVFORGE_MAX_BODY_MB * 1024 * 1024);
 }
 
 /** Refuse a body whose declared length is over the limit before reading any of it. */

@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { processEnvironment } from "@/lib/config/env";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -13,7 +14,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
  * The fixtures directory (ENVFORGE_FIXTURES, else ../shared/fixtures next to the repo), or null
  * when absent; throws when absent and CI=true.
  */
-export function fixturesDir(env: Record<string, string | undefined> = process.env): string | null {
+export function fixturesDir(env: Record<string, string | undefined> = processEnvironment()): string | null {
   const dir = env.ENVFORGE_FIXTURES ?? path.resolve(repoRoot, "../shared/fixtures");
   if (existsSync(dir)) return dir;
   if (env.CI === "true") {

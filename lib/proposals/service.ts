@@ -13,9 +13,10 @@ import { enqueue } from "@/lib/queue/boss";
 import { llmEngineerConfigFromEnv } from "@/lib/engineer/llm";
 import { createProposalSchema, progress, proposalJobSchema } from "./contracts";
 import { findPolicyId, insertProposal, markQueueFailed, recentProposals } from "./repository";
+import { processEnvironment } from "@/lib/config/env";
 
 /** Whether the LLM engineer can run here (an endpoint and a model configured). */
-export function llmEngineerAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
+export function llmEngineerAvailable(env: NodeJS.ProcessEnv = processEnvironment()): boolean {
   return llmEngineerConfigFromEnv(env) !== null;
 }
 

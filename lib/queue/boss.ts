@@ -2,6 +2,7 @@
 import PgBoss from "pg-boss";
 import { z } from "zod";
 import { describeError } from "@/lib/db/errors";
+import { loadSettings } from "@/lib/config/env";
 
 export const QUEUES = ["envforge.proposal", "envforge.dispatch", "envforge.import", "envforge.demo-loop", "envforge.arena"] as const;
 export type QueueName = (typeof QUEUES)[number];
@@ -31,7 +32,7 @@ export async function startBoss(url: string, opts: { worker: boolean }): Promise
 export function getBoss(): Promise<PgBoss> {
   const g = globalThis as G;
   if (!g[globalKey]) {
-    const url = process.env.DATABASE_URL;
+    const url = loadSettings().DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set");
     g[globalKey] = startBoss(url, { worker: false }).catch((err) => {
       delete g[globalKey];

@@ -13,6 +13,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { DeliveryError } from "../types";
+import { processEnvironment } from "@/lib/config/env";
 
 /** Where Kubernetes mounts a pod's service account. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -44,7 +45,7 @@ async function readText(file: string, what: string): Promise<string> {
 }
 
 /** In-cluster credentials: the mounted service account and KUBERNETES_SERVICE_HOST/PORT. */
-export async function inClusterCredentials(dir = SERVICE_ACCOUNT_DIR, env: Record<string, string | undefined> = process.env): Promise<KubernetesCredentials> {
+export async function inClusterCredentials(dir = SERVICE_ACCOUNT_DIR, env: Record<string, string | undefined> = processEnvironment()): Promise<KubernetesCredentials> {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) {

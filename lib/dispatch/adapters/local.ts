@@ -23,6 +23,7 @@ import { CALLBACK_KEY_ENV, fillPlaceholders, jobEnv, PLACEHOLDERS, placeholderVa
 import { configErrors, parseTargetConfig } from "./target-config";
 import { localTargetsAllowed } from "../server-paths";
 import { firstClosedFolder, localRunner, type SystemUser } from "@/lib/system/run-as";
+import { processEnvironment } from "@/lib/config/env";
 
 export const localConfigSchema = z
   .object({
@@ -309,7 +310,7 @@ function commandEnv(
   where: { payloadPath: string; dir: string; stateDir: string; runner: SystemUser | null },
 ): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(process.env)) {
+  for (const [key, value] of Object.entries(processEnvironment())) {
     if (INHERITED_ENV.test(key) || (!where.runner && INHERITED_OWN_USER_ENV.test(key))) env[key] = value;
   }
   if (where.runner) Object.assign(env, { HOME: where.stateDir, USER: where.runner.name, LOGNAME: where.runner.name });
