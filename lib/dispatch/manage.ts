@@ -18,6 +18,7 @@ import { bodySnippet, httpRequest, redactSecret } from "./adapters/http";
 import { SIGNATURE_HEADER, signBody } from "./adapters/webhook";
 import { resolveExportDirectory } from "./server-paths";
 import { createTargetSchema, enqueueDispatch, getDispatch, secretKey, targetProblems, targetView } from "./service";
+import { processEnvironment } from "@/lib/config/env";
 
 export const updateTargetSchema = z
   .strictObject({
@@ -140,7 +141,7 @@ export async function testTarget(db: Db, project: ProjectRow, name: string, prin
     if (!key) return { ok: false, message: "The secret is stored encrypted but ENVFORGE_SECRET_KEY is not set on this server." };
     secret = decryptSecret(t.secretCiphertext, key);
   } else if (t.secretEnv) {
-    secret = process.env[t.secretEnv] ?? null;
+    secret = processEnvironment()[t.secretEnv] ?? null;
     if (secret === null) return { ok: false, message: `The secret comes from $${t.secretEnv}, which is not set on this server.` };
   }
   const result = await (async (): Promise<ConnectionTest> => {
