@@ -53,6 +53,19 @@ describe("embedded Postgres", () => {
     const again = await startEmbeddedPostgres({ dataDir, native, rootCacheDir: cache });
     expect(again.clusterDir).toBe(db.clusterDir);
     await again.stop();
+    // a fresh clone at the same path (new data folder, new password) gets a cluster it can sign in to
+    await fsp.rm(dataDir, { recursive: true, force: true });
+    const cloneLines: string[] = [];
+    const fresh = await startEmbeddedPostgres({ dataDir, native, rootCacheDir: cache, log: (l) => cloneLines.push(l) });
+    try {
+      expect(fresh.clusterDir).toBe(db.clusterDir);
+      expect(cloneLines.join("\n")).toMatch(/moved it to .*orphaned-/);
+      const c = new pg.Client({ connectionString: fresh.url });
+      await c.connect();
+      await c.end();
+    } finally {
+      await fresh.stop();
+    }
     await fsp.rm(locked, { recursive: true, force: true });
     await fsp.rm(cache, { recursive: true, force: true });
   });

@@ -133,6 +133,13 @@ async function reachableClusterDir(dataDir: string, user: PgUser, cacheRoot: str
   }
   const digest = createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 12);
   const relocated = path.join(cacheRoot, `data-${digest}`, "pg");
+  if (fs.existsSync(path.join(relocated, "PG_VERSION"))) {
+    // a cluster is there but this data folder never recorded it: an earlier folder at the same path (a fresh
+    // clone) left it, with a password this folder does not have; keep it aside instead of failing to sign in
+    const aside = `${path.dirname(relocated)}.orphaned-${Date.now()}`;
+    await fsp.rename(path.dirname(relocated), aside);
+    log(`an earlier database for ${path.resolve(dataDir)} was left in ${path.dirname(relocated)} without its data folder; moved it to ${aside}`);
+  }
   await fsp.mkdir(path.dirname(relocated), { recursive: true, mode: 0o755 });
   await fsp.chmod(path.dirname(relocated), 0o711);
   await fsp.chmod(cacheRoot, 0o755);
