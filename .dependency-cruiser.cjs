@@ -6,6 +6,7 @@
 const LAYERS = [
   "errors",
   "config",
+  "system",
   "db",
   "retry",
   "families",
@@ -21,7 +22,9 @@ const LAYERS = [
   "compare",
   "engineer",
   "arena",
+  "annotations",
   "rollouts",
+  "csv",
   "ingest",
   "review",
   "proposals",
@@ -56,7 +59,10 @@ module.exports = {
       name: "pure-modules",
       comment: "families, analytics, arena and the engineer's pure steps import neither the database nor Next.js",
       severity: "error",
-      from: { path: "^lib/(families|analytics|arena)/|^lib/engineer/(scoring|heuristic|llm|validate-items|classification)", pathNot: "\\.test\\.ts$" },
+      from: {
+        path: "^lib/(families|analytics|arena)/|^lib/engineer/(scoring|heuristic|llm|validate-items|classification)",
+        pathNot: "\\.test\\.ts$",
+      },
       to: { path: "^lib/db/|^node_modules/(next|pg|drizzle-orm|pg-boss)/", dependencyTypesNot: ["type-only"] },
     },
     {
@@ -77,6 +83,10 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     tsConfig: { fileName: "tsconfig.json" },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".tsx", ".js", ".mjs", ".json"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default"],
+      extensions: [".ts", ".tsx", ".js", ".mjs", ".json"],
+    },
   },
 };

@@ -25,8 +25,16 @@ export default tseslint.config(
     files: ["lib/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "cli/**/*.ts"],
     ignores: ["lib/config/**", "**/*.test.ts"],
     rules: {
-      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read settings through lib/config (one validated config object)." }],
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read settings through lib/config (one validated config object)." },
+      ],
     },
+  },
+  {
+    // tests read parsed JSON responses freely
+    files: ["**/*.test.ts", "tests/**/*.ts", "e2e/**/*.ts", "bench/**/*.ts"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   prettier,
 );

@@ -31,8 +31,8 @@ export default async function ProjectsPage() {
       )}
       {projects.length === 0 ? (
         <div className="rounded-md border border-dashed border-zinc-300 bg-white p-8 text-center text-zinc-600">
-          No {archived.length ? "active " : ""}projects yet. Create one above (admins), with <code className="rounded bg-zinc-100 px-1">POST /api/v1/projects</code> or import a Harbor job
-          with
+          No {archived.length ? "active " : ""}projects yet. Create one above (admins), with{" "}
+          <code className="rounded bg-zinc-100 px-1">POST /api/v1/projects</code> or import a Harbor job with
           <code className="ml-1 rounded bg-zinc-100 px-1">npx envforge import harbor &lt;job-dir&gt; --project &lt;slug&gt;</code>.
         </div>
       ) : (

@@ -17,7 +17,11 @@ const POLICIES = ["qwen3.5-9b", "tmax-9b"];
 const ROUNDS = 30;
 
 const TESTS = ["test_outputs_exist", "test_sum_matches", "test_no_extra_files", "test_service_responds", "test_checksum"];
-const INFRA = ["bash: curl: command not found", "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4312", "Fatal Python error: Segmentation fault"];
+const INFRA = [
+  "bash: curl: command not found",
+  "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4312",
+  "Fatal Python error: Segmentation fault",
+];
 
 /** Deterministic pseudo-random in [0, 1) from an integer. */
 function hash01(i: number): number {
@@ -36,15 +40,39 @@ function rolloutLine(i: number, perGeneration: number): string {
   const p = Math.min(0.95, Math.max(0.02, 1 - env / ENVIRONMENTS + (policy === "tmax-9b" ? 0.1 : 0) + generation * 0.03 - 0.2));
   const r = hash01(i);
   const ok = r < p;
-  const base = { externalId: `a-${i}`, environmentKey: `env-${env}`, generation, policy, inputTokens: 1500 + (i % 700), outputTokens: 150 + (i % 120), turns: 4 + (i % 30) };
+  const base = {
+    externalId: `a-${i}`,
+    environmentKey: `env-${env}`,
+    generation,
+    policy,
+    inputTokens: 1500 + (i % 700),
+    outputTokens: 150 + (i % 120),
+    turns: 4 + (i % 30),
+  };
   if (ok) return JSON.stringify({ ...base, reward: 1, verifierOutput: "5 passed in 0.61s" });
   const kind = hash01(i * 7 + 3);
   if (kind < 0.25)
-    return JSON.stringify({ ...base, status: "errored", error: { type: "AgentTimeoutError", message: `Agent execution timed out after ${600 + (i % 7) * 150}.0 seconds` } });
+    return JSON.stringify({
+      ...base,
+      status: "errored",
+      error: { type: "AgentTimeoutError", message: `Agent execution timed out after ${600 + (i % 7) * 150}.0 seconds` },
+    });
   if (kind < 0.3) return JSON.stringify({ ...base, reward: 0, verifierOutput: INFRA[i % INFRA.length] });
-  if (kind < 0.35) return JSON.stringify({ ...base, status: "errored", error: { type: "ContextLengthExceededError", message: `This model's maximum context length is 32768 tokens; you requested ${33000 + (i % 900)} tokens` } });
+  if (kind < 0.35)
+    return JSON.stringify({
+      ...base,
+      status: "errored",
+      error: {
+        type: "ContextLengthExceededError",
+        message: `This model's maximum context length is 32768 tokens; you requested ${33000 + (i % 900)} tokens`,
+      },
+    });
   const test = TESTS[(env + (i % 3)) % TESTS.length];
-  return JSON.stringify({ ...base, reward: 0, verifierOutput: `FAILED tests/test_outputs.py::${test} - AssertionError: expected ${i % 97} got ${i % 89}\n1 failed, 4 passed in 0.7${i % 10}s` });
+  return JSON.stringify({
+    ...base,
+    reward: 0,
+    verifierOutput: `FAILED tests/test_outputs.py::${test} - AssertionError: expected ${i % 97} got ${i % 89}\n1 failed, 4 passed in 0.7${i % 10}s`,
+  });
 }
 
 function percentile(sorted: number[], q: number): number {
@@ -68,17 +96,30 @@ async function timeEndpoint(client: EnvForgeClient, paths: string[]): Promise<{ 
 async function main() {
   const json = jsonTarget(argv);
   const perGeneration = Math.floor(total / GENERATIONS);
-  console.log(`[bench:analytics] ${machine()}; ${total} rollouts, ${ENVIRONMENTS} environments, ${POLICIES.length} policies, ${GENERATIONS} generations`);
+  console.log(
+    `[bench:analytics] ${machine()}; ${total} rollouts, ${ENVIRONMENTS} environments, ${POLICIES.length} policies, ${GENERATIONS} generations`,
+  );
   const app = await startApp(3092);
   try {
     const client = new EnvForgeClient({ server: app.url, token: app.token });
     await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
     const environments = Array.from({ length: ENVIRONMENTS }, (_, i) => ({
       key: `env-${i}`,
-      config: { size: 4 + (i % 20), num_agents: 1 + (i % 3), obstacle_density: (i % 5) / 20, slip_probability: (i % 10) / 40, max_steps: 200, min_goal_distance: 2, collision: i % 2 ? "soft" : "block_both", seed: i },
+      config: {
+        size: 4 + (i % 20),
+        num_agents: 1 + (i % 3),
+        obstacle_density: (i % 5) / 20,
+        slip_probability: (i % 10) / 40,
+        max_steps: 200,
+        min_goal_distance: 2,
+        collision: i % 2 ? "soft" : "block_both",
+        seed: i,
+      },
     }));
     for (let g = 0; g < GENERATIONS; g++) {
-      await client.request("POST", "/api/v1/projects/bench/generations", { json: { index: g, ...(g > 0 ? { parentIndex: g - 1 } : {}), environments } });
+      await client.request("POST", "/api/v1/projects/bench/generations", {
+        json: { index: g, ...(g > 0 ? { parentIndex: g - 1 } : {}), environments },
+      });
     }
     const t0 = performance.now();
     const summary = await uploadRollouts(
@@ -86,7 +127,8 @@ async function main() {
       "bench",
       Array.from({ length: perGeneration * GENERATIONS }, (_, i) => ({ ref: String(i + 1), json: rolloutLine(i, perGeneration) })),
     );
-    if (summary.accepted !== perGeneration * GENERATIONS) throw new Error(`accepted ${summary.accepted}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
+    if (summary.accepted !== perGeneration * GENERATIONS)
+      throw new Error(`accepted ${summary.accepted}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
     console.log(`[bench:analytics] loaded ${summary.accepted} rollouts in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     const gens = Array.from({ length: GENERATIONS }, (_, g) => g);
@@ -96,18 +138,33 @@ async function main() {
     for (const p of [...at(""), ...at("/failures")]) await client.request("GET", p);
 
     const metrics = await timeEndpoint(client, at(""));
-    console.log(`[bench:analytics] generation metrics: p50 ${metrics.p50.toFixed(0)} ms, p95 ${metrics.p95.toFixed(0)} ms (${metrics.n} requests)`);
+    console.log(
+      `[bench:analytics] generation metrics: p50 ${metrics.p50.toFixed(0)} ms, p95 ${metrics.p95.toFixed(0)} ms (${metrics.n} requests)`,
+    );
     const failures = await timeEndpoint(client, at("/failures"));
-    console.log(`[bench:analytics] failures: p50 ${failures.p50.toFixed(0)} ms, p95 ${failures.p95.toFixed(0)} ms (${failures.n} requests)`);
+    console.log(
+      `[bench:analytics] failures: p50 ${failures.p50.toFixed(0)} ms, p95 ${failures.p95.toFixed(0)} ms (${failures.n} requests)`,
+    );
     const analytics = await timeEndpoint(client, at("/analytics"));
     console.log(`[bench:analytics] dashboard analytics: p50 ${analytics.p50.toFixed(0)} ms, p95 ${analytics.p95.toFixed(0)} ms`);
-    const table = await timeEndpoint(client, gens.map((g) => `/api/v1/projects/bench/generations/${g}/environments?sort=success&order=desc&limit=50`));
+    const table = await timeEndpoint(
+      client,
+      gens.map((g) => `/api/v1/projects/bench/generations/${g}/environments?sort=success&order=desc&limit=50`),
+    );
     console.log(`[bench:analytics] environment table sorted by success: p50 ${table.p50.toFixed(0)} ms, p95 ${table.p95.toFixed(0)} ms`);
-    const compare = await timeEndpoint(client, gens.map((g) => `/api/v1/projects/bench/generations/${g}/compare`));
+    const compare = await timeEndpoint(
+      client,
+      gens.map((g) => `/api/v1/projects/bench/generations/${g}/compare`),
+    );
     console.log(`[bench:analytics] policy comparison: p50 ${compare.p50.toFixed(0)} ms, p95 ${compare.p95.toFixed(0)} ms`);
 
     const ms = (x: number) => Math.round(x);
-    const result = { metricsP50Ms: ms(metrics.p50), metricsP95Ms: ms(metrics.p95), failuresP50Ms: ms(failures.p50), failuresP95Ms: ms(failures.p95) };
+    const result = {
+      metricsP50Ms: ms(metrics.p50),
+      metricsP95Ms: ms(metrics.p95),
+      failuresP50Ms: ms(failures.p50),
+      failuresP95Ms: ms(failures.p95),
+    };
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
       "Analytics (`npm run bench:analytics`)",

@@ -41,7 +41,9 @@ async function main() {
     const client = new EnvForgeClient({ server: app.url, token: app.token });
     await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: family.id } });
     const configs = Array.from({ length: ENVIRONMENTS }, (_, i) => family.sample(createRng(1000 + i)));
-    await client.request("POST", "/api/v1/projects/bench/generations", { json: { environments: configs.map((config, i) => ({ key: `env-${i}`, config })) } });
+    await client.request("POST", "/api/v1/projects/bench/generations", {
+      json: { environments: configs.map((config, i) => ({ key: `env-${i}`, config })) },
+    });
     const lines: { ref: string; json: string }[] = [];
     const rng = createRng(42);
     configs.forEach((config, i) => {
@@ -58,7 +60,11 @@ async function main() {
             reward: ok ? 1 : 0,
             turns: 5 + (a % 20),
             outputTokens: 100 + a,
-            ...(ok ? {} : timeout ? { status: "errored", error: { type: "AgentTimeoutError", message: `Agent exceeded max_steps=${config.max_steps}` } } : { verifierOutput: `FAILED test_goals::agent_${a % 3}_reaches_goal - fell into a hole` }),
+            ...(ok
+              ? {}
+              : timeout
+                ? { status: "errored", error: { type: "AgentTimeoutError", message: `Agent exceeded max_steps=${config.max_steps}` } }
+                : { verifierOutput: `FAILED test_goals::agent_${a % 3}_reaches_goal - fell into a hole` }),
           }),
         });
       }
@@ -78,7 +84,14 @@ async function main() {
     for (let run = 0; run <= RUNS; run++) {
       const t0 = performance.now();
       const ctx = await buildEngineerContext(db, project, family, g);
-      const input: EngineerInput = { family: withValidationCache(family), summary: ctx.summary, population: ctx.population, options: { seed: run }, knownHashes: ctx.knownHashes, keyPrefix: "g1-bench-" };
+      const input: EngineerInput = {
+        family: withValidationCache(family),
+        summary: ctx.summary,
+        population: ctx.population,
+        options: { seed: run },
+        knownHashes: ctx.knownHashes,
+        keyPrefix: "g1-bench-",
+      };
       const out = heuristicEngineer(input);
       const checked = validateItems(input, out.items);
       const ms = performance.now() - t0;
@@ -89,14 +102,18 @@ async function main() {
         continue; // warm-up
       }
       inProcess.push(ms);
-      console.log(`[bench:engineer] run ${run}: ${out.items.length} items in ${ms.toFixed(0)} ms (summary ${ctx.summary.tokenEstimate} tokens)`);
+      console.log(
+        `[bench:engineer] run ${run}: ${out.items.length} items in ${ms.toFixed(0)} ms (summary ${ctx.summary.tokenEstimate} tokens)`,
+      );
     }
 
     // end to end: POST -> queue -> worker -> ready
     const endToEnd: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const t0 = performance.now();
-      const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/bench/generations/0/proposals", { json: { engineer: "heuristic", options: { seed: run } } });
+      const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/bench/generations/0/proposals", {
+        json: { engineer: "heuristic", options: { seed: run } },
+      });
       for (;;) {
         const p = await client.request<{ status: string; error?: string }>("GET", `/api/v1/proposals/${proposalId}`);
         if (p.status === "ready") break;

@@ -25,9 +25,17 @@ function rolloutLine(i: number): string {
   const trajectory = [
     { role: "system", content: "You are a terminal agent. Solve the task; run the tests before you finish." },
     { role: "user", content: `Task ${i % ENVIRONMENTS}: aggregate the third column of results.csv and write the sum to out.txt.` },
-    { role: "assistant", content: "I will inspect the file first.", toolCalls: [{ id: `c${i}a`, name: "bash", arguments: JSON.stringify({ cmd: "head results.csv" }) }] },
+    {
+      role: "assistant",
+      content: "I will inspect the file first.",
+      toolCalls: [{ id: `c${i}a`, name: "bash", arguments: JSON.stringify({ cmd: "head results.csv" }) }],
+    },
     { role: "tool", toolCallId: `c${i}a`, content: filler.slice(0, 1800) },
-    { role: "assistant", content: "Now compute the sum.", toolCalls: [{ id: `c${i}b`, name: "bash", arguments: JSON.stringify({ cmd: filler.slice(0, 300) }) }] },
+    {
+      role: "assistant",
+      content: "Now compute the sum.",
+      toolCalls: [{ id: `c${i}b`, name: "bash", arguments: JSON.stringify({ cmd: filler.slice(0, 300) }) }],
+    },
     { role: "tool", toolCallId: `c${i}b`, content: filler.slice(0, 1800) },
     { role: "assistant", content: "Done: out.txt holds the sum." },
   ];
@@ -56,7 +64,16 @@ async function main() {
     await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
     const environments = Array.from({ length: ENVIRONMENTS }, (_, i) => ({
       key: `env-${i}`,
-      config: { size: 4 + (i % 20), num_agents: 1 + (i % 3), obstacle_density: 0.1, slip_probability: (i % 10) / 40, max_steps: 200, min_goal_distance: 2, collision: "soft", seed: i },
+      config: {
+        size: 4 + (i % 20),
+        num_agents: 1 + (i % 3),
+        obstacle_density: 0.1,
+        slip_probability: (i % 10) / 40,
+        max_steps: 200,
+        min_goal_distance: 2,
+        collision: "soft",
+        seed: i,
+      },
     }));
     await client.request("POST", "/api/v1/projects/bench/generations", { json: { environments } });
 
@@ -65,9 +82,14 @@ async function main() {
     console.log(`[bench:ingest] body ${(bytes / 1e6).toFixed(0)} MB, mean ${(bytes / total / 1024).toFixed(1)} KB per rollout`);
 
     const t0 = performance.now();
-    const summary = await uploadRollouts(client, "bench", lines.map((l, i) => ({ ref: String(i + 1), json: l })));
+    const summary = await uploadRollouts(
+      client,
+      "bench",
+      lines.map((l, i) => ({ ref: String(i + 1), json: l })),
+    );
     const apiSeconds = (performance.now() - t0) / 1000;
-    if (summary.accepted !== total) throw new Error(`accepted ${summary.accepted} of ${total}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
+    if (summary.accepted !== total)
+      throw new Error(`accepted ${summary.accepted} of ${total}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
     const rolloutsPerSecond = total / apiSeconds;
     console.log(`[bench:ingest] API: ${total} rollouts in ${apiSeconds.toFixed(1)} s = ${rolloutsPerSecond.toFixed(0)} rollouts/s`);
 
@@ -76,20 +98,46 @@ async function main() {
     await db.connect();
     await db.query(`create table bench_copy (external_id text, environment_key text, generation int, policy text, reward float8, success bool,
       status text, error_type text, error_message text, input_tokens int, output_tokens int, trajectory jsonb, verifier_output text)`);
-    const esc = (v: unknown) => (v === undefined || v === null ? "\\N" : String(v).replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r"));
+    const esc = (v: unknown) =>
+      v === undefined || v === null
+        ? "\\N"
+        : String(v).replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
     const rows = lines.map((l) => {
       const r = JSON.parse(l);
-      return [r.externalId, r.environmentKey, r.generation, r.policy, r.reward, r.reward >= 1, r.status, r.error?.type, r.error?.message, r.inputTokens, r.outputTokens, JSON.stringify(r.trajectory), r.verifierOutput]
+      return [
+        r.externalId,
+        r.environmentKey,
+        r.generation,
+        r.policy,
+        r.reward,
+        r.reward >= 1,
+        r.status,
+        r.error?.type,
+        r.error?.message,
+        r.inputTokens,
+        r.outputTokens,
+        JSON.stringify(r.trajectory),
+        r.verifierOutput,
+      ]
         .map(esc)
         .join("\t");
     });
     const t1 = performance.now();
-    await pipeline(Readable.from((function* () { for (let i = 0; i < rows.length; i += 500) yield rows.slice(i, i + 500).join("\n") + "\n"; })()), db.query(copyFrom("copy bench_copy from stdin")));
+    await pipeline(
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < rows.length; i += 500) yield rows.slice(i, i + 500).join("\n") + "\n";
+        })(),
+      ),
+      db.query(copyFrom("copy bench_copy from stdin")),
+    );
     const copySeconds = (performance.now() - t1) / 1000;
     await db.end();
     const copyRowsPerSecond = total / copySeconds;
     const ratioToCopy = rolloutsPerSecond / copyRowsPerSecond;
-    console.log(`[bench:ingest] COPY: ${total} rows in ${copySeconds.toFixed(1)} s = ${copyRowsPerSecond.toFixed(0)} rows/s; API/COPY = ${ratioToCopy.toFixed(2)}`);
+    console.log(
+      `[bench:ingest] COPY: ${total} rows in ${copySeconds.toFixed(1)} s = ${copyRowsPerSecond.toFixed(0)} rows/s; API/COPY = ${ratioToCopy.toFixed(2)}`,
+    );
 
     let harborImportSeconds: number | null = null;
     const fixtures = fixturesDir();

@@ -27,14 +27,26 @@ export async function startApp(port = 3091): Promise<RunningApp> {
   const log = fs.openSync(path.join(dataDir, "server.log"), "a");
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), ENVFORGE_DATA_DIR: dataDir, ENVFORGE_DEMO: "0", ENVFORGE_BOOTSTRAP_TOKEN: token, DATABASE_URL: "" },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      ENVFORGE_DATA_DIR: dataDir,
+      ENVFORGE_DEMO: "0",
+      ENVFORGE_BOOTSTRAP_TOKEN: token,
+      DATABASE_URL: "",
+    },
     stdio: ["ignore", log, log],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the app exited; see ${path.join(dataDir, "server.log")}`);
-    if (await fetch(`${url}/api/health`).then((r) => r.ok).catch(() => false)) break;
+    if (
+      await fetch(`${url}/api/health`)
+        .then((r) => r.ok)
+        .catch(() => false)
+    )
+      break;
     if (Date.now() > deadline) throw new Error("the app did not start in 10 minutes");
     await new Promise((r) => setTimeout(r, 500));
   }

@@ -19,14 +19,23 @@ function chromiumPath(): string | undefined {
 
 /** A terminal-agent trajectory: assistant turns with tool calls, long tool outputs, a few retrieved documents. */
 function trajectory() {
-  const out: unknown[] = [{ role: "system", content: "You are a terminal agent. Solve the task and run the tests." }, { role: "user", content: "Fix the failing build in /app." }];
+  const out: unknown[] = [
+    { role: "system", content: "You are a terminal agent. Solve the task and run the tests." },
+    { role: "user", content: "Fix the failing build in /app." },
+  ];
   const log = "npm ERR! code ELIFECYCLE\nnpm ERR! errno 1\n  at Object.<anonymous> (/app/src/index.js:12:7)\n".repeat(45); // ~3.5 KB
   for (let i = out.length; i < MESSAGES; i++) {
     if (i % 2 === 0) {
       out.push({
         role: "assistant",
         content: `Turn ${i}: the build still fails; I will look at the log again and try another fix.`,
-        toolCalls: [{ id: `call-${i}`, name: "bash", arguments: JSON.stringify({ cmd: `cd /app && npm run build 2>&1 | tail -n 80 # attempt ${i}` }) }],
+        toolCalls: [
+          {
+            id: `call-${i}`,
+            name: "bash",
+            arguments: JSON.stringify({ cmd: `cd /app && npm run build 2>&1 | tail -n 80 # attempt ${i}` }),
+          },
+        ],
         tokens: 40 + (i % 30),
       });
     } else {
@@ -34,7 +43,14 @@ function trajectory() {
         role: "tool",
         toolCallId: `call-${i - 1}`,
         content: `$ npm run build (attempt ${i})\n${log}`,
-        ...(i % 50 === 1 ? { retrievedDocuments: [{ id: `doc-${i}`, title: "npm build troubleshooting", text: "Clear the cache and reinstall.".repeat(20), relevant: true }, { id: `noise-${i}`, title: "Unrelated changelog", text: "v1.2.3".repeat(50), relevant: false }] } : {}),
+        ...(i % 50 === 1
+          ? {
+              retrievedDocuments: [
+                { id: `doc-${i}`, title: "npm build troubleshooting", text: "Clear the cache and reinstall.".repeat(20), relevant: true },
+                { id: `noise-${i}`, title: "Unrelated changelog", text: "v1.2.3".repeat(50), relevant: false },
+              ],
+            }
+          : {}),
       });
     }
   }
@@ -52,15 +68,45 @@ async function main() {
   const app = await startApp(3093);
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   try {
     const client = new EnvForgeClient({ server: app.url, token: app.token });
     await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
     await client.request("POST", "/api/v1/projects/bench/generations", {
-      json: { environments: [{ key: "long", config: { size: 8, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 200, min_goal_distance: 2, collision: "soft", seed: 1 } }] },
+      json: {
+        environments: [
+          {
+            key: "long",
+            config: {
+              size: 8,
+              num_agents: 1,
+              obstacle_density: 0.1,
+              slip_probability: 0,
+              max_steps: 200,
+              min_goal_distance: 2,
+              collision: "soft",
+              seed: 1,
+            },
+          },
+        ],
+      },
     });
-    const body = JSON.stringify({ externalId: "long-1", environmentKey: "long", policy: "p", reward: 0, trajectory: trajectory(), verifierOutput: "FAILED tests/test_build.py::test_build - exit 1" });
+    const body = JSON.stringify({
+      externalId: "long-1",
+      environmentKey: "long",
+      policy: "p",
+      reward: 0,
+      trajectory: trajectory(),
+      verifierOutput: "FAILED tests/test_build.py::test_build - exit 1",
+    });
     console.log(`[bench:viewer] rollout body ${(body.length / 1e6).toFixed(1)} MB`);
     await client.request("POST", "/api/v1/projects/bench/rollouts", { raw: body, contentType: "application/x-ndjson" });
     const list = await client.request<{ items: { id: number }[] }>("GET", "/api/v1/projects/bench/rollouts");

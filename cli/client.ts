@@ -72,6 +72,9 @@ export class EnvForgeClient {
   /** POST one NDJSON body of rollouts. */
   postRollouts(project: string, ndjson: string, opts: { createEnvironments?: boolean } = {}): Promise<IngestSummary> {
     const query = opts.createEnvironments ? "?createEnvironments=1" : "";
-    return this.request<IngestSummary>("POST", `/api/v1/projects/${encodeURIComponent(project)}/rollouts${query}`, { raw: ndjson, contentType: "application/x-ndjson" });
+    return this.request<IngestSummary>("POST", `/api/v1/projects/${encodeURIComponent(project)}/rollouts${query}`, {
+      raw: ndjson,
+      contentType: "application/x-ndjson",
+    });
   }
 }

@@ -95,9 +95,18 @@ export async function run(argv: string[]): Promise<number> {
     const dispatchUrl = values.dispatch ?? env.ENVFORGE_PAYLOAD_URL;
     if (!dispatchUrl) throw new UsageError("--dispatch <url> is required (the payload URL the job was given, e.g. $ENVFORGE_PAYLOAD_URL).");
     const command = positionals.slice(1);
-    if (command.length === 0) throw new UsageError("Give the command to run after --, e.g. envforge run-dispatch --dispatch <url> -- python3 agent.py");
-    const r = await runDispatch({ dispatch: dispatchUrl, command, key: values.token ?? env.ENVFORGE_API_KEY ?? env.ENVFORGE_TOKEN, policy: values.policy, quiet: values.quiet });
-    console.log(`ran ${r.environments} environments: ${r.succeeded} finished, ${r.failed} errored; ${r.posted} rollouts posted, ${r.rejected} rejected`);
+    if (command.length === 0)
+      throw new UsageError("Give the command to run after --, e.g. envforge run-dispatch --dispatch <url> -- python3 agent.py");
+    const r = await runDispatch({
+      dispatch: dispatchUrl,
+      command,
+      key: values.token ?? env.ENVFORGE_API_KEY ?? env.ENVFORGE_TOKEN,
+      policy: values.policy,
+      quiet: values.quiet,
+    });
+    console.log(
+      `ran ${r.environments} environments: ${r.succeeded} finished, ${r.failed} errored; ${r.posted} rollouts posted, ${r.rejected} rejected`,
+    );
     return r.rejected > 0 ? 1 : 0;
   }
   if (positionals[0] === "arena") {
@@ -113,7 +122,10 @@ export async function run(argv: string[]): Promise<number> {
       quick: values.quick,
       json: values.json,
       family: values.family,
-      strategies: values.strategies?.split(",").map((s) => s.trim()).filter(Boolean),
+      strategies: values.strategies
+        ?.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
       workers: whole("workers", values.workers, 0),
       quiet: values.quiet,
     });
@@ -135,7 +147,8 @@ export async function run(argv: string[]): Promise<number> {
   const generationOption = () => {
     if (values.generation === undefined) return undefined;
     const generation = Number(values.generation);
-    if (!Number.isInteger(generation) || generation < 0) throw new UsageError(`--generation must be a non-negative integer (got ${values.generation}).`);
+    if (!Number.isInteger(generation) || generation < 0)
+      throw new UsageError(`--generation must be a non-negative integer (got ${values.generation}).`);
     return generation;
   };
   if (command === "import" && sub === "harbor-tasks") {
@@ -150,13 +163,29 @@ export async function run(argv: string[]): Promise<number> {
   if (command === "import" && (sub === "harbor" || sub === "ndjson")) {
     if (!target) throw new UsageError(`envforge import ${sub} needs a ${sub === "harbor" ? "job folder" : "file"}.`);
     if (sub === "harbor") {
-      return report(await importHarbor(client, target, { project: needProject(), generation: generationOption(), policy: values.policy, create: values.create, quiet: values.quiet, rewardKey: values["reward-key"] }));
+      return report(
+        await importHarbor(client, target, {
+          project: needProject(),
+          generation: generationOption(),
+          policy: values.policy,
+          create: values.create,
+          quiet: values.quiet,
+          rewardKey: values["reward-key"],
+        }),
+      );
     }
-    return report(await importNdjson(client, target, { project: needProject(), createEnvironments: values["create-environments"], quiet: values.quiet }));
+    return report(
+      await importNdjson(client, target, {
+        project: needProject(),
+        createEnvironments: values["create-environments"],
+        quiet: values.quiet,
+      }),
+    );
   }
   if (command === "sync" && sub === "agent-lightning") {
     if (!values.url) throw new UsageError("--url <store-url> is required.");
-    if (values.api && values.api !== "envforge" && values.api !== "agl-v1") throw new UsageError(`--api must be envforge or agl-v1 (got ${values.api}).`);
+    if (values.api && values.api !== "envforge" && values.api !== "agl-v1")
+      throw new UsageError(`--api must be envforge or agl-v1 (got ${values.api}).`);
     return report(
       await syncAgentLightning(client, {
         project: needProject(),

@@ -27,7 +27,12 @@ export interface UploadOptions {
 }
 
 /** Upload every item; a failing request stops the upload with its error (what was accepted stays accepted). */
-export async function uploadRollouts(client: EnvForgeClient, project: string, items: AsyncIterable<UploadItem> | Iterable<UploadItem>, opts: UploadOptions = {}): Promise<UploadSummary> {
+export async function uploadRollouts(
+  client: EnvForgeClient,
+  project: string,
+  items: AsyncIterable<UploadItem> | Iterable<UploadItem>,
+  opts: UploadOptions = {},
+): Promise<UploadSummary> {
   const maxRollouts = opts.batchRollouts ?? 1000;
   const maxBytes = opts.batchBytes ?? 8 * 1024 * 1024;
   const concurrency = opts.concurrency ?? 2;
@@ -41,7 +46,8 @@ export async function uploadRollouts(client: EnvForgeClient, project: string, it
       .then((r) => {
         summary.accepted += r.accepted;
         summary.duplicates += r.duplicates;
-        for (const rej of r.rejected) summary.rejected.push({ ref: batch[rej.line - 1]?.ref ?? `line ${rej.line}`, code: rej.code, message: rej.message });
+        for (const rej of r.rejected)
+          summary.rejected.push({ ref: batch[rej.line - 1]?.ref ?? `line ${rej.line}`, code: rej.code, message: rej.message });
         summary.sent += batch.length;
         opts.onProgress?.(summary);
       })

@@ -66,7 +66,10 @@ test("an API key with the viewer role can read but not create", async ({ request
 });
 
 test("a session cookie works for same-origin mutations only (CSRF)", async ({ request, baseURL }) => {
-  const signIn = await request.post("/api/auth/signin", { headers: { Origin: baseURL! }, data: { email: ADMIN.email, password: ADMIN.password } });
+  const signIn = await request.post("/api/auth/signin", {
+    headers: { Origin: baseURL! },
+    data: { email: ADMIN.email, password: ADMIN.password },
+  });
   expect(signIn.status()).toBe(200);
   const body = { slug: "csrf-check", name: "CSRF check", family: "search-agent" };
   const crossSite = await request.post("/api/v1/projects", { headers: { Origin: "https://evil.example" }, data: body });
@@ -104,7 +107,9 @@ test("an NDJSON upload on the project page is imported by the worker, with a sum
     JSON.stringify({ externalId: "upload-1", environmentKey: "fl-0001", generation: 0, policy: "uploaded-policy", reward: 1 }),
     JSON.stringify({ externalId: "upload-2", environmentKey: "no-such-env", generation: 0, policy: "uploaded-policy", reward: 0 }),
   ].join("\n");
-  await page.getByLabel("Import file").setInputFiles({ name: "rollouts.ndjson", mimeType: "application/x-ndjson", buffer: Buffer.from(lines) });
+  await page
+    .getByLabel("Import file")
+    .setInputFiles({ name: "rollouts.ndjson", mimeType: "application/x-ndjson", buffer: Buffer.from(lines) });
   const summary = page.getByTestId("import-summary").first();
   await expect(summary).toContainText("imported 1 rollouts (0 duplicates, 1 rejected)", { timeout: 30_000 });
   await expect(summary).toContainText("line 2 (unknown_environment)");

@@ -44,7 +44,9 @@ export default async function globalSetup() {
   // the demo's closed loop builds its first generations in the background; the specs read them
   const loopDeadline = Date.now() + 5 * 60_000;
   for (;;) {
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/projects/demo-frozenlake`, { headers: { authorization: `Bearer ${E2E_TOKEN}` } });
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/projects/demo-frozenlake`, {
+      headers: { authorization: `Bearer ${E2E_TOKEN}` },
+    });
     const state = res.ok ? ((await res.json()) as { demoState?: { status: string; message: string } }).demoState : undefined;
     if (state?.status === "idle") break;
     if (state?.status === "failed") throw new Error(`the demo loop failed: ${state.message}; see ${path.join(E2E_DATA, "server.log")}`);

@@ -14,7 +14,14 @@ test("generation dashboard draws its charts and the environment table filters, s
   await signIn(page);
   await page.goto(`${DEMO}/generations/3`);
   await expect(page.getByRole("heading", { name: "Generation 3" })).toBeVisible();
-  for (const chart of ["chart-success-distribution", "chart-pass-at-k", "chart-tiers", "chart-failure-categories", "chart-field-breakdown", "generation-trend"]) {
+  for (const chart of [
+    "chart-success-distribution",
+    "chart-pass-at-k",
+    "chart-tiers",
+    "chart-failure-categories",
+    "chart-field-breakdown",
+    "generation-trend",
+  ]) {
     await expect(page.getByTestId(chart).locator("svg").first(), chart).toBeVisible();
   }
   await page.screenshot({ path: "test-results/screens/generation-dashboard.png", fullPage: true });
@@ -37,10 +44,12 @@ test("generation dashboard draws its charts and the environment table filters, s
   await table.getByRole("columnheader", { name: /Success/ }).click();
   await expect(page).toHaveURL(/env\.sort=success/);
   const rates = async () => (await rows.allInnerTexts()).map((t) => Number(t.match(/(\d+\.\d)%/)![1]));
-  await expect.poll(async () => {
-    const r = await rates();
-    return r.every((x, i) => i === 0 || r[i - 1] <= x);
-  }).toBe(true);
+  await expect
+    .poll(async () => {
+      const r = await rates();
+      return r.every((x, i) => i === 0 || r[i - 1] <= x);
+    })
+    .toBe(true);
 
   // j/k select rows, Enter opens the environment
   await page.keyboard.press("j");
@@ -62,7 +71,10 @@ test("failure inspector: category, cluster, exemplar trajectory, then the compar
   await expect(page.getByTestId("category-list")).toContainText("verifier_failed");
 
   // a category narrows the clusters; a cluster shows its exemplars
-  await page.getByTestId("category-list").getByRole("link", { name: /verifier_failed/ }).click();
+  await page
+    .getByTestId("category-list")
+    .getByRole("link", { name: /verifier_failed/ })
+    .click();
   await expect(page).toHaveURL(/category=verifier_failed/);
   const clusters = page.getByTestId("cluster-list").getByTestId("cluster-link");
   await expect(clusters.first()).toContainText("verifier_failed");
@@ -114,13 +126,21 @@ test("a 3,000-message trajectory: jump to the end, deep link to a turn, expand a
     { role: "system", content: "You are a terminal agent." },
     ...Array.from({ length: 2999 }, (_, i) =>
       i % 2 === 0
-        ? { role: "assistant", content: `turn ${i + 1}`, toolCalls: [{ id: `c${i}`, name: "bash", arguments: JSON.stringify({ cmd: `make test # ${i}` }) }], tokens: 9 }
+        ? {
+            role: "assistant",
+            content: `turn ${i + 1}`,
+            toolCalls: [{ id: `c${i}`, name: "bash", arguments: JSON.stringify({ cmd: `make test # ${i}` }) }],
+            tokens: 9,
+          }
         : { role: "tool", toolCallId: `c${i - 1}`, content: i === 1 ? long : `output of turn ${i + 1}` },
     ),
   ];
   const g3 = await (await request.get(`/api/v1/projects/demo-frozenlake/generations/3/environments?limit=1`, { headers: auth })).json();
   const line = { externalId: "e2e-long-1", environmentKey: g3.items[0].key, generation: 3, policy: "e2e-policy", reward: 0, trajectory };
-  const res = await request.post(`/api/v1/projects/demo-frozenlake/rollouts`, { headers: { ...auth, "content-type": "application/x-ndjson" }, data: JSON.stringify(line) });
+  const res = await request.post(`/api/v1/projects/demo-frozenlake/rollouts`, {
+    headers: { ...auth, "content-type": "application/x-ndjson" },
+    data: JSON.stringify(line),
+  });
   expect(res.status()).toBe(200);
   const list = await (await request.get(`/api/v1/projects/demo-frozenlake/rollouts?policy=e2e-policy`, { headers: auth })).json();
   const id = list.items[0].id;

@@ -108,7 +108,11 @@ test("dispatch the materialized generation to a webhook and see it delivered", a
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       const expected = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-      received.push({ signatureOk: req.headers["x-envforge-signature"] === expected, key: req.headers["idempotency-key"] as string | undefined, environments: JSON.parse(body.toString()).environments.length });
+      received.push({
+        signatureOk: req.headers["x-envforge-signature"] === expected,
+        key: req.headers["idempotency-key"] as string | undefined,
+        environments: JSON.parse(body.toString()).environments.length,
+      });
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });

@@ -8,13 +8,23 @@ import { signIn } from "./session";
 const admin = { Authorization: "Bearer e2e-bootstrap-token-0123456789" };
 const fixtures = process.env.ENVFORGE_FIXTURES ?? path.resolve(import.meta.dirname, "../../shared/fixtures");
 
-test("a Harbor task's page shows its instruction, task.toml fields, file tree, highlighted text and a binary notice", async ({ page, request }) => {
+test("a Harbor task's page shows its instruction, task.toml fields, file tree, highlighted text and a binary notice", async ({
+  page,
+  request,
+}) => {
   const tasks = path.join(fixtures, "harbor-tasks", "tasks");
   expect(fs.existsSync(tasks), `fixtures missing at ${tasks}`).toBe(true);
-  expect((await request.post("/api/v1/projects", { headers: admin, data: { slug: "tasks-e2e", name: "Harbor tasks", family: "terminal-task" } })).status()).toBe(201);
+  expect(
+    (
+      await request.post("/api/v1/projects", { headers: admin, data: { slug: "tasks-e2e", name: "Harbor tasks", family: "terminal-task" } })
+    ).status(),
+  ).toBe(201);
   const archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "e2e-tasks-")), "tasks.tar.gz");
   await tar.c({ gzip: true, file: archive, cwd: path.dirname(tasks), portable: true }, ["tasks"]);
-  const created = await request.post("/api/v1/projects/tasks-e2e/imports?kind=harbor-tasks&filename=tasks.tar.gz", { headers: { ...admin, "content-type": "application/gzip" }, data: fs.readFileSync(archive) });
+  const created = await request.post("/api/v1/projects/tasks-e2e/imports?kind=harbor-tasks&filename=tasks.tar.gz", {
+    headers: { ...admin, "content-type": "application/gzip" },
+    data: fs.readFileSync(archive),
+  });
   expect(created.status()).toBe(202);
   const id = (await created.json()).id;
   await expect

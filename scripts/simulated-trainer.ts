@@ -22,7 +22,8 @@ async function main() {
   if (!token) throw new Error("ENVFORGE_TARGET_SECRET is not set: give the target an ingest API key as its secret.");
   const payload = JSON.parse(fs.readFileSync(payloadPath, "utf8")) as GenerationPayload;
   const family = getBuiltinFamily(payload.project.family);
-  if (!family?.difficulty) throw new Error(`The simulated trainer needs a built-in family with a simulator, not '${payload.project.family}'.`);
+  if (!family?.difficulty)
+    throw new Error(`The simulated trainer needs a built-in family with a simulator, not '${payload.project.family}'.`);
 
   // the state folder the local target keeps for its commands (the dispatch folders' parent before it existed)
   const stateDir = process.env.ENVFORGE_STATE_DIR ?? path.dirname(process.env.ENVFORGE_DISPATCH_DIR ?? path.dirname(payloadPath));
@@ -47,7 +48,12 @@ async function main() {
     for (let a = 0; a < GROUP; a++) {
       const ok = rng.next() < p;
       successes += ok ? 1 : 0;
-      const rollout = simulatedAttempt(rng, env, { ok, externalId: `sim-${payload.dispatchId.slice(0, 8)}-${env.key}-a${a}`, generation: payload.generation.index, policy });
+      const rollout = simulatedAttempt(rng, env, {
+        ok,
+        externalId: `sim-${payload.dispatchId.slice(0, 8)}-${env.key}-a${a}`,
+        generation: payload.generation.index,
+        policy,
+      });
       lines.push(JSON.stringify(rollout));
     }
     return { task, successes, attempts: GROUP, share: learner.skillShare(task) };
@@ -57,9 +63,16 @@ async function main() {
     headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },
     body: lines.join("\n"),
   });
-  const summary = (await res.json().catch(() => ({}))) as { accepted?: number; duplicates?: number; rejected?: unknown[]; error?: { message: string } };
+  const summary = (await res.json().catch(() => ({}))) as {
+    accepted?: number;
+    duplicates?: number;
+    rejected?: unknown[];
+    error?: { message: string };
+  };
   if (!res.ok) throw new Error(`posting rollouts failed (${res.status}): ${summary.error?.message ?? "no message"}`);
-  console.log(`posted ${lines.length} rollouts: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.rejected?.length ?? 0} rejected`);
+  console.log(
+    `posted ${lines.length} rollouts: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.rejected?.length ?? 0} rejected`,
+  );
 
   // train on the generation: each step replays the groups with fresh attempts
   const steps = Math.max(1, Math.round((payload.generation.trainingSteps ?? 200) / 50));

@@ -126,7 +126,10 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
 function listen(server: http.Server, settings: Settings): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "EADDRINUSE") reject(new SettingsError(`Port ${settings.PORT} on ${settings.HOST} is in use: stop what holds it or start with PORT=<another port>.`));
+      if (err.code === "EADDRINUSE")
+        reject(
+          new SettingsError(`Port ${settings.PORT} on ${settings.HOST} is in use: stop what holds it or start with PORT=<another port>.`),
+        );
       else if (err.code === "EADDRNOTAVAIL") reject(new SettingsError(`HOST=${settings.HOST} is not an address of this machine.`));
       else if (err.code === "EACCES") reject(new SettingsError(`Port ${settings.PORT} needs privileges: use a port above 1023.`));
       else reject(err);
@@ -219,7 +222,11 @@ async function main() {
     cleanups.push(async () => clearInterval(sweeper));
     if (settings.demo && settings.ENVFORGE_DEMO_LOOP_MINUTES > 0) {
       // the demo's loop keeps running: one more cycle every few minutes, up to a dozen generations
-      await boss.schedule("envforge.demo-loop", `*/${settings.ENVFORGE_DEMO_LOOP_MINUTES} * * * *`, { slug: DEMO_SLUG, cycles: 1, scheduled: true });
+      await boss.schedule("envforge.demo-loop", `*/${settings.ENVFORGE_DEMO_LOOP_MINUTES} * * * *`, {
+        slug: DEMO_SLUG,
+        cycles: 1,
+        scheduled: true,
+      });
     } else {
       await boss.unschedule("envforge.demo-loop").catch(() => undefined);
     }

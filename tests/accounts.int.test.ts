@@ -258,22 +258,45 @@ describe("role changes and password resets", () => {
   it("changes a role (sessions end, audited before/after) and refuses demoting oneself or the last admin", async () => {
     const id = await addUser("fay@lab.org", "viewer");
     const cookie = (await signIn("fay@lab.org", PASSWORD, "10.7.0.1")).cookie;
-    const r = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, { ...asCookie(adminCookie), body: { role: "reviewer" }, params: { id: String(id) } });
+    const r = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, {
+      ...asCookie(adminCookie),
+      body: { role: "reviewer" },
+      params: { id: String(id) },
+    });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ id, role: "reviewer", sessionsEnded: 1 });
     expect((await call(projectsRoute.GET as never, "GET", "/api/v1/projects", asCookie(cookie))).status).toBe(401);
-    const [audit] = await db.db.select().from(auditEvents).where(and(eq(auditEvents.action, "user.role"), eq(auditEvents.entityId, String(id))));
+    const [audit] = await db.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, "user.role"), eq(auditEvents.entityId, String(id))));
     expect(audit).toMatchObject({ actor: "user:root@lab.org", before: { role: "viewer" }, after: { role: "reviewer" } });
 
-    const self = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${adminId}`, { ...asCookie(adminCookie), body: { role: "viewer" }, params: { id: String(adminId) } });
+    const self = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${adminId}`, {
+      ...asCookie(adminCookie),
+      body: { role: "viewer" },
+      params: { id: String(adminId) },
+    });
     expect(self.status).toBe(409);
-    const last = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${adminId}`, { token: KEY, body: { role: "viewer" }, params: { id: String(adminId) } });
+    const last = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${adminId}`, {
+      token: KEY,
+      body: { role: "viewer" },
+      params: { id: String(adminId) },
+    });
     expect(last.status).toBe(409);
     expect(last.json.error.message).toMatch(/last enabled admin/);
-    const bad = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, { token: KEY, body: { role: "owner" }, params: { id: String(id) } });
+    const bad = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, {
+      token: KEY,
+      body: { role: "owner" },
+      params: { id: String(id) },
+    });
     expect(bad.status).toBe(422);
     expect(bad.json.error.details[0].path).toBe("role");
-    const empty = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, { token: KEY, body: {}, params: { id: String(id) } });
+    const empty = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, {
+      token: KEY,
+      body: {},
+      params: { id: String(id) },
+    });
     expect(empty.status).toBe(422);
   });
 
@@ -281,21 +304,36 @@ describe("role changes and password resets", () => {
     const id = await addUser("gus@lab.org");
     const cookie = (await signIn("gus@lab.org", PASSWORD, "10.8.0.1")).cookie;
     const NEW = "a-brand-new-password-42";
-    const short = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, { ...asCookie(adminCookie), body: { password: "short" }, params: { id: String(id) } });
+    const short = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, {
+      ...asCookie(adminCookie),
+      body: { password: "short" },
+      params: { id: String(id) },
+    });
     expect(short.status).toBe(422);
     expect(short.json.error.details[0].path).toBe("password");
-    const r = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, { ...asCookie(adminCookie), body: { password: NEW }, params: { id: String(id) } });
+    const r = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, {
+      ...asCookie(adminCookie),
+      body: { password: NEW },
+      params: { id: String(id) },
+    });
     expect(r.status).toBe(200);
     expect(r.json.sessionsEnded).toBe(1);
     expect(JSON.stringify(r.json)).not.toContain(NEW);
     expect((await call(projectsRoute.GET as never, "GET", "/api/v1/projects", asCookie(cookie))).status).toBe(401);
     expect((await signIn("gus@lab.org", PASSWORD, "10.8.0.2")).status).toBe(401);
     expect((await signIn("gus@lab.org", NEW, "10.8.0.3")).status).toBe(200);
-    const events = await db.db.select().from(auditEvents).where(eq(auditEvents.entityId, String(id)));
+    const events = await db.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.entityId, String(id)));
     expect(events.some((e) => e.action === "user.password_reset")).toBe(true);
     expect(JSON.stringify(events)).not.toContain(NEW);
     const reviewer = (await signIn("carol@lab.org", PASSWORD, "10.6.0.9")).cookie;
-    const forbidden = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, { ...asCookie(reviewer), body: { password: NEW + "x" }, params: { id: String(id) } });
+    const forbidden = await call(userRoute.PATCH as never, "PATCH", `/api/v1/users/${id}`, {
+      ...asCookie(reviewer),
+      body: { password: NEW + "x" },
+      params: { id: String(id) },
+    });
     expect(forbidden.status).toBe(403);
   });
 });

@@ -39,28 +39,81 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const lake = (seed: number, size = 5) => ({ size, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+const lake = (seed: number, size = 5) => ({
+  size,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 
 describe("analytics on a small synthetic project", () => {
   beforeAll(async () => {
     await client.request("POST", "/api/v1/projects", { json: { slug: "syn", name: "Synthetic", family: "frozenlake-mapf" } });
     await client.request("POST", "/api/v1/projects/syn/generations", {
-      json: { environments: [{ key: "a", config: lake(1, 4) }, { key: "b", config: lake(2, 6) }, { key: "c", config: lake(3, 8) }, { key: "d", config: lake(4, 8) }] },
+      json: {
+        environments: [
+          { key: "a", config: lake(1, 4) },
+          { key: "b", config: lake(2, 6) },
+          { key: "c", config: lake(3, 8) },
+          { key: "d", config: lake(4, 8) },
+        ],
+      },
     });
     const long = "x".repeat(5000) + " NEEDLE in a long tool output " + "y".repeat(5000);
     const lines = [
       // a: p1 passes 2/2, p2 passes 0/2 (verifier failures with the same failing test)
       { externalId: "a1", environmentKey: "a", policy: "p1", reward: 1 },
       { externalId: "a2", environmentKey: "a", policy: "p1", reward: 1 },
-      { externalId: "a3", environmentKey: "a", policy: "p2", reward: 0, verifierOutput: "FAILED tests/test_goal.py::test_reaches_goal - assert 3 == 4\n1 failed" },
-      { externalId: "a4", environmentKey: "a", policy: "p2", reward: 0, verifierOutput: "FAILED tests/test_goal.py::test_reaches_goal - assert 1 == 4\n1 failed" },
+      {
+        externalId: "a3",
+        environmentKey: "a",
+        policy: "p2",
+        reward: 0,
+        verifierOutput: "FAILED tests/test_goal.py::test_reaches_goal - assert 3 == 4\n1 failed",
+      },
+      {
+        externalId: "a4",
+        environmentKey: "a",
+        policy: "p2",
+        reward: 0,
+        verifierOutput: "FAILED tests/test_goal.py::test_reaches_goal - assert 1 == 4\n1 failed",
+      },
       // b: timeouts for both, one of which still scored
-      { externalId: "b1", environmentKey: "b", policy: "p1", status: "errored", error: { type: "AgentTimeoutError", message: "Agent timed out after 900.0 seconds" } },
-      { externalId: "b2", environmentKey: "b", policy: "p1", reward: 1, status: "errored", error: { type: "AgentTimeoutError", message: "Agent timed out after 900.0 seconds" } },
-      { externalId: "b3", environmentKey: "b", policy: "p2", status: "errored", error: { type: "AgentTimeoutError", message: "Agent timed out after 450.5 seconds" } },
+      {
+        externalId: "b1",
+        environmentKey: "b",
+        policy: "p1",
+        status: "errored",
+        error: { type: "AgentTimeoutError", message: "Agent timed out after 900.0 seconds" },
+      },
+      {
+        externalId: "b2",
+        environmentKey: "b",
+        policy: "p1",
+        reward: 1,
+        status: "errored",
+        error: { type: "AgentTimeoutError", message: "Agent timed out after 900.0 seconds" },
+      },
+      {
+        externalId: "b3",
+        environmentKey: "b",
+        policy: "p2",
+        status: "errored",
+        error: { type: "AgentTimeoutError", message: "Agent timed out after 450.5 seconds" },
+      },
       { externalId: "b4", environmentKey: "b", policy: "p2", reward: 1 },
       // c: an infra failure and a pass for p1, p2 passes
-      { externalId: "c1", environmentKey: "c", policy: "p1", verifierOutput: "bash: curl: command not found\nE: Could not get lock /var/lib/dpkg/lock-frontend", reward: 0 },
+      {
+        externalId: "c1",
+        environmentKey: "c",
+        policy: "p1",
+        verifierOutput: "bash: curl: command not found\nE: Could not get lock /var/lib/dpkg/lock-frontend",
+        reward: 0,
+      },
       { externalId: "c2", environmentKey: "c", policy: "p1", reward: 1 },
       { externalId: "c3", environmentKey: "c", policy: "p2", reward: 1 },
       { externalId: "c4", environmentKey: "c", policy: "p2", reward: 1 },
@@ -74,13 +127,32 @@ describe("analytics on a small synthetic project", () => {
           { role: "system", content: "You are an agent." },
           ...Array.from({ length: 1200 }, (_, i) =>
             i % 2 === 0
-              ? { role: "assistant", content: `step ${i}`, toolCalls: [{ id: `c${i}`, name: "bash", arguments: JSON.stringify({ cmd: "ls -la " + "z".repeat(400) }) }], tokens: 12 }
-              : { role: "tool", content: i === 801 ? long : `output ${i}`, toolCallId: `c${i - 1}`, retrievedDocuments: i === 3 ? [{ id: "d1", title: "Doc", text: "t".repeat(500), relevant: true }, { id: "d2", title: "Noise", relevant: false }] : undefined },
+              ? {
+                  role: "assistant",
+                  content: `step ${i}`,
+                  toolCalls: [{ id: `c${i}`, name: "bash", arguments: JSON.stringify({ cmd: "ls -la " + "z".repeat(400) }) }],
+                  tokens: 12,
+                }
+              : {
+                  role: "tool",
+                  content: i === 801 ? long : `output ${i}`,
+                  toolCallId: `c${i - 1}`,
+                  retrievedDocuments:
+                    i === 3
+                      ? [
+                          { id: "d1", title: "Doc", text: "t".repeat(500), relevant: true },
+                          { id: "d2", title: "Noise", relevant: false },
+                        ]
+                      : undefined,
+                },
           ),
         ],
       },
     ];
-    await client.request("POST", "/api/v1/projects/syn/rollouts", { raw: lines.map((l) => JSON.stringify(l)).join("\n"), contentType: "application/x-ndjson" });
+    await client.request("POST", "/api/v1/projects/syn/rollouts", {
+      raw: lines.map((l) => JSON.stringify(l)).join("\n"),
+      contentType: "application/x-ndjson",
+    });
   });
 
   it("reports categories, clusters with normalized signatures, exceptions and the infra split", async () => {
@@ -107,9 +179,11 @@ describe("analytics on a small synthetic project", () => {
   it("opens a cluster with its environments and rollouts, every exemplar inside it", async () => {
     const f = await get<FailuresView>("/api/v1/projects/syn/generations/0/failures");
     const goal = f.clusters.find((c) => c.signature.includes("test_reaches_goal"))!;
-    const detail = await get<{ cluster: { id: string }; environments: { key: string; count: number }[]; rollouts: { id: number; environmentKey: string }[] }>(
-      `/api/v1/projects/syn/generations/0/failures/${goal.id}`,
-    );
+    const detail = await get<{
+      cluster: { id: string };
+      environments: { key: string; count: number }[];
+      rollouts: { id: number; environmentKey: string }[];
+    }>(`/api/v1/projects/syn/generations/0/failures/${goal.id}`);
     expect(detail.environments).toEqual([{ key: "a", count: 2 }]);
     expect(detail.rollouts.map((r) => String(r.id)).sort()).toEqual(expect.arrayContaining(goal.exemplarRolloutIds));
     expect(await status(`/api/v1/projects/syn/generations/0/failures/ffffffffffffffff`)).toBe(404);
@@ -122,7 +196,10 @@ describe("analytics on a small synthetic project", () => {
     expect(a.distribution.reduce((acc, b) => acc + b.environments, 0)).toBe(4);
     // best policy decides: a (p1 100%) solved, b (50% both) advanced, c (p2 100%) solved, d (0%) frontier
     expect(a.tiers).toEqual({ frontier: 1, advanced: 1, core: 0, solved: 2 });
-    expect(a.perPolicy.map((p) => [p.policy, p.metrics.rollouts])).toEqual([["p1", 7], ["p2", 6]]);
+    expect(a.perPolicy.map((p) => [p.policy, p.metrics.rollouts])).toEqual([
+      ["p1", 7],
+      ["p2", 6],
+    ]);
     const size = a.fields.find((x) => x.path === "size")!;
     expect(size.direction).toBe("horizon");
     expect(size.buckets.reduce((acc, b) => acc + b.environments, 0)).toBe(4);
@@ -131,7 +208,12 @@ describe("analytics on a small synthetic project", () => {
 
   it("compares two policies environment by environment", async () => {
     const c = await get<PolicyComparison>("/api/v1/projects/syn/generations/0/compare?a=p1&b=p2");
-    expect(c.points.map((p) => [p.key, p.delta])).toEqual([["a", -1], ["b", 0], ["c", 0.5], ["d", null]]);
+    expect(c.points.map((p) => [p.key, p.delta])).toEqual([
+      ["a", -1],
+      ["b", 0],
+      ["c", 0.5],
+      ["d", null],
+    ]);
     expect([c.improved, c.regressed, c.unchanged]).toEqual([1, 1, 1]);
     expect(await status("/api/v1/projects/syn/generations/0/compare?a=p1&b=zz")).toBe(404);
   });
@@ -141,23 +223,37 @@ describe("analytics on a small synthetic project", () => {
     const bySuccess = await get<Page>("/api/v1/projects/syn/generations/0/environments?sort=success&order=desc&limit=3");
     expect(bySuccess.total).toBe(4);
     expect(bySuccess.items.map((i) => i.key)).toEqual(["c", "a", "b"]);
-    const rest = await get<Page>(`/api/v1/projects/syn/generations/0/environments?sort=success&order=desc&limit=3&cursor=${bySuccess.nextCursor}`);
+    const rest = await get<Page>(
+      `/api/v1/projects/syn/generations/0/environments?sort=success&order=desc&limit=3&cursor=${bySuccess.nextCursor}`,
+    );
     expect(rest.items.map((i) => i.key)).toEqual(["d"]);
     expect(rest.nextCursor).toBeNull();
     expect((await get<Page>("/api/v1/projects/syn/generations/0/environments?tier=solved")).items.map((i) => i.key)).toEqual(["a", "c"]);
-    expect((await get<Page>("/api/v1/projects/syn/generations/0/environments?category=agent_timeout")).items.map((i) => i.key)).toEqual(["b"]);
-    expect((await get<Page>("/api/v1/projects/syn/generations/0/environments?field.size=7..8")).items.map((i) => i.key)).toEqual(["c", "d"]);
-    expect((await get<Page>("/api/v1/projects/syn/generations/0/environments?minSuccess=0.5&maxSuccess=0.9&policy=p1")).items.map((i) => i.key)).toEqual(["b", "c"]);
+    expect((await get<Page>("/api/v1/projects/syn/generations/0/environments?category=agent_timeout")).items.map((i) => i.key)).toEqual([
+      "b",
+    ]);
+    expect((await get<Page>("/api/v1/projects/syn/generations/0/environments?field.size=7..8")).items.map((i) => i.key)).toEqual([
+      "c",
+      "d",
+    ]);
+    expect(
+      (await get<Page>("/api/v1/projects/syn/generations/0/environments?minSuccess=0.5&maxSuccess=0.9&policy=p1")).items.map((i) => i.key),
+    ).toEqual(["b", "c"]);
     expect(await status("/api/v1/projects/syn/generations/0/environments?field.nope=1")).toBe(400);
     expect(await status("/api/v1/projects/syn/generations/0/environments?sort=nope")).toBe(400);
     expect(await status("/api/v1/projects/syn/generations/0/environments?sort=key&cursor=garbage")).toBe(400);
   });
 
   it("shows an environment with its results by policy and the default compare pair", async () => {
-    const e = await get<{ key: string; results: { policy: string; rollouts: number }[]; compareDefault: { passing: number | null; failing: number | null } }>(
-      "/api/v1/projects/syn/environments/a",
-    );
-    expect(e.results.map((r) => [r.policy, r.rollouts])).toEqual([["p1", 2], ["p2", 2]]);
+    const e = await get<{
+      key: string;
+      results: { policy: string; rollouts: number }[];
+      compareDefault: { passing: number | null; failing: number | null };
+    }>("/api/v1/projects/syn/environments/a");
+    expect(e.results.map((r) => [r.policy, r.rollouts])).toEqual([
+      ["p1", 2],
+      ["p2", 2],
+    ]);
     expect(e.compareDefault.passing).not.toBeNull();
     expect(e.compareDefault.failing).not.toBeNull();
     expect(await status("/api/v1/projects/syn/environments/zzz")).toBe(404);
@@ -197,17 +293,34 @@ describe("analytics on a small synthetic project", () => {
 describe("failure clusters in SQL", () => {
   beforeAll(async () => {
     await client.request("POST", "/api/v1/projects", { json: { slug: "clu", name: "Clusters", family: "frozenlake-mapf" } });
-    await client.request("POST", "/api/v1/projects/clu/generations", { json: { environments: [1, 2, 3, 4].map((s) => ({ key: `e${s}`, config: lake(s) })) } });
+    await client.request("POST", "/api/v1/projects/clu/generations", {
+      json: { environments: [1, 2, 3, 4].map((s) => ({ key: `e${s}`, config: lake(s) })) },
+    });
     const curl = "bash: curl: command not found\nE: Could not get lock /var/lib/dpkg/lock-frontend";
     const lines = [
       { externalId: "x1", environmentKey: "e2", policy: "p", reward: 0, verifierOutput: curl },
-      { externalId: "x2", environmentKey: "e1", policy: "p", reward: 0, verifierOutput: "FAILED tests/test_a.py::test_a - assert 1 == 2\n1 failed" },
+      {
+        externalId: "x2",
+        environmentKey: "e1",
+        policy: "p",
+        reward: 0,
+        verifierOutput: "FAILED tests/test_a.py::test_a - assert 1 == 2\n1 failed",
+      },
       { externalId: "x3", environmentKey: "e3", policy: "p", reward: 0, verifierOutput: curl },
       { externalId: "x4", environmentKey: "e2", policy: "p", reward: 0, verifierOutput: curl },
       { externalId: "x5", environmentKey: "e4", policy: "p", reward: 0, verifierOutput: curl },
-      { externalId: "x6", environmentKey: "e1", policy: "p", status: "errored", error: { type: "AgentTimeoutError", message: "Agent timed out after 900.0 seconds" } },
+      {
+        externalId: "x6",
+        environmentKey: "e1",
+        policy: "p",
+        status: "errored",
+        error: { type: "AgentTimeoutError", message: "Agent timed out after 900.0 seconds" },
+      },
     ];
-    await client.request("POST", "/api/v1/projects/clu/rollouts", { raw: lines.map((l) => JSON.stringify(l)).join("\n"), contentType: "application/x-ndjson" });
+    await client.request("POST", "/api/v1/projects/clu/rollouts", {
+      raw: lines.map((l) => JSON.stringify(l)).join("\n"),
+      contentType: "application/x-ndjson",
+    });
   });
 
   it("groups by category and signature, largest first, every failure in one cluster", async () => {
@@ -215,14 +328,20 @@ describe("failure clusters in SQL", () => {
     expect(f.clusters[0]).toMatchObject({ category: "infra_error", count: 4, environments: 3 });
     expect(f.clusters.map((c) => c.count)).toEqual([4, 1, 1]);
     expect(f.clusters.reduce((n, c) => n + c.count, 0)).toBe(f.failures);
-    expect(Object.fromEntries(f.categories.map((c) => [c.category, c.count]))).toEqual({ infra_error: 4, verifier_failed: 1, agent_timeout: 1 });
+    expect(Object.fromEntries(f.categories.map((c) => [c.category, c.count]))).toEqual({
+      infra_error: 4,
+      verifier_failed: 1,
+      agent_timeout: 1,
+    });
   });
 
   it("picks exemplars one per environment first, the same on every read", async () => {
     const f = await get<FailuresView>("/api/v1/projects/clu/generations/0/failures");
     const big = f.clusters[0];
     expect(big.exemplarRolloutIds).toHaveLength(3);
-    const detail = await get<{ rollouts: { id: number; environmentKey: string }[] }>(`/api/v1/projects/clu/generations/0/failures/${big.id}`);
+    const detail = await get<{ rollouts: { id: number; environmentKey: string }[] }>(
+      `/api/v1/projects/clu/generations/0/failures/${big.id}`,
+    );
     const envOf = new Map(detail.rollouts.map((r) => [String(r.id), r.environmentKey]));
     expect(new Set(big.exemplarRolloutIds.map((id) => envOf.get(id)))).toEqual(new Set(["e2", "e3", "e4"]));
     expect((await get<FailuresView>("/api/v1/projects/clu/generations/0/failures")).clusters).toEqual(f.clusters);
@@ -273,7 +392,9 @@ describe.skipIf(!fixtures)("analytics on the real Harbor jobs (skipped without .
       // the clusters account for every failure, and every exemplar resolves
       expect(view.clusters.reduce((acc, c) => acc + c.count, 0)).toBe(view.failures);
       const cluster = view.clusters[0];
-      const detail = await get<{ rollouts: { id: number }[] }>(`/api/v1/projects/tb2/generations/0/failures/${cluster.id}?policy=${encodeURIComponent(policyOf.get(name)!)}`);
+      const detail = await get<{ rollouts: { id: number }[] }>(
+        `/api/v1/projects/tb2/generations/0/failures/${cluster.id}?policy=${encodeURIComponent(policyOf.get(name)!)}`,
+      );
       const ids = new Set(detail.rollouts.map((r) => String(r.id)));
       for (const ex of cluster.exemplarRolloutIds) expect(ids.has(ex)).toBe(true);
     }
@@ -291,7 +412,11 @@ describe.skipIf(!fixtures)("analytics on the real Harbor jobs (skipped without .
       const blamed = view.categories.find((c) => c.category === "environment_broken_by_agent")!;
       expect(blamed).toEqual({ category: "environment_broken_by_agent", count: expected[name].brokenByAgent, infra: false });
       const stepCap = view.behaviours.find((b) => b.id === "step_cap")!;
-      expect(stepCap).toMatchObject({ label: "hit the step cap", count: expected[name].stepCap, perPolicy: { [policy]: expected[name].stepCap } });
+      expect(stepCap).toMatchObject({
+        label: "hit the step cap",
+        count: expected[name].stepCap,
+        perPolicy: { [policy]: expected[name].stepCap },
+      });
       expect(stepCap.environments).toBeGreaterThan(0);
       expect(stepCap.exemplarRolloutIds.length).toBeGreaterThan(0);
       for (const id of ["package_install_timeout", "format_errors", "never_ran_tests", "gave_up_early", "timeout_mid_command"]) {
@@ -310,9 +435,12 @@ describe.skipIf(!fixtures)("analytics on the real Harbor jobs (skipped without .
       "/api/v1/projects/tb2/rollouts?q=regex-log__4WvQnr5",
     );
     expect(found.items.map((i) => i.trialName)).toEqual(["regex-log__4WvQnr5"]);
-    const r = await get<{ rewards: Record<string, number>; testsPassed: number | null; failureCategory: string; metadata: { environmentDamage: { step: number; exitCode: number }[] } }>(
-      `/api/v1/rollouts/${found.items[0].id}`,
-    );
+    const r = await get<{
+      rewards: Record<string, number>;
+      testsPassed: number | null;
+      failureCategory: string;
+      metadata: { environmentDamage: { step: number; exitCode: number }[] };
+    }>(`/api/v1/rollouts/${found.items[0].id}`);
     expect(r.rewards).toEqual({ reward: 0 });
     expect(r.testsPassed).toBeNull(); // the verifier never got to run pytest
     expect(r.failureCategory).toBe("environment_broken_by_agent");

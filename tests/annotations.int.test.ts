@@ -25,7 +25,16 @@ const attempt = (c: EnvForgeClient, method: string, p: string, json?: unknown) =
     (body) => ({ status: 200, body: body as unknown as ErrorBody }),
     (e) => (e instanceof ApiError ? { status: e.status, body: e.body as ErrorBody } : Promise.reject(e)),
   );
-const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -46,7 +55,11 @@ beforeAll(async () => {
     const list = await admin.request<{ items: { id: number; externalId: string }[] }>("GET", `/api/v1/projects/${slug}/rollouts`);
     for (const r of list.items) ids.set(r.externalId, r.id);
   }
-  const key = async (role: "reviewer" | "viewer" | "ingest", project?: string) => new EnvForgeClient({ server: server.url, token: (await createApiKey(db.db, { name: `${role}-${project ?? "all"}`, role, project }, { actor: "test" })).key });
+  const key = async (role: "reviewer" | "viewer" | "ingest", project?: string) =>
+    new EnvForgeClient({
+      server: server.url,
+      token: (await createApiKey(db.db, { name: `${role}-${project ?? "all"}`, role, project }, { actor: "test" })).key,
+    });
   reviewer = await key("reviewer");
   viewer = await key("viewer");
   ingest = await key("ingest");
@@ -81,16 +94,33 @@ describe("labels", () => {
 describe("annotations", () => {
   it("stores a label, score, note and turn, lists them and audits the write with its actor", async () => {
     const id = ids.get("ann-r1")!;
-    const res = await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, { label: "reward-hack", score: 0.25, note: 'says "done", did nothing', turn: 2 });
+    const res = await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, {
+      label: "reward-hack",
+      score: 0.25,
+      note: 'says "done", did nothing',
+      turn: 2,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ label: "reward-hack", score: 0.25, note: 'says "done", did nothing', turn: 2, actor: "key:reviewer-all" });
+    expect(res.body).toMatchObject({
+      label: "reward-hack",
+      score: 0.25,
+      note: 'says "done", did nothing',
+      turn: 2,
+      actor: "key:reviewer-all",
+    });
     expect((await attempt(admin, "POST", `/api/v1/rollouts/${id}/annotations`, { note: "checked" })).status).toBe(200);
-    const list = await viewer.request<{ annotations: { label: string | null; note: string | null; turn: number | null }[] }>("GET", `/api/v1/rollouts/${id}/annotations`);
+    const list = await viewer.request<{ annotations: { label: string | null; note: string | null; turn: number | null }[] }>(
+      "GET",
+      `/api/v1/rollouts/${id}/annotations`,
+    );
     expect(list.annotations.map((a) => [a.label, a.note, a.turn])).toEqual([
       ["reward-hack", 'says "done", did nothing', 2],
       [null, "checked", null],
     ]);
-    const audit = await admin.request<{ events: { action: string; actor: string; entityId: string; after: { label: string } }[] }>("GET", "/api/v1/projects/ann/audit");
+    const audit = await admin.request<{ events: { action: string; actor: string; entityId: string; after: { label: string } }[] }>(
+      "GET",
+      "/api/v1/projects/ann/audit",
+    );
     const ev = audit.events.filter((e) => e.action === "annotation.create");
     expect(ev).toHaveLength(2);
     expect(ev.find((e) => e.after.label === "reward-hack")).toMatchObject({ entityId: String(id) });
@@ -104,7 +134,9 @@ describe("annotations", () => {
     expect(unknown.body.error.details[0].path).toBe("label");
     // another project's label is unknown here
     await attempt(reviewer, "POST", "/api/v1/projects/other/labels", { name: "only-other" });
-    expect((await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, { label: "only-other" })).body.error.details[0].path).toBe("label");
+    expect(
+      (await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, { label: "only-other" })).body.error.details[0].path,
+    ).toBe("label");
     const nul = await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, { label: "good", note: "before\u0000after" });
     expect(nul.status).toBe(422);
     expect(nul.body.error.details[0].path).toBe("note");
@@ -113,7 +145,9 @@ describe("annotations", () => {
     expect(turn.body.error.details[0].path).toBe("turn");
     expect((await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, {})).status).toBe(422);
     expect((await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, { note: "   " })).status).toBe(422);
-    expect((await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, { score: "high" })).body.error.details[0].path).toBe("score");
+    expect((await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, { score: "high" })).body.error.details[0].path).toBe(
+      "score",
+    );
     expect((await attempt(reviewer, "POST", `/api/v1/rollouts/${id}/annotations`, { label: "good", extra: 1 })).status).toBe(422);
     expect((await reviewer.request<{ annotations: unknown[] }>("GET", `/api/v1/rollouts/${id}/annotations`)).annotations).toEqual([]);
     expect((await attempt(reviewer, "POST", `/api/v1/rollouts/999999/annotations`, { label: "good" })).status).toBe(404);
@@ -126,7 +160,9 @@ describe("annotations", () => {
     expect((await attempt(viewer, "POST", `/api/v1/rollouts/${id}/annotations`, { label: "good" })).status).toBe(403);
     expect((await attempt(ingest, "POST", `/api/v1/rollouts/${id}/annotations`, { label: "good" })).status).toBe(403);
     expect((await attempt(ingest, "GET", `/api/v1/rollouts/${id}/annotations`)).status).toBe(200);
-    expect((await attempt(foreignReviewer, "POST", `/api/v1/rollouts/${ids.get("other-r1")}/annotations`, { label: "good" })).status).toBe(200);
+    expect((await attempt(foreignReviewer, "POST", `/api/v1/rollouts/${ids.get("other-r1")}/annotations`, { label: "good" })).status).toBe(
+      200,
+    );
   });
 
   it("the rollouts list filters by label, within the project", async () => {

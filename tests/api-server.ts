@@ -44,41 +44,48 @@ function collectRoutes(dir: string, segments: string[] = []): Route[] {
 }
 
 /** Start the server behind the production front door (Host check, security headers, peer header); `url` is its base address. */
-export async function startApiServer(port = 0, policy: HostPolicy = serverHostPolicy(loadSettings())): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startApiServer(
+  port = 0,
+  policy: HostPolicy = serverHostPolicy(loadSettings()),
+): Promise<{ url: string; close: () => Promise<void> }> {
   const routes = collectRoutes(apiRoot);
-  const server = http.createServer(guardedHandler(policy, async (req, res) => {
-    try {
-      const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`);
-      const route = routes.find((r) => r.pattern.test(url.pathname));
-      if (!route) {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "not_found", message: "no such route", details: [] } }));
-        return;
+  const server = http.createServer(
+    guardedHandler(policy, async (req, res) => {
+      try {
+        const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`);
+        const route = routes.find((r) => r.pattern.test(url.pathname));
+        if (!route) {
+          res
+            .writeHead(404, { "content-type": "application/json" })
+            .end(JSON.stringify({ error: { code: "not_found", message: "no such route", details: [] } }));
+          return;
+        }
+        route.module ??= (await import(pathToFileURL(route.file).href)) as Record<string, Handler>;
+        const handler = route.module[req.method ?? "GET"];
+        if (!handler) {
+          res.writeHead(405).end();
+          return;
+        }
+        const match = route.pattern.exec(url.pathname)!;
+        const params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(match[i + 1])]));
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+        const hasBody = req.method !== "GET" && req.method !== "HEAD";
+        const request = new Request(url, {
+          method: req.method,
+          headers,
+          body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
+          // @ts-expect-error Node's fetch needs duplex for streamed bodies
+          duplex: "half",
+        });
+        const response = await handler(request, { params: Promise.resolve(params) });
+        res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+        res.end(Buffer.from(await response.arrayBuffer()));
+      } catch (err) {
+        res.writeHead(500).end(String(err));
       }
-      route.module ??= (await import(pathToFileURL(route.file).href)) as Record<string, Handler>;
-      const handler = route.module[req.method ?? "GET"];
-      if (!handler) {
-        res.writeHead(405).end();
-        return;
-      }
-      const match = route.pattern.exec(url.pathname)!;
-      const params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(match[i + 1])]));
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-      const hasBody = req.method !== "GET" && req.method !== "HEAD";
-      const request = new Request(url, {
-        method: req.method,
-        headers,
-        body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
-        // @ts-expect-error Node's fetch needs duplex for streamed bodies
-        duplex: "half",
-      });
-      const response = await handler(request, { params: Promise.resolve(params) });
-      res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    } catch (err) {
-      res.writeHead(500).end(String(err));
-    }
-  }));
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const address = server.address() as { port: number };
   return {

@@ -67,7 +67,10 @@ describe("auth", () => {
       body: { slug: "x1", name: "x", family: "frozenlake-mapf" },
     });
     expect(forbidden.status).toBe(403);
-    const del = await call(keyById.DELETE as never, "DELETE", `/api/v1/keys/${created.json.id}`, { token: ADMIN, params: { id: String(created.json.id) } });
+    const del = await call(keyById.DELETE as never, "DELETE", `/api/v1/keys/${created.json.id}`, {
+      token: ADMIN,
+      params: { id: String(created.json.id) },
+    });
     expect(del.status).toBe(204);
     expect((await call(projectsRoute.GET as never, "GET", "/api/v1/projects", { token: created.json.key })).status).toBe(401);
   });
@@ -78,7 +81,10 @@ describe("auth", () => {
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ email: "rita@lab.org", role: "reviewer" });
     expect((await call(usersRoute.POST as never, "POST", "/api/v1/users", { token: ADMIN, body })).status).toBe(409);
-    const bad = await call(usersRoute.POST as never, "POST", "/api/v1/users", { token: ADMIN, body: { ...body, email: "x@y.org", password: "short" } });
+    const bad = await call(usersRoute.POST as never, "POST", "/api/v1/users", {
+      token: ADMIN,
+      body: { ...body, email: "x@y.org", password: "short" },
+    });
     expect(bad.status).toBe(422);
     expect(bad.json.error.details[0].path).toBe("password");
     const list = await call(usersRoute.GET as never, "GET", "/api/v1/users", { token: ADMIN });
@@ -98,7 +104,11 @@ describe("auth", () => {
     const bad = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, rawBody: "{not json" });
     expect(bad.status).toBe(400);
     expect(bad.json.error.message).toMatch(/not valid JSON/);
-    const wrongType = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, rawBody: "a=b", contentType: "text/plain" });
+    const wrongType = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+      token: ADMIN,
+      rawBody: "a=b",
+      contentType: "text/plain",
+    });
     expect(wrongType.status).toBe(415);
   });
 });
@@ -110,7 +120,11 @@ describe("families and projects", () => {
     const ids = r.json.families.map((f: { id: string }) => f.id);
     expect(ids).toEqual(expect.arrayContaining(["terminal-task", "frozenlake-mapf", "persuasion-game", "search-agent"]));
     const lakeFamily = r.json.families.find((f: { id: string }) => f.id === "frozenlake-mapf");
-    expect(lakeFamily.fields.find((f: { path: string }) => f.path === "slip_probability")).toMatchObject({ kind: "number", direction: "uncertainty", difficulty: "up" });
+    expect(lakeFamily.fields.find((f: { path: string }) => f.path === "slip_probability")).toMatchObject({
+      kind: "number",
+      direction: "uncertainty",
+      difficulty: "up",
+    });
     expect(lakeFamily.jsonSchema.type).toBe("object");
   });
 
@@ -138,12 +152,32 @@ describe("families and projects", () => {
   });
 
   it("creates a project, 409 on a taken slug, 404 on an unknown family, 422 naming the field", async () => {
-    const r = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "lake", name: "Lake", family: "frozenlake-mapf" } });
+    const r = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+      token: ADMIN,
+      body: { slug: "lake", name: "Lake", family: "frozenlake-mapf" },
+    });
     expect(r.status).toBe(201);
     expect(r.json.slug).toBe("lake");
-    expect((await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "lake", name: "Lake", family: "frozenlake-mapf" } })).status).toBe(409);
-    expect((await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "lake2", name: "L", family: "nope" } })).status).toBe(404);
-    const bad = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "Bad Slug", name: "L", family: "frozenlake-mapf", extra: 1 } });
+    expect(
+      (
+        await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+          token: ADMIN,
+          body: { slug: "lake", name: "Lake", family: "frozenlake-mapf" },
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+          token: ADMIN,
+          body: { slug: "lake2", name: "L", family: "nope" },
+        })
+      ).status,
+    ).toBe(404);
+    const bad = await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+      token: ADMIN,
+      body: { slug: "Bad Slug", name: "L", family: "frozenlake-mapf", extra: 1 },
+    });
     expect(bad.status).toBe(422);
     const paths = bad.json.error.details.map((d: { path: string }) => d.path);
     expect(paths).toEqual(expect.arrayContaining(["slug", "extra"]));
@@ -155,7 +189,12 @@ describe("generations", () => {
     const created = await call(generationsRoute.POST as never, "POST", "/api/v1/projects/lake/generations", {
       token: ADMIN,
       params: { slug: "lake" },
-      body: { environments: [{ key: "a", config: lake() }, { key: "b", config: lake({ size: 8, seed: 3 }) }] },
+      body: {
+        environments: [
+          { key: "a", config: lake() },
+          { key: "b", config: lake({ size: 8, seed: 3 }) },
+        ],
+      },
     });
     expect(created.status).toBe(201);
     expect(created.json).toEqual({ index: 0, environments: 2 });
@@ -163,7 +202,12 @@ describe("generations", () => {
     const invalid = await call(generationsRoute.POST as never, "POST", "/api/v1/projects/lake/generations", {
       token: ADMIN,
       params: { slug: "lake" },
-      body: { environments: [{ key: "c", config: lake() }, { key: "d", config: lake({ size: 999 }) }] },
+      body: {
+        environments: [
+          { key: "c", config: lake() },
+          { key: "d", config: lake({ size: 999 }) },
+        ],
+      },
     });
     expect(invalid.status).toBe(422);
     expect(invalid.json.error.details[0].path).toBe("environments.1.config.size");
@@ -179,7 +223,12 @@ describe("generations", () => {
     const next = await call(generationsRoute.POST as never, "POST", "/api/v1/projects/lake/generations", {
       token: ADMIN,
       params: { slug: "lake" },
-      body: { environments: [{ key: "a", config: lake() }, { key: "a-harder", config: lake({ size: 9 }), parentKey: "a" }] },
+      body: {
+        environments: [
+          { key: "a", config: lake() },
+          { key: "a-harder", config: lake({ size: 9 }), parentKey: "a" },
+        ],
+      },
     });
     expect(next.status).toBe(201);
     expect(next.json.index).toBe(1);
@@ -191,35 +240,61 @@ describe("generations", () => {
     expect(page.status).toBe(200);
     expect(page.json.items).toHaveLength(1);
     expect(page.json.items[0].key).toBe("a");
-    const page2 = await call(environmentsRoute.GET as never, "GET", `/api/v1/projects/lake/generations/1/environments?limit=1&cursor=${page.json.nextCursor}`, {
-      token: ADMIN,
-      params: { slug: "lake", index: "1" },
-    });
+    const page2 = await call(
+      environmentsRoute.GET as never,
+      "GET",
+      `/api/v1/projects/lake/generations/1/environments?limit=1&cursor=${page.json.nextCursor}`,
+      {
+        token: ADMIN,
+        params: { slug: "lake", index: "1" },
+      },
+    );
     expect(page2.json.items[0]).toMatchObject({ key: "a-harder", parentKey: "a", op: "mutate" });
     expect(page2.json.nextCursor).toBeNull();
   });
 
   it("reports metrics per generation and 404s on unknown ones", async () => {
-    const list = await call(generationsRoute.GET as never, "GET", "/api/v1/projects/lake/generations", { token: ADMIN, params: { slug: "lake" } });
+    const list = await call(generationsRoute.GET as never, "GET", "/api/v1/projects/lake/generations", {
+      token: ADMIN,
+      params: { slug: "lake" },
+    });
     expect(list.status).toBe(200);
     expect(list.json.generations.map((g: { index: number }) => g.index)).toEqual([0, 1]);
     expect(list.json.generations[0]).toMatchObject({ environments: 2, rollouts: 0 });
-    const one = await call(generationRoute.GET as never, "GET", "/api/v1/projects/lake/generations/0", { token: ADMIN, params: { slug: "lake", index: "0" } });
+    const one = await call(generationRoute.GET as never, "GET", "/api/v1/projects/lake/generations/0", {
+      token: ADMIN,
+      params: { slug: "lake", index: "0" },
+    });
     expect(one.status).toBe(200);
     expect(one.json.metrics).toHaveProperty("passAtK");
-    const missing = await call(generationRoute.GET as never, "GET", "/api/v1/projects/lake/generations/9", { token: ADMIN, params: { slug: "lake", index: "9" } });
+    const missing = await call(generationRoute.GET as never, "GET", "/api/v1/projects/lake/generations/9", {
+      token: ADMIN,
+      params: { slug: "lake", index: "9" },
+    });
     expect(missing.status).toBe(404);
     const project = await call(projectRoute.GET as never, "GET", "/api/v1/projects/lake", { token: ADMIN, params: { slug: "lake" } });
     expect(project.json.generations).toHaveLength(2);
   });
 
   it("limits a project-scoped key to its project (403 elsewhere)", async () => {
-    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "other", name: "Other", family: "search-agent" } });
-    const k = await call(keys.POST as never, "POST", "/api/v1/keys", { token: ADMIN, body: { name: "lake-ingest", role: "ingest", project: "lake" } });
+    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+      token: ADMIN,
+      body: { slug: "other", name: "Other", family: "search-agent" },
+    });
+    const k = await call(keys.POST as never, "POST", "/api/v1/keys", {
+      token: ADMIN,
+      body: { name: "lake-ingest", role: "ingest", project: "lake" },
+    });
     expect(k.status).toBe(201);
-    const mine = await call(generationsRoute.GET as never, "GET", "/api/v1/projects/lake/generations", { token: k.json.key, params: { slug: "lake" } });
+    const mine = await call(generationsRoute.GET as never, "GET", "/api/v1/projects/lake/generations", {
+      token: k.json.key,
+      params: { slug: "lake" },
+    });
     expect(mine.status).toBe(200);
-    const theirs = await call(generationsRoute.GET as never, "GET", "/api/v1/projects/other/generations", { token: k.json.key, params: { slug: "other" } });
+    const theirs = await call(generationsRoute.GET as never, "GET", "/api/v1/projects/other/generations", {
+      token: k.json.key,
+      params: { slug: "other" },
+    });
     expect(theirs.status).toBe(403);
     const listed = await call(projectsRoute.GET as never, "GET", "/api/v1/projects", { token: k.json.key });
     expect(listed.json.projects.map((p: { slug: string }) => p.slug)).toEqual(["lake"]);

@@ -17,7 +17,16 @@ let db: Awaited<ReturnType<typeof freshDatabase>>;
 
 const post = (slug: string, rawBody: string, contentType = "application/x-ndjson") =>
   call(rolloutsRoute.POST as never, "POST", `/api/v1/projects/${slug}/rollouts`, { token: ADMIN, rawBody, contentType, params: { slug } });
-const config = { size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed: 1 };
+const config = {
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed: 1,
+};
 const base = (id: string) => ({ externalId: id, environmentKey: "e1", policy: "p", reward: 1 });
 const nested = (depth: number) => {
   let v: unknown = 1;
@@ -28,8 +37,15 @@ const nested = (depth: number) => {
 beforeAll(async () => {
   db = await freshDatabase();
   await ensureBootstrapKey(db.db, ADMIN);
-  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "bb", name: "B", family: "frozenlake-mapf" } });
-  await call(generationsRoute.POST as never, "POST", "/api/v1/projects/bb/generations", { token: ADMIN, params: { slug: "bb" }, body: { environments: [{ key: "e1", config }] } });
+  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+    token: ADMIN,
+    body: { slug: "bb", name: "B", family: "frozenlake-mapf" },
+  });
+  await call(generationsRoute.POST as never, "POST", "/api/v1/projects/bb/generations", {
+    token: ADMIN,
+    params: { slug: "bb" },
+    body: { environments: [{ key: "e1", config }] },
+  });
 });
 afterAll(async () => {
   await db?.drop();
@@ -80,20 +96,35 @@ describe("POST /rollouts with bad bytes", () => {
     const r = await post("bb", body, "application/json");
     expect(r.status).toBe(200);
     expect(r.json.accepted).toBe(1);
-    expect(r.json.rejected).toEqual([expect.objectContaining({ line: 2, code: "invalid_rollout", message: expect.stringMatching(/^error\.message: holds a NUL character/) })]);
+    expect(r.json.rejected).toEqual([
+      expect.objectContaining({
+        line: 2,
+        code: "invalid_rollout",
+        message: expect.stringMatching(/^error\.message: holds a NUL character/),
+      }),
+    ]);
   });
 
   it("answers 400 naming the parameter for a NUL in a path or query string, before any query runs", async () => {
-    const q = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/bb/rollouts?policy=a%00b", { token: ADMIN, params: { slug: "bb" } });
+    const q = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/bb/rollouts?policy=a%00b", {
+      token: ADMIN,
+      params: { slug: "bb" },
+    });
     expect(q.status).toBe(400);
     expect(q.json.error.details[0]).toMatchObject({ path: "query.policy" });
-    const p = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/b%00b/rollouts", { token: ADMIN, params: { slug: "b\u0000b" } });
+    const p = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/b%00b/rollouts", {
+      token: ADMIN,
+      params: { slug: "b\u0000b" },
+    });
     expect(p.status).toBe(400);
     expect(p.json.error.details[0]).toMatchObject({ path: "slug" });
   });
 
   it("answers 400, not 500, for a number the database cannot hold in a query", async () => {
-    const r = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/bb/rollouts?generation=99999999999", { token: ADMIN, params: { slug: "bb" } });
+    const r = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/bb/rollouts?generation=99999999999", {
+      token: ADMIN,
+      params: { slug: "bb" },
+    });
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(r.status).toBeLessThan(500);
   });

@@ -17,7 +17,16 @@ let server: Awaited<ReturnType<typeof startApiServer>>;
 let client: EnvForgeClient;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-cli-"));
 
-const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -25,7 +34,14 @@ beforeAll(async () => {
   server = await startApiServer();
   client = new EnvForgeClient({ server: server.url, token: TOKEN });
   await client.request("POST", "/api/v1/projects", { json: { slug: "cli", name: "CLI", family: "frozenlake-mapf" } });
-  await client.request("POST", "/api/v1/projects/cli/generations", { json: { environments: [{ key: "e1", config: lake(1) }, { key: "e2", config: lake(2) }] } });
+  await client.request("POST", "/api/v1/projects/cli/generations", {
+    json: {
+      environments: [
+        { key: "e1", config: lake(1) },
+        { key: "e2", config: lake(2) },
+      ],
+    },
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -88,7 +104,15 @@ describe("a server killed in the middle of an import", () => {
     const turn = { role: "assistant", content: "x".repeat(1500) };
     fs.writeFileSync(
       file,
-      Array.from({ length: total }, (_, i) => JSON.stringify({ externalId: `k${i}`, environmentKey: i % 2 ? "e1" : "e2", policy: "p", reward: i % 3 ? 0 : 1, trajectory: [turn, turn] })).join("\n"),
+      Array.from({ length: total }, (_, i) =>
+        JSON.stringify({
+          externalId: `k${i}`,
+          environmentKey: i % 2 ? "e1" : "e2",
+          policy: "p",
+          reward: i % 3 ? 0 : 1,
+          trajectory: [turn, turn],
+        }),
+      ).join("\n"),
     );
     const port = 20000 + Math.floor(Math.random() * 20000);
     await startChild(port);
@@ -107,7 +131,9 @@ describe("a server killed in the middle of an import", () => {
     expect(rerun.summary.accepted + rerun.summary.duplicates).toBe(total);
     expect(await count()).toBe(total);
     // no half rollouts: every row has its payload
-    const orphans = await db.pool.query("select count(*) from rollouts r left join rollout_payloads p on p.rollout_id = r.id where r.external_id like 'k%' and p.rollout_id is null");
+    const orphans = await db.pool.query(
+      "select count(*) from rollouts r left join rollout_payloads p on p.rollout_id = r.id where r.external_id like 'k%' and p.rollout_id is null",
+    );
     expect(Number(orphans.rows[0].count)).toBe(0);
   });
 });

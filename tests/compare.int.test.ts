@@ -38,16 +38,28 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 
 describe("comparison on a small synthetic project", () => {
   beforeAll(async () => {
     for (const slug of ["cmp", "other"]) {
       await client.request("POST", "/api/v1/projects", { json: { slug, name: slug, family: "frozenlake-mapf" } });
-      await client.request("POST", "/api/v1/projects/" + slug + "/generations", { json: { environments: ["up", "down", "same", "solo"].map((key, i) => ({ key, config: lake(i + 1) })) } });
+      await client.request("POST", "/api/v1/projects/" + slug + "/generations", {
+        json: { environments: ["up", "down", "same", "solo"].map((key, i) => ({ key, config: lake(i + 1) })) },
+      });
     }
     const lines: object[] = [];
-    const add = (env: string, policy: string, rewards: number[]) => rewards.forEach((reward, i) => lines.push({ externalId: `${env}-${policy}-${i}`, environmentKey: env, policy, reward }));
+    const add = (env: string, policy: string, rewards: number[]) =>
+      rewards.forEach((reward, i) => lines.push({ externalId: `${env}-${policy}-${i}`, environmentKey: env, policy, reward }));
     // up: 0/5 -> 5/5 (p = 0.0079, improved); down: 5/5 -> 0/5 (regressed); same: 3/5 -> 1/5 (p = 0.52, unchanged)
     add("up", "old", [0, 0, 0, 0, 0]);
     add("up", "new", [1, 1, 1, 1, 1]);
@@ -75,7 +87,10 @@ describe("comparison on a small synthetic project", () => {
     expect(down.pValue).toBeCloseTo(2 / 252, 12);
     expect(down.successDeltaInterval[1]).toBeLessThan(0);
     // the pair: a passing rollout of the better side (a) and a failing one of the worse side (b)
-    const ids = await client.request<{ items: { id: number; externalId: string }[] }>("GET", "/api/v1/projects/cmp/rollouts?environmentKey=down&limit=100");
+    const ids = await client.request<{ items: { id: number; externalId: string }[] }>(
+      "GET",
+      "/api/v1/projects/cmp/rollouts?environmentKey=down&limit=100",
+    );
     const ext = new Map(ids.items.map((r) => [r.id, r.externalId]));
     expect(ext.get(down.pair!.passing)).toMatch(/^down-old-/);
     expect(ext.get(down.pair!.failing)).toMatch(/^down-new-/);
@@ -97,7 +112,10 @@ describe("comparison on a small synthetic project", () => {
     expect((await failure("/api/v1/projects/cmp/compare?a=0:old&b=0:nobody")).status).toBe(404);
     expect((await failure("/api/v1/projects/cmp/compare?a=7:old&b=0:new")).status).toBe(404);
     expect((await failure("/api/v1/projects/cmp/compare?a=0:old%00&b=0:new")).status).toBe(400);
-    const foreign = new EnvForgeClient({ server: server.url, token: (await createApiKey(db.db, { name: "other-viewer", role: "viewer", project: "other" }, { actor: "test" })).key });
+    const foreign = new EnvForgeClient({
+      server: server.url,
+      token: (await createApiKey(db.db, { name: "other-viewer", role: "viewer", project: "other" }, { actor: "test" })).key,
+    });
     expect((await failure("/api/v1/projects/cmp/compare?a=0:old&b=0:new", foreign)).status).toBe(403);
     expect((await failure("/api/v1/projects/other/compare?a=0:old&b=0:new", foreign)).status).toBe(404);
   });
@@ -133,7 +151,9 @@ describe.skipIf(!fixtures)("comparison of the two real Harbor jobs (skipped loca
   it("improved/regressed counts equal what the trials' own rewards give", async () => {
     const A = truth.get("tmax-9b")!;
     const B = truth.get("Qwen3.5-9B")!;
-    const c = await get<RunComparison>(`/api/v1/projects/tb2/compare?a=${encodeURIComponent(`0:${A.policy}`)}&b=${encodeURIComponent(`0:${B.policy}`)}`);
+    const c = await get<RunComparison>(
+      `/api/v1/projects/tb2/compare?a=${encodeURIComponent(`0:${A.policy}`)}&b=${encodeURIComponent(`0:${B.policy}`)}`,
+    );
     let improved = 0;
     let regressed = 0;
     let shared = 0;

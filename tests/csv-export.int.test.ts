@@ -22,15 +22,21 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
       else cell += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ",") row.push(cell), (cell = "");
-    else if (ch === "\r" && text[i + 1] === "\n") {
+    else if (ch === ",") {
+      row.push(cell);
+      cell = "";
+    } else if (ch === "\r" && text[i + 1] === "\n") {
       row.push(cell);
       rows.push(row);
-      (row = []), (cell = ""), i++;
+      row = [];
+      cell = "";
+      i++;
     } else cell += ch;
   }
   expect(quoted).toBe(false);
@@ -40,9 +46,23 @@ function parseCsv(text: string): string[][] {
 
 const download = async (p: string) => {
   const res = await fetch(server.url + p, { headers: { authorization: `Bearer ${TOKEN}` } });
-  return { status: res.status, type: res.headers.get("content-type"), disposition: res.headers.get("content-disposition"), text: await res.text() };
+  return {
+    status: res.status,
+    type: res.headers.get("content-type"),
+    disposition: res.headers.get("content-disposition"),
+    text: await res.text(),
+  };
 };
-const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 const HOSTILE = '=HYPERLINK("http://evil","x"), then\na new line';
 
 beforeAll(async () => {
@@ -51,11 +71,23 @@ beforeAll(async () => {
   server = await startApiServer();
   client = new EnvForgeClient({ server: server.url, token: TOKEN });
   await client.request("POST", "/api/v1/projects", { json: { slug: "csv", name: "csv", family: "frozenlake-mapf" } });
-  await client.request("POST", "/api/v1/projects/csv/generations", { json: { environments: [{ key: "e1", config: lake(1) }, { key: "e2", config: lake(2) }] } });
-  const lines = Array.from({ length: 2101 }, (_, i) => ({ externalId: i === 0 ? HOSTILE : `r${i}`, environmentKey: i % 2 ? "e1" : "e2", policy: i % 3 ? "old" : "new", reward: i % 5 === 0 ? 1 : 0 }));
+  await client.request("POST", "/api/v1/projects/csv/generations", {
+    json: {
+      environments: [
+        { key: "e1", config: lake(1) },
+        { key: "e2", config: lake(2) },
+      ],
+    },
+  });
+  const lines = Array.from({ length: 2101 }, (_, i) => ({
+    externalId: i === 0 ? HOSTILE : `r${i}`,
+    environmentKey: i % 2 ? "e1" : "e2",
+    policy: i % 3 ? "old" : "new",
+    reward: i % 5 === 0 ? 1 : 0,
+  }));
   const res = await client.request<{ accepted: number }>("POST", "/api/v1/projects/csv/rollouts", { json: lines });
   expect(res.accepted).toBe(lines.length);
-  await client.request("POST", "/api/v1/projects/csv/labels", { json: { name: "odd, \"quoted\"" } });
+  await client.request("POST", "/api/v1/projects/csv/labels", { json: { name: 'odd, "quoted"' } });
   const first = await client.request<{ items: { id: number; externalId: string }[] }>("GET", "/api/v1/projects/csv/rollouts?q=HYPERLINK");
   await client.request("POST", `/api/v1/rollouts/${first.items[0].id}/annotations`, { json: { label: 'odd, "quoted"' } });
 }, 120_000);
@@ -83,14 +115,19 @@ describe("CSV downloads", () => {
     const some = parseCsv((await download("/api/v1/projects/csv/rollouts?format=csv&environmentKey=e1&policy=new")).text);
     expect(some.length - 1).toBe(Array.from({ length: 2101 }, (_, i) => i).filter((i) => i % 2 === 1 && i % 3 === 0).length);
     expect(some.slice(1).every((r) => r[header.indexOf("environmentKey")] === "e1" && r[header.indexOf("policy")] === "new")).toBe(true);
-    const labelled = parseCsv((await download(`/api/v1/projects/csv/rollouts?format=csv&label=${encodeURIComponent('odd, "quoted"')}`)).text);
+    const labelled = parseCsv(
+      (await download(`/api/v1/projects/csv/rollouts?format=csv&label=${encodeURIComponent('odd, "quoted"')}`)).text,
+    );
     expect(labelled).toHaveLength(2);
     expect((await download("/api/v1/projects/csv/rollouts?format=csv&success=maybe")).status).toBe(400);
     expect((await download("/api/v1/projects/csv/rollouts?format=xml")).status).toBe(400);
   });
 
   it("exports the run comparison in its order, regressions first", async () => {
-    const c = await client.request<{ environments: { key: string; verdict: string }[] }>("GET", "/api/v1/projects/csv/compare?a=0:old&b=0:new");
+    const c = await client.request<{ environments: { key: string; verdict: string }[] }>(
+      "GET",
+      "/api/v1/projects/csv/compare?a=0:old&b=0:new",
+    );
     const res = await download("/api/v1/projects/csv/compare?a=0:old&b=0:new&format=csv");
     expect(res.status).toBe(200);
     expect(res.disposition).toBe('attachment; filename="compare-csv-g0-old-vs-g0-new.csv"');

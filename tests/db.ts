@@ -24,7 +24,9 @@ export async function freshDatabase() {
     async drop() {
       await handle.pool.end();
       const { getDbHandle } = await import("@/lib/db/client");
-      await getDbHandle().pool.end().catch(() => {});
+      await getDbHandle()
+        .pool.end()
+        .catch(() => {});
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       await c.query(`drop database if exists "${name}" with (force)`);

@@ -56,17 +56,26 @@ describe("the demo's closed loop", () => {
 
     await runDemoLoop(db.db, { slug: DEMO_SLUG, cycles: 1 });
 
-    const overview = await client.request<{ demoState: { status: string }; generations: { index: number; status: string; source: string; rollouts: number }[] }>("GET", `/api/v1/projects/${DEMO_SLUG}`);
+    const overview = await client.request<{
+      demoState: { status: string };
+      generations: { index: number; status: string; source: string; rollouts: number }[];
+    }>("GET", `/api/v1/projects/${DEMO_SLUG}`);
     expect(overview.demoState.status).toBe("idle");
     expect(overview.generations.map((g) => [g.index, g.source, g.rollouts > 0])).toEqual([
       [0, "seed", true],
       [1, "proposal", true],
     ]);
     // the rollouts came from the simulated trainer through the ingest API, as its policy
-    const rollouts = await client.request<{ items: { policy: string; externalId: string }[] }>("GET", `/api/v1/projects/${DEMO_SLUG}/rollouts?generation=1&limit=5`);
+    const rollouts = await client.request<{ items: { policy: string; externalId: string }[] }>(
+      "GET",
+      `/api/v1/projects/${DEMO_SLUG}/rollouts?generation=1&limit=5`,
+    );
     expect(rollouts.items[0].policy).toMatch(/^sim-policy-step\d+$/);
     expect(rollouts.items[0].externalId).toMatch(/^sim-/);
-    const dispatches = await client.request<{ dispatches: { status: string; adapter: string }[] }>("GET", `/api/v1/projects/${DEMO_SLUG}/dispatches`);
+    const dispatches = await client.request<{ dispatches: { status: string; adapter: string }[] }>(
+      "GET",
+      `/api/v1/projects/${DEMO_SLUG}/dispatches`,
+    );
     expect(dispatches.dispatches.map((d) => [d.adapter, d.status])).toEqual([
       ["local", "succeeded"],
       ["local", "succeeded"],

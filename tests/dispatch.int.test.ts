@@ -35,11 +35,30 @@ let worker: Awaited<ReturnType<typeof startBoss>> | null = null;
 let admin: EnvForgeClient;
 let receiver: FakeWebhookReceiver;
 
-type Dispatch = { id: string; status: string; attempts: number; lastError?: string; externalId?: string; events: { status: string; message?: string }[] };
-const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+type Dispatch = {
+  id: string;
+  status: string;
+  attempts: number;
+  lastError?: string;
+  externalId?: string;
+  events: { status: string; message?: string }[];
+};
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 
 async function fail(p: Promise<unknown>): Promise<ApiError> {
-  const e = await p.then(() => null, (err) => err);
+  const e = await p.then(
+    () => null,
+    (err) => err,
+  );
   if (!(e instanceof ApiError)) throw new Error(`expected an API error, got ${e}`);
   return e;
 }
@@ -72,7 +91,9 @@ async function deliverJobs(id: string, states: string[]): Promise<number> {
 }
 
 async function dispatch(target: string, generation = 1) {
-  return (await admin.request<{ dispatchId: string }>("POST", `/api/v1/projects/disp/generations/${generation}/dispatch`, { json: { target } })).dispatchId;
+  return (
+    await admin.request<{ dispatchId: string }>("POST", `/api/v1/projects/disp/generations/${generation}/dispatch`, { json: { target } })
+  ).dispatchId;
 }
 
 async function target(body: Record<string, unknown>) {
@@ -89,7 +110,11 @@ async function stopWorker() {
 }
 
 function spawnWorker(extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/worker-process.ts"], { cwd: root, env: { ...process.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/worker-process.ts"], {
+    cwd: root,
+    env: { ...process.env, ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (c) => {
@@ -100,7 +125,8 @@ function spawnWorker(extraEnv: Record<string, string> = {}): Promise<ChildProces
     child.once("exit", (code) => reject(new Error(`worker exited with ${code}: ${out}`)));
   });
 }
-const stopChild = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null ? r() : (c.once("exit", () => r()), c.kill("SIGTERM"))));
+const stopChild = (c: ChildProcess) =>
+  new Promise<void>((r) => (c.exitCode !== null ? r() : (c.once("exit", () => r()), c.kill("SIGTERM"))));
 
 async function closedPort(): Promise<number> {
   const s = net.createServer();
@@ -136,7 +162,13 @@ afterAll(async () => {
 
 describe("targets", () => {
   it("stores a webhook target with its secret encrypted and never returns the secret", async () => {
-    const created = await target({ name: "hook", kind: "trainer", adapter: "webhook", config: { url: `${receiver.url}/hook` }, secret: SECRET });
+    const created = await target({
+      name: "hook",
+      kind: "trainer",
+      adapter: "webhook",
+      config: { url: `${receiver.url}/hook` },
+      secret: SECRET,
+    });
     expect(JSON.stringify(created)).not.toContain(SECRET);
     const list = await admin.request<{ targets: unknown[] }>("GET", "/api/v1/projects/disp/targets");
     expect(JSON.stringify(list)).not.toContain(SECRET);
@@ -148,8 +180,19 @@ describe("targets", () => {
   });
 
   it("refuses a reviewer, a webhook without a secret, a bad URL and a taken name, naming the field", async () => {
-    const reviewer = new EnvForgeClient({ server: server.url, token: (await createApiKey(db.db, { name: "rev", role: "reviewer" }, { actor: "t" })).key });
-    expect((await fail(reviewer.request("POST", "/api/v1/projects/disp/targets", { json: { name: "x", kind: "trainer", adapter: "export", config: { directory: tmp } } }))).status).toBe(403);
+    const reviewer = new EnvForgeClient({
+      server: server.url,
+      token: (await createApiKey(db.db, { name: "rev", role: "reviewer" }, { actor: "t" })).key,
+    });
+    expect(
+      (
+        await fail(
+          reviewer.request("POST", "/api/v1/projects/disp/targets", {
+            json: { name: "x", kind: "trainer", adapter: "export", config: { directory: tmp } },
+          }),
+        )
+      ).status,
+    ).toBe(403);
     const noSecret = await fail(target({ name: "x", kind: "trainer", adapter: "webhook", config: { url: "http://127.0.0.1:1/" } }));
     expect(noSecret.status).toBe(422);
     expect(noSecret.message).toMatch(/secret/);
@@ -163,7 +206,9 @@ describe("delivery", () => {
   it("dispatches only an approved or materialized generation", async () => {
     const e = await fail(admin.request("POST", "/api/v1/projects/disp/generations/0/dispatch", { json: { target: "hook" } }));
     expect(e.status).toBe(409);
-    expect((await fail(admin.request("POST", "/api/v1/projects/disp/generations/1/dispatch", { json: { target: "nope" } }))).status).toBe(422);
+    expect((await fail(admin.request("POST", "/api/v1/projects/disp/generations/1/dispatch", { json: { target: "nope" } }))).status).toBe(
+      422,
+    );
   });
 
   it("delivers to a webhook that verifies the signature, with the timeline", async () => {
@@ -189,7 +234,14 @@ describe("delivery", () => {
   });
 
   it("gives up on a target that is down after its attempts, with the error", async () => {
-    await target({ name: "down", kind: "trainer", adapter: "webhook", config: { url: `http://127.0.0.1:${await closedPort()}/` }, secret: "s3cret", maxAttempts: 2 });
+    await target({
+      name: "down",
+      kind: "trainer",
+      adapter: "webhook",
+      config: { url: `http://127.0.0.1:${await closedPort()}/` },
+      secret: "s3cret",
+      maxAttempts: 2,
+    });
     const d = await until(await dispatch("down"), ["failed", "delivered"]);
     expect(d).toMatchObject({ status: "failed", attempts: 2 });
     expect(d.lastError).toMatch(/ECONNREFUSED|refused|connect/i);
@@ -197,7 +249,14 @@ describe("delivery", () => {
 
   it("cancels a dispatch that is retrying; nothing more is sent", async () => {
     receiver.failNext(1000);
-    await target({ name: "flaky", kind: "trainer", adapter: "webhook", config: { url: `${receiver.url}/flaky` }, secret: SECRET, maxAttempts: 20 });
+    await target({
+      name: "flaky",
+      kind: "trainer",
+      adapter: "webhook",
+      config: { url: `${receiver.url}/flaky` },
+      secret: SECRET,
+      maxAttempts: 20,
+    });
     const id = await dispatch("flaky");
     await until(id, ["queued"]).then(async () => {
       for (;;) {
@@ -222,7 +281,12 @@ describe("adapters through the service", () => {
   it("submits to Ray's Jobs API with submission_id = the dispatch id and follows it to succeeded", async () => {
     const ray = await startFakeRay({ script: ["PENDING", "RUNNING", "SUCCEEDED"] });
     try {
-      await target({ name: "ray", kind: "trainer", adapter: "ray", config: { address: ray.url, entrypoint: "python train.py --generation {{generation}}" } });
+      await target({
+        name: "ray",
+        kind: "trainer",
+        adapter: "ray",
+        config: { address: ray.url, entrypoint: "python train.py --generation {{generation}}" },
+      });
       const id = await dispatch("ray");
       const d = await until(id, ["succeeded", "failed"]);
       expect(d.status).toBe("succeeded");
@@ -235,9 +299,18 @@ describe("adapters through the service", () => {
   });
 
   it("creates a Kubernetes Job named after the dispatch and follows its status", async () => {
-    const k8s = await startFakeKubernetes({ token: "k8s-token-abc", script: [{ active: 1 }, { succeeded: 1, conditions: [{ type: "Complete", status: "True" }] }] });
+    const k8s = await startFakeKubernetes({
+      token: "k8s-token-abc",
+      script: [{ active: 1 }, { succeeded: 1, conditions: [{ type: "Complete", status: "True" }] }],
+    });
     try {
-      await target({ name: "k8s", kind: "trainer", adapter: "kubernetes", config: { apiServer: k8s.url, namespace: "envforge", image: "trainer:1", command: ["python", "train.py"] }, secret: "k8s-token-abc" });
+      await target({
+        name: "k8s",
+        kind: "trainer",
+        adapter: "kubernetes",
+        config: { apiServer: k8s.url, namespace: "envforge", image: "trainer:1", command: ["python", "train.py"] },
+        secret: "k8s-token-abc",
+      });
       const id = await dispatch("k8s");
       const d = await until(id, ["succeeded", "failed"]);
       expect(d.status).toBe("succeeded");
@@ -255,17 +328,28 @@ describe("adapters through the service", () => {
     const d = await until(id, ["succeeded", "failed"]);
     expect(d.status, d.lastError).toBe("succeeded");
     const folder = d.externalId!;
-    const lines = fs.readFileSync(path.join(folder, "environments.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(path.join(folder, "environments.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.key).sort()).toEqual(["e1", "e2", "e3"]);
     expect(fs.existsSync(path.join(folder, "manifest.json"))).toBe(true);
 
     const report = await admin.request<{ updated: number }>("POST", `/api/v1/dispatches/${id}/validation`, {
-      json: { results: [{ environmentKey: "e1", state: "valid", pMax: 0.9 }, { environmentKey: "e2", state: "unsolvable", pMax: 0 }] },
+      json: {
+        results: [
+          { environmentKey: "e1", state: "valid", pMax: 0.9 },
+          { environmentKey: "e2", state: "unsolvable", pMax: 0 },
+        ],
+      },
     });
     expect(report.updated).toBe(2);
     const e2 = await admin.request<{ validation: { state: string; pMax: number } }>("GET", "/api/v1/projects/disp/environments/e2");
     expect(e2.validation).toMatchObject({ state: "unsolvable", pMax: 0 });
-    const bad = await fail(admin.request("POST", `/api/v1/dispatches/${id}/validation`, { json: { results: [{ environmentKey: "zz", state: "valid" }] } }));
+    const bad = await fail(
+      admin.request("POST", `/api/v1/dispatches/${id}/validation`, { json: { results: [{ environmentKey: "zz", state: "valid" }] } }),
+    );
     expect(bad.message).toMatch(/results\.0\.environmentKey|zz/);
   });
 });
@@ -305,7 +389,13 @@ describe("durability", () => {
     await new Promise<void>((r) => hanging.listen(0, "127.0.0.1", r));
     const env = { ENVFORGE_DISPATCH_LEASE_SECONDS: "2" };
     try {
-      await target({ name: "slow", kind: "trainer", adapter: "webhook", config: { url: `http://127.0.0.1:${(hanging.address() as net.AddressInfo).port}/`, timeoutMs: 60_000 }, secret: SECRET });
+      await target({
+        name: "slow",
+        kind: "trainer",
+        adapter: "webhook",
+        config: { url: `http://127.0.0.1:${(hanging.address() as net.AddressInfo).port}/`, timeoutMs: 60_000 },
+        secret: SECRET,
+      });
       const a = await spawnWorker(env);
       const id = await dispatch("slow");
       await until(id, ["sending"]);

@@ -19,7 +19,7 @@ let port: number;
 beforeAll(async () => {
   db = await freshDatabase();
   // one setting for the front door and the handlers' Origin check, as in a real process's environment
-  // eslint-disable-next-line no-restricted-properties
+
   process.env.ENVFORGE_ALLOWED_HOSTS = "dash.lab.org";
   server = await startApiServer();
   port = Number(new URL(server.url).port);
@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await db?.drop();
-  // eslint-disable-next-line no-restricted-properties
+
   delete process.env.ENVFORGE_ALLOWED_HOSTS;
 });
 

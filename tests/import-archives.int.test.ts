@@ -76,13 +76,17 @@ function trialResult(name: string, extra: Record<string, unknown> = {}) {
 
 /** Every text the database holds (all public tables, and the queue's jobs). */
 async function everythingStored(): Promise<string> {
-  const tables = await db.pool.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'");
+  const tables = await db.pool.query<{ name: string }>(
+    "select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'",
+  );
   const parts: string[] = [];
   for (const { name } of tables.rows) {
     const rows = await db.pool.query<{ row: string }>(`select t::text as row from public."${name}" t`);
     parts.push(...rows.rows.map((r) => r.row));
   }
-  const jobs = await db.pool.query<{ row: string }>("select j::text as row from pgboss.job j").catch(() => ({ rows: [] as { row: string }[] }));
+  const jobs = await db.pool
+    .query<{ row: string }>("select j::text as row from pgboss.job j")
+    .catch(() => ({ rows: [] as { row: string }[] }));
   parts.push(...jobs.rows.map((r) => r.row));
   return parts.join("\n");
 }
@@ -106,7 +110,11 @@ function chainEntries(trial: string, file: string, target: string): TarEntry[] {
   entries.push({ path: `${deepDir}/top`, type: "SymbolicLink", linkpath: "../".repeat(depth).slice(0, -1) });
   const fileDepth = file.split("/").length - 1;
   const climb = "../".repeat(depth + 1);
-  entries.push({ path: `${trial}/${file}`, type: "SymbolicLink", linkpath: `${"../".repeat(fileDepth)}deep/${dirs.join("/")}/top/${climb}${target.slice(1)}` });
+  entries.push({
+    path: `${trial}/${file}`,
+    type: "SymbolicLink",
+    linkpath: `${"../".repeat(fileDepth)}deep/${dirs.join("/")}/top/${climb}${target.slice(1)}`,
+  });
   return entries;
 }
 
@@ -122,7 +130,10 @@ beforeAll(async () => {
   worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
   await runWorkers(worker, workerHandlers(db.db));
   server = await startApiServer();
-  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: TOKEN, body: { slug: "tb", name: "TB", family: "terminal-task" } });
+  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+    token: TOKEN,
+    body: { slug: "tb", name: "TB", family: "terminal-task" },
+  });
 });
 afterEach(() => {
   delete process.env.ENVFORGE_IMPORT_MAX_UNPACKED_MB;
@@ -139,7 +150,8 @@ afterAll(async () => {
 });
 
 /** This process's import folders in the OS temp folder. */
-const importFolders = (importId: string) => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`envforge-import-${process.pid}-${importId}`));
+const importFolders = (importId: string) =>
+  fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`envforge-import-${process.pid}-${importId}`));
 
 describe("a Harbor archive cannot reach outside itself", () => {
   it("refuses chained, relative and hard links per trial, imports the rest, and no secret byte is stored or printed", async () => {
@@ -178,7 +190,11 @@ describe("a Harbor archive cannot reach outside itself", () => {
     expect(byTrial["hard__1"]).toMatch(/verifier\/test-stdout\.txt: is a hard link/);
     expect(byTrial["hard__2"]).toMatch(/agent\/trajectory\.json: is a hard link/);
     expect(byTrial["folder__1"]).toMatch(/folder__1: is a symbolic link/);
-    expect(done.summary.rejected.some((r: { code: string; message: string }) => r.code === "unsafe_entry" && /escape\.txt: lies outside/.test(r.message))).toBe(true);
+    expect(
+      done.summary.rejected.some(
+        (r: { code: string; message: string }) => r.code === "unsafe_entry" && /escape\.txt: lies outside/.test(r.message),
+      ),
+    ).toBe(true);
     expectNoSecret(JSON.stringify(done));
     expectNoSecret(await everythingStored());
     expectNoSecret(printed.join("\n"));
@@ -216,7 +232,10 @@ describe("envforge import harbor <dir> cannot reach outside the job folder", () 
     // a trial folder that is a link to a trial outside, which quotes the secret
     const outside = path.join(tmp, "outside__1");
     fs.mkdirSync(outside);
-    fs.writeFileSync(path.join(outside, "result.json"), trialResult("outside__1", { exception_info: { exception_type: "X", exception_message: secrets.canary } }));
+    fs.writeFileSync(
+      path.join(outside, "result.json"),
+      trialResult("outside__1", { exception_info: { exception_type: "X", exception_message: secrets.canary } }),
+    );
     fs.symlinkSync(outside, path.join(job, "outside__1"));
 
     const client = new EnvForgeClient({ server: server.url, token: TOKEN });
@@ -253,7 +272,15 @@ describe("archive bombs and leftovers", () => {
     // checked from the header, before a byte of the entry is written
     const dest = fs.mkdtempSync(path.join(tmp, "unpack-"));
     const limits = { maxUnpackedBytes: 1024 * 1024, maxEntries: 100, maxFileBytes: 10 * 1024 * 1024 };
-    await expect(unpackArchive((async function* () { yield bomb; })(), dest, limits)).rejects.toThrow(/ENVFORGE_IMPORT_MAX_UNPACKED_MB/);
+    await expect(
+      unpackArchive(
+        (async function* () {
+          yield bomb;
+        })(),
+        dest,
+        limits,
+      ),
+    ).rejects.toThrow(/ENVFORGE_IMPORT_MAX_UNPACKED_MB/);
     expect(fs.existsSync(path.join(dest, "job", "a__1", "verifier", "test-stdout.txt"))).toBe(false);
   });
 
@@ -274,7 +301,10 @@ describe("archive bombs and leftovers", () => {
   });
 
   it("reads no further than the end of the archive (trailing padding is not decompressed)", async () => {
-    const raw = Buffer.concat([tarBytes([{ path: "job/pad__1/result.json", type: "File", body: trialResult("pad__1") }]), Buffer.alloc(40 * 1024 * 1024)]);
+    const raw = Buffer.concat([
+      tarBytes([{ path: "job/pad__1/result.json", type: "File", body: trialResult("pad__1") }]),
+      Buffer.alloc(40 * 1024 * 1024),
+    ]);
     const created = await upload("tb", zlib.gzipSync(raw));
     const done = await settled(created.json.id);
     expect(done.status).toBe("succeeded");
@@ -305,7 +335,12 @@ describe("archive bombs and leftovers", () => {
     const done = await settled(created.json.id);
     expect(done.status).toBe("succeeded");
     expect(done.summary.accepted).toBe(1);
-    expect(done.summary.rejected).toEqual([expect.objectContaining({ code: "unreadable_trial", message: expect.stringMatching(/^big__1: .*test-stdout\.txt: is \d+ bytes, over the limit .*ENVFORGE_IMPORT_MAX_FILE_MB/) })]);
+    expect(done.summary.rejected).toEqual([
+      expect.objectContaining({
+        code: "unreadable_trial",
+        message: expect.stringMatching(/^big__1: .*test-stdout\.txt: is \d+ bytes, over the limit .*ENVFORGE_IMPORT_MAX_FILE_MB/),
+      }),
+    ]);
     expect(importFolders(created.json.id)).toEqual([]);
   });
 });
@@ -317,7 +352,11 @@ describe("bad bytes in a Harbor trial, and imports that would stay running", () 
       tarGz([
         { path: "job/nul__1/result.json", type: "File", body: trialResult("nul__1") },
         { path: "job/nul__1/verifier/test-stdout.txt", type: "File", body: "collected 3 items\u0000\u0000 binary junk" },
-        { path: "job/nul__2/result.json", type: "File", body: trialResult("nul__2", { exception_info: { exception_type: "E", exception_message: "bad\u0000bytes" } }) },
+        {
+          path: "job/nul__2/result.json",
+          type: "File",
+          body: trialResult("nul__2", { exception_info: { exception_type: "E", exception_message: "bad\u0000bytes" } }),
+        },
         { path: "job/clean__1/result.json", type: "File", body: trialResult("clean__1") },
       ]),
     );
@@ -325,20 +364,36 @@ describe("bad bytes in a Harbor trial, and imports that would stay running", () 
     expect(done.status).toBe("succeeded");
     expect(done.summary.accepted).toBe(1);
     const messages = done.summary.rejected.map((r: { message: string }) => r.message).sort();
-    expect(messages).toEqual([expect.stringMatching(/^nul__1: verifierOutput: holds a NUL character/), expect.stringMatching(/^nul__2: error\.message: holds a NUL character/)]);
+    expect(messages).toEqual([
+      expect.stringMatching(/^nul__1: verifierOutput: holds a NUL character/),
+      expect.stringMatching(/^nul__2: error\.message: holds a NUL character/),
+    ]);
   });
 
   it("fails an import whose worker was killed (kill -9) and removes its temporary folder at the next start", async () => {
     const base = fs.mkdtempSync(path.join(tmp, "tmpdir-"));
-    const [row] = (await db.pool.query("insert into imports (project_id, kind, filename, status) select id, 'harbor', 'killed.tar.gz', 'running' from projects where slug = 'tb' returning id")).rows;
+    const [row] = (
+      await db.pool.query(
+        "insert into imports (project_id, kind, filename, status) select id, 'harbor', 'killed.tar.gz', 'running' from projects where slug = 'tb' returning id",
+      )
+    ).rows;
     // a process that makes the import's temporary folder the way the worker does, half fills it and hangs
-    const child = spawn(process.execPath, ["--import", "tsx", "-e", `
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `
       import("${path.resolve(import.meta.dirname, "..", "lib", "ingest", "temp.ts")}").then(async ({ makeTempDir }) => {
         const dir = await makeTempDir("import", "${row.id}");
         require("node:fs").writeFileSync(dir + "/partial", "half an archive");
         console.log("ready " + dir);
         setInterval(() => {}, 1000);
-      });`], { cwd: path.resolve(import.meta.dirname, ".."), env: { ...process.env, TMPDIR: base }, stdio: ["ignore", "pipe", "inherit"] });
+      });`,
+      ],
+      { cwd: path.resolve(import.meta.dirname, ".."), env: { ...process.env, TMPDIR: base }, stdio: ["ignore", "pipe", "inherit"] },
+    );
     const dir = await new Promise<string>((resolve, reject) => {
       child.stdout!.on("data", (d) => {
         const m = /ready (\S+)/.exec(String(d));
@@ -362,14 +417,22 @@ describe("bad bytes in a Harbor trial, and imports that would stay running", () 
 
   it("fails an import left running whose queue job is over, and leaves a live one alone", async () => {
     const insert = async (status: string, ageMinutes: number) =>
-      (await db.pool.query(`insert into imports (project_id, kind, filename, status, created_at) select id, 'ndjson', 'x', $1, now() - make_interval(mins => $2) from projects where slug = 'tb' returning id`, [status, ageMinutes])).rows[0].id as string;
+      (
+        await db.pool.query(
+          `insert into imports (project_id, kind, filename, status, created_at) select id, 'ndjson', 'x', $1, now() - make_interval(mins => $2) from projects where slug = 'tb' returning id`,
+          [status, ageMinutes],
+        )
+      ).rows[0].id as string;
     const lost = await insert("running", 10);
     const fresh = await insert("queued", 0);
     const sweep = await sweepImports(db.db, fs.mkdtempSync(path.join(tmp, "empty-")));
     expect(sweep.failed.map((f) => f.id)).toContain(lost);
     expect(sweep.failed.map((f) => f.id)).not.toContain(fresh);
     const rows = (await db.pool.query("select id, status, error from imports where id = any($1)", [[lost, fresh]])).rows;
-    expect(rows.find((r) => r.id === lost)).toMatchObject({ status: "failed", error: expect.stringMatching(/queue job ended without finishing it \(job gone\)/) });
+    expect(rows.find((r) => r.id === lost)).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/queue job ended without finishing it \(job gone\)/),
+    });
     expect(rows.find((r) => r.id === fresh)).toMatchObject({ status: "queued" });
   });
 });

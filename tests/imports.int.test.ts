@@ -41,9 +41,25 @@ beforeAll(async () => {
   await ensureBootstrapKey(db.db, TOKEN);
   worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
   await runWorkers(worker, workerHandlers(db.db));
-  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: TOKEN, body: { slug: "imp", name: "Imp", family: "frozenlake-mapf" } });
-  const config = { size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed: 1 };
-  await call(generationsRoute.POST as never, "POST", "/api/v1/projects/imp/generations", { token: TOKEN, params: { slug: "imp" }, body: { environments: [{ key: "e1", config }] } });
+  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+    token: TOKEN,
+    body: { slug: "imp", name: "Imp", family: "frozenlake-mapf" },
+  });
+  const config = {
+    size: 5,
+    num_agents: 1,
+    obstacle_density: 0.1,
+    slip_probability: 0,
+    max_steps: 40,
+    min_goal_distance: 2,
+    collision: "soft",
+    seed: 1,
+  };
+  await call(generationsRoute.POST as never, "POST", "/api/v1/projects/imp/generations", {
+    token: TOKEN,
+    params: { slug: "imp" },
+    body: { environments: [{ key: "e1", config }] },
+  });
 });
 afterAll(async () => {
   await worker?.stop({ graceful: false, wait: true });
@@ -87,11 +103,21 @@ describe("browser imports (upload, queue, worker)", () => {
 
   const fixtures = fixturesDir();
   it.skipIf(!fixtures)("ingests a .tar.gz of a Harbor job (three real trials), creating terminal-task environments", async () => {
-    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: TOKEN, body: { slug: "tb", name: "TB", family: "terminal-task" } });
+    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+      token: TOKEN,
+      body: { slug: "tb", name: "TB", family: "terminal-task" },
+    });
     const jobDir = path.join(fixtures!, "harbor-tb2", "tmax-9b", "terminal-bench-2-0");
-    const trials = fs.readdirSync(jobDir).filter((d) => fs.statSync(path.join(jobDir, d)).isDirectory()).sort().slice(0, 3);
+    const trials = fs
+      .readdirSync(jobDir)
+      .filter((d) => fs.statSync(path.join(jobDir, d)).isDirectory())
+      .sort()
+      .slice(0, 3);
     const archive = path.join(tmp, "job.tar.gz");
-    await tar.c({ gzip: true, file: archive, cwd: path.dirname(jobDir) }, [...["config.json", "result.json"].map((f) => `terminal-bench-2-0/${f}`), ...trials.map((t) => `terminal-bench-2-0/${t}`)]);
+    await tar.c({ gzip: true, file: archive, cwd: path.dirname(jobDir) }, [
+      ...["config.json", "result.json"].map((f) => `terminal-bench-2-0/${f}`),
+      ...trials.map((t) => `terminal-bench-2-0/${t}`),
+    ]);
     const created = await upload("tb", "kind=harbor&filename=job.tar.gz&generation=0", fs.readFileSync(archive));
     expect(created.status).toBe(202);
     const done = await settled(created.json.id);

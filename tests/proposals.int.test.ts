@@ -32,14 +32,29 @@ type Proposal = {
   status: string;
   error?: string;
   engineer: string;
-  items: { id: string; op: string; environmentKey: string; parentKey?: string; config: Record<string, unknown>; direction?: string; rationale: string; evidence: { kind: string; ref: string }[]; predictedSuccess?: number; proposer: string }[];
+  items: {
+    id: string;
+    op: string;
+    environmentKey: string;
+    parentKey?: string;
+    config: Record<string, unknown>;
+    direction?: string;
+    rationale: string;
+    evidence: { kind: string; ref: string }[];
+    predictedSuccess?: number;
+    proposer: string;
+  }[];
   summary: { tokenEstimate: number; failures: { clusters: { id: string }[] } } | null;
   run: { model: string | null; promptTokens: number | null; attempts: number; status: string } | null;
   population: { before: { size: number | null }; after: { size: number }; byOp: Record<string, number> };
 };
 
 const get = <T>(p: string) => client.request<T>("GET", p);
-const statusOf = (p: Promise<unknown>) => p.then(() => 200, (e) => (e instanceof ApiError ? e.status : Promise.reject(e)));
+const statusOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e) => (e instanceof ApiError ? e.status : Promise.reject(e)),
+  );
 
 async function settled(id: string): Promise<Proposal> {
   for (let i = 0; i < 600; i++) {
@@ -83,7 +98,9 @@ describe("proposals on a simulated frozenlake generation", () => {
 
   beforeAll(async () => {
     await client.request("POST", "/api/v1/projects", { json: { slug: "lake", name: "Lake", family: "frozenlake-mapf" } });
-    await client.request("POST", "/api/v1/projects/lake/generations", { json: { environments: configs.map((config, i) => ({ key: `e${i}`, config })) } });
+    await client.request("POST", "/api/v1/projects/lake/generations", {
+      json: { environments: configs.map((config, i) => ({ key: `e${i}`, config })) },
+    });
     // e0-e3 solved, e4-e7 on the frontier, e8-e11 hopeless
     const lines: string[] = [];
     configs.forEach((_, i) => {
@@ -95,7 +112,11 @@ describe("proposals on a simulated frozenlake generation", () => {
             environmentKey: `e${i}`,
             policy: "p",
             reward: pass ? 1 : 0,
-            ...(pass ? {} : a % 2 ? { status: "errored", error: { type: "AgentTimeoutError", message: `Agent exceeded max_steps=${40 + a}` } } : { verifierOutput: `FAILED test_goals::agent_0_reaches_goal - fell into a hole at (${a}, 3)` }),
+            ...(pass
+              ? {}
+              : a % 2
+                ? { status: "errored", error: { type: "AgentTimeoutError", message: `Agent exceeded max_steps=${40 + a}` } }
+                : { verifierOutput: `FAILED test_goals::agent_0_reaches_goal - fell into a hole at (${a}, 3)` }),
           }),
         );
       }
@@ -104,16 +125,25 @@ describe("proposals on a simulated frozenlake generation", () => {
   });
 
   it("queues with 202, runs in the worker, and proposes a full, valid, evidenced next generation", async () => {
-    const created = await client.request<{ proposalId: string; status: string }>("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic", options: { seed: 7 } } });
+    const created = await client.request<{ proposalId: string; status: string }>("POST", "/api/v1/projects/lake/generations/0/proposals", {
+      json: { engineer: "heuristic", options: { seed: 7 } },
+    });
     expect(created.status).toBe("queued");
     const p = await settled(created.proposalId);
     expect(p.status, p.error).toBe("ready");
     // every member of the base generation gets exactly one keep or retire
-    const fates = p.items.filter((i) => i.op === "keep" || i.op === "retire").map((i) => i.environmentKey).sort();
+    const fates = p.items
+      .filter((i) => i.op === "keep" || i.op === "retire")
+      .map((i) => i.environmentKey)
+      .sort();
     expect(fates).toEqual(configs.map((_, i) => `e${i}`).sort());
     // the frontier is kept (the most learnable); the solved ones are retired as solved
     for (const i of [4, 5, 6, 7]) expect(p.items.find((x) => x.environmentKey === `e${i}`)?.op).toBe("keep");
-    for (const i of [0, 1, 2, 3]) expect(p.items.find((x) => x.environmentKey === `e${i}`)).toMatchObject({ op: "retire", rationale: expect.stringMatching(/solved/i) });
+    for (const i of [0, 1, 2, 3])
+      expect(p.items.find((x) => x.environmentKey === `e${i}`)).toMatchObject({
+        op: "retire",
+        rationale: expect.stringMatching(/solved/i),
+      });
     // new environments exist and validate
     const children = p.items.filter((i) => i.op === "mutate" || i.op === "add");
     expect(children.length).toBeGreaterThan(0);
@@ -132,7 +162,9 @@ describe("proposals on a simulated frozenlake generation", () => {
 
   it("is deterministic for a seed", async () => {
     const run = async () => {
-      const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic", options: { seed: 11 } } });
+      const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/lake/generations/0/proposals", {
+        json: { engineer: "heuristic", options: { seed: 11 } },
+      });
       const p = await settled(proposalId);
       return p.items.map((i) => [i.op, i.parentKey ?? null, i.config, i.direction ?? null]);
     };
@@ -140,33 +172,63 @@ describe("proposals on a simulated frozenlake generation", () => {
   });
 
   it("refuses bad requests clearly: unknown engineer options, an unconfigured LLM, a viewer", async () => {
-    const bad = await client.request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic", options: { keepShare: 2 } } }).catch((e) => e);
+    const bad = await client
+      .request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic", options: { keepShare: 2 } } })
+      .catch((e) => e);
     expect(bad).toBeInstanceOf(ApiError);
     expect((bad as ApiError).status).toBe(422);
     expect((bad as ApiError).message).toMatch(/options\.keepShare/);
-    const unknown = await client.request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic", extra: 1 } }).catch((e) => e);
+    const unknown = await client
+      .request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic", extra: 1 } })
+      .catch((e) => e);
     expect((unknown as ApiError).status).toBe(422);
-    const llm = await client.request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "llm" } }).catch((e) => e);
+    const llm = await client
+      .request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "llm" } })
+      .catch((e) => e);
     expect((llm as ApiError).status).toBe(422);
     expect((llm as ApiError).message).toMatch(/OPENAI_BASE_URL/);
     const viewer = await createApiKey(db.db, { name: "v", role: "viewer" }, { actor: "test" });
     const asViewer = new EnvForgeClient({ server: server.url, token: viewer.key });
-    expect(await statusOf(asViewer.request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic" } }))).toBe(403);
+    expect(
+      await statusOf(asViewer.request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic" } })),
+    ).toBe(403);
     expect(await statusOf(get("/api/v1/proposals/not-a-uuid"))).toBe(404);
   });
 
   it("proposes for a generation without rollouts yet (everything untested is kept)", async () => {
-    await client.request("POST", "/api/v1/projects/lake/generations", { json: { environments: [{ key: "fresh1", config: family.sample(createRng(900)) }, { key: "fresh2", config: family.sample(createRng(901)) }] } });
+    await client.request("POST", "/api/v1/projects/lake/generations", {
+      json: {
+        environments: [
+          { key: "fresh1", config: family.sample(createRng(900)) },
+          { key: "fresh2", config: family.sample(createRng(901)) },
+        ],
+      },
+    });
     const gens = await get<{ generations: { index: number }[] }>("/api/v1/projects/lake/generations");
     const last = gens.generations[gens.generations.length - 1].index;
-    const { proposalId } = await client.request<{ proposalId: string }>("POST", `/api/v1/projects/lake/generations/${last}/proposals`, { json: { engineer: "heuristic" } });
+    const { proposalId } = await client.request<{ proposalId: string }>("POST", `/api/v1/projects/lake/generations/${last}/proposals`, {
+      json: { engineer: "heuristic" },
+    });
     const p = await settled(proposalId);
     expect(p.status, p.error).toBe("ready");
-    expect(p.items.filter((i) => i.op === "keep" || i.op === "retire").map((i) => i.environmentKey).sort()).toEqual(["fresh1", "fresh2"]);
+    expect(
+      p.items
+        .filter((i) => i.op === "keep" || i.op === "retire")
+        .map((i) => i.environmentKey)
+        .sort(),
+    ).toEqual(["fresh1", "fresh2"]);
   });
 
   it("runs the LLM engineer against an OpenAI-compatible endpoint and records the run", async () => {
-    const keepAll = { items: configs.map((_, i) => ({ op: "keep", environmentKey: `e${i}`, rationale: `Keep e${i}: it still teaches.`, evidence: [{ kind: "stat", ref: `env:e${i}` }], predictedSuccess: 0.5 })) };
+    const keepAll = {
+      items: configs.map((_, i) => ({
+        op: "keep",
+        environmentKey: `e${i}`,
+        rationale: `Keep e${i}: it still teaches.`,
+        evidence: [{ kind: "stat", ref: `env:e${i}` }],
+        predictedSuccess: 0.5,
+      })),
+    };
     const fake = await startFakeOpenAI([{ content: JSON.stringify(keepAll) }]);
     try {
       const [project] = await db.db.select().from(proposals).limit(1);
@@ -174,7 +236,11 @@ describe("proposals on a simulated frozenlake generation", () => {
         .insert(proposals)
         .values({ projectId: project.projectId, baseGeneration: 0, engineer: "llm", status: "queued", options: {} })
         .returning();
-      await runProposal(db.db, { proposalId: row.id }, { llmConfig: { baseURL: fake.url, apiKey: "sk-test-secret", model: "fake-model", timeoutMs: 5000 } });
+      await runProposal(
+        db.db,
+        { proposalId: row.id },
+        { llmConfig: { baseURL: fake.url, apiKey: "sk-test-secret", model: "fake-model", timeoutMs: 5000 } },
+      );
       const p = await get<Proposal>(`/api/v1/proposals/${row.id}`);
       expect(p.status, p.error).toBe("ready");
       expect(p.items).toHaveLength(12);
@@ -197,7 +263,9 @@ describe.skipIf(!fixtures)("a proposal on the real Harbor job (skipped without .
   }, 120_000);
 
   it("keeps, retires and adds environments, all valid, every citation resolving", async () => {
-    const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/tb2/generations/0/proposals", { json: { engineer: "heuristic" } });
+    const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/tb2/generations/0/proposals", {
+      json: { engineer: "heuristic" },
+    });
     const p = await settled(proposalId);
     expect(p.status, p.error).toBe("ready");
     expect(p.population.byOp.keep).toBeGreaterThan(0);
@@ -208,6 +276,7 @@ describe.skipIf(!fixtures)("a proposal on the real Harbor job (skipped without .
     for (const c of p.items.filter((i) => i.op === "mutate" || i.op === "add")) expect(family.validate(c.config).state).toBe("valid");
     await expectEvidenceResolves("tb2", 0, p);
     // retirements of the real job say why
-    for (const r of p.items.filter((i) => i.op === "retire")) expect(r.rationale).toMatch(/solved|hopeless|unsolvable|invalid|outranked|learnability/i);
+    for (const r of p.items.filter((i) => i.op === "retire"))
+      expect(r.rationale).toMatch(/solved|hopeless|unsolvable|invalid|outranked|learnability/i);
   }, 60_000);
 });

@@ -14,21 +14,41 @@ let server: Awaited<ReturnType<typeof startApiServer>>;
 let client: EnvForgeClient;
 type Item = { id: number; externalId: string; reward: number | null; turns: number | null };
 type Page = { items: Item[]; nextCursor: string | null };
-const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 // 40 rollouts: rewards 0, 0.25, 0.5, 0.75 or none (ties on purpose), turns i % 7 or none
-const DATA = Array.from({ length: 40 }, (_, i) => ({ externalId: `r${i}`, reward: i % 5 === 4 ? undefined : (i % 4) / 4, turns: i % 6 === 5 ? undefined : i % 7 }));
+const DATA = Array.from({ length: 40 }, (_, i) => ({
+  externalId: `r${i}`,
+  reward: i % 5 === 4 ? undefined : (i % 4) / 4,
+  turns: i % 6 === 5 ? undefined : i % 7,
+}));
 
 const all = async (query: string, limit: number) => {
   const out: Item[] = [];
   let cursor: string | null = null;
   do {
-    const page: Page = await client.request<Page>("GET", `/api/v1/projects/flt/rollouts?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page: Page = await client.request<Page>(
+      "GET",
+      `/api/v1/projects/flt/rollouts?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     out.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor);
   return out;
 };
-const status = (p: string) => client.request("GET", p).then(() => 200, (e) => (e instanceof ApiError ? e.status : Promise.reject(e)));
+const status = (p: string) =>
+  client.request("GET", p).then(
+    () => 200,
+    (e) => (e instanceof ApiError ? e.status : Promise.reject(e)),
+  );
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -47,25 +67,33 @@ afterAll(async () => {
 describe("rollouts list filters and orders", () => {
   it("filters by turn and reward ranges", async () => {
     const ids = (items: Item[]) => items.map((r) => r.externalId).sort();
-    const expected = (f: (d: (typeof DATA)[number]) => boolean) => DATA.filter(f).map((d) => d.externalId).sort();
+    const expected = (f: (d: (typeof DATA)[number]) => boolean) =>
+      DATA.filter(f)
+        .map((d) => d.externalId)
+        .sort();
     expect(ids(await all("minTurns=2&maxTurns=4", 100))).toEqual(expected((d) => d.turns !== undefined && d.turns >= 2 && d.turns <= 4));
     expect(ids(await all("minReward=0.5", 100))).toEqual(expected((d) => d.reward !== undefined && d.reward >= 0.5));
-    expect(ids(await all("maxReward=0.25&minTurns=1", 100))).toEqual(expected((d) => d.reward !== undefined && d.reward <= 0.25 && d.turns !== undefined && d.turns >= 1));
+    expect(ids(await all("maxReward=0.25&minTurns=1", 100))).toEqual(
+      expected((d) => d.reward !== undefined && d.reward <= 0.25 && d.turns !== undefined && d.turns >= 1),
+    );
   });
 
-  it.each(["reward", "-reward", "turns", "-turns", "oldest", "newest"])("sorts by %s with keyset pages that cover every rollout once", async (sort) => {
-    const items = await all(`sort=${sort}`, 3);
-    expect(items).toHaveLength(DATA.length);
-    expect(new Set(items.map((r) => r.id)).size).toBe(DATA.length);
-    const field = sort.replace("-", "") as "reward" | "turns";
-    const keyOf = (r: Item) => (sort === "oldest" || sort === "newest" ? r.id : (r[field] ?? -Infinity));
-    const descending = sort.startsWith("-") || sort === "newest";
-    for (let i = 1; i < items.length; i++) {
-      const [a, b] = [keyOf(items[i - 1]), keyOf(items[i])];
-      if (descending) expect(a >= b && (a !== b || items[i - 1].id > items[i].id), `${sort} at ${i}`).toBe(true);
-      else expect(a <= b && (a !== b || items[i - 1].id < items[i].id), `${sort} at ${i}`).toBe(true);
-    }
-  });
+  it.each(["reward", "-reward", "turns", "-turns", "oldest", "newest"])(
+    "sorts by %s with keyset pages that cover every rollout once",
+    async (sort) => {
+      const items = await all(`sort=${sort}`, 3);
+      expect(items).toHaveLength(DATA.length);
+      expect(new Set(items.map((r) => r.id)).size).toBe(DATA.length);
+      const field = sort.replace("-", "") as "reward" | "turns";
+      const keyOf = (r: Item) => (sort === "oldest" || sort === "newest" ? r.id : (r[field] ?? -Infinity));
+      const descending = sort.startsWith("-") || sort === "newest";
+      for (let i = 1; i < items.length; i++) {
+        const [a, b] = [keyOf(items[i - 1]), keyOf(items[i])];
+        if (descending) expect(a >= b && (a !== b || items[i - 1].id > items[i].id), `${sort} at ${i}`).toBe(true);
+        else expect(a <= b && (a !== b || items[i - 1].id < items[i].id), `${sort} at ${i}`).toBe(true);
+      }
+    },
+  );
 
   it("refuses bad filters, sorts and cursors with 400", async () => {
     for (const q of ["minTurns=-1", "maxTurns=x", "minReward=abc", "sort=random", "cursor=abc", "sort=reward&cursor=12", "cursor=1~2"]) {

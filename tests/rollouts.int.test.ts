@@ -14,15 +14,36 @@ import * as rolloutRoute from "@/app/api/v1/rollouts/[id]/route";
 const ADMIN = "test-bootstrap-token-rollouts-0123";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 const post = (slug: string, rawBody: string, contentType = "application/x-ndjson", query = "") =>
-  call(rolloutsRoute.POST as never, "POST", `/api/v1/projects/${slug}/rollouts${query}`, { token: ADMIN, rawBody, contentType, params: { slug } });
+  call(rolloutsRoute.POST as never, "POST", `/api/v1/projects/${slug}/rollouts${query}`, {
+    token: ADMIN,
+    rawBody,
+    contentType,
+    params: { slug },
+  });
 
-const config = { size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed: 1 };
+const config = {
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed: 1,
+};
 
 beforeAll(async () => {
   db = await freshDatabase();
   await ensureBootstrapKey(db.db, ADMIN);
-  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "rr", name: "R", family: "frozenlake-mapf" } });
-  await call(generationsRoute.POST as never, "POST", "/api/v1/projects/rr/generations", { token: ADMIN, params: { slug: "rr" }, body: { environments: [{ key: "e1", config }] } });
+  await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+    token: ADMIN,
+    body: { slug: "rr", name: "R", family: "frozenlake-mapf" },
+  });
+  await call(generationsRoute.POST as never, "POST", "/api/v1/projects/rr/generations", {
+    token: ADMIN,
+    params: { slug: "rr" },
+    body: { environments: [{ key: "e1", config }] },
+  });
 });
 afterAll(async () => {
   await db?.drop();
@@ -31,13 +52,25 @@ afterAll(async () => {
 describe("POST rollouts", () => {
   it("stores valid lines, rejects bad ones by line number, and counts duplicates", async () => {
     const lines = [
-      JSON.stringify({ externalId: "x1", environmentKey: "e1", policy: "p", reward: 1, trajectory: [{ role: "assistant", content: "go" }] }),
+      JSON.stringify({
+        externalId: "x1",
+        environmentKey: "e1",
+        policy: "p",
+        reward: 1,
+        trajectory: [{ role: "assistant", content: "go" }],
+      }),
       "{not json",
       JSON.stringify({ externalId: "x2", environmentKey: "e1", policy: "p", reward: "high" }),
       JSON.stringify({ externalId: "x3", environmentKey: "nope", policy: "p", reward: 0 }),
       "",
       JSON.stringify({ externalId: "x1", environmentKey: "e1", policy: "p", reward: 1 }),
-      JSON.stringify({ externalId: "x4", environmentKey: "e1", policy: "p", status: "errored", error: { type: "AgentTimeoutError", message: "timed out after 900s" } }),
+      JSON.stringify({
+        externalId: "x4",
+        environmentKey: "e1",
+        policy: "p",
+        status: "errored",
+        error: { type: "AgentTimeoutError", message: "timed out after 900s" },
+      }),
       JSON.stringify({ externalId: "x5", environmentKey: "e1", policy: "p", reward: 0, bogus: true }),
       JSON.stringify({ externalId: "x6", environmentKey: "e1", reward: 1 }),
     ].join("\n");
@@ -74,12 +107,25 @@ describe("POST rollouts", () => {
   });
 
   it("refuses a key limited to another project (403) and an unknown key (401)", async () => {
-    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "elsewhere", name: "E", family: "search-agent" } });
+    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+      token: ADMIN,
+      body: { slug: "elsewhere", name: "E", family: "search-agent" },
+    });
     const limited = await createApiKey(db.db, { name: "elsewhere-ingest", role: "ingest", project: "elsewhere" }, { actor: "test" });
     const body = JSON.stringify({ externalId: "q1", environmentKey: "e1", policy: "p", reward: 1 });
-    const forbidden = await call(rolloutsRoute.POST as never, "POST", "/api/v1/projects/rr/rollouts", { token: limited.key, rawBody: body, contentType: "application/x-ndjson", params: { slug: "rr" } });
+    const forbidden = await call(rolloutsRoute.POST as never, "POST", "/api/v1/projects/rr/rollouts", {
+      token: limited.key,
+      rawBody: body,
+      contentType: "application/x-ndjson",
+      params: { slug: "rr" },
+    });
     expect(forbidden.status).toBe(403);
-    const unknown = await call(rolloutsRoute.POST as never, "POST", "/api/v1/projects/rr/rollouts", { token: "efk_unknown", rawBody: body, contentType: "application/x-ndjson", params: { slug: "rr" } });
+    const unknown = await call(rolloutsRoute.POST as never, "POST", "/api/v1/projects/rr/rollouts", {
+      token: "efk_unknown",
+      rawBody: body,
+      contentType: "application/x-ndjson",
+      params: { slug: "rr" },
+    });
     expect(unknown.status).toBe(401);
   });
 
@@ -97,10 +143,16 @@ describe("POST rollouts", () => {
   });
 
   it("lists rollouts with filters and returns one with its trajectory", async () => {
-    const list = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?category=agent_timeout", { token: ADMIN, params: { slug: "rr" } });
+    const list = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?category=agent_timeout", {
+      token: ADMIN,
+      params: { slug: "rr" },
+    });
     expect(list.status).toBe(200);
     expect(list.json.items.map((i: { externalId: string }) => i.externalId)).toEqual(["x4"]);
-    const all = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?success=true", { token: ADMIN, params: { slug: "rr" } });
+    const all = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?success=true", {
+      token: ADMIN,
+      params: { slug: "rr" },
+    });
     const x1 = all.json.items.find((i: { externalId: string }) => i.externalId === "x1");
     const one = await call(rolloutRoute.GET as never, "GET", `/api/v1/rollouts/${x1.id}`, { token: ADMIN, params: { id: String(x1.id) } });
     expect(one.json.trajectory).toEqual([{ role: "assistant", content: "go" }]);
@@ -110,15 +162,19 @@ describe("POST rollouts", () => {
 const fixtures = fixturesDir();
 describe.skipIf(!fixtures)("Harbor fixture through the store (skipped without ../shared/fixtures)", () => {
   it("reproduces Harbor's mean reward and pass@k for tmax-9b", async () => {
-    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", { token: ADMIN, body: { slug: "tb2", name: "TB2", family: "terminal-task" } });
+    await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
+      token: ADMIN,
+      body: { slug: "tb2", name: "TB2", family: "terminal-task" },
+    });
     const job = await readHarborJob(path.join(fixtures!, "harbor-tb2", "tmax-9b", "terminal-bench-2-0"));
-    const body = job.trials
-      .map((t) => JSON.stringify({ ...t.rollout, generation: 0, environmentConfig: t.environment.config }))
-      .join("\n");
+    const body = job.trials.map((t) => JSON.stringify({ ...t.rollout, generation: 0, environmentConfig: t.environment.config })).join("\n");
     const r = await post("tb2", body, "application/x-ndjson", "?createEnvironments=1");
     expect(r.json.rejected).toEqual([]);
     expect(r.json.accepted).toBe(445);
-    const g = await call(generationRoute.GET as never, "GET", "/api/v1/projects/tb2/generations/0", { token: ADMIN, params: { slug: "tb2", index: "0" } });
+    const g = await call(generationRoute.GET as never, "GET", "/api/v1/projects/tb2/generations/0", {
+      token: ADMIN,
+      params: { slug: "tb2", index: "0" },
+    });
     expect(g.json.metrics.rollouts).toBe(445);
     expect(g.json.metrics.meanReward.toFixed(4)).toBe("0.2719");
     expect(g.json.metrics.passAtK["5"].toFixed(4)).toBe("0.4045");

@@ -26,7 +26,16 @@ let admin: EnvForgeClient;
 let receiver: FakeWebhookReceiver;
 
 type Dispatch = { id: string; status: string; events: { status: string; message?: string; data?: Record<string, unknown> }[] };
-const lake = (seed: number) => ({ size: 5, num_agents: 1, obstacle_density: 0.1, slip_probability: 0, max_steps: 40, min_goal_distance: 2, collision: "soft", seed });
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
 
 async function until(id: string, statuses: string[]): Promise<Dispatch> {
   for (let i = 0; ; i++) {
@@ -39,7 +48,11 @@ async function until(id: string, statuses: string[]): Promise<Dispatch> {
 
 /** The CLI as a child process; resolves with its exit code and output. */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ["bin/envforge.mjs", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["bin/envforge.mjs", ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (c) => (out += c));
@@ -70,7 +83,9 @@ beforeAll(async () => {
   const environments = [1, 2, 3].map((s) => ({ key: `e${s}`, config: lake(s) }));
   await admin.request("POST", "/api/v1/projects/rd/generations", { json: { status: "approved", environments } });
   await admin.request("POST", "/api/v1/projects/rd/generations", { json: { status: "approved", environments } });
-  await admin.request("POST", "/api/v1/projects/rd/targets", { json: { name: "hook", adapter: "webhook", kind: "trainer", config: { url: receiver.url }, secret: SECRET } });
+  await admin.request("POST", "/api/v1/projects/rd/targets", {
+    json: { name: "hook", adapter: "webhook", kind: "trainer", config: { url: receiver.url }, secret: SECRET },
+  });
   worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
   await runWorkers(worker, workerHandlers(db.db));
 }, 60_000);
@@ -84,7 +99,9 @@ afterAll(async () => {
 
 describe("envforge run-dispatch", () => {
   it("runs the command per environment with the rendered task and posts rollouts and progress with the dispatch's own key", async () => {
-    const { dispatchId } = await admin.request<{ dispatchId: string }>("POST", "/api/v1/projects/rd/generations/1/dispatch", { json: { target: "hook" } });
+    const { dispatchId } = await admin.request<{ dispatchId: string }>("POST", "/api/v1/projects/rd/generations/1/dispatch", {
+      json: { target: "hook" },
+    });
     await until(dispatchId, ["delivered"]);
     const delivery = receiver.requests.find((r) => r.idempotencyKey === dispatchId)!;
     const key = delivery.headers["x-envforge-callback-key"] as string;
@@ -93,15 +110,24 @@ describe("envforge run-dispatch", () => {
     expect(payload.callbacks.baseUrl).toBe(server.url);
     expect(delivery.rawBody.toString("utf8")).not.toContain(key);
 
-    const run = await cli(["run-dispatch", "--dispatch", payload.callbacks.payload, "--policy", "py-agent", "--", "python3", "-c", AGENT], { ENVFORGE_API_KEY: key });
+    const run = await cli(["run-dispatch", "--dispatch", payload.callbacks.payload, "--policy", "py-agent", "--", "python3", "-c", AGENT], {
+      ENVFORGE_API_KEY: key,
+    });
     expect(run.err).toContain("agent crashed on e2");
     expect(run.out).toContain("ran 3 environments: 2 finished, 1 errored; 3 rollouts posted, 0 rejected");
     expect(run.code).toBe(0);
 
-    const listed = await admin.request<{ items: { environmentKey: string; generation: number; policy: string; reward: number; success: boolean; status: string; errorMessage?: string }[] }>(
-      "GET",
-      "/api/v1/projects/rd/rollouts?generation=1",
-    );
+    const listed = await admin.request<{
+      items: {
+        environmentKey: string;
+        generation: number;
+        policy: string;
+        reward: number;
+        success: boolean;
+        status: string;
+        errorMessage?: string;
+      }[];
+    }>("GET", "/api/v1/projects/rd/rollouts?generation=1");
     const byKey = Object.fromEntries(listed.items.map((r) => [r.environmentKey, r]));
     expect(Object.keys(byKey).sort()).toEqual(["e1", "e2", "e3"]);
     expect(byKey.e1).toMatchObject({ generation: 1, policy: "py-agent", reward: 1, success: true });
@@ -116,7 +142,9 @@ describe("envforge run-dispatch", () => {
       json: [{ externalId: "x-1", environmentKey: "e1", generation: 2, policy: "py-agent", reward: 1 }],
     });
     expect(other.rejected.map((r) => r.code)).toEqual(["generation_not_allowed"]);
-    const denied = await asJob.request("POST", "/api/v1/projects/rd/generations", { json: { environments: [{ key: "z", config: lake(9) }] } }).catch((e: unknown) => e);
+    const denied = await asJob
+      .request("POST", "/api/v1/projects/rd/generations", { json: { environments: [{ key: "z", config: lake(9) }] } })
+      .catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(ApiError);
     expect((denied as ApiError).status).toBe(403);
 
@@ -124,14 +152,20 @@ describe("envforge run-dispatch", () => {
     await admin.request("POST", `/api/v1/dispatches/${dispatchId}/cancel`);
     const after = await asJob.request("GET", `/api/v1/dispatches/${dispatchId}/payload`).catch((e: unknown) => e);
     expect((after as ApiError).status).toBe(401);
-    const again = await cli(["run-dispatch", "--dispatch", payload.callbacks.payload, "--", "python3", "-c", AGENT], { ENVFORGE_API_KEY: key });
+    const again = await cli(["run-dispatch", "--dispatch", payload.callbacks.payload, "--", "python3", "-c", AGENT], {
+      ENVFORGE_API_KEY: key,
+    });
     expect(again.code).not.toBe(0);
     expect(again.err).toMatch(/revoked/);
   });
 
   it("refuses a remote target while ENVFORGE_PUBLIC_URL is unset, naming the setting", async () => {
-    await admin.request("POST", "/api/v1/projects/rd/targets", { json: { name: "far", adapter: "webhook", kind: "trainer", config: { url: "http://10.20.30.40:9000/hook" }, secret: SECRET } });
-    const err = await admin.request("POST", "/api/v1/projects/rd/generations/1/dispatch", { json: { target: "far" } }).catch((e: unknown) => e);
+    await admin.request("POST", "/api/v1/projects/rd/targets", {
+      json: { name: "far", adapter: "webhook", kind: "trainer", config: { url: "http://10.20.30.40:9000/hook" }, secret: SECRET },
+    });
+    const err = await admin
+      .request("POST", "/api/v1/projects/rd/generations/1/dispatch", { json: { target: "far" } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(400);
     expect((err as ApiError).message).toContain("ENVFORGE_PUBLIC_URL");

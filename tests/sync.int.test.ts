@@ -28,7 +28,13 @@ afterAll(async () => {
 
 describe("envforge sync agent-lightning", () => {
   it("pulls every finished rollout with its trajectory and reward, retrying a 503", async () => {
-    const r = await syncAgentLightning(client, { project: "agl", url: store.url, key: "store-secret", createEnvironments: true, quiet: true });
+    const r = await syncAgentLightning(client, {
+      project: "agl",
+      url: store.url,
+      key: "store-secret",
+      createEnvironments: true,
+      quiet: true,
+    });
     expect(r.unreadable).toEqual([]);
     expect(r.summary).toMatchObject({ accepted: 12, duplicates: 0, rejected: [] });
     expect(store.requests[0]).toMatch(/terminal/);
@@ -44,11 +50,23 @@ describe("envforge sync agent-lightning", () => {
 
   it("fetches only what is new on a rerun (the cursor is kept per project and URL)", async () => {
     const before = store.requests.length;
-    const again = await syncAgentLightning(client, { project: "agl", url: store.url, key: "store-secret", createEnvironments: true, quiet: true });
+    const again = await syncAgentLightning(client, {
+      project: "agl",
+      url: store.url,
+      key: "store-secret",
+      createEnvironments: true,
+      quiet: true,
+    });
     expect(again.summary.accepted).toBe(0);
     expect(store.requests.slice(before).filter((q) => q.includes("/events"))).toEqual([]);
     store.addRollout(makeFakeRollout(100, "solved", { prefix: "late", startTime: 1_800_000_000 }));
-    const late = await syncAgentLightning(client, { project: "agl", url: store.url, key: "store-secret", createEnvironments: true, quiet: true });
+    const late = await syncAgentLightning(client, {
+      project: "agl",
+      url: store.url,
+      key: "store-secret",
+      createEnvironments: true,
+      quiet: true,
+    });
     expect(late.summary).toMatchObject({ accepted: 1, duplicates: 0 });
   });
 

@@ -22,13 +22,25 @@ function paxRecord(key: string, value: string): string {
 
 function header(fields: { path: string; type: string; size: number; linkpath?: string }): Buffer {
   const block = Buffer.alloc(512);
-  const h = new Header({ path: fields.path, type: fields.type as never, size: fields.size, linkpath: fields.linkpath, mode: fields.type === "Directory" ? 0o755 : 0o644, mtime: new Date(0), uid: 0, gid: 0 });
+  const h = new Header({
+    path: fields.path,
+    type: fields.type as never,
+    size: fields.size,
+    linkpath: fields.linkpath,
+    mode: fields.type === "Directory" ? 0o755 : 0o644,
+    mtime: new Date(0),
+    uid: 0,
+    gid: 0,
+  });
   const needsPax = h.encode(block, 0);
   if (!needsPax) return block;
   // long path or link target: a pax extended header carries them in full
   const body = Buffer.from(paxRecord("path", fields.path) + (fields.linkpath ? paxRecord("linkpath", fields.linkpath) : ""));
   const pax = Buffer.alloc(512);
-  new Header({ path: "PaxHeader", type: "ExtendedHeader", size: body.length, mode: 0o644, mtime: new Date(0), uid: 0, gid: 0 }).encode(pax, 0);
+  new Header({ path: "PaxHeader", type: "ExtendedHeader", size: body.length, mode: 0o644, mtime: new Date(0), uid: 0, gid: 0 }).encode(
+    pax,
+    0,
+  );
   return Buffer.concat([pax, body, Buffer.alloc((512 - (body.length % 512)) % 512), block]);
 }
 
@@ -40,7 +52,8 @@ export function tarBytes(entries: TarEntry[]): Buffer {
       const body = Buffer.isBuffer(e.body) ? e.body : Buffer.from(e.body);
       parts.push(header({ path: e.path, type: e.type, size: e.size ?? body.length }));
       parts.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
-    } else if (e.type === "SymbolicLink" || e.type === "Link") parts.push(header({ path: e.path, type: e.type, size: 0, linkpath: e.linkpath }));
+    } else if (e.type === "SymbolicLink" || e.type === "Link")
+      parts.push(header({ path: e.path, type: e.type, size: 0, linkpath: e.linkpath }));
     else parts.push(header({ path: e.path, type: e.type, size: 0 }));
   }
   parts.push(Buffer.alloc(1024));

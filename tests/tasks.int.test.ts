@@ -21,7 +21,8 @@ import * as importRoute from "@/app/api/v1/imports/[id]/route";
 
 const TOKEN = "test-bootstrap-token-tasks-01234";
 const fixtures = fixturesDir();
-if (!fixtures && process.env.CI === "true") throw new Error("tests/tasks.int.test.ts needs ../shared/fixtures (harbor-tasks, harbor-tb2): set ENVFORGE_FIXTURES");
+if (!fixtures && process.env.CI === "true")
+  throw new Error("tests/tasks.int.test.ts needs ../shared/fixtures (harbor-tasks, harbor-tb2): set ENVFORGE_FIXTURES");
 const TASKS = fixtures ? path.join(fixtures, "harbor-tasks", "tasks") : "";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let server: Awaited<ReturnType<typeof startApiServer>>;
@@ -36,10 +37,18 @@ function writeTask(dir: string, name: string, opts: { toml?: string; dockerfile?
   const t = path.join(dir, name);
   fs.mkdirSync(path.join(t, "environment"), { recursive: true });
   fs.mkdirSync(path.join(t, "tests"), { recursive: true });
-  fs.writeFileSync(path.join(t, "task.toml"), opts.toml ?? `schema_version = "1.1"\n[metadata]\ndifficulty = "medium"\ncategory = "synthetic"\ntags = ["gen"]\n[agent]\ntimeout_sec = 600.0\n[verifier]\ntimeout_sec = 60.0\n[environment]\ncpus = 2\nmemory_mb = 2048\n`);
+  fs.writeFileSync(
+    path.join(t, "task.toml"),
+    opts.toml ??
+      `schema_version = "1.1"\n[metadata]\ndifficulty = "medium"\ncategory = "synthetic"\ntags = ["gen"]\n[agent]\ntimeout_sec = 600.0\n[verifier]\ntimeout_sec = 60.0\n[environment]\ncpus = 2\nmemory_mb = 2048\n`,
+  );
   fs.writeFileSync(path.join(t, "instruction.md"), `# ${name}\n\nWrite /app/out.txt.\n`);
   fs.writeFileSync(path.join(t, "environment", "Dockerfile"), opts.dockerfile ?? "FROM ubuntu:24.04\nWORKDIR /app\n");
-  fs.writeFileSync(path.join(t, "tests", "test.sh"), opts.test ?? `#!/bin/bash\ntest -f /app/out.txt && echo 1 > /logs/verifier/reward.txt\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(t, "tests", "test.sh"),
+    opts.test ?? `#!/bin/bash\ntest -f /app/out.txt && echo 1 > /logs/verifier/reward.txt\n`,
+    { mode: 0o755 },
+  );
   return t;
 }
 
@@ -52,7 +61,10 @@ async function uploadArchive(slug: string, file: string) {
   });
   expect(created.status).toBe(202);
   for (;;) {
-    const r = await call(importRoute.GET as never, "GET", `/api/v1/imports/${created.json.id}`, { token: TOKEN, params: { id: created.json.id } });
+    const r = await call(importRoute.GET as never, "GET", `/api/v1/imports/${created.json.id}`, {
+      token: TOKEN,
+      params: { id: created.json.id },
+    });
     if (r.json.status === "succeeded" || r.json.status === "failed") return r.json;
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -65,7 +77,8 @@ beforeAll(async () => {
   await runWorkers(worker, workerHandlers(db.db));
   server = await startApiServer();
   client = new EnvForgeClient({ server: server.url, token: TOKEN });
-  for (const slug of ["tb", "tb2", "scale"]) await client.request("POST", "/api/v1/projects", { json: { slug, name: slug, family: "terminal-task" } });
+  for (const slug of ["tb", "tb2", "scale"])
+    await client.request("POST", "/api/v1/projects", { json: { slug, name: slug, family: "terminal-task" } });
   await client.request("POST", "/api/v1/projects", { json: { slug: "lake", name: "lake", family: "frozenlake-mapf" } });
 });
 afterAll(async () => {
@@ -82,10 +95,24 @@ describe("envforge import harbor-tasks", () => {
     expect(first.rejected).toEqual([]);
     expect(first.created.sort()).toEqual(fs.readdirSync(TASKS).sort());
     expect(first.generation).toBe(0);
-    const envs = await db.pool.query("select key, config from environments e join projects p on p.id = e.project_id where p.slug = 'tb' order by key");
+    const envs = await db.pool.query(
+      "select key, config from environments e join projects p on p.id = e.project_id where p.slug = 'tb' order by key",
+    );
     expect(envs.rows).toHaveLength(7);
     const hello = envs.rows.find((r) => r.key === "hello-world").config;
-    expect(hello).toMatchObject({ task_name: "hello-world", package_name: "harbor/hello-world", difficulty: "easy", category: "programming", tags: ["trivial"], agent_timeout_sec: 120, verifier_timeout_sec: 120, cpus: 1, memory_mb: 2048, storage_mb: 10240, gpus: 0 });
+    expect(hello).toMatchObject({
+      task_name: "hello-world",
+      package_name: "harbor/hello-world",
+      difficulty: "easy",
+      category: "programming",
+      tags: ["trivial"],
+      agent_timeout_sec: 120,
+      verifier_timeout_sec: 120,
+      cpus: 1,
+      memory_mb: 2048,
+      storage_mb: 10240,
+      gpus: 0,
+    });
     const multi = envs.rows.find((r) => r.key === "hello-multi-step-simple").config;
     expect(multi.steps).toEqual(["create-file", "append-content"]);
     const envMulti = envs.rows.find((r) => r.key === "environment-env-multi").config;
@@ -107,17 +134,35 @@ describe("envforge import harbor-tasks", () => {
   });
 
   it("lists files and serves raw bytes safely (text, binary, traversal refused)", async () => {
-    const list = await call(filesRoute.GET as never, "GET", "/api/v1/projects/tb/environments/describe-image/files", { token: TOKEN, params: { slug: "tb", key: "describe-image" } });
+    const list = await call(filesRoute.GET as never, "GET", "/api/v1/projects/tb/environments/describe-image/files", {
+      token: TOKEN,
+      params: { slug: "tb", key: "describe-image" },
+    });
     expect(list.status).toBe(200);
     const paths = list.json.files.map((f: { path: string }) => f.path);
-    expect(paths).toEqual(["environment/Dockerfile", "environment/image.png", "instruction.md", "solution/solve.sh", "task.toml", "tests/test.sh"]);
+    expect(paths).toEqual([
+      "environment/Dockerfile",
+      "environment/image.png",
+      "instruction.md",
+      "solution/solve.sh",
+      "task.toml",
+      "tests/test.sh",
+    ]);
     const png = fs.readFileSync(path.join(TASKS, "describe-image", "environment", "image.png"));
-    expect(list.json.files.find((f: { path: string }) => f.path === "environment/image.png")).toMatchObject({ size: png.length, sha256: sha256Hex(png) });
+    expect(list.json.files.find((f: { path: string }) => f.path === "environment/image.png")).toMatchObject({
+      size: png.length,
+      sha256: sha256Hex(png),
+    });
 
     const get = (p: string, key = "describe-image") =>
-      fileRoute.GET(new Request(`http://127.0.0.1:3000/api/v1/projects/tb/environments/${key}/files/${p}`, { headers: { authorization: `Bearer ${TOKEN}`, host: "127.0.0.1:3000" } }), {
-        params: Promise.resolve({ slug: "tb", key, path: p.split("/") }),
-      });
+      fileRoute.GET(
+        new Request(`http://127.0.0.1:3000/api/v1/projects/tb/environments/${key}/files/${p}`, {
+          headers: { authorization: `Bearer ${TOKEN}`, host: "127.0.0.1:3000" },
+        }),
+        {
+          params: Promise.resolve({ slug: "tb", key, path: p.split("/") }),
+        },
+      );
     const image = await get("environment/image.png");
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("application/octet-stream");
@@ -156,7 +201,9 @@ describe("envforge import harbor-tasks", () => {
     const linked = path.join(tmp, "linked");
     const t = writeTask(linked, "has-link");
     fs.symlinkSync("/etc/passwd", path.join(t, "environment", "passwd"));
-    await expect(importHarborTasks(client, linked, { project: "tb", quiet: true })).rejects.toThrow(/has-link\/environment\/passwd: symbolic links are not allowed/);
+    await expect(importHarborTasks(client, linked, { project: "tb", quiet: true })).rejects.toThrow(
+      /has-link\/environment\/passwd: symbolic links are not allowed/,
+    );
     // an archive made elsewhere with a link: the server refuses it whole, nothing stored
     const archive = path.join(tmp, "linked.tar.gz");
     await tar.c({ gzip: true, file: archive, cwd: linked, portable: true }, ["has-link"]);
@@ -178,7 +225,9 @@ describe("envforge import harbor-tasks", () => {
       TASK_LIMITS.fileBytes = limit;
     }
     // wrong family
-    await expect(importHarborTasks(client, path.join(ds, "good-one"), { project: "lake", quiet: true, pollMs: 50 })).rejects.toThrow(/terminal-task project/);
+    await expect(importHarborTasks(client, path.join(ds, "good-one"), { project: "lake", quiet: true, pollMs: 50 })).rejects.toThrow(
+      /terminal-task project/,
+    );
   });
 
   it("a task folder named by a Harbor job's trials is the same environment as their rollouts", async () => {
@@ -186,10 +235,18 @@ describe("envforge import harbor-tasks", () => {
     const src = path.join(fixtures, "harbor-tb2", "Qwen3.5-9B", "terminal-bench-2-0");
     const job = path.join(tmp, "job");
     fs.mkdirSync(job);
-    for (const name of fs.readdirSync(src).filter((n) => n.startsWith("pytorch-model-recovery__")).slice(0, 2)) fs.cpSync(path.join(src, name), path.join(job, name), { recursive: true });
+    for (const name of fs
+      .readdirSync(src)
+      .filter((n) => n.startsWith("pytorch-model-recovery__"))
+      .slice(0, 2))
+      fs.cpSync(path.join(src, name), path.join(job, name), { recursive: true });
     const imported = await importHarbor(client, job, { project: "tb2", generation: 3, quiet: true });
     expect(imported.summary.accepted).toBe(2);
-    const envId = (await db.pool.query("select e.id, e.config from environments e join projects p on p.id = e.project_id where p.slug = 'tb2' and key = 'pytorch-model-recovery'")).rows[0];
+    const envId = (
+      await db.pool.query(
+        "select e.id, e.config from environments e join projects p on p.id = e.project_id where p.slug = 'tb2' and key = 'pytorch-model-recovery'",
+      )
+    ).rows[0];
     expect(envId.config.git_url).toBe("https://github.com/laude-institute/terminal-bench-2.git");
 
     const ds = path.join(tmp, "tb2-tasks");
@@ -197,19 +254,32 @@ describe("envforge import harbor-tasks", () => {
     const s = await importHarborTasks(client, ds, { project: "tb2", generation: 3, quiet: true, pollMs: 50 });
     expect(s.attached).toEqual(["pytorch-model-recovery"]);
     const after = (await db.pool.query("select id, config from environments where id = $1", [envId.id])).rows[0];
-    expect(after.config).toMatchObject({ task_name: "pytorch-model-recovery", git_commit: envId.config.git_commit, git_url: envId.config.git_url, agent_timeout_sec: 600, category: "synthetic" });
+    expect(after.config).toMatchObject({
+      task_name: "pytorch-model-recovery",
+      git_commit: envId.config.git_commit,
+      git_url: envId.config.git_url,
+      agent_timeout_sec: 600,
+      category: "synthetic",
+    });
     expect(await count("select count(*) from rollouts where environment_id = $1", [envId.id])).toBe(2);
     expect(await count("select count(*) from environment_files where environment_id = $1", [envId.id])).toBe(4);
     // the job again: duplicates, not an environment conflict
     const again = await importHarbor(client, job, { project: "tb2", generation: 3, quiet: true });
     expect(again.summary).toMatchObject({ accepted: 0, duplicates: 2, rejected: [] });
-    expect((await importHarborTasks(client, ds, { project: "tb2", generation: 3, quiet: true, pollMs: 50 })).unchanged).toEqual(["pytorch-model-recovery"]);
+    expect((await importHarborTasks(client, ds, { project: "tb2", generation: 3, quiet: true, pollMs: 50 })).unchanged).toEqual([
+      "pytorch-model-recovery",
+    ]);
   });
 
   it("imports a few hundred synthetic tasks with shared files stored once", async () => {
     const ds = path.join(tmp, "scale");
     const N = 200;
-    for (let i = 0; i < N; i++) writeTask(ds, `task-${String(i).padStart(4, "0")}`, { test: `#!/bin/bash\ngrep -q ${i} /app/out.txt\n`, dockerfile: "FROM debian:13\n", toml: `[agent]\ntimeout_sec = 300\n` });
+    for (let i = 0; i < N; i++)
+      writeTask(ds, `task-${String(i).padStart(4, "0")}`, {
+        test: `#!/bin/bash\ngrep -q ${i} /app/out.txt\n`,
+        dockerfile: "FROM debian:13\n",
+        toml: `[agent]\ntimeout_sec = 300\n`,
+      });
     const blobsBefore = await count("select count(*) from blobs");
     const s = await importHarborTasks(client, ds, { project: "scale", quiet: true, pollMs: 100 });
     expect(s.created).toHaveLength(N);

@@ -18,8 +18,9 @@ export default async function ArenaPage() {
     <Shell user={user} crumbs={[{ label: "Curriculum arena" }]}>
       <h1 className="mb-1 text-xl font-semibold">Curriculum arena</h1>
       <p className="mb-3 max-w-4xl text-sm text-zinc-600">
-        Curriculum strategies train the same simulated learner on a family&apos;s config space; the curves show success on a held-out hard target region against rollouts spent
-        (probes included), as interquartile means over seeds. &quot;Traps&quot; adds unsolvable configs, noisy TVs and invalid configs.
+        Curriculum strategies train the same simulated learner on a family&apos;s config space; the curves show success on a held-out hard
+        target region against rollouts spent (probes included), as interquartile means over seeds. &quot;Traps&quot; adds unsolvable
+        configs, noisy TVs and invalid configs.
       </p>
       <ArenaView latest={latest} canRun={hasScope(user.role, "proposals:create")} active={active} />
     </Shell>

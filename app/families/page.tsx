@@ -14,7 +14,11 @@ export default async function FamiliesPage() {
     <Shell user={user} crumbs={[{ label: "Families" }]}>
       <div className="grid gap-3 md:grid-cols-2">
         {families.map((f) => (
-          <Link key={f.id} href={`/families/${f.id}`} className="block rounded-md border border-zinc-200 bg-white p-3 hover:border-zinc-400">
+          <Link
+            key={f.id}
+            href={`/families/${f.id}`}
+            className="block rounded-md border border-zinc-200 bg-white p-3 hover:border-zinc-400"
+          >
             <div className="flex items-baseline gap-2">
               <span className="font-semibold">{f.id}</span>
               <span className="text-xs text-zinc-400">v{f.version}</span>

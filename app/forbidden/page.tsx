@@ -7,7 +7,9 @@ export default async function ForbiddenPage({ searchParams }: { searchParams: Pr
   const { need } = await searchParams;
   return (
     <AuthCard title="Not allowed">
-      <p className="text-zinc-600">Your role does not allow this page{need ? ` (it needs ${need})` : ""}. Ask an admin for a role that does.</p>
+      <p className="text-zinc-600">
+        Your role does not allow this page{need ? ` (it needs ${need})` : ""}. Ask an admin for a role that does.
+      </p>
       <Link href="/" className="mt-4 inline-block text-zinc-900 underline">
         Back to projects
       </Link>

@@ -26,7 +26,10 @@ const report: ArenaReport = {
   quick: true,
   family: "search-agent",
   budget: { rollouts: 1000 },
-  settings: { clean: { uniform: result(600, 2), heuristic: result(300, 2) }, traps: { uniform: result(700, 1), heuristic: result(350, 2) } },
+  settings: {
+    clean: { uniform: result(600, 2), heuristic: result(300, 2) },
+    traps: { uniform: result(700, 1), heuristic: result(350, 2) },
+  },
   curves: { clean: {}, traps: {} },
   goal: { heuristicVsUniform50: { clean: 0.5, traps: 0.5 }, heuristicVsPlr50: { clean: null, traps: null }, met: false },
   notes: [],
@@ -52,6 +55,8 @@ describe("envforge arena output", () => {
   it("rejects malformed options before running anything", async () => {
     await expect(run(["arena", "--seeds", "0"])).rejects.toThrow(/--seeds must be a whole number >= 1/);
     await expect(run(["arena", "--workers", "two"])).rejects.toThrow(/--workers must be a whole number >= 0/);
-    await expect(run(["arena", "--seeds", "1", "--family", "nope"])).rejects.toThrow(/Unknown family "nope": use a built-in family \(terminal-task, /);
+    await expect(run(["arena", "--seeds", "1", "--family", "nope"])).rejects.toThrow(
+      /Unknown family "nope": use a built-in family \(terminal-task, /,
+    );
   });
 });

@@ -15,7 +15,9 @@ export interface ArenaCommandOptions {
 }
 
 const fmtRollouts = (value: number | null, ci: [number, number], reached: number, seeds: number) =>
-  value === null ? `never (0/${seeds})` : `${value.toLocaleString("en-US")} [${ci[0].toLocaleString("en-US")}, ${ci[1].toLocaleString("en-US")}]${reached < seeds ? ` (${reached}/${seeds})` : ""}`;
+  value === null
+    ? `never (0/${seeds})`
+    : `${value.toLocaleString("en-US")} [${ci[0].toLocaleString("en-US")}, ${ci[1].toLocaleString("en-US")}]${reached < seeds ? ` (${reached}/${seeds})` : ""}`;
 
 /** The strategy x setting table: rollouts to 50% and 80% target success, AUC and final success (IQMs, 95% intervals). */
 export function arenaTable(report: ArenaReport): string {

@@ -46,7 +46,8 @@ export async function importHarborTasks(
   dir: string,
   opts: { project: string; generation?: number; quiet?: boolean; pollMs?: number },
 ): Promise<TaskImportSummary> {
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder: pass a Harbor dataset folder (task folders with task.toml) or one task folder.`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+    throw new Error(`${dir} is not a folder: pass a Harbor dataset folder (task folders with task.toml) or one task folder.`);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "envforge-tasks-"));
   try {
     const file = path.join(work, "tasks.tar.gz");
@@ -54,7 +55,10 @@ export async function importHarborTasks(
     const query = new URLSearchParams({ kind: "harbor-tasks", filename: `${path.basename(path.resolve(dir))}.tar.gz` });
     if (opts.generation !== undefined) query.set("generation", String(opts.generation));
     const blob = await fs.openAsBlob(file);
-    const created = await client.request<ImportView>("POST", `/api/v1/projects/${encodeURIComponent(opts.project)}/imports?${query}`, { raw: blob, contentType: "application/gzip" });
+    const created = await client.request<ImportView>("POST", `/api/v1/projects/${encodeURIComponent(opts.project)}/imports?${query}`, {
+      raw: blob,
+      contentType: "application/gzip",
+    });
     const progress = new Progress("importing tasks", null, opts.quiet);
     for (;;) {
       const imp = await client.request<ImportView>("GET", `/api/v1/imports/${created.id}`);

@@ -21,7 +21,11 @@ async function ensureProject(client: EnvForgeClient, slug: string, create: { fam
     await client.request("GET", `/api/v1/projects/${encodeURIComponent(slug)}`);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 404) throw err;
-    if (!create) throw new ApiError(`Project '${slug}' does not exist: create it first (POST /api/v1/projects), or pass --create where the command offers it.`, 404);
+    if (!create)
+      throw new ApiError(
+        `Project '${slug}' does not exist: create it first (POST /api/v1/projects), or pass --create where the command offers it.`,
+        404,
+      );
     await client.request("POST", "/api/v1/projects", { json: { slug, name: create.name, family: create.family } });
     process.stderr.write(`created project '${slug}' (${create.family})\n`);
   }
@@ -33,15 +37,23 @@ export async function importHarbor(
   jobDir: string,
   opts: { project: string; generation?: number; policy?: string; create?: boolean; quiet?: boolean; rewardKey?: string },
 ): Promise<ImportResult> {
-  if (!fs.existsSync(jobDir) || !fs.statSync(jobDir).isDirectory()) throw new Error(`${jobDir} is not a folder: pass a Harbor job directory (it holds config.json and one folder per trial).`);
+  if (!fs.existsSync(jobDir) || !fs.statSync(jobDir).isDirectory())
+    throw new Error(`${jobDir} is not a folder: pass a Harbor job directory (it holds config.json and one folder per trial).`);
   const reading = new Progress("reading trials", null, opts.quiet);
   // links in the folder are never followed; files over ENVFORGE_IMPORT_MAX_FILE_MB refuse their trial
   const tree = await SafeTree.open(jobDir, { maxFileBytes: importLimits().maxFileBytes });
-  const job = await readHarborJob(jobDir, { tree, rewardKey: opts.rewardKey, onProgress: (done, total) => reading.update(done, `of ${total}`) });
+  const job = await readHarborJob(jobDir, {
+    tree,
+    rewardKey: opts.rewardKey,
+    onProgress: (done, total) => reading.update(done, `of ${total}`),
+  });
   reading.done();
   if (job.trials.length === 0 && job.unreadable.length === 0) throw new Error(`${jobDir} holds no Harbor trial folders.`);
   await ensureProject(client, opts.project, opts.create ? { family: "terminal-task", name: job.job.name || path.basename(jobDir) } : null);
-  const items: UploadItem[] = job.trials.map((t) => ({ ref: t.trialName, json: JSON.stringify(harborRolloutInput(t, { generation: opts.generation, policy: opts.policy })) }));
+  const items: UploadItem[] = job.trials.map((t) => ({
+    ref: t.trialName,
+    json: JSON.stringify(harborRolloutInput(t, { generation: opts.generation, policy: opts.policy })),
+  }));
   const sending = new Progress("importing", items.length, opts.quiet);
   const summary = await uploadRollouts(client, opts.project, items, {
     createEnvironments: true,
@@ -52,7 +64,11 @@ export async function importHarbor(
 }
 
 /** Lines of an NDJSON file as upload items named by their line number (blank lines skipped). */
-async function* ndjsonFileItems(file: string, onLine: (n: number) => void, malformed: { ref: string; reason: string }[]): AsyncIterable<UploadItem> {
+async function* ndjsonFileItems(
+  file: string,
+  onLine: (n: number) => void,
+  malformed: { ref: string; reason: string }[],
+): AsyncIterable<UploadItem> {
   const rl = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
   let n = 0;
   for await (const raw of rl) {
@@ -70,17 +86,26 @@ async function* ndjsonFileItems(file: string, onLine: (n: number) => void, malfo
 }
 
 /** Import an NDJSON file of rollouts (API.md's rollout shape). */
-export async function importNdjson(client: EnvForgeClient, file: string, opts: { project: string; createEnvironments?: boolean; quiet?: boolean }): Promise<ImportResult> {
+export async function importNdjson(
+  client: EnvForgeClient,
+  file: string,
+  opts: { project: string; createEnvironments?: boolean; quiet?: boolean },
+): Promise<ImportResult> {
   if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new Error(`${file} is not a file.`);
   await ensureProject(client, opts.project, null);
   const size = fs.statSync(file).size;
   const progress = new Progress("importing", null, opts.quiet);
   const malformed: { ref: string; reason: string }[] = [];
   let lines = 0;
-  const summary = await uploadRollouts(client, opts.project, ndjsonFileItems(file, (n) => (lines = n), malformed), {
-    createEnvironments: opts.createEnvironments,
-    onProgress: (s) => progress.update(s.sent, `lines ${lines}, ${(size / 1e6).toFixed(1)} MB file`),
-  });
+  const summary = await uploadRollouts(
+    client,
+    opts.project,
+    ndjsonFileItems(file, (n) => (lines = n), malformed),
+    {
+      createEnvironments: opts.createEnvironments,
+      onProgress: (s) => progress.update(s.sent, `lines ${lines}, ${(size / 1e6).toFixed(1)} MB file`),
+    },
+  );
   progress.done();
   return { summary, unreadable: malformed };
 }

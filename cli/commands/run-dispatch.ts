@@ -49,7 +49,10 @@ async function call<T>(method: string, url: string, key: string | undefined, bod
     try {
       const res = await fetch(url, {
         method,
-        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(120_000),
       });
@@ -109,10 +112,27 @@ function lastJsonLine(stdout: string): Record<string, unknown> | null {
   }
 }
 
-const ROLLOUT_FIELDS = ["reward", "success", "turns", "inputTokens", "outputTokens", "trajectory", "metadata", "error", "status", "verifierOutput"] as const;
+const ROLLOUT_FIELDS = [
+  "reward",
+  "success",
+  "turns",
+  "inputTokens",
+  "outputTokens",
+  "trajectory",
+  "metadata",
+  "error",
+  "status",
+  "verifierOutput",
+] as const;
 
 /** The rollout of one run: the command's JSON line where it gave one, its exit code otherwise. */
-export function rolloutOf(payload: GenerationPayload, environmentKey: string, policy: string, outcome: CommandOutcome, startedAt: Date): Record<string, unknown> {
+export function rolloutOf(
+  payload: GenerationPayload,
+  environmentKey: string,
+  policy: string,
+  outcome: CommandOutcome,
+  startedAt: Date,
+): Record<string, unknown> {
   const result = lastJsonLine(outcome.stdout) ?? {};
   const rollout: Record<string, unknown> = {
     externalId: `${payload.dispatchId}:${environmentKey}`,
@@ -123,11 +143,15 @@ export function rolloutOf(payload: GenerationPayload, environmentKey: string, po
     finishedAt: new Date().toISOString(),
   };
   for (const f of ROLLOUT_FIELDS) if (result[f] !== undefined) rollout[f] = result[f];
-  if (rollout.success === undefined) rollout.success = typeof rollout.reward === "number" ? rollout.reward >= payload.project.successThreshold : outcome.exitCode === 0;
+  if (rollout.success === undefined)
+    rollout.success = typeof rollout.reward === "number" ? rollout.reward >= payload.project.successThreshold : outcome.exitCode === 0;
   if (rollout.reward === undefined) rollout.reward = rollout.success ? 1 : 0;
   if (outcome.exitCode !== 0 && rollout.error === undefined) {
     rollout.status = "errored";
-    rollout.error = { type: outcome.exitCode === null ? "CommandNotStarted" : "NonZeroExit", message: `exit code ${outcome.exitCode}: ${outcome.stderr.trim().slice(-2000)}` };
+    rollout.error = {
+      type: outcome.exitCode === null ? "CommandNotStarted" : "NonZeroExit",
+      message: `exit code ${outcome.exitCode}: ${outcome.stderr.trim().slice(-2000)}`,
+    };
   }
   return rollout;
 }
@@ -137,7 +161,11 @@ export async function runDispatch(opts: RunDispatchOptions): Promise<RunDispatch
   const tries = opts.tries ?? 5;
   const backoff = opts.backoffMs ?? 500;
   const log = opts.quiet ? () => undefined : (opts.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
-  if (!opts.key) throw new ApiError("No key: run-dispatch posts back with the dispatch's key in ENVFORGE_API_KEY (EnvForge sets it for Ray, Kubernetes and local targets), or pass --token.", 401);
+  if (!opts.key)
+    throw new ApiError(
+      "No key: run-dispatch posts back with the dispatch's key in ENVFORGE_API_KEY (EnvForge sets it for Ray, Kubernetes and local targets), or pass --token.",
+      401,
+    );
   const payload = await call<GenerationPayload>("GET", payloadUrl(opts.dispatch), opts.key, undefined, tries, backoff);
   const policy = opts.policy ?? `run-dispatch:${opts.command[0]}`;
   const total = payload.environments.length;
@@ -145,7 +173,14 @@ export async function runDispatch(opts: RunDispatchOptions): Promise<RunDispatch
   const progressUrl = payload.callbacks.progress ?? payloadUrl(opts.dispatch).replace(/\/payload$/, "/progress");
   const progress = async (message?: string) => {
     try {
-      await call("POST", progressUrl, opts.key, { completed: result.succeeded + result.failed, total, failed: result.failed, ...(message ? { message } : {}) }, tries, backoff);
+      await call(
+        "POST",
+        progressUrl,
+        opts.key,
+        { completed: result.succeeded + result.failed, total, failed: result.failed, ...(message ? { message } : {}) },
+        tries,
+        backoff,
+      );
     } catch (err) {
       log(`progress not recorded: ${(err as Error).message}`); // progress is advisory: the rollouts are what counts
     }
@@ -163,15 +198,28 @@ export async function runDispatch(opts: RunDispatchOptions): Promise<RunDispatch
       prompt: task?.messages ?? null,
     });
     const startedAt = new Date();
-    const outcome = await runOnce(opts.command, taskJson, { ...processEnvironment(), ENVFORGE_TASK_JSON: taskJson, ENVFORGE_ENVIRONMENT_KEY: env.key });
+    const outcome = await runOnce(opts.command, taskJson, {
+      ...processEnvironment(),
+      ENVFORGE_TASK_JSON: taskJson,
+      ENVFORGE_ENVIRONMENT_KEY: env.key,
+    });
     const rollout = rolloutOf(payload, env.key, policy, outcome, startedAt);
     if (rollout.status === "errored") result.failed += 1;
     else result.succeeded += 1;
-    const summary = await call<{ accepted: number; duplicates: number; rejected: { message: string }[] }>("POST", payload.callbacks.rollouts, opts.key, [rollout], tries, backoff);
+    const summary = await call<{ accepted: number; duplicates: number; rejected: { message: string }[] }>(
+      "POST",
+      payload.callbacks.rollouts,
+      opts.key,
+      [rollout],
+      tries,
+      backoff,
+    );
     result.posted += summary.accepted + summary.duplicates;
     result.rejected += summary.rejected.length;
     for (const r of summary.rejected) log(`rollout of ${env.key} rejected: ${r.message}`);
-    log(`${env.key}: ${rollout.status === "errored" ? "errored" : rollout.success ? "success" : "failure"} (reward ${String(rollout.reward)})`);
+    log(
+      `${env.key}: ${rollout.status === "errored" ? "errored" : rollout.success ? "success" : "failure"} (reward ${String(rollout.reward)})`,
+    );
     await progress();
   }
   return result;

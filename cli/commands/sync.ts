@@ -28,7 +28,10 @@ function environmentConfig(family: string, r: RolloutInput): Record<string, unkn
 export async function syncAgentLightning(client: EnvForgeClient, opts: SyncOptions): Promise<ImportResult> {
   const project = await client.request<{ family: string }>("GET", `/api/v1/projects/${encodeURIComponent(opts.project)}`);
   const cursorPath = `/api/v1/projects/${encodeURIComponent(opts.project)}/sync-cursors`;
-  const saved = await client.request<{ cursor: string | null }>("GET", `${cursorPath}?source=agent-lightning&url=${encodeURIComponent(opts.url)}`);
+  const saved = await client.request<{ cursor: string | null }>(
+    "GET",
+    `${cursorPath}?source=agent-lightning&url=${encodeURIComponent(opts.url)}`,
+  );
   const store = new AgentLightningClient({ url: opts.url, apiKey: opts.key, api: opts.api });
   const total: UploadSummary = { accepted: 0, duplicates: 0, rejected: [], sent: 0 };
   const unreadable: ImportResult["unreadable"] = [];
@@ -46,7 +49,8 @@ export async function syncAgentLightning(client: EnvForgeClient, opts: SyncOptio
       total.rejected.push(...s.rejected);
       total.sent += s.sent;
     }
-    if (page.cursor !== null) await client.request("PUT", cursorPath, { json: { source: "agent-lightning", url: opts.url, cursor: page.cursor } });
+    if (page.cursor !== null)
+      await client.request("PUT", cursorPath, { json: { source: "agent-lightning", url: opts.url, cursor: page.cursor } });
     progress.update(total.sent, `page ${page.page}`);
   }
   progress.done();

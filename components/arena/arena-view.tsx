@@ -43,14 +43,34 @@ function Curves({ curves, budget }: { curves: Partial<Record<string, ArenaCurve>
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: -8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e4e4e7" />
-          <XAxis dataKey="rollouts" type="number" domain={[0, budget]} tick={{ fontSize: 12 }} tickFormatter={(v) => (v >= 1000 ? `${Math.round(v / 1000)}k` : String(v))} />
+          <XAxis
+            dataKey="rollouts"
+            type="number"
+            domain={[0, budget]}
+            tick={{ fontSize: 12 }}
+            tickFormatter={(v) => (v >= 1000 ? `${Math.round(v / 1000)}k` : String(v))}
+          />
           <YAxis domain={[0, 100]} tick={{ fontSize: 12 }} unit="%" />
-          <Tooltip formatter={(v, name) => [`${v}%`, name]} labelFormatter={(v) => `${count(Number(v))} rollouts`} contentStyle={{ fontSize: 12 }} />
+          <Tooltip
+            formatter={(v, name) => [`${v}%`, name]}
+            labelFormatter={(v) => `${count(Number(v))} rollouts`}
+            contentStyle={{ fontSize: 12 }}
+          />
           <Legend wrapperStyle={{ fontSize: 12 }} />
           <ReferenceLine y={50} stroke="#71717a" strokeDasharray="4 4" />
           <ReferenceLine y={80} stroke="#d4d4d8" strokeDasharray="4 4" />
           {strategies.map((s) => (
-            <Line key={s} dataKey={s} name={s} stroke={COLORS[s] ?? "#52525b"} strokeWidth={s === "heuristic" ? 3 : 1.5} dot={false} isAnimationActive={false} connectNulls type="monotone" />
+            <Line
+              key={s}
+              dataKey={s}
+              name={s}
+              stroke={COLORS[s] ?? "#52525b"}
+              strokeWidth={s === "heuristic" ? 3 : 1.5}
+              dot={false}
+              isAnimationActive={false}
+              connectNulls
+              type="monotone"
+            />
           ))}
         </LineChart>
       </ResponsiveContainer>
@@ -59,7 +79,12 @@ function Curves({ curves, budget }: { curves: Partial<Record<string, ArenaCurve>
 }
 
 function ci(c: [number, number] | undefined) {
-  return c ? <span className="text-xs text-zinc-400"> [{count(Math.round(c[0]))}–{count(Math.round(c[1]))}]</span> : null;
+  return c ? (
+    <span className="text-xs text-zinc-400">
+      {" "}
+      [{count(Math.round(c[0]))}–{count(Math.round(c[1]))}]
+    </span>
+  ) : null;
 }
 
 function ResultTable({ results, seeds }: { results: Partial<Record<string, StrategyResult>>; seeds: number }) {
@@ -121,7 +146,9 @@ function ResultTable({ results, seeds }: { results: Partial<Record<string, Strat
 /** The arena page: the latest report's curves and tables, and a button that runs a quick arena on a worker. */
 export function ArenaView({ latest, canRun, active }: { latest: RunView | null; canRun: boolean; active: RunView | null }) {
   const router = useRouter();
-  const run = useMutation({ mutationFn: () => apiFetch<RunView>("/api/v1/arena/runs", { method: "POST", body: JSON.stringify({ quick: true, seeds: 3 }) }) });
+  const run = useMutation({
+    mutationFn: () => apiFetch<RunView>("/api/v1/arena/runs", { method: "POST", body: JSON.stringify({ quick: true, seeds: 3 }) }),
+  });
   const activeId = run.data?.id ?? active?.id;
   const { data: progress } = useQuery({
     queryKey: ["arena-run", activeId],
@@ -165,15 +192,25 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
       ) : (
         <>
           <div className="mb-3 flex flex-wrap items-center gap-3 text-sm" data-testid="arena-goal">
-            <span className={`rounded px-2 py-0.5 font-medium ${report.goal.met ? "bg-green-100 text-green-800" : "bg-amber-100 text-amber-800"}`}>goal {report.goal.met ? "met" : "not met"}</span>
-            {report.quick && <span className="text-xs text-zinc-500">(a quick run: a quarter of the budget; the goal is judged on the full 10-seed run)</span>}
+            <span
+              className={`rounded px-2 py-0.5 font-medium ${report.goal.met ? "bg-green-100 text-green-800" : "bg-amber-100 text-amber-800"}`}
+            >
+              goal {report.goal.met ? "met" : "not met"}
+            </span>
+            {report.quick && (
+              <span className="text-xs text-zinc-500">
+                (a quick run: a quarter of the budget; the goal is judged on the full 10-seed run)
+              </span>
+            )}
             {(["clean", "traps"] as ArenaSetting[]).map((s) => (
               <span key={s} className="text-zinc-700">
-                {s}: heuristic/uniform {fixed(report.goal.heuristicVsUniform50[s], 2)} (≤ 0.6), heuristic/PLR {fixed(report.goal.heuristicVsPlr50[s], 2)} (≤ 1)
+                {s}: heuristic/uniform {fixed(report.goal.heuristicVsUniform50[s], 2)} (≤ 0.6), heuristic/PLR{" "}
+                {fixed(report.goal.heuristicVsPlr50[s], 2)} (≤ 1)
               </span>
             ))}
             <span className="text-xs text-zinc-500">
-              {report.family} · {report.seeds} seeds{report.quick ? " (quick)" : ""} · budget {count(report.budget.rollouts)} rollouts · {report.createdAt.slice(0, 16).replace("T", " ")} · {Math.round(report.durationMs / 1000)} s
+              {report.family} · {report.seeds} seeds{report.quick ? " (quick)" : ""} · budget {count(report.budget.rollouts)} rollouts ·{" "}
+              {report.createdAt.slice(0, 16).replace("T", " ")} · {Math.round(report.durationMs / 1000)} s
             </span>
           </div>
           <div className="mb-3 grid grid-cols-1 gap-3 xl:grid-cols-2">
@@ -186,7 +223,11 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
             ))}
           </div>
           {(["clean", "traps"] as ArenaSetting[]).map((s) => (
-            <Panel key={s} className="mb-3" title={`${s === "clean" ? "Clean" : "With traps"}: interquartile means over ${report.seeds} seeds, 95% bootstrap intervals`}>
+            <Panel
+              key={s}
+              className="mb-3"
+              title={`${s === "clean" ? "Clean" : "With traps"}: interquartile means over ${report.seeds} seeds, 95% bootstrap intervals`}
+            >
               <ResultTable results={report.settings[s]} seeds={report.seeds} />
             </Panel>
           ))}

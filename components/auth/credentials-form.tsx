@@ -41,12 +41,27 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
     <form onSubmit={submit} className="space-y-3">
       <label className="block">
         <span className="text-zinc-700">Email</span>
-        <input className={input} name="email" type="email" autoComplete="username" required value={fields.email} onChange={(e) => setFields({ ...fields, email: e.target.value })} autoFocus />
+        <input
+          className={input}
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={fields.email}
+          onChange={(e) => setFields({ ...fields, email: e.target.value })}
+          autoFocus
+        />
       </label>
       {mode === "setup" && (
         <label className="block">
           <span className="text-zinc-700">Name</span>
-          <input className={input} name="name" required value={fields.name} onChange={(e) => setFields({ ...fields, name: e.target.value })} />
+          <input
+            className={input}
+            name="name"
+            required
+            value={fields.name}
+            onChange={(e) => setFields({ ...fields, name: e.target.value })}
+          />
         </label>
       )}
       <label className="block">

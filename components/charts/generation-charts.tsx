@@ -84,7 +84,12 @@ export function SuccessHistogram({ bins }: { bins: SuccessBin[] }) {
             <CartesianGrid strokeDasharray="3 3" stroke={GRID_STROKE} vertical={false} />
             <XAxis dataKey="label" tick={AXIS_TICK} interval={0} />
             <YAxis tick={AXIS_TICK} allowDecimals={false} />
-            <Tooltip cursor={BAR_CURSOR} contentStyle={TOOLTIP_STYLE} labelFormatter={(label) => `success ${label}`} formatter={(v) => [count(Number(v)), "environments"]} />
+            <Tooltip
+              cursor={BAR_CURSOR}
+              contentStyle={TOOLTIP_STYLE}
+              labelFormatter={(label) => `success ${label}`}
+              formatter={(v) => [count(Number(v)), "environments"]}
+            />
             <Bar dataKey="environments" name="environments" fill={INK} isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
@@ -118,7 +123,12 @@ export function PassAtKCurve({ series }: { series: { name: string; passAtK: Reco
             <CartesianGrid strokeDasharray="3 3" stroke={GRID_STROKE} />
             <XAxis dataKey="k" tick={AXIS_TICK} />
             <YAxis domain={[0, 1]} ticks={PERCENT_TICKS} tickFormatter={percentTick} tick={AXIS_TICK} />
-            <Tooltip contentStyle={TOOLTIP_STYLE} labelFormatter={(k) => `pass@${k}`} formatter={(v) => pct(Number(v))} itemSorter={(item) => -Number(item.value)} />
+            <Tooltip
+              contentStyle={TOOLTIP_STYLE}
+              labelFormatter={(k) => `pass@${k}`}
+              formatter={(v) => pct(Number(v))}
+              itemSorter={(item) => -Number(item.value)}
+            />
             {series.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />}
             {series.map((s, i) => (
               <Line
@@ -141,7 +151,13 @@ export function PassAtKCurve({ series }: { series: { name: string; passAtK: Reco
 }
 
 /** Environments per difficulty tier; grouped by policy when there are two or more policies. */
-export function TierBars({ tiers, perPolicy }: { tiers: Record<DifficultyTier, number>; perPolicy?: { policy: string; tiers: Record<DifficultyTier, number> }[] }) {
+export function TierBars({
+  tiers,
+  perPolicy,
+}: {
+  tiers: Record<DifficultyTier, number>;
+  perPolicy?: { policy: string; tiers: Record<DifficultyTier, number> }[];
+}) {
   const grouped = perPolicy !== undefined && perPolicy.length >= 2;
   const total = grouped
     ? perPolicy.reduce((sum, p) => sum + TIER_ORDER.reduce((s, t) => s + (p.tiers[t] ?? 0), 0), 0)
@@ -157,7 +173,12 @@ export function TierBars({ tiers, perPolicy }: { tiers: Record<DifficultyTier, n
               <CartesianGrid strokeDasharray="3 3" stroke={GRID_STROKE} vertical={false} />
               <XAxis dataKey="policy" tick={AXIS_TICK} />
               <YAxis tick={AXIS_TICK} allowDecimals={false} />
-              <Tooltip cursor={BAR_CURSOR} contentStyle={TOOLTIP_STYLE} formatter={(v, name) => [count(Number(v)), name]} itemSorter={(item) => TIER_ORDER.indexOf(item.name as DifficultyTier)} />
+              <Tooltip
+                cursor={BAR_CURSOR}
+                contentStyle={TOOLTIP_STYLE}
+                formatter={(v, name) => [count(Number(v)), name]}
+                itemSorter={(item) => TIER_ORDER.indexOf(item.name as DifficultyTier)}
+              />
               <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
               {TIER_ORDER.map((t) => (
                 <Bar key={t} dataKey={t} name={t} fill={TIER_COLOURS[t]} isAnimationActive={false} />
@@ -179,7 +200,13 @@ export function TierBars({ tiers, perPolicy }: { tiers: Record<DifficultyTier, n
 }
 
 /** Failures per category as horizontal bars; infra categories hatched grey; a click selects a category. */
-export function FailureCategoryBars({ categories, onSelect }: { categories: { category: string; count: number; infra: boolean }[]; onSelect?: (category: string) => void }) {
+export function FailureCategoryBars({
+  categories,
+  onSelect,
+}: {
+  categories: { category: string; count: number; infra: boolean }[];
+  onSelect?: (category: string) => void;
+}) {
   const data = categories.map((c) => ({ ...c, fill: c.infra ? INFRA_FILL : INK }));
   const total = categories.reduce((sum, c) => sum + c.count, 0);
   return (
@@ -197,7 +224,10 @@ export function FailureCategoryBars({ categories, onSelect }: { categories: { ca
                 <Tooltip
                   cursor={BAR_CURSOR}
                   contentStyle={TOOLTIP_STYLE}
-                  formatter={(v, _name, item) => [count(Number(v)), (item.payload as { infra?: boolean } | undefined)?.infra ? "rollouts (infra)" : "rollouts"]}
+                  formatter={(v, _name, item) => [
+                    count(Number(v)),
+                    (item.payload as { infra?: boolean } | undefined)?.infra ? "rollouts (infra)" : "rollouts",
+                  ]}
                 />
                 <Bar
                   dataKey="count"
@@ -235,7 +265,12 @@ export function FieldBreakdownChart({ fields }: { fields: FieldBreakdownView[] }
       </div>
     );
   }
-  const data = field.buckets.map((b) => ({ label: b.label, successRate: b.successRate, environments: b.environments, rollouts: b.rollouts }));
+  const data = field.buckets.map((b) => ({
+    label: b.label,
+    successRate: b.successRate,
+    environments: b.environments,
+    rollouts: b.rollouts,
+  }));
   const hasRates = field.buckets.some((b) => b.successRate !== null);
   return (
     <div className="w-full" data-testid="chart-field-breakdown">
@@ -251,7 +286,11 @@ export function FieldBreakdownChart({ fields }: { fields: FieldBreakdownView[] }
           </select>
         </label>
         {field.direction && <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-zinc-600">{field.direction}</span>}
-        {field.difficulty && <span className="text-zinc-500">{field.difficulty === "up" ? "↑ raising it makes the task harder" : "↓ raising it makes the task easier"}</span>}
+        {field.difficulty && (
+          <span className="text-zinc-500">
+            {field.difficulty === "up" ? "↑ raising it makes the task harder" : "↓ raising it makes the task easier"}
+          </span>
+        )}
       </div>
       {!hasRates ? (
         <NoData />
@@ -432,7 +471,17 @@ function bothRan(p: ComparisonPoint): p is ComparisonPoint & { a: { rate: number
   return p.a.rate !== null && p.b.rate !== null && !Number.isNaN(p.a.rate) && !Number.isNaN(p.b.rate);
 }
 
-function MoverList({ title, items, colour, hrefFor }: { title: string; items: ScatterPoint[]; colour: string; hrefFor?: (key: string) => string }) {
+function MoverList({
+  title,
+  items,
+  colour,
+  hrefFor,
+}: {
+  title: string;
+  items: ScatterPoint[];
+  colour: string;
+  hrefFor?: (key: string) => string;
+}) {
   return (
     <div className="mt-3">
       <h3 className="mb-1 font-medium text-zinc-700">{title}</h3>
@@ -443,7 +492,11 @@ function MoverList({ title, items, colour, hrefFor }: { title: string; items: Sc
           {items.map((it) => (
             <li key={it.key} className="flex items-center gap-2">
               {hrefFor ? (
-                <Link href={hrefFor(it.key)} className="min-w-0 flex-1 truncate text-zinc-700 hover:text-zinc-900 hover:underline" title={it.key}>
+                <Link
+                  href={hrefFor(it.key)}
+                  className="min-w-0 flex-1 truncate text-zinc-700 hover:text-zinc-900 hover:underline"
+                  title={it.key}
+                >
                   {it.key}
                 </Link>
               ) : (

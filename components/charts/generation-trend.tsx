@@ -26,12 +26,49 @@ export function GenerationTrend({ points }: { points: TrendPoint[] }) {
           <XAxis dataKey="generation" tick={{ fontSize: 12 }} />
           <YAxis yAxisId="pct" domain={[0, 100]} tick={{ fontSize: 12 }} unit="%" />
           {/* learnability lives in [0, 0.25]: its own axis, never rescaled onto percentages */}
-          <YAxis yAxisId="learn" orientation="right" domain={[0, 0.25]} ticks={[0, 0.05, 0.1, 0.15, 0.2, 0.25]} tick={{ fontSize: 12, fill: "#2563eb" }} width={44} />
+          <YAxis
+            yAxisId="learn"
+            orientation="right"
+            domain={[0, 0.25]}
+            ticks={[0, 0.05, 0.1, 0.15, 0.2, 0.25]}
+            tick={{ fontSize: 12, fill: "#2563eb" }}
+            width={44}
+          />
           <Tooltip formatter={(v, name) => (name === "learnability (right axis)" ? [fixed(Number(v)), "learnability"] : [`${v}%`, name])} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
-          <Line yAxisId="pct" type="monotone" dataKey="success" name="success rate" stroke="#18181b" strokeWidth={2} dot isAnimationActive={false} connectNulls />
-          <Line yAxisId="pct" type="monotone" dataKey="zeroSignal" name="zero-signal envs" stroke="#d97706" strokeWidth={2} dot isAnimationActive={false} connectNulls />
-          <Line yAxisId="learn" type="monotone" dataKey="learnability" name="learnability (right axis)" stroke="#2563eb" strokeWidth={2} dot isAnimationActive={false} connectNulls />
+          <Line
+            yAxisId="pct"
+            type="monotone"
+            dataKey="success"
+            name="success rate"
+            stroke="#18181b"
+            strokeWidth={2}
+            dot
+            isAnimationActive={false}
+            connectNulls
+          />
+          <Line
+            yAxisId="pct"
+            type="monotone"
+            dataKey="zeroSignal"
+            name="zero-signal envs"
+            stroke="#d97706"
+            strokeWidth={2}
+            dot
+            isAnimationActive={false}
+            connectNulls
+          />
+          <Line
+            yAxisId="learn"
+            type="monotone"
+            dataKey="learnability"
+            name="learnability (right axis)"
+            stroke="#2563eb"
+            strokeWidth={2}
+            dot
+            isAnimationActive={false}
+            connectNulls
+          />
         </LineChart>
       </ResponsiveContainer>
     </div>

@@ -31,7 +31,17 @@ const STATUS_STYLE: Record<string, string> = {
 };
 
 /** A dispatch's status badge and timeline, refreshed while it is in flight. */
-export function DispatchTimeline({ id, slug, initial, canRetry = true }: { id: string; slug: string; initial?: DispatchView; canRetry?: boolean }) {
+export function DispatchTimeline({
+  id,
+  slug,
+  initial,
+  canRetry = true,
+}: {
+  id: string;
+  slug: string;
+  initial?: DispatchView;
+  canRetry?: boolean;
+}) {
   const { data } = useQuery({
     queryKey: ["dispatch", id],
     queryFn: () => apiFetch<DispatchView>(`/api/v1/dispatches/${id}`),
@@ -124,7 +134,10 @@ export function DispatchPanel({
   });
   // the server asks before a trainer gets environments Harbor's oracle could not solve
   const asksAboutInvalid = mutation.error && /oracle marked invalid/.test((mutation.error as Error).message);
-  if (!dispatchable) return <p className="text-sm text-zinc-500">This generation is {status}; only an approved or materialized generation can be dispatched.</p>;
+  if (!dispatchable)
+    return (
+      <p className="text-sm text-zinc-500">This generation is {status}; only an approved or materialized generation can be dispatched.</p>
+    );
   if (targets.length === 0) return <p className="text-sm text-zinc-500">No targets yet: an admin adds one under Targets.</p>;
   return (
     <div data-testid="dispatch-panel">
@@ -152,7 +165,11 @@ export function DispatchPanel({
             Dispatch generation {index}
           </Button>
         )}
-        {mutation.error && <span role="alert" className="text-red-700">{(mutation.error as Error).message}</span>}
+        {mutation.error && (
+          <span role="alert" className="text-red-700">
+            {(mutation.error as Error).message}
+          </span>
+        )}
         {asksAboutInvalid && (
           <span className="flex gap-2" data-testid="dispatch-invalid-choice">
             <Button onClick={() => mutation.mutate("exclude")} disabled={mutation.isPending}>

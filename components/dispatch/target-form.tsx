@@ -10,7 +10,12 @@ import { Field, fieldClass as input } from "@/components/ui/form";
 const TEMPLATES: Record<string, object> = {
   webhook: { url: "https://trainer.example.org/envforge" },
   ray: { address: "http://ray-head:8265", entrypoint: "python train.py --payload-env ENVFORGE_PAYLOAD_JSON" },
-  kubernetes: { apiServer: "https://kubernetes.default.svc", namespace: "rl", image: "ghcr.io/acme/trainer:latest", command: ["python", "train.py"] },
+  kubernetes: {
+    apiServer: "https://kubernetes.default.svc",
+    namespace: "rl",
+    image: "ghcr.io/acme/trainer:latest",
+    command: ["python", "train.py"],
+  },
   local: { command: ["python", "train.py", "--payload", "{{payloadPath}}"] },
   export: { directory: "./exports" },
 };
@@ -24,7 +29,8 @@ export function TargetForm({ slug }: { slug: string }) {
   const [added, setAdded] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const mutation = useMutation({
-    mutationFn: (body: { name: string } & Record<string, unknown>) => apiFetch<{ name: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
+    mutationFn: (body: { name: string } & Record<string, unknown>) =>
+      apiFetch<{ name: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
     onMutate: () => setAdded(null),
     onSuccess: (t) => {
       // every field back to empty, the secret first: the next target must never inherit this one's secret
@@ -49,7 +55,14 @@ export function TargetForm({ slug }: { slug: string }) {
     setConfigError(null);
     const secret = (f.get("secret") as string) || undefined;
     const secretEnv = (f.get("secretEnv") as string) || undefined;
-    mutation.mutate({ name: String(f.get("name") ?? ""), kind: f.get("kind"), adapter, config: parsed, ...(secret ? { secret } : {}), ...(secretEnv ? { secretEnv } : {}) });
+    mutation.mutate({
+      name: String(f.get("name") ?? ""),
+      kind: f.get("kind"),
+      adapter,
+      config: parsed,
+      ...(secret ? { secret } : {}),
+      ...(secretEnv ? { secretEnv } : {}),
+    });
   };
   return (
     <form ref={formRef} onSubmit={submit} className="space-y-2 text-sm" data-testid="target-form" autoComplete="off">
@@ -85,7 +98,13 @@ export function TargetForm({ slug }: { slug: string }) {
         </Field>
       </div>
       <Field label="Config" error={configError}>
-        <textarea value={config} onChange={(e) => setConfig(e.target.value)} rows={6} spellCheck={false} className={`${input} font-mono text-xs`} />
+        <textarea
+          value={config}
+          onChange={(e) => setConfig(e.target.value)}
+          rows={6}
+          spellCheck={false}
+          className={`${input} font-mono text-xs`}
+        />
       </Field>
       <Button type="submit" variant="primary" busy={mutation.isPending}>
         Add target

@@ -6,14 +6,26 @@ import { count } from "@/components/ui/format";
 import { useListNavigation } from "@/components/ui/shortcuts";
 
 /** Clusters of the failure inspector: j/k move, Enter opens the selected cluster. */
-export function ClusterList({ clusters, selectedId, hrefFor }: { clusters: FailureClusterView[]; selectedId: string | null; hrefFor: Record<string, string> }) {
+export function ClusterList({
+  clusters,
+  selectedId,
+  hrefFor,
+}: {
+  clusters: FailureClusterView[];
+  selectedId: string | null;
+  hrefFor: Record<string, string>;
+}) {
   const initial = clusters.findIndex((c) => c.id === selectedId);
   const nav = useListNavigation({ items: clusters, getHref: (c) => hrefFor[c.id], initialIndex: initial });
   if (clusters.length === 0) return <p className="text-zinc-500">No failures here.</p>;
   return (
     <ul className="divide-y divide-zinc-100" data-testid="cluster-list">
       {clusters.map((c, i) => (
-        <li key={c.id} {...nav.rowProps(i)} className={`px-1 py-1.5 data-[selected=true]:bg-amber-50 ${c.id === selectedId ? "border-l-2 border-zinc-900 pl-2" : ""}`}>
+        <li
+          key={c.id}
+          {...nav.rowProps(i)}
+          className={`px-1 py-1.5 data-[selected=true]:bg-amber-50 ${c.id === selectedId ? "border-l-2 border-zinc-900 pl-2" : ""}`}
+        >
           <Link href={hrefFor[c.id]} className="block" data-testid="cluster-link" scroll={false}>
             <div className="flex items-baseline gap-2">
               <span className="num font-semibold">{count(c.count)}</span>

@@ -2,7 +2,14 @@
 
 import { useRouter } from "next/navigation";
 import type { GenerationAnalytics, PolicyComparison } from "@/lib/analytics/views";
-import { FailureCategoryBars, FieldBreakdownChart, PassAtKCurve, PolicyScatter, SuccessHistogram, TierBars } from "@/components/charts/generation-charts";
+import {
+  FailureCategoryBars,
+  FieldBreakdownChart,
+  PassAtKCurve,
+  PolicyScatter,
+  SuccessHistogram,
+  TierBars,
+} from "@/components/charts/generation-charts";
 import { GenerationTrend, type TrendPoint } from "@/components/charts/generation-trend";
 import { Panel } from "@/components/ui/shell";
 
@@ -36,7 +43,10 @@ export function GenerationDashboard({
       <Panel title="pass@k" right={<span className="text-xs text-zinc-500">unbiased estimator, averaged over environments</span>}>
         <PassAtKCurve series={series} />
       </Panel>
-      <Panel title="Difficulty tiers" right={<span className="text-xs text-zinc-500">{analytics.policy ? analytics.policy : "best policy decides"}</span>}>
+      <Panel
+        title="Difficulty tiers"
+        right={<span className="text-xs text-zinc-500">{analytics.policy ? analytics.policy : "best policy decides"}</span>}
+      >
         <TierBars tiers={analytics.tiers} perPolicy={analytics.policy ? undefined : analytics.perPolicy} />
       </Panel>
       <Panel
@@ -49,7 +59,9 @@ export function GenerationDashboard({
       >
         <FailureCategoryBars
           categories={analytics.categories}
-          onSelect={(category) => router.push(`${base}/generations/${index}/failures?category=${encodeURIComponent(category)}${policyQuery}`)}
+          onSelect={(category) =>
+            router.push(`${base}/generations/${index}/failures?category=${encodeURIComponent(category)}${policyQuery}`)
+          }
         />
       </Panel>
       <Panel title="Success by config field">
@@ -62,7 +74,11 @@ export function GenerationDashboard({
         <Panel
           className="lg:col-span-2"
           title={`Policy comparison: ${comparison.a} → ${comparison.b}`}
-          right={<span className="text-xs text-zinc-500">same environments; improved or regressed by at least {Math.round(comparison.margin * 100)} points</span>}
+          right={
+            <span className="text-xs text-zinc-500">
+              same environments; improved or regressed by at least {Math.round(comparison.margin * 100)} points
+            </span>
+          }
         >
           <PolicyScatter comparison={comparison} hrefFor={(key) => `${base}/environments/${encodeURIComponent(key)}`} />
         </Panel>

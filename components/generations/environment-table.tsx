@@ -75,7 +75,11 @@ export function EnvironmentTable({
   query.set("limit", "50");
   if (cursor) query.set("cursor", cursor);
   const url = `/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/environments?${query}`;
-  const { data, error, isFetching } = useQuery({ queryKey: ["environments", url], queryFn: () => apiFetch<Page>(url), placeholderData: keepPreviousData });
+  const { data, error, isFetching } = useQuery({
+    queryKey: ["environments", url],
+    queryFn: () => apiFetch<Page>(url),
+    placeholderData: keepPreviousData,
+  });
 
   const set = (changes: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
@@ -103,7 +107,9 @@ export function EnvironmentTable({
   const field = fields.find((f) => f.path === fieldPath);
   const fieldValue = params.get(`env.field.${fieldPath}`) ?? "";
   const setField = (value: string) => {
-    const clear = Object.fromEntries([...params.keys()].filter((k) => k.startsWith("env.field.")).map((k) => [k.slice("env.".length), null]));
+    const clear = Object.fromEntries(
+      [...params.keys()].filter((k) => k.startsWith("env.field.")).map((k) => [k.slice("env.".length), null]),
+    );
     set({ ...clear, [`field.${fieldPath}`]: value || null });
   };
   const levels = field?.kind === "boolean" ? ["false", "true"] : field?.levels?.map(String);
@@ -119,13 +125,23 @@ export function EnvironmentTable({
           className={`w-44 ${fieldClass}`}
           aria-label="Filter by key"
         />
-        <select value={params.get("env.tier") ?? ""} onChange={(e) => set({ tier: e.target.value })} className={fieldClass} aria-label="Tier">
+        <select
+          value={params.get("env.tier") ?? ""}
+          onChange={(e) => set({ tier: e.target.value })}
+          className={fieldClass}
+          aria-label="Tier"
+        >
           <option value="">any tier</option>
           {["frontier", "advanced", "core", "solved"].map((t) => (
             <option key={t}>{t}</option>
           ))}
         </select>
-        <select value={params.get("env.category") ?? ""} onChange={(e) => set({ category: e.target.value })} className={fieldClass} aria-label="Failure category">
+        <select
+          value={params.get("env.category") ?? ""}
+          onChange={(e) => set({ category: e.target.value })}
+          className={fieldClass}
+          aria-label="Failure category"
+        >
           <option value="">any failure</option>
           {categories.map((c) => (
             <option key={c}>{c}</option>
@@ -221,7 +237,13 @@ export function EnvironmentTable({
           },
           { key: "rollouts", header: "Rollouts", sortable: true, align: "right", cell: (e) => count(e.stats.rollouts) },
           { key: "success", header: "Success", sortable: true, align: "right", cell: (e) => pct(e.stats.successRate) },
-          { key: "learnability", header: <span title={LEARNABILITY_HELP}>Learnability</span>, sortable: true, align: "right", cell: (e) => fixed(e.stats.learnability) },
+          {
+            key: "learnability",
+            header: <span title={LEARNABILITY_HELP}>Learnability</span>,
+            sortable: true,
+            align: "right",
+            cell: (e) => fixed(e.stats.learnability),
+          },
           {
             key: "tests",
             header: <span title="partial credit: tests passed of tests run, over the rollouts that report tests">Tests passed</span>,
@@ -242,7 +264,11 @@ export function EnvironmentTable({
                 {e.validation.state === "invalid" || e.validation.state === "valid" ? (
                   <span
                     className={`mr-1 rounded px-1 text-xs ${e.validation.state === "valid" ? "bg-emerald-100 text-emerald-800" : "bg-red-100 text-red-800"}`}
-                    title={e.validation.state === "valid" ? "the oracle (or a sandbox) solved it" : "the oracle (or a sandbox) could not solve it: see the environment page for the verifier output"}
+                    title={
+                      e.validation.state === "valid"
+                        ? "the oracle (or a sandbox) solved it"
+                        : "the oracle (or a sandbox) could not solve it: see the environment page for the verifier output"
+                    }
                   >
                     {e.validation.state}
                   </span>
@@ -251,7 +277,13 @@ export function EnvironmentTable({
               </>
             ),
           },
-          { key: "failures", header: "Failures", cell: (e) => e.categories.join(", "), className: "pl-3 text-xs text-zinc-500", headerClassName: "pl-3" },
+          {
+            key: "failures",
+            header: "Failures",
+            cell: (e) => e.categories.join(", "),
+            className: "pl-3 text-xs text-zinc-500",
+            headerClassName: "pl-3",
+          },
           {
             key: "config",
             header: "Config",

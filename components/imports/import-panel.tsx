@@ -63,7 +63,11 @@ function ImportStatus({ imp }: { imp: ImportView }) {
         <span className="text-zinc-500">{imp.bytes ? `${(imp.bytes / 1e6).toFixed(1)} MB` : ""}</span>
         <span
           className={`ml-auto rounded px-1.5 py-0.5 text-xs ${
-            imp.status === "succeeded" ? "bg-emerald-100 text-emerald-800" : imp.status === "failed" ? "bg-red-100 text-red-800" : "bg-zinc-100 text-zinc-700"
+            imp.status === "succeeded"
+              ? "bg-emerald-100 text-emerald-800"
+              : imp.status === "failed"
+                ? "bg-red-100 text-red-800"
+                : "bg-zinc-100 text-zinc-700"
           }`}
         >
           {imp.status}
@@ -87,9 +91,7 @@ function ImportStatus({ imp }: { imp: ImportView }) {
           {imp.summary.rejected.length > 0 && (
             <ul className="mt-1 max-h-32 overflow-auto font-mono text-xs text-red-700">
               {imp.summary.rejected.slice(0, 50).map((r) => (
-                <li key={`${r.line}-${r.code}`}>
-                  {r.code === "invalid_task" ? r.message : `line ${r.line} (${r.code}): ${r.message}`}
-                </li>
+                <li key={`${r.line}-${r.code}`}>{r.code === "invalid_task" ? r.message : `line ${r.line} (${r.code}): ${r.message}`}</li>
               ))}
             </ul>
           )}
@@ -157,7 +159,13 @@ export function ImportPanel({ project }: { project: string }) {
           />
         </label>
         <Field label="Generation (optional)">
-          <input className={`w-24 ${fieldClass}`} inputMode="numeric" value={generation} onChange={(e) => setGeneration(e.target.value)} placeholder="latest" />
+          <input
+            className={`w-24 ${fieldClass}`}
+            inputMode="numeric"
+            value={generation}
+            onChange={(e) => setGeneration(e.target.value)}
+            placeholder="latest"
+          />
         </Field>
         {uploading !== null && <span className="text-zinc-600">uploading {(uploading * 100).toFixed(0)}%</span>}
       </div>
@@ -166,7 +174,9 @@ export function ImportPanel({ project }: { project: string }) {
           {error}
         </p>
       )}
-      {imports.data?.imports.slice(0, 3).map((imp) => <ImportStatus key={imp.id} imp={imp} />)}
+      {imports.data?.imports.slice(0, 3).map((imp) => (
+        <ImportStatus key={imp.id} imp={imp} />
+      ))}
     </div>
   );
 }

@@ -17,12 +17,19 @@ export function ConfigDiff({ before, after, changedOnly = false }: { before: unk
           {
             key: "before",
             header: "Before",
-            cell: (r: Row) => <span className={r.changed ? "text-red-700 line-through decoration-red-300" : "text-zinc-500"}>{showValue(r.before)}</span>,
+            cell: (r: Row) => (
+              <span className={r.changed ? "text-red-700 line-through decoration-red-300" : "text-zinc-500"}>{showValue(r.before)}</span>
+            ),
             className: "break-all font-mono",
           },
         ]
       : []),
-    { key: "after", header: hasBefore ? "After" : "Value", cell: (r) => <span className={r.changed ? "font-semibold text-green-800" : ""}>{showValue(r.after)}</span>, className: "break-all font-mono" },
+    {
+      key: "after",
+      header: hasBefore ? "After" : "Value",
+      cell: (r) => <span className={r.changed ? "font-semibold text-green-800" : ""}>{showValue(r.after)}</span>,
+      className: "break-all font-mono",
+    },
   ];
   return (
     <Table

@@ -21,7 +21,8 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
     onSuccess: refresh,
   });
   const materialize = useMutation({
-    mutationFn: (body: Record<string, number | boolean>) => apiFetch<{ generation: number }>(`/api/v1/proposals/${proposal.id}/materialize`, { method: "POST", body: JSON.stringify(body) }),
+    mutationFn: (body: Record<string, number | boolean>) =>
+      apiFetch<{ generation: number }>(`/api/v1/proposals/${proposal.id}/materialize`, { method: "POST", body: JSON.stringify(body) }),
     onSuccess: refresh,
   });
   const pending = proposal.items.filter((i) => i.decision === "pending").length;
@@ -45,7 +46,8 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
         <ul className="mb-2 space-y-1 text-sm" data-testid="proposal-comments">
           {general.map((c) => (
             <li key={c.id}>
-              <span className="font-medium">{c.author}</span> <span className="text-xs text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span> {c.body}
+              <span className="font-medium">{c.author}</span>{" "}
+              <span className="text-xs text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span> {c.body}
             </li>
           ))}
           {general.length === 0 && <li className="text-zinc-500">No comments on the proposal yet.</li>}
@@ -60,7 +62,12 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
               if (body) comment.mutate(body, { onSuccess: () => form.reset() });
             }}
           >
-            <input name="body" className="flex-1 rounded border border-zinc-300 px-2 py-1 text-sm" placeholder="Comment on the proposal" aria-label="Proposal comment" />
+            <input
+              name="body"
+              className="flex-1 rounded border border-zinc-300 px-2 py-1 text-sm"
+              placeholder="Comment on the proposal"
+              aria-label="Proposal comment"
+            />
             <Button type="submit" variant="primary">
               Post
             </Button>
@@ -72,7 +79,10 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
         {proposal.materializedGeneration !== null ? (
           <p className="text-sm" data-testid="materialized">
             Materialized as{" "}
-            <Link href={`/projects/${encodeURIComponent(slug)}/generations/${proposal.materializedGeneration}`} className="font-medium text-blue-700 hover:underline">
+            <Link
+              href={`/projects/${encodeURIComponent(slug)}/generations/${proposal.materializedGeneration}`}
+              className="font-medium text-blue-700 hover:underline"
+            >
               generation {proposal.materializedGeneration}
             </Link>
             . Dispatch it from its page.
@@ -86,11 +96,23 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
             </p>
             <label className="flex flex-col gap-1">
               Training steps
-              <input value={steps} onChange={(e) => setSteps(e.target.value)} inputMode="numeric" className="w-24 rounded border border-zinc-300 px-2 py-1" aria-label="Training steps" />
+              <input
+                value={steps}
+                onChange={(e) => setSteps(e.target.value)}
+                inputMode="numeric"
+                className="w-24 rounded border border-zinc-300 px-2 py-1"
+                aria-label="Training steps"
+              />
             </label>
             <label className="flex flex-col gap-1">
               Mix weight
-              <input value={mix} onChange={(e) => setMix(e.target.value)} inputMode="decimal" className="w-20 rounded border border-zinc-300 px-2 py-1" aria-label="Mix weight" />
+              <input
+                value={mix}
+                onChange={(e) => setMix(e.target.value)}
+                inputMode="decimal"
+                className="w-20 rounded border border-zinc-300 px-2 py-1"
+                aria-label="Mix weight"
+              />
             </label>
             {pending === 0 ? (
               <Button type="submit" variant="primary" disabled={approved === 0} busy={materialize.isPending} data-testid="materialize">

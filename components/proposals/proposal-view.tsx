@@ -50,7 +50,12 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
   const [opFilter, setOpFilter] = useState<string>("all");
   const p = data ?? initial;
   const slug = p.project ?? "";
-  const progress = p.progress as { stage?: string; message?: string; dropped?: { reason: string; count: number }[]; notes?: string[] } | null;
+  const progress = p.progress as {
+    stage?: string;
+    message?: string;
+    dropped?: { reason: string; count: number }[];
+    notes?: string[];
+  } | null;
   const running = p.status === "queued" || p.status === "running";
   const stageIndex = STAGES.indexOf(progress?.stage ?? "queued");
   return (
@@ -73,7 +78,10 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
         <Panel title="Run" className="mb-3">
           <ol className="flex flex-wrap gap-2 text-xs" data-testid="proposal-progress">
             {STAGES.map((s, i) => (
-              <li key={s} className={`rounded px-2 py-0.5 ${p.status === "failed" && i === Math.max(stageIndex, 0) ? "bg-red-100 text-red-800" : i < stageIndex ? "bg-green-100 text-green-800" : i === stageIndex ? "animate-pulse bg-blue-100 text-blue-800" : "bg-zinc-100 text-zinc-500"}`}>
+              <li
+                key={s}
+                className={`rounded px-2 py-0.5 ${p.status === "failed" && i === Math.max(stageIndex, 0) ? "bg-red-100 text-red-800" : i < stageIndex ? "bg-green-100 text-green-800" : i === stageIndex ? "animate-pulse bg-blue-100 text-blue-800" : "bg-zinc-100 text-zinc-500"}`}
+              >
                 {s}
               </li>
             ))}
@@ -85,7 +93,9 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
               {p.run?.rawOutput && (
                 <details className="mt-1">
                   <summary className="cursor-pointer text-xs text-zinc-600">The engineer&apos;s last raw output</summary>
-                  <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all bg-zinc-50 p-2 font-mono text-xs text-zinc-800">{p.run.rawOutput.slice(0, 20000)}</pre>
+                  <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all bg-zinc-50 p-2 font-mono text-xs text-zinc-800">
+                    {p.run.rawOutput.slice(0, 20000)}
+                  </pre>
                 </details>
               )}
             </div>
@@ -103,7 +113,11 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
             <Tile
               label="Engine"
               value={<span className="text-sm">{p.run?.model ?? p.engineer}</span>}
-              hint={p.run ? `${p.run.latencyMs ?? "?"} ms${p.run.promptTokens ? `, ${p.run.promptTokens} prompt + ${p.run.completionTokens} completion tokens` : ""}${p.run.costUsd ? `, $${p.run.costUsd.toFixed(4)}` : ""}` : undefined}
+              hint={
+                p.run
+                  ? `${p.run.latencyMs ?? "?"} ms${p.run.promptTokens ? `, ${p.run.promptTokens} prompt + ${p.run.completionTokens} completion tokens` : ""}${p.run.costUsd ? `, $${p.run.costUsd.toFixed(4)}` : ""}`
+                  : undefined
+              }
             />
           </div>
           <div className="mb-3 grid grid-cols-1 gap-3 lg:grid-cols-2">
@@ -115,13 +129,18 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
                 {Object.entries(p.population.byDirection).map(([d, n]) => (
                   <li key={d} className="flex items-center gap-2">
                     <span className="w-24 text-zinc-600">{d}</span>
-                    <span className="h-3 rounded bg-violet-300" style={{ width: `${(n / Math.max(1, ...Object.values(p.population.byDirection))) * 100}%` }} />
+                    <span
+                      className="h-3 rounded bg-violet-300"
+                      style={{ width: `${(n / Math.max(1, ...Object.values(p.population.byDirection))) * 100}%` }}
+                    />
                     <span className="num">{n}</span>
                   </li>
                 ))}
               </ul>
               {(progress?.dropped?.length ?? 0) > 0 && (
-                <p className="mt-3 text-xs text-zinc-500">Dropped before proposing: {progress!.dropped!.map((d) => `${d.count} ${d.reason}`).join(", ")}.</p>
+                <p className="mt-3 text-xs text-zinc-500">
+                  Dropped before proposing: {progress!.dropped!.map((d) => `${d.count} ${d.reason}`).join(", ")}.
+                </p>
               )}
               {(progress?.notes?.length ?? 0) > 0 && (
                 <ul className="mt-2 list-disc pl-4 text-xs text-zinc-600">
@@ -134,7 +153,11 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
           </div>
           <div className="mb-2 flex flex-wrap items-center gap-2 text-xs">
             {["all", ...OPS].map((op) => (
-              <button key={op} onClick={() => setOpFilter(op)} className={`rounded px-2 py-0.5 ${opFilter === op ? "bg-zinc-900 text-white" : "bg-zinc-100 hover:bg-zinc-200"}`}>
+              <button
+                key={op}
+                onClick={() => setOpFilter(op)}
+                className={`rounded px-2 py-0.5 ${opFilter === op ? "bg-zinc-900 text-white" : "bg-zinc-100 hover:bg-zinc-200"}`}
+              >
                 {op} {op === "all" ? p.items.length : (p.population.byOp[op] ?? 0)}
               </button>
             ))}
@@ -150,7 +173,8 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
       {p.summary && (
         <details className="mt-3 rounded-md border border-zinc-200 bg-white" data-testid="engineer-saw">
           <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">
-            What the engineer saw ({count(p.summary.tokenEstimate)} tokens{p.summary.truncated.length ? `, cut: ${p.summary.truncated.join(", ")}` : ""})
+            What the engineer saw ({count(p.summary.tokenEstimate)} tokens
+            {p.summary.truncated.length ? `, cut: ${p.summary.truncated.join(", ")}` : ""})
           </summary>
           <div className="grid grid-cols-1 gap-3 border-t border-zinc-100 p-3 text-xs lg:grid-cols-2">
             <div>
@@ -166,7 +190,10 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
               <ul className="space-y-1.5">
                 {p.summary.failures.clusters.map((c) => (
                   <li key={c.id}>
-                    <Link href={`/projects/${encodeURIComponent(slug)}/generations/${p.baseGeneration}/failures?cluster=${c.id}`} className="font-mono text-blue-700 hover:underline">
+                    <Link
+                      href={`/projects/${encodeURIComponent(slug)}/generations/${p.baseGeneration}/failures?cluster=${c.id}`}
+                      className="font-mono text-blue-700 hover:underline"
+                    >
                       {c.id.slice(0, 8)}
                     </Link>{" "}
                     {c.category} ×{c.count} in {c.environments} envs: <span className="font-mono">{c.signature}</span>

@@ -25,7 +25,19 @@ function formProblem(path: PropertyKey[], v: { seed: string; size: string; keep:
 }
 
 /** "Propose next generation": the engineer to use and its options; opens the proposal page once queued. */
-export function ProposePanel({ slug, index, policies, llmAvailable, populationSize }: { slug: string; index: number; policies: string[]; llmAvailable: boolean; populationSize: number }) {
+export function ProposePanel({
+  slug,
+  index,
+  policies,
+  llmAvailable,
+  populationSize,
+}: {
+  slug: string;
+  index: number;
+  policies: string[];
+  llmAvailable: boolean;
+  populationSize: number;
+}) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const [engineer, setEngineer] = useState<"heuristic" | "llm">("heuristic");
@@ -36,7 +48,10 @@ export function ProposePanel({ slug, index, policies, llmAvailable, populationSi
   const [add, setAdd] = useState("15");
   const mutation = useMutation({
     mutationFn: (body: unknown) =>
-      apiFetch<{ proposalId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/proposals`, { method: "POST", body: JSON.stringify(body) }),
+      apiFetch<{ proposalId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/proposals`, {
+        method: "POST",
+        body: JSON.stringify(body),
+      }),
     onSuccess: (r) => router.push(`/projects/${encodeURIComponent(slug)}/proposals/${r.proposalId}`),
   });
   const [formError, setFormError] = useState<string | null>(null);
@@ -65,9 +80,18 @@ export function ProposePanel({ slug, index, policies, llmAvailable, populationSi
   }
   const input = fieldClass;
   return (
-    <form onSubmit={submit} className="flex flex-wrap items-end gap-3 rounded-md border border-blue-200 bg-blue-50 p-3 text-xs" data-testid="propose-form">
+    <form
+      onSubmit={submit}
+      className="flex flex-wrap items-end gap-3 rounded-md border border-blue-200 bg-blue-50 p-3 text-xs"
+      data-testid="propose-form"
+    >
       <Field label="Engineer">
-        <select value={engineer} onChange={(e) => setEngineer(e.target.value as "heuristic" | "llm")} className={input} aria-label="Engineer">
+        <select
+          value={engineer}
+          onChange={(e) => setEngineer(e.target.value as "heuristic" | "llm")}
+          className={input}
+          aria-label="Engineer"
+        >
           <option value="heuristic">heuristic (offline, deterministic)</option>
           <option value="llm" disabled={!llmAvailable}>
             LLM{llmAvailable ? "" : " (set OPENAI_BASE_URL and ENVFORGE_ENGINEER_MODEL)"}
@@ -83,16 +107,41 @@ export function ProposePanel({ slug, index, policies, llmAvailable, populationSi
         </select>
       </Field>
       <Field label="Population">
-        <input value={size} onChange={(e) => setSize(e.target.value)} className={`${input} w-20`} inputMode="numeric" aria-label="Population size" />
+        <input
+          value={size}
+          onChange={(e) => setSize(e.target.value)}
+          className={`${input} w-20`}
+          inputMode="numeric"
+          aria-label="Population size"
+        />
       </Field>
       <Field label="Keep at most %">
-        <input value={keep} onChange={(e) => setKeep(e.target.value)} className={`${input} w-16`} inputMode="numeric" aria-label="Keep share" />
+        <input
+          value={keep}
+          onChange={(e) => setKeep(e.target.value)}
+          className={`${input} w-16`}
+          inputMode="numeric"
+          aria-label="Keep share"
+        />
       </Field>
       <Field label="New samples %">
-        <input value={add} onChange={(e) => setAdd(e.target.value)} className={`${input} w-16`} inputMode="numeric" aria-label="Add share" />
+        <input
+          value={add}
+          onChange={(e) => setAdd(e.target.value)}
+          className={`${input} w-16`}
+          inputMode="numeric"
+          aria-label="Add share"
+        />
       </Field>
       <Field label="Seed">
-        <input value={seed} onChange={(e) => setSeed(e.target.value)} className={`${input} w-24`} placeholder="auto" inputMode="numeric" aria-label="Seed" />
+        <input
+          value={seed}
+          onChange={(e) => setSeed(e.target.value)}
+          className={`${input} w-24`}
+          placeholder="auto"
+          inputMode="numeric"
+          aria-label="Seed"
+        />
       </Field>
       <Button type="submit" variant="primary" busy={mutation.isPending} data-testid="propose-submit">
         {mutation.isPending ? "Queuing…" : "Propose"}

@@ -57,29 +57,46 @@ function EvidenceLink({ slug, base, e }: { slug: string; base: number; e: { kind
 }
 
 /** A JSON editor for a config, validated against the family as you type (debounced, on the server). */
-function ConfigEditor({ slug, item, onSave, onCancel, saving, error }: { slug: string; item: Item; onSave: (config: Record<string, unknown>) => void; onCancel: () => void; saving: boolean; error: string | null }) {
+function ConfigEditor({
+  slug,
+  item,
+  onSave,
+  onCancel,
+  saving,
+  error,
+}: {
+  slug: string;
+  item: Item;
+  onSave: (config: Record<string, unknown>) => void;
+  onCancel: () => void;
+  saving: boolean;
+  error: string | null;
+}) {
   const [text, setText] = useState(() => JSON.stringify(item.editedConfig ?? item.config, null, 2));
   const [check, setCheck] = useState<{ valid: boolean; errors: { path: string; message: string }[] } | null>(null);
-  const [parseError, setParseError] = useState<string | null>(null);
+  // the text parses or it does not: derived while rendering, the server check follows in an effect
+  const parsed = useMemo(() => {
+    try {
+      return { value: JSON.parse(text) as unknown, error: null };
+    } catch (e) {
+      return { value: undefined, error: (e as Error).message };
+    }
+  }, [text]);
+  const parseError = parsed.error;
   const area = useRef<HTMLTextAreaElement>(null);
   useEffect(() => area.current?.focus(), []);
   useEffect(() => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-      setParseError(null);
-    } catch (e) {
-      setParseError((e as Error).message);
-      setCheck(null);
-      return;
-    }
+    if (parsed.error !== null) return;
     const t = setTimeout(() => {
-      apiFetch<{ valid: boolean; errors: { path: string; message: string }[] }>(`/api/v1/projects/${encodeURIComponent(slug)}/validate-config`, { method: "POST", body: JSON.stringify({ config: parsed }) })
+      apiFetch<{ valid: boolean; errors: { path: string; message: string }[] }>(
+        `/api/v1/projects/${encodeURIComponent(slug)}/validate-config`,
+        { method: "POST", body: JSON.stringify({ config: parsed.value }) },
+      )
         .then(setCheck)
         .catch(() => setCheck(null));
     }, 250);
     return () => clearTimeout(t);
-  }, [text, slug]);
+  }, [parsed, slug]);
   const save = () => {
     try {
       onSave(JSON.parse(text));
@@ -103,10 +120,27 @@ function ConfigEditor({ slug, item, onSave, onCancel, saving, error }: { slug: s
         aria-label="Edit config"
       />
       <div className="mt-1 flex flex-wrap items-center gap-2 text-xs">
-        <span data-testid="config-check" className={parseError || (check && !check.valid) ? "text-red-700" : check?.valid ? "text-green-700" : "text-zinc-500"}>
-          {parseError ? `Not JSON: ${parseError}` : check ? (check.valid ? "Valid for the family" : check.errors.map((e) => `${e.path}: ${e.message}`).join("; ")) : "Checking…"}
+        <span
+          data-testid="config-check"
+          className={parseError || (check && !check.valid) ? "text-red-700" : check?.valid ? "text-green-700" : "text-zinc-500"}
+        >
+          {parseError
+            ? `Not JSON: ${parseError}`
+            : check
+              ? check.valid
+                ? "Valid for the family"
+                : check.errors.map((e) => `${e.path}: ${e.message}`).join("; ")
+              : "Checking…"}
         </span>
-        <Button variant="primary" size="sm" className="ml-auto" onClick={save} busy={saving} disabled={!!parseError || (check !== null && !check.valid)} data-testid="config-save">
+        <Button
+          variant="primary"
+          size="sm"
+          className="ml-auto"
+          onClick={save}
+          busy={saving}
+          disabled={!!parseError || (check !== null && !check.valid)}
+          data-testid="config-save"
+        >
           Save and approve (Ctrl+Enter)
         </Button>
         <Button variant="ghost" size="sm" onClick={onCancel}>
@@ -119,12 +153,25 @@ function ConfigEditor({ slug, item, onSave, onCancel, saving, error }: { slug: s
 }
 
 /** The items of a proposal, grouped by op, with review by mouse or keyboard (j/k, a, r, e, u). */
-export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { proposal: ProposalData; canReview: boolean; opFilter: string; changedOnly: boolean }) {
+export function ReviewList({
+  proposal,
+  canReview,
+  opFilter,
+  changedOnly,
+}: {
+  proposal: ProposalData;
+  canReview: boolean;
+  opFilter: string;
+  changedOnly: boolean;
+}) {
   const queryClient = useQueryClient();
   const slug = proposal.project ?? "";
   const final = proposal.materializedGeneration !== null;
   const reviewable = canReview && !final && ["ready", "approved", "rejected", "partially_approved"].includes(proposal.status);
-  const ordered = useMemo(() => OPS.flatMap((op) => (opFilter === "all" || opFilter === op ? proposal.items.filter((i) => i.op === op) : [])), [proposal.items, opFilter]);
+  const ordered = useMemo(
+    () => OPS.flatMap((op) => (opFilter === "all" || opFilter === op ? proposal.items.filter((i) => i.op === op) : [])),
+    [proposal.items, opFilter],
+  );
   const [selected, setSelected] = useState(0);
   const [editing, setEditing] = useState<string | null>(null);
   const [openIds, setOpenIds] = useState<Set<string>>(() => new Set());
@@ -138,7 +185,8 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
     onSuccess: (data) => queryClient.setQueryData(["proposal", proposal.id], data),
   });
   const comment = useMutation({
-    mutationFn: (body: { body: string; itemId?: string }) => apiFetch(`/api/v1/proposals/${proposal.id}/comments`, { method: "POST", body: JSON.stringify(body) }),
+    mutationFn: (body: { body: string; itemId?: string }) =>
+      apiFetch(`/api/v1/proposals/${proposal.id}/comments`, { method: "POST", body: JSON.stringify(body) }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["proposal", proposal.id] }),
   });
 
@@ -256,13 +304,18 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
                 {item.parentKey && (
                   <span className="text-xs text-zinc-500">
                     from{" "}
-                    <Link href={`/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(item.parentKey)}`} className="font-mono hover:underline">
+                    <Link
+                      href={`/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(item.parentKey)}`}
+                      className="font-mono hover:underline"
+                    >
                       {item.parentKey}
                     </Link>
                   </span>
                 )}
                 {item.direction && <span className="rounded bg-violet-50 px-1.5 py-0.5 text-xs text-violet-700">{item.direction}</span>}
-                {item.editedConfig !== undefined && <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-800">edited</span>}
+                {item.editedConfig !== undefined && (
+                  <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-800">edited</span>
+                )}
                 {item.flags.map((f) => (
                   <span key={f} className="rounded bg-amber-50 px-1.5 py-0.5 text-xs text-amber-800">
                     {f}
@@ -311,7 +364,8 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
                 <ul className="mt-2 space-y-1 border-t border-zinc-100 pt-1 text-xs">
                   {itemComments.map((c) => (
                     <li key={c.id}>
-                      <span className="font-medium">{c.author}</span> <span className="text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span> {c.body}
+                      <span className="font-medium">{c.author}</span>{" "}
+                      <span className="text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span> {c.body}
                     </li>
                   ))}
                 </ul>
@@ -343,7 +397,13 @@ export function ReviewList({ proposal, canReview, opFilter, changedOnly }: { pro
                     comment.mutate({ body, itemId: item.id }, { onSuccess: () => setCommentFor(null) });
                   }}
                 >
-                  <input name="body" className="flex-1 rounded border border-zinc-300 px-2 py-1 text-xs" placeholder="A comment on this item" aria-label="Item comment" autoFocus />
+                  <input
+                    name="body"
+                    className="flex-1 rounded border border-zinc-300 px-2 py-1 text-xs"
+                    placeholder="A comment on this item"
+                    aria-label="Item comment"
+                    autoFocus
+                  />
                   <Button type="submit" variant="primary" size="sm" busy={comment.isPending}>
                     Post
                   </Button>

@@ -16,7 +16,19 @@ export interface AnnotationView {
 }
 
 /** A rollout's annotations and, for reviewers and admins, a small form: label buttons, score, note, optional turn. */
-export function AnnotationPanel({ rolloutId, slug, labels, annotations, canWrite }: { rolloutId: number; slug: string; labels: string[]; annotations: AnnotationView[]; canWrite: boolean }) {
+export function AnnotationPanel({
+  rolloutId,
+  slug,
+  labels,
+  annotations,
+  canWrite,
+}: {
+  rolloutId: number;
+  slug: string;
+  labels: string[];
+  annotations: AnnotationView[];
+  canWrite: boolean;
+}) {
   const router = useRouter();
   const [label, setLabel] = useState<string | null>(null);
   const [score, setScore] = useState("");
@@ -44,7 +56,12 @@ export function AnnotationPanel({ rolloutId, slug, labels, annotations, canWrite
     run(() =>
       apiFetch(`/api/v1/rollouts/${rolloutId}/annotations`, {
         method: "POST",
-        body: JSON.stringify({ label: label ?? undefined, score: score === "" ? undefined : Number(score), note: note === "" ? undefined : note, turn: turn === "" ? undefined : Number(turn) }),
+        body: JSON.stringify({
+          label: label ?? undefined,
+          score: score === "" ? undefined : Number(score),
+          note: note === "" ? undefined : note,
+          turn: turn === "" ? undefined : Number(turn),
+        }),
       }),
     ).then((ok) => {
       if (ok) {
@@ -55,7 +72,9 @@ export function AnnotationPanel({ rolloutId, slug, labels, annotations, canWrite
       }
     });
   const addLabel = () =>
-    run(() => apiFetch(`/api/v1/projects/${encodeURIComponent(slug)}/labels`, { method: "POST", body: JSON.stringify({ name: newLabel }) })).then((ok) => ok && setNewLabel(""));
+    run(() =>
+      apiFetch(`/api/v1/projects/${encodeURIComponent(slug)}/labels`, { method: "POST", body: JSON.stringify({ name: newLabel }) }),
+    ).then((ok) => ok && setNewLabel(""));
 
   return (
     <div className="text-sm" data-testid="annotations">

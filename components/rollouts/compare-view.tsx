@@ -41,10 +41,20 @@ function Compare({ left, right }: { left: CompareSide; right: CompareSide }) {
   const list = useTurnList({ count: rows, sources: [a, b] });
 
   // O(loaded prefix), once per arriving page: not per render
-  const divergence = useMemo(() => findDivergence(a.total, b.total, (i) => a.get(i), (i) => b.get(i)), [a, b]);
+  const divergence = useMemo(
+    () =>
+      findDivergence(
+        a.total,
+        b.total,
+        (i) => a.get(i),
+        (i) => b.get(i),
+      ),
+    [a, b],
+  );
   // "Find" walks the pages forward until the divergence (or the end) is loaded
   const [scanning, setScanning] = useState(false);
-  const scanStuck = divergence.kind === "unknown" && (a.error(divergence.scanned) !== undefined || b.error(divergence.scanned) !== undefined);
+  const scanStuck =
+    divergence.kind === "unknown" && (a.error(divergence.scanned) !== undefined || b.error(divergence.scanned) !== undefined);
   const scanActive = scanning && divergence.kind === "unknown" && !scanStuck;
   useEffect(() => {
     if (!scanActive || divergence.kind !== "unknown") return;
@@ -56,7 +66,13 @@ function Compare({ left, right }: { left: CompareSide; right: CompareSide }) {
     <div data-testid="compare-view">
       <div className="mb-2 flex flex-wrap items-center gap-2">
         <span className="num text-zinc-600">{count(rows)} rows</span>
-        <DivergenceNote divergence={divergence} total={rows} scanning={scanActive} onJump={(i) => list.go(i, "start")} onScan={() => setScanning(true)} />
+        <DivergenceNote
+          divergence={divergence}
+          total={rows}
+          scanning={scanActive}
+          onJump={(i) => list.go(i, "start")}
+          onScan={() => setScanning(true)}
+        />
         <div className="ml-auto">
           <JumpControls total={rows} go={list.go} testIdPrefix="compare" />
         </div>
@@ -92,10 +108,25 @@ function Compare({ left, right }: { left: CompareSide; right: CompareSide }) {
   );
 }
 
-function Cell({ pages, turn, index, list, side }: { pages: TurnPages; turn: TurnOutline | null | undefined; index: number; list: TurnList; side: "left" | "right" }) {
+function Cell({
+  pages,
+  turn,
+  index,
+  list,
+  side,
+}: {
+  pages: TurnPages;
+  turn: TurnOutline | null | undefined;
+  index: number;
+  list: TurnList;
+  side: "left" | "right";
+}) {
   if (turn === null) {
     return (
-      <div className="rounded-md border border-dashed border-zinc-200 px-3 py-2 text-xs text-zinc-400" data-testid={`compare-${side}-empty`}>
+      <div
+        className="rounded-md border border-dashed border-zinc-200 px-3 py-2 text-xs text-zinc-400"
+        data-testid={`compare-${side}-empty`}
+      >
         no turn #{index}
       </div>
     );
@@ -117,7 +148,9 @@ function SideHeader({ side, total, testId }: { side: CompareSide; total: number;
       <span className="truncate font-medium text-zinc-900" title={side.label}>
         {side.label}
       </span>
-      <span className={`rounded px-1.5 py-0.5 text-xs font-semibold ${side.success ? "bg-emerald-100 text-emerald-800" : "bg-red-100 text-red-800"}`}>
+      <span
+        className={`rounded px-1.5 py-0.5 text-xs font-semibold ${side.success ? "bg-emerald-100 text-emerald-800" : "bg-red-100 text-red-800"}`}
+      >
         {side.success ? "PASS" : "FAIL"}
       </span>
       <span className="num ml-auto shrink-0 text-xs text-zinc-500">
@@ -159,7 +192,11 @@ function DivergenceNote({
   }
   return (
     <span className="flex items-center gap-2 text-xs text-zinc-500" data-testid="compare-divergence">
-      <span className="num">{scanning ? `Looking for the first divergence… (#${count(divergence.scanned)})` : `Roles match in the first ${count(divergence.scanned)} loaded rows`}</span>
+      <span className="num">
+        {scanning
+          ? `Looking for the first divergence… (#${count(divergence.scanned)})`
+          : `Roles match in the first ${count(divergence.scanned)} loaded rows`}
+      </span>
       {!scanning && (
         <button type="button" className={TOOL_BUTTON} onClick={onScan} data-testid="compare-find-divergence">
           Find divergence

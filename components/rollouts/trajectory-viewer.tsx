@@ -96,10 +96,24 @@ function Trajectory({ rolloutId, initial }: { rolloutId: number; initial: TurnPa
         >
           {status}
         </span>
-        <button type="button" className={TOOL_BUTTON} disabled={matches.length === 0} onClick={() => step(-1)} aria-label="Previous match" title="Previous match (Shift+Enter)">
+        <button
+          type="button"
+          className={TOOL_BUTTON}
+          disabled={matches.length === 0}
+          onClick={() => step(-1)}
+          aria-label="Previous match"
+          title="Previous match (Shift+Enter)"
+        >
           ↑
         </button>
-        <button type="button" className={TOOL_BUTTON} disabled={matches.length === 0} onClick={() => step(1)} aria-label="Next match" title="Next match (Enter)">
+        <button
+          type="button"
+          className={TOOL_BUTTON}
+          disabled={matches.length === 0}
+          onClick={() => step(1)}
+          aria-label="Next match"
+          title="Next match (Enter)"
+        >
           ↓
         </button>
         <div className="ml-auto">
@@ -122,7 +136,14 @@ function Trajectory({ rolloutId, initial }: { rolloutId: number; initial: TurnPa
               className="px-2 pb-2"
             >
               {turn ? (
-                <TurnCard rolloutId={rolloutId} turn={turn} query={query || undefined} selected={list.selected === i} matched={matchSet.has(i)} onPick={list.pick} />
+                <TurnCard
+                  rolloutId={rolloutId}
+                  turn={turn}
+                  query={query || undefined}
+                  selected={list.selected === i}
+                  matched={matchSet.has(i)}
+                  onPick={list.pick}
+                />
               ) : (
                 <TurnSkeleton index={i} error={pages.error(i)} onRetry={() => pages.retry(i)} />
               )}

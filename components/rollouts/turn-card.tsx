@@ -41,7 +41,8 @@ function useRemembered<T>(key: string, initial: T): [T, (value: T) => void] {
 export function useTurnSlices(rolloutId: number, index: number, enabled: boolean) {
   return useInfiniteQuery({
     queryKey: ["rollout-turn", rolloutId, index],
-    queryFn: ({ pageParam }) => apiFetch<TurnSlice>(`/api/v1/rollouts/${rolloutId}/turns/${index}?offset=${pageParam}&length=${SLICE_CHARS}`),
+    queryFn: ({ pageParam }) =>
+      apiFetch<TurnSlice>(`/api/v1/rollouts/${rolloutId}/turns/${index}?offset=${pageParam}&length=${SLICE_CHARS}`),
     initialPageParam: 0,
     getNextPageParam: (last: TurnSlice) => {
       const next = last.offset + last.content.length;
@@ -88,7 +89,11 @@ export function RoleBadge({ role }: { role: string }) {
 /** Placeholder of a turn whose page is not loaded yet: as tall as a row is estimated (88 + 8 padding). */
 export function TurnSkeleton({ index, error, onRetry }: { index: number; error?: string; onRetry?: () => void }) {
   return (
-    <div className="h-[88px] overflow-hidden rounded-md border border-zinc-200 bg-white px-3 py-2" data-testid="turn-skeleton" aria-busy={!error}>
+    <div
+      className="h-[88px] overflow-hidden rounded-md border border-zinc-200 bg-white px-3 py-2"
+      data-testid="turn-skeleton"
+      aria-busy={!error}
+    >
       <div className="flex items-center gap-2">
         <span className="num font-mono text-xs text-zinc-400">#{index}</span>
         {!error && <span className="h-4 w-16 animate-pulse rounded bg-zinc-200" />}
@@ -234,7 +239,9 @@ function ToolCalls({ rolloutId, turn, query }: { rolloutId: number; turn: TurnOu
   const call: ToolCallOutline | undefined = turn.toolCalls[openIndex];
   const cut = !!call && call.argumentsLength > call.argumentsPreview.length;
   const slices = useTurnSlices(rolloutId, turn.index, cut);
-  const full = cut ? slices.data?.pages[0]?.toolCalls.find((c, i) => (call.id ? c.id === call.id : i === openIndex))?.arguments : call?.argumentsPreview;
+  const full = cut
+    ? slices.data?.pages[0]?.toolCalls.find((c, i) => (call.id ? c.id === call.id : i === openIndex))?.arguments
+    : call?.argumentsPreview;
 
   return (
     <div className="mt-1.5">
@@ -284,7 +291,12 @@ function callKey(c: ToolCallOutline, i: number): string {
 }
 
 function Relevance({ relevant }: { relevant?: boolean }) {
-  const [cls, label] = relevant === true ? ["bg-emerald-500", "relevant"] : relevant === false ? ["bg-red-500", "distractor"] : ["bg-zinc-300", "not labelled"];
+  const [cls, label] =
+    relevant === true
+      ? ["bg-emerald-500", "relevant"]
+      : relevant === false
+        ? ["bg-red-500", "distractor"]
+        : ["bg-zinc-300", "not labelled"];
   return <span className={`mt-1 inline-block h-2 w-2 shrink-0 rounded-full ${cls}`} title={label} aria-label={label} />;
 }
 
@@ -378,9 +390,18 @@ export const TurnCard = memo(function TurnCard({
   }
   const frame = selected ? "border-sky-400 ring-2 ring-sky-400" : matched ? "border-yellow-300" : "border-zinc-200";
   return (
-    <article className={`min-w-0 rounded-md border bg-white px-3 py-2 ${frame}`} data-role={turn.role} data-selected={selected || undefined}>
+    <article
+      className={`min-w-0 rounded-md border bg-white px-3 py-2 ${frame}`}
+      data-role={turn.role}
+      data-selected={selected || undefined}
+    >
       <header className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
-        <a href={`#turn-${turn.index}`} onClick={pick} className="num font-mono text-zinc-500 hover:text-zinc-900 hover:underline" title="Link to this turn">
+        <a
+          href={`#turn-${turn.index}`}
+          onClick={pick}
+          className="num font-mono text-zinc-500 hover:text-zinc-900 hover:underline"
+          title="Link to this turn"
+        >
           #{turn.index}
         </a>
         <RoleBadge role={turn.role} />

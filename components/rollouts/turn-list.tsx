@@ -23,6 +23,8 @@ export const TOOL_BUTTON = buttonClass("secondary", "sm");
  */
 export function useTurnList({ count, sources }: { count: number; sources: TurnPages[] }) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  // TanStack Virtual keeps its state outside React by design; the React Compiler leaves this hook alone
+  // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scrollRef.current,
@@ -48,7 +50,8 @@ export function useTurnList({ count, sources }: { count: number; sources: TurnPa
 
   // A jump lands on estimated heights; once the target's page is in, the real rows may push it away.
   const pending = useRef<{ index: number; align: Align } | null>(null);
-  const settled = (index: number) => latest.current.every((s) => index >= s.total || s.get(index) !== undefined || s.error(index) !== undefined);
+  const settled = (index: number) =>
+    latest.current.every((s) => index >= s.total || s.get(index) !== undefined || s.error(index) !== undefined);
   const versions = sources.map((s) => s.version).join(",");
   useEffect(() => {
     const p = pending.current;
@@ -93,6 +96,8 @@ export function useTurnList({ count, sources }: { count: number; sources: TurnPa
 export type TurnList = ReturnType<typeof useTurnList>;
 
 /** The scroll container of a turn list and the sized, translated block its rows sit in. */
+// The frame reads the virtualizer (sizes, offsets) and the scroll ref while rendering, as TanStack Virtual is meant to be used.
+/* eslint-disable react-hooks/refs */
 export function TurnListFrame({ list, testId, children }: { list: TurnList; testId: string; children: ReactNode }) {
   return (
     <div
@@ -111,16 +116,37 @@ export function TurnListFrame({ list, testId, children }: { list: TurnList; test
     </div>
   );
 }
+/* eslint-enable react-hooks/refs */
 
 /** First / Last buttons and a "Go to #" field. */
-export function JumpControls({ total, go, testIdPrefix }: { total: number; go: (index: number, align?: Align) => void; testIdPrefix: string }) {
+export function JumpControls({
+  total,
+  go,
+  testIdPrefix,
+}: {
+  total: number;
+  go: (index: number, align?: Align) => void;
+  testIdPrefix: string;
+}) {
   const [target, setTarget] = useState("");
   return (
     <div className="flex items-center gap-1">
-      <button type="button" className={TOOL_BUTTON} data-testid={`${testIdPrefix}-first`} disabled={total === 0} onClick={() => go(0, "start")}>
+      <button
+        type="button"
+        className={TOOL_BUTTON}
+        data-testid={`${testIdPrefix}-first`}
+        disabled={total === 0}
+        onClick={() => go(0, "start")}
+      >
         First
       </button>
-      <button type="button" className={TOOL_BUTTON} data-testid={`${testIdPrefix}-last`} disabled={total === 0} onClick={() => go(total - 1, "end")}>
+      <button
+        type="button"
+        className={TOOL_BUTTON}
+        data-testid={`${testIdPrefix}-last`}
+        disabled={total === 0}
+        onClick={() => go(total - 1, "end")}
+      >
         Last
       </button>
       <form

@@ -38,10 +38,14 @@ export function TaskFiles({ slug, envKey, files }: { slug: string; envKey: strin
     queryKey: ["task-file", slug, envKey, selected],
     enabled: selected !== null,
     queryFn: async () => {
-      const res = await fetch(`/api/v1/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(envKey)}/files/${selected!.split("/").map(encodeURIComponent).join("/")}`);
+      const res = await fetch(
+        `/api/v1/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(envKey)}/files/${selected!.split("/").map(encodeURIComponent).join("/")}`,
+      );
       if (!res.ok) throw new Error(`Could not read ${selected} (${res.status})`);
       const binary = !(res.headers.get("content-type") ?? "").startsWith("text/");
-      return binary ? { binary: true as const, size: Number(res.headers.get("content-length") ?? 0) } : { binary: false as const, text: await res.text() };
+      return binary
+        ? { binary: true as const, size: Number(res.headers.get("content-length") ?? 0) }
+        : { binary: false as const, text: await res.text() };
     },
   });
   return (
@@ -75,7 +79,14 @@ export function TaskFiles({ slug, envKey, files }: { slug: string; envKey: strin
           </p>
         )}
         {file.data && !file.data.binary && (
-          <CodeMirror value={file.data.text} editable={false} readOnly basicSetup={{ foldGutter: false }} extensions={[...languageFor(selected ?? ""), EditorView.lineWrapping]} maxHeight="28rem" />
+          <CodeMirror
+            value={file.data.text}
+            editable={false}
+            readOnly
+            basicSetup={{ foldGutter: false }}
+            extensions={[...languageFor(selected ?? ""), EditorView.lineWrapping]}
+            maxHeight="28rem"
+          />
         )}
       </div>
     </div>

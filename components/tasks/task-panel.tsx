@@ -22,7 +22,9 @@ export async function TaskPanel({ db, project, envKey }: { db: Db; project: Proj
   if (files.length === 0) return null;
   const environmentId = await environmentIdOf(db, project, envKey);
   const text = async (p: string) => (await readTaskFile(db, environmentId, p))?.data.toString("utf8") ?? null;
-  const instructions = files.filter((f) => f.path === "instruction.md" || /^steps\/[^/]+\/instruction\.md$/.test(f.path)).map((f) => f.path);
+  const instructions = files
+    .filter((f) => f.path === "instruction.md" || /^steps\/[^/]+\/instruction\.md$/.test(f.path))
+    .map((f) => f.path);
   const rendered = await Promise.all(instructions.map(async (p) => ({ path: p, text: (await text(p)) ?? "" })));
   let tomlFields: [string, string][] = [];
   let tomlError: string | null = null;

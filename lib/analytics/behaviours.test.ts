@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { normalizeOpenAIMessages } from "@/lib/ingest/normalized";
 import { clusterBehaviours, rolloutBehaviours } from "./behaviours";
 
-const call = (id: string, command: string) => ({ role: "assistant", content: "", tool_calls: [{ id, function: { name: "bash", arguments: JSON.stringify({ command }) } }] });
+const call = (id: string, command: string) => ({
+  role: "assistant",
+  content: "",
+  tool_calls: [{ id, function: { name: "bash", arguments: JSON.stringify({ command }) } }],
+});
 const result = (id: string, out: string, code: number) => ({ role: "tool", tool_call_id: id, content: `${out}\n\n(exit_code=${code})` });
 
 describe("rolloutBehaviours", () => {
@@ -14,7 +18,11 @@ describe("rolloutBehaviours", () => {
       call("b", "ls"),
       result("b", "x", 0),
     ]);
-    expect(rolloutBehaviours({ success: false, turns: 2, maxSteps: 2, trajectory })).toEqual(["step_cap", "package_install_timeout", "never_ran_tests"]);
+    expect(rolloutBehaviours({ success: false, turns: 2, maxSteps: 2, trajectory })).toEqual([
+      "step_cap",
+      "package_install_timeout",
+      "never_ran_tests",
+    ]);
     expect(rolloutBehaviours({ success: false, turns: 2, maxSteps: 64, trajectory })).not.toContain("step_cap");
   });
   it("sees an agent timeout while its command was still running", () => {
@@ -30,7 +38,11 @@ describe("rolloutBehaviours", () => {
       call("b", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
       result("b", "", 0),
     ]);
-    expect(rolloutBehaviours({ success: false, turns: 2, maxSteps: 64, trajectory })).toEqual(["format_errors", "never_ran_tests", "gave_up_early"]);
+    expect(rolloutBehaviours({ success: false, turns: 2, maxSteps: 64, trajectory })).toEqual([
+      "format_errors",
+      "never_ran_tests",
+      "gave_up_early",
+    ]);
     // a success never "gave up"
     expect(rolloutBehaviours({ success: true, turns: 2, maxSteps: 64, trajectory })).not.toContain("gave_up_early");
     expect(rolloutBehaviours({ success: false, formatErrors: 3, trajectory: [] })).toEqual(["format_errors"]);

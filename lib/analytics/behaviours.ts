@@ -36,7 +36,8 @@ export interface BehaviourInput {
 }
 
 const SCAN_MAX = 600;
-const FORMAT_FEEDBACK = /^\s{0,20}(?:Format error\b|Previous response had parsing errors)|did not include a valid .{0,40}tool call|invalid tool call/i;
+const FORMAT_FEEDBACK =
+  /^\s{0,20}(?:Format error\b|Previous response had parsing errors)|did not include a valid .{0,40}tool call|invalid tool call/i;
 /** a command that runs tests: a test runner, or a script named test… */
 const RUNS_TESTS =
   /\b(?:pytest|py\.test|unittest|nosetests|tox|ctest|bats)\b|\b(?:npm|yarn|pnpm) {1,8}(?:run {1,8})?test\b|\b(?:cargo|go|mvn|gradle|dotnet|mix) {1,8}test\b|\bmake {1,8}(?:test|check)\b|\btests?[\w-]{0,40}\.(?:py|sh|pl|js|ts|rb|R)\b|\b[\w-]{1,40}_test\.(?:py|go|sh)\b/i;
@@ -96,7 +97,9 @@ export interface BehaviourCluster {
 }
 
 /** Groups failed rollouts by behaviour; exemplars spread across environments (smallest id of each). */
-export function clusterBehaviours(rows: Iterable<{ rolloutId: string; environmentKey: string; policy: string; behaviours: readonly string[] }>): BehaviourCluster[] {
+export function clusterBehaviours(
+  rows: Iterable<{ rolloutId: string; environmentKey: string; policy: string; behaviours: readonly string[] }>,
+): BehaviourCluster[] {
   const groups = new Map<string, { ids: Map<string, string>; count: number; perPolicy: Record<string, number>; all: string[] }>();
   for (const r of rows) {
     for (const b of r.behaviours) {

@@ -47,7 +47,12 @@ describe("environmentDamage", () => {
 
 describe("packageInstallTimeouts", () => {
   it("counts installs of any package manager that timed out", () => {
-    const t = packageInstallTimeouts([cmd(1, "pip install numpy", 124), cmd(2, "apt-get install -y gcc", 0), cmd(3, "npm install", 137), cmd(4, "make", 124)]);
+    const t = packageInstallTimeouts([
+      cmd(1, "pip install numpy", 124),
+      cmd(2, "apt-get install -y gcc", 0),
+      cmd(3, "npm install", 137),
+      cmd(4, "make", 124),
+    ]);
     expect(t.map((c) => c.step)).toEqual([1, 3]);
   });
 });
@@ -58,7 +63,11 @@ describe("commandsFromTrajectory", () => {
       { role: "system", content: "s" },
       { role: "assistant", content: "a", tool_calls: [{ id: "c1", function: { name: "bash", arguments: '{"command": "ls"}' } }] },
       { role: "tool", tool_call_id: "c1", content: "x\n\n(exit_code=0)" },
-      { role: "assistant", content: "b", tool_calls: [{ id: "c2", function: { name: "bash", arguments: '{"command": "apt-get install -y python3"}' } }] },
+      {
+        role: "assistant",
+        content: "b",
+        tool_calls: [{ id: "c2", function: { name: "bash", arguments: '{"command": "apt-get install -y python3"}' } }],
+      },
       { role: "tool", tool_call_id: "c2", content: "(no output)\n\n(exit_code=124)" },
       { role: "assistant", content: "c", tool_calls: [{ id: "c3", function: { name: "bash", arguments: '{"command": "sleep 999"}' } }] },
     ]);

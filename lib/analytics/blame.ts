@@ -18,11 +18,7 @@ export interface AgentCommand {
 
 /** How an agent's command damaged the environment. */
 export type EnvironmentDamageKind =
-  | "package_manager_timed_out"
-  | "package_manager_killed"
-  | "killed_package_manager"
-  | "removed_tool"
-  | "package_manager_in_background";
+  "package_manager_timed_out" | "package_manager_killed" | "killed_package_manager" | "removed_tool" | "package_manager_in_background";
 
 /** Evidence that the agent's own command broke the environment. */
 export interface EnvironmentDamage {
@@ -39,12 +35,14 @@ const EVIDENCE_COMMAND_MAX = 200;
 
 const SYSTEM_PACKAGE_MANAGER = /\b(?:apt-get|apt|aptitude|dpkg|yum|dnf|apk|zypper)\b/;
 /** a package manager that installs (system or language level), for "package install timed out" */
-const PACKAGE_INSTALL = /\b(?:apt-get|apt|aptitude|yum|dnf|zypper) {1,8}(?:-\S{1,64} {1,8}){0,16}install\b|\bdpkg {1,8}(?:-i|--install|--configure)\b|\bapk {1,8}add\b|\b(?:pip3?|uv {1,8}pip|conda|mamba|npm|yarn|pnpm|gem|cargo) {1,8}install\b/;
+const PACKAGE_INSTALL =
+  /\b(?:apt-get|apt|aptitude|yum|dnf|zypper) {1,8}(?:-\S{1,64} {1,8}){0,16}install\b|\bdpkg {1,8}(?:-i|--install|--configure)\b|\bapk {1,8}add\b|\b(?:pip3?|uv {1,8}pip|conda|mamba|npm|yarn|pnpm|gem|cargo) {1,8}install\b/;
 const TIMED_OUT = new Set([124]);
 const KILLED = new Set([137, 143, -9, -15]);
 const KILLS_PACKAGE_MANAGER = /\b(?:kill|pkill|killall)\b[^\n;|&]{0,200}\b(?:dpkg|apt-get|apt|unattended-upgr)/;
 const REMOVES_DPKG_LOCK = /\brm\b[^\n;|&]{0,200}\/var\/lib\/dpkg\/lock/;
-const REMOVES_PACKAGE = /\b(?:apt-get|apt|aptitude) {1,8}(?:-\S{1,64} {1,8}){0,16}(?:remove|purge|autoremove)\b|\bdpkg {1,8}(?:-r|-P|--remove|--purge)\b/;
+const REMOVES_PACKAGE =
+  /\b(?:apt-get|apt|aptitude) {1,8}(?:-\S{1,64} {1,8}){0,16}(?:remove|purge|autoremove)\b|\bdpkg {1,8}(?:-r|-P|--remove|--purge)\b/;
 const REMOVES_TOOL = /\brm\b[^\n;|&]{0,200}\/(?:usr\/)?(?:local\/)?s?bin\/(?:curl|wget|python3?|pip3?|bash|sh|uv|uvx|apt|apt-get|dpkg)\b/;
 /** `apt-get install … &` (a lone ampersand, not &&) or nohup: the install outlives the command */
 const BACKGROUND_PACKAGE_MANAGER = /\bnohup {1,8}(?:sudo {1,8})?(?:apt-get|apt|dpkg)\b|\b(?:apt-get|apt|dpkg)\b[^\n;|&]{0,300}[^&]&(?!&)/;
@@ -80,10 +78,13 @@ export function environmentDamage(commands: readonly AgentCommand[]): Environmen
 
 /** The package installs that timed out or were killed (apt, pip, npm, …). */
 export function packageInstallTimeouts(commands: readonly AgentCommand[]): AgentCommand[] {
-  return commands.filter((c) => c.exitCode !== null && (TIMED_OUT.has(c.exitCode) || KILLED.has(c.exitCode)) && isPackageInstall(c.command));
+  return commands.filter(
+    (c) => c.exitCode !== null && (TIMED_OUT.has(c.exitCode) || KILLED.has(c.exitCode)) && isPackageInstall(c.command),
+  );
 }
 
-const EXIT_CODE = /\(exit_code=(-?\d{1,4})\)|\bexit(?:_code| code|ed with code)[:= ]{1,3}(-?\d{1,4})\b|\breturn ?code[:= ]{1,3}(-?\d{1,4})\b/i;
+const EXIT_CODE =
+  /\(exit_code=(-?\d{1,4})\)|\bexit(?:_code| code|ed with code)[:= ]{1,3}(-?\d{1,4})\b|\breturn ?code[:= ]{1,3}(-?\d{1,4})\b/i;
 const TIMED_OUT_TEXT = /\bcommand timed out\b|\btimed out after \d{1,6} ?(?:s|ms|seconds)\b/i;
 const RESULT_TAIL = 600;
 

@@ -11,7 +11,12 @@
  * (the same rule as scipy.stats.fisher_exact and R's fisher.test).
  */
 export function fisherExactTwoSided(s1: number, n1: number, s2: number, n2: number): number {
-  for (const [v, name] of [[s1, "s1"], [n1, "n1"], [s2, "s2"], [n2, "n2"]] as const) {
+  for (const [v, name] of [
+    [s1, "s1"],
+    [n1, "n1"],
+    [s2, "s2"],
+    [n2, "n2"],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer`);
   }
   if (s1 > n1 || s2 > n2) throw new RangeError("successes cannot exceed attempts");
@@ -75,7 +80,10 @@ function mulberry32(seed: number): () => number {
  * Mean of `values` with a percentile bootstrap interval (resampling the values, seeded so the
  * answer is reproducible); null for no values, a zero-width interval for one value.
  */
-export function bootstrapMeanInterval(values: readonly number[], opts: { level?: number; resamples?: number; seed?: number } = {}): { mean: number; interval: [number, number] } | null {
+export function bootstrapMeanInterval(
+  values: readonly number[],
+  opts: { level?: number; resamples?: number; seed?: number } = {},
+): { mean: number; interval: [number, number] } | null {
   const n = values.length;
   if (n === 0) return null;
   const mean = values.reduce((a, b) => a + b, 0) / n;
@@ -98,7 +106,11 @@ export function bootstrapMeanInterval(values: readonly number[], opts: { level?:
 export type CompareVerdict = "improved" | "regressed" | "unchanged";
 
 /** Improved or regressed when Fisher's test rejects equal success rates at `alpha`; the sign says which. */
-export function verdictOf(a: { n: number; successes: number }, b: { n: number; successes: number }, alpha: number): { verdict: CompareVerdict; pValue: number } {
+export function verdictOf(
+  a: { n: number; successes: number },
+  b: { n: number; successes: number },
+  alpha: number,
+): { verdict: CompareVerdict; pValue: number } {
   const pValue = fisherExactTwoSided(b.successes, b.n, a.successes, a.n);
   if (pValue >= alpha || a.n === 0 || b.n === 0) return { verdict: "unchanged", pValue };
   return { verdict: b.successes / b.n > a.successes / a.n ? "improved" : "regressed", pValue };

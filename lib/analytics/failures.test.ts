@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  classifyRollout,
-  clusterId,
-  failureSignature,
-  normalizeMessage,
-  parseVerifierOutput,
-} from "./failures";
+import { classifyRollout, clusterId, failureSignature, normalizeMessage, parseVerifierOutput } from "./failures";
 
 const PYTEST_FAILED = `============================= test session starts ==============================
 platform linux -- Python 3.13.7, pytest-8.4.1, pluggy-1.6.0
@@ -57,7 +51,9 @@ describe("parseVerifierOutput", () => {
     expect(r.crash).toBe("Fatal Python error: Segmentation fault");
   });
   it("sees a full disk through uv's line wrapping", () => {
-    const r = parseVerifierOutput("  ╰─▶ failed to write to file\n      `/root/.cache/uv/x.so.12`: No\n      space left on device (os error 28)\n");
+    const r = parseVerifierOutput(
+      "  ╰─▶ failed to write to file\n      `/root/.cache/uv/x.so.12`: No\n      space left on device (os error 28)\n",
+    );
     expect(r).toMatchObject({ testsRan: false, setupFailure: "no space left on device" });
   });
 });
@@ -69,20 +65,34 @@ describe("classifyRollout", () => {
     expect(classifyRollout({ reward: 0.7, threshold: 0.5 })).toBeNull();
   });
   it("maps Harbor's timeouts", () => {
-    expect(classifyRollout({ reward: 0, status: "errored", errorType: "AgentTimeoutError", errorMessage: "Agent execution timed out after 900.0 seconds" })).toBe(
-      "agent_timeout",
-    );
+    expect(
+      classifyRollout({
+        reward: 0,
+        status: "errored",
+        errorType: "AgentTimeoutError",
+        errorMessage: "Agent execution timed out after 900.0 seconds",
+      }),
+    ).toBe("agent_timeout");
     expect(classifyRollout({ reward: null, hasVerdict: false, status: "errored", errorType: "AgentTimeoutError" })).toBe("agent_timeout");
     expect(classifyRollout({ reward: 0, status: "errored", errorType: "VerifierTimeoutError" })).toBe("verifier_timeout");
     expect(classifyRollout({ reward: 0, status: "errored", errorType: "AgentSetupTimeoutError" })).toBe("infra_error");
   });
   it("recognises context length and format errors", () => {
     expect(
-      classifyRollout({ reward: 0, status: "errored", errorType: "BadRequestError", errorMessage: "This model's maximum context length is 32768 tokens." }),
+      classifyRollout({
+        reward: 0,
+        status: "errored",
+        errorType: "BadRequestError",
+        errorMessage: "This model's maximum context length is 32768 tokens.",
+      }),
     ).toBe("context_length_exceeded");
     expect(classifyRollout({ reward: 0, errorType: "ContextLengthExceededError" })).toBe("context_length_exceeded");
     expect(
-      classifyRollout({ reward: 0, verifierOutput: PYTEST_FAILED, finalMessage: "Format error: Your last response did not include a valid `bash` tool call." }),
+      classifyRollout({
+        reward: 0,
+        verifierOutput: PYTEST_FAILED,
+        finalMessage: "Format error: Your last response did not include a valid `bash` tool call.",
+      }),
     ).toBe("format_error");
   });
   it("separates infrastructure from policy failures", () => {
@@ -90,14 +100,18 @@ describe("classifyRollout", () => {
     // pytest had collected the tests and crashed inside one, on what the agent built: the policy's failure
     expect(classifyRollout({ reward: 0, verifierOutput: SEGFAULT })).toBe("verifier_failed");
     expect(classifyRollout({ reward: 0, verifierOutput: "INTERNALERROR> Traceback (most recent call last):\n" })).toBe("infra_error");
-    expect(classifyRollout({ reward: 0, verifierOutput: "Traceback (most recent call last):\n  File x\nKeyError: 1\n" })).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, verifierOutput: "Traceback (most recent call last):\n  File x\nKeyError: 1\n" })).toBe(
+      "infra_error",
+    );
     expect(classifyRollout({ reward: null })).toBe("infra_error");
     expect(classifyRollout({ reward: 0, hasVerdict: false })).toBe("infra_error");
     expect(classifyRollout({ reward: 0, status: "errored", errorType: "RewardFileNotFoundError" })).toBe("infra_error");
     expect(classifyRollout({ reward: 0, status: "errored", errorType: "DaytonaError" })).toBe("infra_error");
   });
   it("treats a missing tool as policy failure once tests actually ran", () => {
-    expect(classifyRollout({ reward: 0, verifierOutput: `/tests/test.sh: line 8: curl: command not found\n${PYTEST_FAILED}` })).toBe("verifier_failed");
+    expect(classifyRollout({ reward: 0, verifierOutput: `/tests/test.sh: line 8: curl: command not found\n${PYTEST_FAILED}` })).toBe(
+      "verifier_failed",
+    );
   });
   it("falls back to errored_other and verifier_failed", () => {
     expect(classifyRollout({ reward: 0, status: "errored", errorType: "ValueError", errorMessage: "bad" })).toBe("errored_other");
@@ -127,12 +141,14 @@ describe("normalizeMessage", () => {
 
 describe("failureSignature", () => {
   it("uses the exception type with the normalized message", () => {
-    expect(failureSignature({ reward: 0, errorType: "AgentTimeoutError", errorMessage: "Agent execution timed out after 3600.0 seconds" })).toBe(
-      "AgentTimeoutError: Agent execution timed out after <n> seconds",
-    );
+    expect(
+      failureSignature({ reward: 0, errorType: "AgentTimeoutError", errorMessage: "Agent execution timed out after 3600.0 seconds" }),
+    ).toBe("AgentTimeoutError: Agent execution timed out after <n> seconds");
   });
   it("lists failing tests sorted", () => {
-    expect(failureSignature({ reward: 0, verifierOutput: PYTEST_FAILED })).toBe("test_outputs.py::test_a_first[*], test_outputs.py::test_z_last");
+    expect(failureSignature({ reward: 0, verifierOutput: PYTEST_FAILED })).toBe(
+      "test_outputs.py::test_a_first[*], test_outputs.py::test_z_last",
+    );
   });
   it("caps long test lists and says how many were left out", () => {
     const names = Array.from({ length: 40 }, (_, i) => `FAILED tests/test_x.py::test_number_${String(i).padStart(2, "0")} - boom`);
@@ -149,9 +165,12 @@ describe("failureSignature", () => {
     expect(failureSignature({ reward: null })).toBe("no verifier verdict (verifier did not run)");
   });
   it("describes format errors from the final message", () => {
-    expect(failureSignature({ reward: 0, finalMessage: "Format error: Your last response did not include a valid `bash` tool call.\n\nPlease..." })).toBe(
-      "Format error: Your last response did not include a valid `bash` tool call.",
-    );
+    expect(
+      failureSignature({
+        reward: 0,
+        finalMessage: "Format error: Your last response did not include a valid `bash` tool call.\n\nPlease...",
+      }),
+    ).toBe("Format error: Your last response did not include a valid `bash` tool call.");
   });
   it("is empty for successes", () => {
     expect(failureSignature({ reward: 1 })).toBe("");
@@ -169,14 +188,20 @@ describe("clusterId", () => {
 describe("blame: the agent broke its own environment", () => {
   const aptTimedOut = [{ kind: "package_manager_timed_out" as const, step: 5, exitCode: 124, command: "apt-get install -y python3" }];
   it("files a verifier that could not set up after the agent's package manager timed out as the policy's failure", () => {
-    expect(classifyRollout({ reward: 0, verifierOutput: CURL_MISSING, environmentDamage: aptTimedOut })).toBe("environment_broken_by_agent");
+    expect(classifyRollout({ reward: 0, verifierOutput: CURL_MISSING, environmentDamage: aptTimedOut })).toBe(
+      "environment_broken_by_agent",
+    );
     expect(classifyRollout({ reward: 0, verifierOutput: CURL_MISSING, environmentDamage: [] })).toBe("infra_error");
     expect(classifyRollout({ reward: 0, status: "errored", errorType: "RewardFileNotFoundError", environmentDamage: aptTimedOut })).toBe(
       "environment_broken_by_agent",
     );
     // the sandbox failing on its own stays infrastructure whatever the agent did
-    expect(classifyRollout({ reward: 0, status: "errored", errorType: "EnvironmentStartTimeoutError", environmentDamage: aptTimedOut })).toBe("infra_error");
-    expect(classifyRollout({ reward: 0, status: "errored", errorType: "DaytonaError", environmentDamage: aptTimedOut })).toBe("infra_error");
+    expect(
+      classifyRollout({ reward: 0, status: "errored", errorType: "EnvironmentStartTimeoutError", environmentDamage: aptTimedOut }),
+    ).toBe("infra_error");
+    expect(classifyRollout({ reward: 0, status: "errored", errorType: "DaytonaError", environmentDamage: aptTimedOut })).toBe(
+      "infra_error",
+    );
     // tests that ran and failed are judged on the tests
     expect(classifyRollout({ reward: 0, verifierOutput: PYTEST_FAILED, environmentDamage: aptTimedOut })).toBe("verifier_failed");
   });

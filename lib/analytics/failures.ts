@@ -92,10 +92,16 @@ const SETUP_FAILURES: ReadonlyArray<[RegExp, (m: RegExpMatchArray) => string]> =
 ];
 
 const SETUP_CAUSES: ReadonlyArray<[RegExp, string]> = [
-  [/Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock the administration directory/, "apt: dpkg lock held by another process"],
+  [
+    /Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock the administration directory/,
+    "apt: dpkg lock held by another process",
+  ],
   [/dpkg was interrupted/, "apt: dpkg was interrupted"],
   [/Sub-process \/usr\/bin\/dpkg returned an error code/, "apt: dpkg returned an error"],
-  [/Could not connect to|Unable to connect to|Could not resolve|Temporary failure resolving|Failed to connect to|Couldn't connect to server/, "network unreachable"],
+  [
+    /Could not connect to|Unable to connect to|Could not resolve|Temporary failure resolving|Failed to connect to|Couldn't connect to server/,
+    "network unreachable",
+  ],
   [/curl: \(77\)|certificate file/, "curl: CA certificates missing"],
   [/Unable to locate package/, "apt: package not found"],
   [/is not signed|NO_PUBKEY/, "apt: unsigned repository"],
@@ -407,4 +413,3 @@ export function clusterId(category: FailureCategory, signature: string): string 
   }
   return h.toString(16).padStart(16, "0");
 }
-

@@ -154,7 +154,12 @@ describe("tiers", () => {
     expect(difficultyTier(0.8)).toBe("solved");
   });
   it("takes the best policy", () => {
-    expect(environmentTier([{ n: 5, s: 1 }, { n: 5, s: 4 }])).toBe("solved");
+    expect(
+      environmentTier([
+        { n: 5, s: 1 },
+        { n: 5, s: 4 },
+      ]),
+    ).toBe("solved");
     expect(environmentTier([])).toBeNull();
     expect(tierHistogram(["frontier", "frontier", "solved", null])).toEqual({ frontier: 2, advanced: 0, core: 0, solved: 1 });
   });
@@ -194,7 +199,13 @@ describe("fieldBreakdown", () => {
     ]);
   });
   it("uses one bin when every value is equal", () => {
-    const b = fieldBreakdown([{ value: 3, env: { n: 1, s: 1, rewardSum: 1 } }, { value: 3, env: { n: 1, s: 0, rewardSum: 0 } }], { kind: "number" });
+    const b = fieldBreakdown(
+      [
+        { value: 3, env: { n: 1, s: 1, rewardSum: 1 } },
+        { value: 3, env: { n: 1, s: 0, rewardSum: 0 } },
+      ],
+      { kind: "number" },
+    );
     expect(b.buckets).toHaveLength(1);
     expect(b.buckets[0]).toMatchObject({ label: "3", environments: 2, successRate: 0.5 });
   });

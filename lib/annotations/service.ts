@@ -22,7 +22,7 @@ export const labelInput = z.object({
     .min(1)
     .max(60)
     .refine(noNul, NUL_MESSAGE)
-    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "holds a control character"),
+    .refine((v) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), "holds a control character"),
 });
 export type LabelInput = z.infer<typeof labelInput>;
 
@@ -44,7 +44,13 @@ export type AnnotationInput = z.infer<typeof annotationInput>;
 /** GET .../labels: the project's labels, oldest first, with how many annotations use each. */
 export async function listLabels(db: Db, project: ProjectRow) {
   const rows = await db
-    .select({ id: labels.id, name: labels.name, createdBy: labels.createdBy, createdAt: labels.createdAt, uses: sql<number>`(select count(*)::int from ${annotations} where ${annotations.labelId} = ${labels.id})` })
+    .select({
+      id: labels.id,
+      name: labels.name,
+      createdBy: labels.createdBy,
+      createdAt: labels.createdAt,
+      uses: sql<number>`(select count(*)::int from ${annotations} where ${annotations.labelId} = ${labels.id})`,
+    })
     .from(labels)
     .where(eq(labels.projectId, project.id))
     .orderBy(asc(labels.id));
@@ -54,9 +60,21 @@ export async function listLabels(db: Db, project: ProjectRow) {
 /** POST .../labels: add a label to the project's set (409 when it exists). */
 export async function createLabel(db: Db, project: ProjectRow, principal: Principal, input: LabelInput) {
   return db.transaction(async (tx) => {
-    const [row] = await tx.insert(labels).values({ projectId: project.id, name: input.name, createdBy: principal.actor }).onConflictDoNothing().returning();
-    if (!row) throw new Conflict(`The label ${JSON.stringify(input.name)} exists in ${project.slug}.`, [{ path: "name", message: "exists" }]);
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "label.create", entity: "label", entityId: row.id, after: { name: row.name } });
+    const [row] = await tx
+      .insert(labels)
+      .values({ projectId: project.id, name: input.name, createdBy: principal.actor })
+      .onConflictDoNothing()
+      .returning();
+    if (!row)
+      throw new Conflict(`The label ${JSON.stringify(input.name)} exists in ${project.slug}.`, [{ path: "name", message: "exists" }]);
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: principal.actor,
+      action: "label.create",
+      entity: "label",
+      entityId: row.id,
+      after: { name: row.name },
+    });
     return { id: row.id, name: row.name, createdBy: row.createdBy, createdAt: row.createdAt };
   });
 }
@@ -64,7 +82,12 @@ export async function createLabel(db: Db, project: ProjectRow, principal: Princi
 /** The rollout's project and message count, after checking the principal may `scope` in that project. */
 async function rolloutFor(db: Db, id: number, principal: Principal, scope: "projects:read" | "annotations:write") {
   const [row] = await db
-    .select({ projectId: rollouts.projectId, messages: sql<number | null>`jsonb_array_length(case when jsonb_typeof(${rolloutPayloads.trajectory}) = 'array' then ${rolloutPayloads.trajectory} else '[]'::jsonb end)` })
+    .select({
+      projectId: rollouts.projectId,
+      messages: sql<
+        number | null
+      >`jsonb_array_length(case when jsonb_typeof(${rolloutPayloads.trajectory}) = 'array' then ${rolloutPayloads.trajectory} else '[]'::jsonb end)`,
+    })
     .from(rollouts)
     .leftJoin(rolloutPayloads, eq(rolloutPayloads.rolloutId, rollouts.id))
     .where(eq(rollouts.id, id));
@@ -87,7 +110,12 @@ const annotationColumns = {
 /** GET /rollouts/{id}/annotations: oldest first. */
 export async function listAnnotations(db: Db, rolloutId: number, principal: Principal) {
   await rolloutFor(db, rolloutId, principal, "projects:read");
-  const rows = await db.select(annotationColumns).from(annotations).leftJoin(labels, eq(labels.id, annotations.labelId)).where(eq(annotations.rolloutId, rolloutId)).orderBy(asc(annotations.id));
+  const rows = await db
+    .select(annotationColumns)
+    .from(annotations)
+    .leftJoin(labels, eq(labels.id, annotations.labelId))
+    .where(eq(annotations.rolloutId, rolloutId))
+    .orderBy(asc(annotations.id));
   return { annotations: rows };
 }
 
@@ -97,20 +125,53 @@ export async function createAnnotation(db: Db, rolloutId: number, principal: Pri
   return db.transaction(async (tx) => {
     let labelId: number | null = null;
     if (input.label !== undefined) {
-      const [label] = await tx.select({ id: labels.id }).from(labels).where(and(eq(labels.projectId, rollout.projectId), eq(labels.name, input.label)));
-      if (!label) throw new Invalid(`label ${JSON.stringify(input.label)} is not one of this project's labels; add it first (POST /api/v1/projects/{slug}/labels).`, [{ path: "label", message: "unknown label" }]);
+      const [label] = await tx
+        .select({ id: labels.id })
+        .from(labels)
+        .where(and(eq(labels.projectId, rollout.projectId), eq(labels.name, input.label)));
+      if (!label)
+        throw new Invalid(
+          `label ${JSON.stringify(input.label)} is not one of this project's labels; add it first (POST /api/v1/projects/{slug}/labels).`,
+          [{ path: "label", message: "unknown label" }],
+        );
       labelId = label.id;
     }
     if (input.turn !== undefined && input.turn >= (rollout.messages ?? 0)) {
-      throw new Invalid(`turn ${input.turn} is past the rollout's last message (it has ${rollout.messages ?? 0}).`, [{ path: "turn", message: "no such message" }]);
+      throw new Invalid(`turn ${input.turn} is past the rollout's last message (it has ${rollout.messages ?? 0}).`, [
+        { path: "turn", message: "no such message" },
+      ]);
     }
     const note = input.note !== undefined && input.note.trim() !== "" ? input.note : null;
     const [row] = await tx
       .insert(annotations)
-      .values({ projectId: rollout.projectId, rolloutId, labelId, score: input.score ?? null, note, turn: input.turn ?? null, actor: principal.actor })
+      .values({
+        projectId: rollout.projectId,
+        rolloutId,
+        labelId,
+        score: input.score ?? null,
+        note,
+        turn: input.turn ?? null,
+        actor: principal.actor,
+      })
       .returning();
-    const view = { id: row.id, rolloutId, label: input.label ?? null, score: row.score, note: row.note, turn: row.turn, actor: row.actor, createdAt: row.createdAt };
-    await recordAudit(tx, { projectId: rollout.projectId, actor: principal.actor, action: "annotation.create", entity: "rollout", entityId: rolloutId, after: { annotationId: row.id, label: view.label, score: view.score, note: view.note, turn: view.turn } });
+    const view = {
+      id: row.id,
+      rolloutId,
+      label: input.label ?? null,
+      score: row.score,
+      note: row.note,
+      turn: row.turn,
+      actor: row.actor,
+      createdAt: row.createdAt,
+    };
+    await recordAudit(tx, {
+      projectId: rollout.projectId,
+      actor: principal.actor,
+      action: "annotation.create",
+      entity: "rollout",
+      entityId: rolloutId,
+      after: { annotationId: row.id, label: view.label, score: view.score, note: view.note, turn: view.turn },
+    });
     return view;
   });
 }

@@ -6,9 +6,14 @@ const PG_CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", 
 
 /** True for errors that mean the database is unreachable or restarting (Drizzle wraps them: the cause chain is followed). */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: string; message?: string; cause?: unknown } | null, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: string; message?: string; cause?: unknown } | null, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.code && PG_CONNECTION_CODES.has(e.code)) return true;
-    if (/Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|terminating connection/i.test(e.message ?? "")) return true;
+    if (/Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|terminating connection/i.test(e.message ?? ""))
+      return true;
   }
   return false;
 }
@@ -27,11 +32,20 @@ export function isBadValue(err: unknown): boolean {
 /** Any thrown value -> the API's JSON error response. */
 export function toErrorResponse(err: unknown): Response {
   if (err instanceof DomainError) {
-    return Response.json({ error: { code: err.code, message: err.message, details: err.details } }, { status: err.status, headers: err.headers });
+    return Response.json(
+      { error: { code: err.code, message: err.message, details: err.details } },
+      { status: err.status, headers: err.headers },
+    );
   }
   if (isBadValue(err)) {
     return Response.json(
-      { error: { code: "bad_value", message: "A value in the request cannot be stored (a NUL character, or a number or date out of range).", details: [] } },
+      {
+        error: {
+          code: "bad_value",
+          message: "A value in the request cannot be stored (a NUL character, or a number or date out of range).",
+          details: [],
+        },
+      },
       { status: 400 },
     );
   }

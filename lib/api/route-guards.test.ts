@@ -55,15 +55,14 @@ describe("route guards", () => {
         continue;
       }
       expect(PUBLIC[route], `${route} is listed as public but declares a guard`).toBeUndefined();
-      if (MUTATING.has(route.split(" ")[0])) expect(READ_SCOPES.has(guard.scope), `${route} mutates with a read scope (${guard.scope})`).toBe(false);
+      if (MUTATING.has(route.split(" ")[0]))
+        expect(READ_SCOPES.has(guard.scope), `${route} mutates with a read scope (${guard.scope})`).toBe(false);
       if (route.includes("/[slug]")) expect(guard.project, `${route} names a project in its path: its guard should load it`).toBe("slug");
     }
   });
 
   it("lists who may call what (a changed guard shows up in review here)", () => {
-    const table = Object.fromEntries(
-      routes.map(({ route, guard }) => [route, guard ? `${guard.scope} (${guard.project})` : "public"]),
-    );
+    const table = Object.fromEntries(routes.map(({ route, guard }) => [route, guard ? `${guard.scope} (${guard.project})` : "public"]));
     expect(table).toMatchSnapshot();
   });
 });

@@ -97,7 +97,8 @@ function assertStorableUrl(req: Request, params: unknown): void {
     if (values.some((v) => typeof v === "string" && v.includes("\0"))) bad.push({ path: name, message: "holds a NUL character (%00)" });
   }
   for (const [name, value] of new URL(req.url).searchParams) {
-    if (name.includes("\0") || value.includes("\0")) bad.push({ path: `query.${name.replace(/\0/g, "\\0")}`, message: "holds a NUL character (%00)" });
+    if (name.includes("\0") || value.includes("\0"))
+      bad.push({ path: `query.${name.replace(/\0/g, "\\0")}`, message: "holds a NUL character (%00)" });
   }
   if (bad.length) throw new BadRequest(`${bad[0].path} ${bad[0].message}: NUL characters are not accepted in paths or query strings.`, bad);
 }
@@ -106,7 +107,9 @@ function assertStorableUrl(req: Request, params: unknown): void {
 export function intParam(value: string | null | undefined, name: string): number {
   const n = Number(value);
   if (value === null || value === undefined || value === "" || !Number.isInteger(n) || n < 0) {
-    throw new BadRequest(`${name} must be a non-negative integer (got ${JSON.stringify(value)}).`, [{ path: name, message: "must be a non-negative integer" }]);
+    throw new BadRequest(`${name} must be a non-negative integer (got ${JSON.stringify(value)}).`, [
+      { path: name, message: "must be a non-negative integer" },
+    ]);
   }
   return n;
 }

@@ -57,17 +57,34 @@ function view(r: typeof arenaRuns.$inferSelect) {
 export async function uploadArenaReport(db: Db, body: unknown, principal: Principal) {
   requireScope(principal, "generations:write");
   const report = parseOrThrow(reportSchema, body, "report");
-  const [row] = await db.insert(arenaRuns).values({ status: "succeeded", options: { seeds: report.seeds, quick: report.quick, uploaded: true }, report, createdBy: principal.actor, finishedAt: new Date() }).returning();
+  const [row] = await db
+    .insert(arenaRuns)
+    .values({
+      status: "succeeded",
+      options: { seeds: report.seeds, quick: report.quick, uploaded: true },
+      report,
+      createdBy: principal.actor,
+      finishedAt: new Date(),
+    })
+    .returning();
   return view(row);
 }
 
 /** POST /arena/runs: queue a run on a worker. */
-export async function queueArenaRun(db: Db, body: unknown, principal: Principal, enqueueJob: (data: z.infer<typeof arenaJobSchema>) => Promise<unknown>) {
+export async function queueArenaRun(
+  db: Db,
+  body: unknown,
+  principal: Principal,
+  enqueueJob: (data: z.infer<typeof arenaJobSchema>) => Promise<unknown>,
+) {
   requireScope(principal, "proposals:create");
   const options = parseOrThrow(arenaRunSchema, body ?? {});
   const [busy] = await db.select({ id: arenaRuns.id }).from(arenaRuns).where(eq(arenaRuns.status, "running")).limit(1);
   if (busy) throw new Conflict(`Arena run ${busy.id} is running; wait for it to finish.`);
-  const [row] = await db.insert(arenaRuns).values({ status: "queued", options, createdBy: principal.actor, progress: { done: 0, total: null, label: "waiting for a worker" } }).returning();
+  const [row] = await db
+    .insert(arenaRuns)
+    .values({ status: "queued", options, createdBy: principal.actor, progress: { done: 0, total: null, label: "waiting for a worker" } })
+    .returning();
   await enqueueJob({ runId: row.id });
   return view(row);
 }
@@ -87,7 +104,12 @@ export async function getArenaRun(db: Db, id: number) {
 
 /** The newest finished report, if any. */
 export async function latestArenaReport(db: Db) {
-  const [row] = await db.select().from(arenaRuns).where(eq(arenaRuns.status, "succeeded")).orderBy(desc(arenaRuns.createdAt), desc(arenaRuns.id)).limit(1);
+  const [row] = await db
+    .select()
+    .from(arenaRuns)
+    .where(eq(arenaRuns.status, "succeeded"))
+    .orderBy(desc(arenaRuns.createdAt), desc(arenaRuns.id))
+    .limit(1);
   return row ? view(row) : null;
 }
 
@@ -97,9 +119,22 @@ export async function runArenaJob(db: Db, data: unknown, root = path.resolve(imp
   const [run] = await db.select().from(arenaRuns).where(eq(arenaRuns.id, runId));
   if (!run || run.status !== "queued") return;
   const options = arenaRunSchema.parse(run.options);
-  await db.update(arenaRuns).set({ status: "running", progress: { done: 0, total: null, label: "starting" } }).where(eq(arenaRuns.id, runId));
+  await db
+    .update(arenaRuns)
+    .set({ status: "running", progress: { done: 0, total: null, label: "starting" } })
+    .where(eq(arenaRuns.id, runId));
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ef-arena-")), "report.json");
-  const args = ["--import", "tsx", path.join(root, "cli", "main.ts"), "arena", "--seeds", String(options.seeds), "--json", out, ...(options.quick ? ["--quick"] : [])];
+  const args = [
+    "--import",
+    "tsx",
+    path.join(root, "cli", "main.ts"),
+    "arena",
+    "--seeds",
+    String(options.seeds),
+    "--json",
+    out,
+    ...(options.quick ? ["--quick"] : []),
+  ];
   try {
     await new Promise<void>((resolve, reject) => {
       const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: processEnvironment() });
@@ -109,21 +144,34 @@ export async function runArenaJob(db: Db, data: unknown, root = path.resolve(imp
         const text = chunk.toString();
         tail = (tail + text).slice(-4000);
         // progress lines look like "... 12/54 ..."; record the latest at most once a second
-        const m = /(\d+)\s*\/\s*(\d+)/.exec(text.split(/[\r\n]/).filter(Boolean).pop() ?? "");
+        const m = /(\d+)\s*\/\s*(\d+)/.exec(
+          text
+            .split(/[\r\n]/)
+            .filter(Boolean)
+            .pop() ?? "",
+        );
         if (m && Date.now() - last > 1000) {
           last = Date.now();
-          void db.update(arenaRuns).set({ progress: { done: Number(m[1]), total: Number(m[2]), label: "running strategies" } }).where(eq(arenaRuns.id, runId));
+          void db
+            .update(arenaRuns)
+            .set({ progress: { done: Number(m[1]), total: Number(m[2]), label: "running strategies" } })
+            .where(eq(arenaRuns.id, runId));
         }
       };
       child.stdout.on("data", onData);
       child.stderr.on("data", onData);
       child.once("error", reject);
-      child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`envforge arena exited with ${code}: ${tail.trim().split("\n").slice(-3).join(" ")}`))));
+      child.once("exit", (code) =>
+        code === 0 ? resolve() : reject(new Error(`envforge arena exited with ${code}: ${tail.trim().split("\n").slice(-3).join(" ")}`)),
+      );
     });
     const report = reportSchema.parse(JSON.parse(fs.readFileSync(out, "utf8")));
     await db.update(arenaRuns).set({ status: "succeeded", report, progress: null, finishedAt: new Date() }).where(eq(arenaRuns.id, runId));
   } catch (err) {
-    await db.update(arenaRuns).set({ status: "failed", error: (err as Error).message, finishedAt: new Date() }).where(eq(arenaRuns.id, runId));
+    await db
+      .update(arenaRuns)
+      .set({ status: "failed", error: (err as Error).message, finishedAt: new Date() })
+      .where(eq(arenaRuns.id, runId));
   } finally {
     fs.rmSync(path.dirname(out), { recursive: true, force: true });
   }

@@ -52,7 +52,10 @@ export interface EngineerStrategyOptions {
 }
 
 /** An arena strategy that asks `propose` for the next population every generation. */
-export function engineerStrategy(propose: (input: EngineerInput) => EngineerOutput | Promise<EngineerOutput>, opts: EngineerStrategyOptions): StrategyRun {
+export function engineerStrategy(
+  propose: (input: EngineerInput) => EngineerOutput | Promise<EngineerOutput>,
+  opts: EngineerStrategyOptions,
+): StrategyRun {
   return async (world, rng) => {
     const size = opts.populationSize ?? ENGINEER_POPULATION;
     const family = arenaFamily(world);
@@ -65,7 +68,16 @@ export function engineerStrategy(propose: (input: EngineerInput) => EngineerOutp
         if (known.has(hash)) continue;
         if (validated && world.validate(config).state !== "valid") continue;
         known.add(hash);
-        out.push({ key: `${prefix}${String(out.length + 1).padStart(3, "0")}`, config, hash, parentKey: null, op: validated ? "add" : "seed", direction: null, age: 1, history: [] });
+        out.push({
+          key: `${prefix}${String(out.length + 1).padStart(3, "0")}`,
+          config,
+          hash,
+          parentKey: null,
+          op: validated ? "add" : "seed",
+          direction: null,
+          age: 1,
+          history: [],
+        });
       }
       return out;
     };

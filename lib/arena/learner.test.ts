@@ -12,7 +12,12 @@ import {
   type LearnerParams,
 } from "./learner";
 
-const task = (difficulty: number, pMax = 1, skills = [0.5, 0.3, 0.2], trap: HiddenTask["trap"] = null): HiddenTask => ({ difficulty, skills, pMax, trap });
+const task = (difficulty: number, pMax = 1, skills = [0.5, 0.3, 0.2], trap: HiddenTask["trap"] = null): HiddenTask => ({
+  difficulty,
+  skills,
+  pMax,
+  trap,
+});
 const params = (over: Partial<LearnerParams> = {}): LearnerParams => ({ ...DEFAULT_LEARNER, ...over });
 
 describe("success probability", () => {
@@ -32,7 +37,10 @@ describe("success probability", () => {
       prev = p;
     }
     // a skill the task does not load on changes nothing
-    expect(successProbability([0, 0, 5], task(0, 1, [1, 0, 0]), 1.5)).toBeCloseTo(successProbability([0, 0, 0], task(0, 1, [1, 0, 0]), 1.5), 12);
+    expect(successProbability([0, 0, 5], task(0, 1, [1, 0, 0]), 1.5)).toBeCloseTo(
+      successProbability([0, 0, 0], task(0, 1, [1, 0, 0]), 1.5),
+      12,
+    );
     expect(relativeSuccess([0, 0, 0], task(0), 1.5)).toBeCloseTo(0.5, 12);
   });
 

@@ -32,7 +32,10 @@ describe("runSeed", () => {
 
 describe("the heuristic engineer as a strategy", () => {
   it("keeps its population at size with configs it has never had before", async () => {
-    const world = createWorld({ family: "search-agent", strategy: "heuristic", setting: "traps", seed: 2, quick: true }, { ...tiny, budget: 4096 });
+    const world = createWorld(
+      { family: "search-agent", strategy: "heuristic", setting: "traps", seed: 2, quick: true },
+      { ...tiny, budget: 4096 },
+    );
     const seen = new Set<string>();
     let generations = 0;
     const strategy = engineerStrategy(
@@ -65,7 +68,11 @@ describe("the LLM engineer as a strategy", () => {
   it("asks the endpoint every generation and trains on what it keeps", async () => {
     const fake = await startFakeOpenAI(Array.from({ length: 10 }, () => ({ content: '{"items": []}' })));
     try {
-      const run = await runSeed({ family: "search-agent", strategy: "llm", setting: "clean", seed: 0, quick: true }, tiny, llmFor(fake.url));
+      const run = await runSeed(
+        { family: "search-agent", strategy: "llm", setting: "clean", seed: 0, quick: true },
+        tiny,
+        llmFor(fake.url),
+      );
       // 2048 rollouts: 4 generations of 64 x 8, a proposal after each but the last
       expect(fake.requests).toHaveLength(3);
       expect(JSON.stringify(fake.requests[0].body)).toContain("search-agent");
@@ -78,7 +85,13 @@ describe("the LLM engineer as a strategy", () => {
   it("keeps the population through a failed proposal and gives up after three in a row", async () => {
     const fake = await startFakeOpenAI([]);
     try {
-      await expect(runSeed({ family: "search-agent", strategy: "llm", setting: "clean", seed: 0, quick: true }, { ...tiny, budget: 8192 }, llmFor(fake.url))).rejects.toThrow(/engineer endpoint rejected/);
+      await expect(
+        runSeed(
+          { family: "search-agent", strategy: "llm", setting: "clean", seed: 0, quick: true },
+          { ...tiny, budget: 8192 },
+          llmFor(fake.url),
+        ),
+      ).rejects.toThrow(/engineer endpoint rejected/);
       expect(fake.requests).toHaveLength(3);
     } finally {
       await fake.close();
@@ -134,7 +147,13 @@ describe("runArena", () => {
     const progress: number[] = [];
     const report = await runArena({ seeds: 2, quick: true, onProgress: (done) => progress.push(done) });
     const strategies = STRATEGY_IDS.filter((s) => s !== "llm" || report.settings.clean.llm);
-    expect(report).toMatchObject({ version: 1, seeds: 2, quick: true, family: "search-agent", budget: { rollouts: arenaConfig(true).budget } });
+    expect(report).toMatchObject({
+      version: 1,
+      seeds: 2,
+      quick: true,
+      family: "search-agent",
+      budget: { rollouts: arenaConfig(true).budget },
+    });
     expect(new Date(report.createdAt).toString()).not.toBe("Invalid Date");
     expect(progress).toEqual(Array.from({ length: 2 * 2 * strategies.length }, (_, i) => i + 1));
     for (const setting of ARENA_SETTINGS) {

@@ -14,8 +14,27 @@ import type { FamilyDefinition } from "@/lib/families/types";
 import { ENGINEER_POPULATION, engineerStrategy } from "./engineer-strategy";
 import { DEFAULT_LEARNER, type LearnerParams } from "./learner";
 import { bootstrapInterval, firstCrossing, iqm, normalizedArea, valueAt } from "./stats";
-import { accelStrategy, oracleStrategy, plrStrategy, rlveStrategy, sflStrategy, thresholdStrategy, uniformStrategy, type StrategyRun } from "./strategies";
-import { ARENA_SETTINGS, STRATEGY_IDS, type ArenaCurve, type ArenaOptions, type ArenaReport, type ArenaSetting, type SeedRun, type StrategyId, type StrategyResult } from "./types";
+import {
+  accelStrategy,
+  oracleStrategy,
+  plrStrategy,
+  rlveStrategy,
+  sflStrategy,
+  thresholdStrategy,
+  uniformStrategy,
+  type StrategyRun,
+} from "./strategies";
+import {
+  ARENA_SETTINGS,
+  STRATEGY_IDS,
+  type ArenaCurve,
+  type ArenaOptions,
+  type ArenaReport,
+  type ArenaSetting,
+  type SeedRun,
+  type StrategyId,
+  type StrategyResult,
+} from "./types";
 import { ArenaWorld, gainShapeForSeed, type WorldParams } from "./world";
 import { processEnvironment } from "@/lib/config/env";
 
@@ -103,7 +122,14 @@ function strategyRun(id: StrategyId, llm: LlmEngineerConfig | null): StrategyRun
             // One failed proposal keeps the population for another generation; three in a row end the run.
             if (!(err instanceof LlmEngineerError) || ++failures >= 3) throw err;
             return {
-              items: input.population.map((m) => ({ op: "keep" as const, environmentKey: m.key, config: m.config, rationale: "The LLM engineer failed this generation; the population stays.", evidence: [], proposer: "llm" as const })),
+              items: input.population.map((m) => ({
+                op: "keep" as const,
+                environmentKey: m.key,
+                config: m.config,
+                rationale: "The LLM engineer failed this generation; the population stays.",
+                evidence: [],
+                proposer: "llm" as const,
+              })),
               dropped: [],
               notes: [err.message],
             };
@@ -136,7 +162,11 @@ export function createWorld(job: ArenaJob, config: ArenaConfig = arenaConfig(job
 }
 
 /** Run one strategy on one seed in one setting and measure it (the LLM engineer's endpoint from the environment unless given). */
-export async function runSeed(job: ArenaJob, config: ArenaConfig = arenaConfig(job.quick), llm?: LlmEngineerConfig | null): Promise<SeedRun> {
+export async function runSeed(
+  job: ArenaJob,
+  config: ArenaConfig = arenaConfig(job.quick),
+  llm?: LlmEngineerConfig | null,
+): Promise<SeedRun> {
   const world = createWorld(job, config);
   const rng = createRng(`arena:strategy:${job.strategy}:${job.seed}:${job.setting}`);
   await strategyRun(job.strategy, job.strategy === "llm" ? (llm ?? llmEngineerConfigFromEnv()) : null)(world, rng);
@@ -210,7 +240,8 @@ export function resolveStrategies(requested: readonly string[] | undefined, llmC
   if (!requested || requested.length === 0) return STRATEGY_IDS.filter((id) => id !== "llm" || llmConfigured);
   const unknown = requested.filter((id) => !(STRATEGY_IDS as readonly string[]).includes(id));
   if (unknown.length > 0) throw new Error(`Unknown strategy ${unknown.map((u) => `"${u}"`).join(", ")}: use ${STRATEGY_IDS.join(", ")}.`);
-  if (requested.includes("llm") && !llmConfigured) throw new Error("The llm strategy needs an endpoint: set OPENAI_BASE_URL and ENVFORGE_ENGINEER_MODEL.");
+  if (requested.includes("llm") && !llmConfigured)
+    throw new Error("The llm strategy needs an endpoint: set OPENAI_BASE_URL and ENVFORGE_ENGINEER_MODEL.");
   return STRATEGY_IDS.filter((id) => requested.includes(id));
 }
 
@@ -275,7 +306,9 @@ export async function runArena(options: ArenaOptions): Promise<ArenaReport> {
   const strategies = resolveStrategies(options.strategies, llmConfigured);
   const config = arenaConfig(quick);
   const jobs: ArenaJob[] = [];
-  for (const setting of ARENA_SETTINGS) for (const strategy of strategies) for (let seed = 0; seed < seeds; seed++) jobs.push({ family: familyId, strategy, setting, seed, quick });
+  for (const setting of ARENA_SETTINGS)
+    for (const strategy of strategies)
+      for (let seed = 0; seed < seeds; seed++) jobs.push({ family: familyId, strategy, setting, seed, quick });
 
   const runs = new Map<string, SeedRun[]>();
   let done = 0;

@@ -209,7 +209,9 @@ function newBuffer(): LevelBuffer {
 export const plrStrategy: StrategyRun = (world, rng) => {
   const buffer = newBuffer();
   while (!world.exhausted) {
-    const replays = buffer.halfFull ? Array.from({ length: world.batchSize }, () => rng.next() < BASELINE_DEFAULTS.plr.replayProb).filter(Boolean).length : 0;
+    const replays = buffer.halfFull
+      ? Array.from({ length: world.batchSize }, () => rng.next() < BASELINE_DEFAULTS.plr.replayProb).filter(Boolean).length
+      : 0;
     const batch = buffer.sample(rng, replays).map((l) => l.config);
     while (batch.length < world.batchSize) batch.push(world.generate(rng));
     for (const result of world.run(batch)) buffer.observe(result);

@@ -4,7 +4,14 @@
  * frontier / hopeless / unsolvable lists. The arena has no trajectories, so there are no failure
  * clusters; policy failures and invalid runs are counted by category.
  */
-import { difficultyTier, fieldBreakdown, learnability, populationMetrics, tierHistogram, type EnvironmentAggregate } from "@/lib/analytics/metrics";
+import {
+  difficultyTier,
+  fieldBreakdown,
+  learnability,
+  populationMetrics,
+  tierHistogram,
+  type EnvironmentAggregate,
+} from "@/lib/analytics/metrics";
 import { getFieldValue } from "@/lib/families/field-path";
 import type { FamilyDefinition } from "@/lib/families/types";
 import { classifyPopulation } from "@/lib/engineer/classification";
@@ -40,12 +47,24 @@ function aggregate(member: PopulationMember): EnvironmentAggregate {
 }
 
 /** A deterministic StructuredSummary of one arena generation (keys listed in population order, at most 40 a list). */
-export function arenaSummary(args: { family: FamilyDefinition; project: string; generation: number; population: readonly PopulationMember[] }): StructuredSummary {
+export function arenaSummary(args: {
+  family: FamilyDefinition;
+  project: string;
+  generation: number;
+  population: readonly PopulationMember[];
+}): StructuredSummary {
   const { family, population } = args;
   const aggregates = population.map(aggregate);
   // Everything but the learnability from the closed forms (p_max left out); the learnability with p_max, memoised.
   const metrics = populationMetrics(aggregates.map((a) => ({ ...a, pMax: null })));
-  metrics.learnability = population.length === 0 ? null : population.reduce((acc, m) => acc + (m.validation.state === "unsolvable" || m.validation.pMax === 0 ? 0 : memoLearnability(m.n, m.s, m.validation.pMax)), 0) / population.length;
+  metrics.learnability =
+    population.length === 0
+      ? null
+      : population.reduce(
+          (acc, m) =>
+            acc + (m.validation.state === "unsolvable" || m.validation.pMax === 0 ? 0 : memoLearnability(m.n, m.s, m.validation.pMax)),
+          0,
+        ) / population.length;
   const measured = population.map((m, i) => ({ m, a: aggregates[i] })).filter((x) => x.a.n > 0);
   const fields = family.fields
     .filter((f) => !(f.kind === "nominal" && !f.levels))
@@ -59,7 +78,12 @@ export function arenaSummary(args: { family: FamilyDefinition; project: string; 
         kind: f.kind,
         direction: f.direction ?? null,
         difficulty: f.difficulty ?? null,
-        buckets: breakdown.buckets.map((b) => ({ label: b.label, environments: b.environments, rollouts: b.rollouts, successRate: b.successRate })),
+        buckets: breakdown.buckets.map((b) => ({
+          label: b.label,
+          environments: b.environments,
+          rollouts: b.rollouts,
+          successRate: b.successRate,
+        })),
       };
     });
   const policyFailures = population.filter((m) => m.validation.state !== "invalid").reduce((a, m) => a + (m.n - m.s), 0);

@@ -29,7 +29,8 @@ describe("traps", () => {
       const share = kinds.filter((k) => k !== null).length / draws.length;
       expect(share, `seed ${seed}`).toBeGreaterThanOrEqual(0.1);
       expect(share, `seed ${seed}`).toBeLessThanOrEqual(0.2);
-      for (const kind of ["unsolvable", "noisy_tv", "invalid"]) expect(kinds.filter((k) => k === kind).length / draws.length).toBeGreaterThan(0.02);
+      for (const kind of ["unsolvable", "noisy_tv", "invalid"])
+        expect(kinds.filter((k) => k === kind).length / draws.length).toBeGreaterThan(0.02);
       const again = trapMap(family, seed, 0.15);
       expect(draws.map((c) => again(trapCell(family, c)))).toEqual(kinds);
     }
@@ -42,7 +43,10 @@ describe("traps", () => {
   });
 
   it("noisy TVs succeed half the time whatever the skills, teach nothing and pass the validator", () => {
-    const world = createWorld({ family: family.id, strategy: "uniform", setting: "traps", seed: 0, quick: true }, { ...small, learner: { ...small.learner, forgetting: 0 } });
+    const world = createWorld(
+      { family: family.id, strategy: "uniform", setting: "traps", seed: 0, quick: true },
+      { ...small, learner: { ...small.learner, forgetting: 0 } },
+    );
     const tvs = trapsOf(world, "noisy_tv", 16);
     expect(tvs).toHaveLength(16);
     const before = Array.from(world.learner.theta);

@@ -17,7 +17,15 @@ import { getFieldValue } from "@/lib/families/field-path";
 import { distance } from "@/lib/families/operators";
 import { createRng, hashSeed, type Rng } from "@/lib/families/rng";
 import type { DifficultyEstimate, FamilyConfig, FamilyDefinition, SampleOptions, ValidationResult } from "@/lib/families/types";
-import { expectedGroupGain, GAIN_SHAPES, Learner, relativeSuccess, type GroupOutcome, type HiddenTask, type LearnerParams } from "./learner";
+import {
+  expectedGroupGain,
+  GAIN_SHAPES,
+  Learner,
+  relativeSuccess,
+  type GroupOutcome,
+  type HiddenTask,
+  type LearnerParams,
+} from "./learner";
 import type { ArenaSetting, TrapKind } from "./types";
 
 /** Below this p_max a config counts as unsolvable (the families use 1e-6 to 1e-9). */
@@ -109,7 +117,12 @@ export function trapCell(family: FamilyDefinition, config: unknown): string {
       parts.push(field.levels ? String(value) : "");
       continue;
     }
-    const position = field.kind === "integer" || field.kind === "number" ? (typeof value === "number" ? numericPosition(field, value) : undefined) : fieldPosition(field, value);
+    const position =
+      field.kind === "integer" || field.kind === "number"
+        ? typeof value === "number"
+          ? numericPosition(field, value)
+          : undefined
+        : fieldPosition(field, value);
     parts.push(position === undefined ? "-" : String(Math.min(3, Math.floor(position * 4))));
   }
   return parts.join("|");
@@ -126,7 +139,9 @@ function trapCellMass(family: FamilyDefinition): { cell: string; mass: number }[
     const cell = trapCell(family, family.sample(rng));
     counts.set(cell, (counts.get(cell) ?? 0) + 1);
   }
-  const out = [...counts].map(([cell, count]) => ({ cell, mass: count / draws })).sort((a, b) => (a.cell < b.cell ? -1 : a.cell > b.cell ? 1 : 0));
+  const out = [...counts]
+    .map(([cell, count]) => ({ cell, mass: count / draws }))
+    .sort((a, b) => (a.cell < b.cell ? -1 : a.cell > b.cell ? 1 : 0));
   trapMassCache.set(family.id, out);
   return out;
 }
@@ -222,10 +237,17 @@ export class ArenaWorld {
     if (base.state === "invalid") return base;
     const task = this.taskFor(config as FamilyConfig, key);
     if (task.trap === "invalid") {
-      return { state: "invalid", errors: [{ path: "", message: "This region of the config space cannot run in the arena (an invalid trap)." }] };
+      return {
+        state: "invalid",
+        errors: [{ path: "", message: "This region of the config space cannot run in the arena (an invalid trap)." }],
+      };
     }
     if (task.trap === "unsolvable" || task.pMax < UNSOLVABLE_PMAX) {
-      return { state: "unsolvable", pMax: 0, errors: base.errors.length > 0 ? base.errors : [{ path: "", message: "No policy can succeed here (p_max 0)." }] };
+      return {
+        state: "unsolvable",
+        pMax: 0,
+        errors: base.errors.length > 0 ? base.errors : [{ path: "", message: "No policy can succeed here (p_max 0)." }],
+      };
     }
     return { state: "valid", pMax: task.pMax, errors: [] };
   }
@@ -241,7 +263,12 @@ export class ArenaWorld {
     const validation = familyValidation(this.family, config, key);
     const trap = this.trapOf ? this.trapOf(trapCell(this.family, config)) : null;
     if (validation.state === "invalid") {
-      task = { difficulty: 0, skills: new Array(this.params.learner.skills).fill(1 / this.params.learner.skills), pMax: 0, trap: "invalid" };
+      task = {
+        difficulty: 0,
+        skills: new Array(this.params.learner.skills).fill(1 / this.params.learner.skills),
+        pMax: 0,
+        trap: "invalid",
+      };
     } else {
       task = this.hidden(config, key, validation, trap);
     }

@@ -70,7 +70,14 @@ export async function revokeApiKey(db: Db, id: number, actor: Principal): Promis
       .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id, name: apiKeys.name, projectId: apiKeys.projectId });
     if (!row) throw new NotFound(`No active API key with id ${id}.`);
-    await recordAudit(tx, { projectId: row.projectId, actor: actor.actor, action: "key.revoke", entity: "api_key", entityId: id, before: { name: row.name } });
+    await recordAudit(tx, {
+      projectId: row.projectId,
+      actor: actor.actor,
+      action: "key.revoke",
+      entity: "api_key",
+      entityId: id,
+      before: { name: row.name },
+    });
   });
 }
 
@@ -85,7 +92,16 @@ export async function ensureBootstrapKey(db: Db, token: string): Promise<"create
     .where(and(eq(apiKeys.role, "admin"), isNull(apiKeys.revokedAt), isNull(apiKeys.projectId)))
     .limit(1);
   if (admin) return "exists";
-  await db.insert(apiKeys).values({ name: "bootstrap", role: "admin", keyHash: hash, prefix: token.slice(0, 8), createdBy: "system:bootstrap" });
-  await recordAudit(db, { projectId: null, actor: "system:bootstrap", action: "key.create", entity: "api_key", entityId: "bootstrap", after: { role: "admin" } });
+  await db
+    .insert(apiKeys)
+    .values({ name: "bootstrap", role: "admin", keyHash: hash, prefix: token.slice(0, 8), createdBy: "system:bootstrap" });
+  await recordAudit(db, {
+    projectId: null,
+    actor: "system:bootstrap",
+    action: "key.create",
+    entity: "api_key",
+    entityId: "bootstrap",
+    after: { role: "admin" },
+  });
   return "created";
 }

@@ -36,12 +36,28 @@ export function readCookie(header: string | null, name: string): string | undefi
 /** Resolve the principal behind an API key secret, or null. */
 export async function principalFromKey(db: Db, secret: string): Promise<Principal | null> {
   const [row] = await db
-    .select({ id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, projectId: apiKeys.projectId, dispatchId: apiKeys.dispatchId, generationIndex: apiKeys.generationIndex })
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      role: apiKeys.role,
+      projectId: apiKeys.projectId,
+      dispatchId: apiKeys.dispatchId,
+      generationIndex: apiKeys.generationIndex,
+    })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, digestToken(secret)), isNull(apiKeys.revokedAt)))
     .limit(1);
   if (!row) return null;
-  return { kind: "key", id: row.id, actor: `key:${row.name}`, role: row.role as Role, projectId: row.projectId, name: row.name, dispatchId: row.dispatchId, generationIndex: row.generationIndex };
+  return {
+    kind: "key",
+    id: row.id,
+    actor: `key:${row.name}`,
+    role: row.role as Role,
+    projectId: row.projectId,
+    name: row.name,
+    dispatchId: row.dispatchId,
+    generationIndex: row.generationIndex,
+  };
 }
 
 /** Resolve the principal behind a session cookie token, or null. */
@@ -96,7 +112,8 @@ export function assertSameOrigin(req: Request, policy: HostPolicy = currentHostP
 export function requireScope(p: Principal, scope: Scope, projectId?: number): void {
   if (!hasScope(p.role, scope)) throw new Forbidden(`Your role (${p.role}) may not do this (needs ${scope}).`);
   // a dispatch's key posts rollouts (and its own dispatch's progress and validation, checked there); nothing else
-  if (p.dispatchId && scope !== "rollouts:write" && scope !== "projects:read") throw new Forbidden("A dispatch key may only post rollouts, progress and validation of its dispatch.");
+  if (p.dispatchId && scope !== "rollouts:write" && scope !== "projects:read")
+    throw new Forbidden("A dispatch key may only post rollouts, progress and validation of its dispatch.");
   if (p.projectId !== null && projectId !== undefined && p.projectId !== projectId) {
     throw new Forbidden("This API key is limited to another project.");
   }

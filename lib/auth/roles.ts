@@ -35,7 +35,15 @@ const GRANTS: Record<Role, readonly Scope[]> = {
     "users:manage",
     "audit:read",
   ],
-  reviewer: ["projects:read", "generations:write", "proposals:create", "proposals:review", "annotations:write", "dispatch:create", "audit:read"],
+  reviewer: [
+    "projects:read",
+    "generations:write",
+    "proposals:create",
+    "proposals:review",
+    "annotations:write",
+    "dispatch:create",
+    "audit:read",
+  ],
   ingest: ["projects:read", "generations:write", "rollouts:write"],
   viewer: ["projects:read", "audit:read"],
 };

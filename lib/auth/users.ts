@@ -259,7 +259,12 @@ export async function signOut(db: Db, token: string): Promise<void> {
  * PATCH /users/{id} (admin only, checked by the caller): role, password reset, disabled, in that
  * order, each audited (never the password); a reset or a demotion ends the account's sessions.
  */
-export async function updateUser(db: Db, id: number, input: z.infer<typeof updateUserSchema>, by: { kind: string; id: number; actor: string }) {
+export async function updateUser(
+  db: Db,
+  id: number,
+  input: z.infer<typeof updateUserSchema>,
+  by: { kind: string; id: number; actor: string },
+) {
   if (input.role === undefined && input.password === undefined && input.disabled === undefined) {
     throw new Invalid("Nothing to change: give role, password or disabled.", [{ path: "(root)", message: "names nothing to change" }]);
   }
@@ -274,11 +279,22 @@ export async function updateUser(db: Db, id: number, input: z.infer<typeof updat
       if (input.role !== undefined && input.role !== u.role) {
         if (u.role === "admin") {
           if (by.kind === "user" && by.id === id) throw new Conflict("You cannot change your own role; another admin can.");
-          const [{ n }] = await tx.select({ n: count() }).from(users).where(and(eq(users.role, "admin"), isNull(users.disabledAt), ne(users.id, id)));
+          const [{ n }] = await tx
+            .select({ n: count() })
+            .from(users)
+            .where(and(eq(users.role, "admin"), isNull(users.disabledAt), ne(users.id, id)));
           if (n === 0) throw new Conflict("This is the last enabled admin account; make another account admin first.");
         }
         await tx.update(users).set({ role: input.role }).where(eq(users.id, id));
-        await recordAudit(tx, { projectId: null, actor: by.actor, action: "user.role", entity: "user", entityId: id, before: { role: u.role }, after: { role: input.role } });
+        await recordAudit(tx, {
+          projectId: null,
+          actor: by.actor,
+          action: "user.role",
+          entity: "user",
+          entityId: id,
+          before: { role: u.role },
+          after: { role: input.role },
+        });
         endSessions = true;
       }
       if (passwordHash !== undefined) {
@@ -287,7 +303,9 @@ export async function updateUser(db: Db, id: number, input: z.infer<typeof updat
         endSessions = true;
       }
       // open sessions carry the old role or were opened with the old password: they end
-      return endSessions && !(by.kind === "user" && by.id === id) ? (await tx.delete(sessions).where(eq(sessions.userId, id)).returning({ id: sessions.id })).length : 0;
+      return endSessions && !(by.kind === "user" && by.id === id)
+        ? (await tx.delete(sessions).where(eq(sessions.userId, id)).returning({ id: sessions.id })).length
+        : 0;
     });
   }
   if (input.disabled !== undefined) {

@@ -77,9 +77,15 @@ interface SideRow {
 
 /** Per environment figures of one side; 404 naming the side when its generation or policy is unknown. */
 async function sideFigures(db: Db, project: ProjectRow, s: CompareSide, name: "a" | "b"): Promise<Map<string, SideRow>> {
-  const [gen] = await db.select({ id: generations.id }).from(generations).where(and(eq(generations.projectId, project.id), eq(generations.index, s.generation)));
+  const [gen] = await db
+    .select({ id: generations.id })
+    .from(generations)
+    .where(and(eq(generations.projectId, project.id), eq(generations.index, s.generation)));
   if (!gen) throw new NotFound(`Side ${name}: generation ${s.generation} does not exist in ${project.slug}.`);
-  const [pol] = await db.select({ id: policies.id }).from(policies).where(and(eq(policies.projectId, project.id), eq(policies.name, s.policy)));
+  const [pol] = await db
+    .select({ id: policies.id })
+    .from(policies)
+    .where(and(eq(policies.projectId, project.id), eq(policies.name, s.policy)));
   if (!pol) throw new NotFound(`Side ${name}: policy ${JSON.stringify(s.policy)} does not exist in ${project.slug}.`);
   const rows = await db
     .select({
@@ -95,7 +101,12 @@ async function sideFigures(db: Db, project: ProjectRow, s: CompareSide, name: "a
     .innerJoin(environments, eq(environments.id, rollouts.environmentId))
     .where(and(eq(rollouts.projectId, project.id), eq(rollouts.generationId, gen.id), eq(rollouts.policyId, pol.id)))
     .groupBy(environments.key);
-  return new Map(rows.map((r) => [r.key, { ...r, passing: r.passing === null ? null : Number(r.passing), failing: r.failing === null ? null : Number(r.failing) }]));
+  return new Map(
+    rows.map((r) => [
+      r.key,
+      { ...r, passing: r.passing === null ? null : Number(r.passing), failing: r.failing === null ? null : Number(r.failing) },
+    ]),
+  );
 }
 
 const ORDER: Record<CompareVerdict, number> = { regressed: 0, improved: 1, unchanged: 2 };
@@ -127,7 +138,10 @@ export async function compareRuns(db: Db, project: ProjectRow, q: CompareQuery, 
       pair: passing !== null && failing !== null ? { passing, failing } : null,
     });
   }
-  out.sort((x, y) => ORDER[x.verdict] - ORDER[y.verdict] || x.pValue - y.pValue || Math.abs(y.delta) - Math.abs(x.delta) || x.key.localeCompare(y.key));
+  out.sort(
+    (x, y) =>
+      ORDER[x.verdict] - ORDER[y.verdict] || x.pValue - y.pValue || Math.abs(y.delta) - Math.abs(x.delta) || x.key.localeCompare(y.key),
+  );
   const agg = bootstrapMeanInterval(out.map((e) => e.delta));
   const count = (v: CompareVerdict) => out.filter((e) => e.verdict === v).length;
   return {

@@ -3,7 +3,9 @@ import { z } from "zod";
 import { processEnvironment } from "./env";
 
 const cliSchema = z.object({
-  ENVFORGE_SERVER: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://127.0.0.1:3000" }).default("http://127.0.0.1:3000"),
+  ENVFORGE_SERVER: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://127.0.0.1:3000" })
+    .default("http://127.0.0.1:3000"),
   ENVFORGE_TOKEN: z.string().min(1).optional(),
   // what a dispatched job finds in its environment (see lib/dispatch: the payload URL and the dispatch's own key)
   ENVFORGE_PAYLOAD_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),

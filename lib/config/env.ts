@@ -3,12 +3,15 @@ import path from "node:path";
 import { z } from "zod";
 import { importLimitsShape } from "./import-limits";
 
-const flag = z
-  .enum(["0", "1", "true", "false", "yes", "no", ""])
-  .transform((v) => v === "1" || v === "true" || v === "yes");
+const flag = z.enum(["0", "1", "true", "false", "yes", "no", ""]).transform((v) => v === "1" || v === "true" || v === "yes");
 
 const envSchema = z.object({
-  PORT: z.coerce.number({ error: "must be a port number" }).int("must be a whole number").min(1, "must be 1-65535").max(65535, "must be 1-65535").default(3000),
+  PORT: z.coerce
+    .number({ error: "must be a port number" })
+    .int("must be a whole number")
+    .min(1, "must be 1-65535")
+    .max(65535, "must be 1-65535")
+    .default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   ENVFORGE_DATA_DIR: z.string().min(1).default(".envforge"),
   DATABASE_URL: z
@@ -17,27 +20,68 @@ const envSchema = z.object({
     .optional(),
   ENVFORGE_BOOTSTRAP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   ENVFORGE_DEMO: flag.optional(),
-  ENVFORGE_DEMO_LOOP_MINUTES: z.coerce.number({ error: "must be a number of minutes" }).int("must be a whole number").min(0, "must be 0 (off) to 59").max(59, "must be 0 (off) to 59").default(30),
-  ENVFORGE_PG_PORT: z.coerce.number({ error: "must be a port number" }).int("must be a whole number").min(1, "must be 1-65535").max(65535, "must be 1-65535").optional(),
+  ENVFORGE_DEMO_LOOP_MINUTES: z.coerce
+    .number({ error: "must be a number of minutes" })
+    .int("must be a whole number")
+    .min(0, "must be 0 (off) to 59")
+    .max(59, "must be 0 (off) to 59")
+    .default(30),
+  ENVFORGE_PG_PORT: z.coerce
+    .number({ error: "must be a port number" })
+    .int("must be a whole number")
+    .min(1, "must be 1-65535")
+    .max(65535, "must be 1-65535")
+    .optional(),
   ENVFORGE_MAX_BODY_MB: z.coerce.number({ error: "must be a number of megabytes" }).positive("must be above 0").default(256),
   ENVFORGE_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   ENVFORGE_PUBLIC_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://envforge.lab.org" }).optional(),
   // the names this server answers to besides loopback, HOST and ENVFORGE_PUBLIC_URL's host (DNS-rebinding guard)
   ENVFORGE_ALLOWED_HOSTS: z
     .string()
-    .transform((v) => v.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^(\*\.)?[a-z0-9._-]+$|^\[[0-9a-f:.]+\]$/, "must be a comma-separated list of host names or addresses (no ports, no schemes; `*.lab.org` for subdomains)")))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\*\.)?[a-z0-9._-]+$|^\[[0-9a-f:.]+\]$/,
+            "must be a comma-separated list of host names or addresses (no ports, no schemes; `*.lab.org` for subdomains)",
+          ),
+      ),
+    )
     .default([]),
-  ENVFORGE_SIGNIN_MAX_FAILURES: z.coerce.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").default(10),
-  ENVFORGE_SIGNIN_WINDOW_MINUTES: z.coerce.number({ error: "must be a number of minutes" }).int("must be a whole number").min(1, "must be at least 1").default(10),
+  ENVFORGE_SIGNIN_MAX_FAILURES: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .default(10),
+  ENVFORGE_SIGNIN_WINDOW_MINUTES: z.coerce
+    .number({ error: "must be a number of minutes" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .default(10),
   // `local` dispatch targets run commands on this machine: allowed by default only for the embedded demo
   ENVFORGE_LOCAL_TARGETS: flag.optional(),
   // the one folder `export` targets write under (default <data>/exports)
   ENVFORGE_EXPORT_DIR: z.string().min(1).optional(),
   ENVFORGE_WORKER: flag.default(true),
   ENVFORGE_WEB: flag.default(true),
-  ENVFORGE_DB_POOL: z.coerce.number({ error: "must be a number of connections" }).int("must be a whole number").min(1, "must be 1-200").max(200, "must be 1-200").default(10),
-  ENVFORGE_DISPATCH_BACKOFF_MS: z.coerce.number({ error: "must be a number of milliseconds" }).int("must be a whole number").min(0, "must be 0 or more").default(2000),
+  ENVFORGE_DB_POOL: z.coerce
+    .number({ error: "must be a number of connections" })
+    .int("must be a whole number")
+    .min(1, "must be 1-200")
+    .max(200, "must be 1-200")
+    .default(10),
+  ENVFORGE_DISPATCH_BACKOFF_MS: z.coerce
+    .number({ error: "must be a number of milliseconds" })
+    .int("must be a whole number")
+    .min(0, "must be 0 or more")
+    .default(2000),
   ENVFORGE_DISPATCH_POLL_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).positive("must be above 0").default(5),
   ENVFORGE_DISPATCH_LEASE_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).positive("must be above 0").default(60),
   ...importLimitsShape,

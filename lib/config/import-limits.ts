@@ -1,12 +1,17 @@
 /** Limits on what one import may unpack and read (validated at start with the other settings, see env.ts). */
 import { z } from "zod";
 
-const megabytes = (fallback: number) => z.coerce.number({ error: "must be a number of megabytes" }).positive("must be above 0").default(fallback);
+const megabytes = (fallback: number) =>
+  z.coerce.number({ error: "must be a number of megabytes" }).positive("must be above 0").default(fallback);
 
 /** The settings' schema, part of the validated settings. */
 export const importLimitsShape = {
   ENVFORGE_IMPORT_MAX_UNPACKED_MB: megabytes(8192),
-  ENVFORGE_IMPORT_MAX_ENTRIES: z.coerce.number({ error: "must be a number" }).int("must be a whole number").positive("must be above 0").default(200_000),
+  ENVFORGE_IMPORT_MAX_ENTRIES: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .positive("must be above 0")
+    .default(200_000),
   ENVFORGE_IMPORT_MAX_FILE_MB: megabytes(256),
 };
 

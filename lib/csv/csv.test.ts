@@ -13,7 +13,7 @@ describe("csv quoting (RFC 4180) and formula defusing", () => {
   });
 
   it("prefixes text starting with = + - @ tab or CR with a single quote", () => {
-    expect(csvCell("=HYPERLINK(\"http://x\",\"y\")")).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
+    expect(csvCell('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
     expect(csvCell("+1")).toBe("'+1");
     expect(csvCell("-2+3")).toBe("'-2+3");
     expect(csvCell("@SUM(A1)")).toBe("'@SUM(A1)");

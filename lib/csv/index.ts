@@ -55,6 +55,10 @@ export function csvStream(header: readonly string[], pages: AsyncIterable<readon
 export function csvResponse(body: ReadableStream<Uint8Array>, filename: string): Response {
   const safe = filename.replace(/[^A-Za-z0-9._-]/g, "_");
   return new Response(body, {
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${safe}"`, "cache-control": "no-store" },
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${safe}"`,
+      "cache-control": "no-store",
+    },
   });
 }

@@ -101,7 +101,10 @@ async function copyTree(from: string, to: string): Promise<void> {
 async function reachableBinaries(native: string, user: PgUser, cacheRoot: string, log: (l: string) => void) {
   if (canTraverse(path.join(native, "bin", "postgres"), user)) return native;
   // e.g. "postgres (PostgreSQL) 18.4" -> "18.4"; --version is allowed as root
-  const version = execFileSync(path.join(native, "bin", "postgres"), ["--version"], { encoding: "utf8" }).trim().split(" ").pop()!;
+  const version = execFileSync(path.join(native, "bin", "postgres"), ["--version"], { encoding: "utf8" })
+    .trim()
+    .split(" ")
+    .pop()!;
   const target = path.join(cacheRoot, `pg-${process.platform}-${process.arch}-${version}`);
   const marker = path.join(target, ".complete");
   if (!fs.existsSync(marker)) {
@@ -138,7 +141,9 @@ async function reachableClusterDir(dataDir: string, user: PgUser, cacheRoot: str
     // clone) left it, with a password this folder does not have; keep it aside instead of failing to sign in
     const aside = `${path.dirname(relocated)}.orphaned-${Date.now()}`;
     await fsp.rename(path.dirname(relocated), aside);
-    log(`an earlier database for ${path.resolve(dataDir)} was left in ${path.dirname(relocated)} without its data folder; moved it to ${aside}`);
+    log(
+      `an earlier database for ${path.resolve(dataDir)} was left in ${path.dirname(relocated)} without its data folder; moved it to ${aside}`,
+    );
   }
   await fsp.mkdir(path.dirname(relocated), { recursive: true, mode: 0o755 });
   await fsp.chmod(path.dirname(relocated), 0o711);
@@ -250,7 +255,18 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const port = await choosePort(options.port);
   const child: ChildProcess = spawn(
     path.join(binDir, "postgres"),
-    ["-D", clusterDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    [
+      "-D",
+      clusterDir,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+    ],
     { uid: user?.uid, gid: user?.gid, env: { ...processEnvironment(), LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] },
   );
   const logFile = fs.createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a" });

@@ -99,9 +99,11 @@ export const projects = pgTable("projects", {
   familyId: text("family_id").notNull(),
   successThreshold: doublePrecision("success_threshold").notNull().default(1),
   isDemo: boolean("is_demo").notNull().default(false),
-    // the demo loop's progress (demo projects only): { status, cycle, cycles, message, at }
-    demoState: jsonb("demo_state"),
-  settings: jsonb("settings").notNull().default(sql`'{}'::jsonb`),
+  // the demo loop's progress (demo projects only): { status, cycle, cycles, message, at }
+  demoState: jsonb("demo_state"),
+  settings: jsonb("settings")
+    .notNull()
+    .default(sql`'{}'::jsonb`),
   createdAt: createdAt(),
 });
 
@@ -191,10 +193,7 @@ export const generationEnvironments = pgTable(
     direction: text("direction"),
     rationale: text("rationale"),
   },
-  (t) => [
-    primaryKey({ columns: [t.generationId, t.environmentId] }),
-    index("generation_environments_env_idx").on(t.environmentId),
-  ],
+  (t) => [primaryKey({ columns: [t.generationId, t.environmentId] }), index("generation_environments_env_idx").on(t.environmentId)],
 );
 
 export const policies = pgTable(
@@ -349,7 +348,9 @@ export const proposals = pgTable(
     baseGeneration: integer("base_generation").notNull(),
     engineer: text("engineer").notNull(), // heuristic | llm
     status: text("status").notNull().default("queued"),
-    options: jsonb("options").notNull().default(sql`'{}'::jsonb`),
+    options: jsonb("options")
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     summaryId: integer("summary_id").references(() => failureSummaries.id, { onDelete: "set null" }),
     error: text("error"),
     progress: jsonb("progress"),
@@ -399,7 +400,9 @@ export const proposalItems = pgTable(
     editedConfig: jsonb("edited_config"),
     direction: text("direction"),
     rationale: text("rationale").notNull(),
-    evidence: jsonb("evidence").notNull().default(sql`'[]'::jsonb`),
+    evidence: jsonb("evidence")
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     predictedSuccess: doublePrecision("predicted_success"),
     proposer: text("proposer"),
     flags: jsonb("flags"),
@@ -559,7 +562,9 @@ export const arenaRuns = pgTable(
     id: serial("id").primaryKey(),
     // queued | running | succeeded | failed; an uploaded report is succeeded at once
     status: text("status").notNull().default("queued"),
-    options: jsonb("options").notNull().default(sql`'{}'::jsonb`),
+    options: jsonb("options")
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     progress: jsonb("progress"),
     report: jsonb("report"),
     error: text("error"),

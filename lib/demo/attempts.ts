@@ -24,7 +24,10 @@ export function simulatedAttempt(
   const infra = !ok && !timeout && rng.next() < 0.03;
   const shown = Math.min(steps, 14);
   const trajectory: NonNullable<RolloutInput["trajectory"]> = [
-    { role: "system", content: `You control ${agents} agent(s) on a ${size}x${size} frozen lake with slippery tiles and holes. Reach every goal within ${maxSteps} steps; call the move tool once per step.` },
+    {
+      role: "system",
+      content: `You control ${agents} agent(s) on a ${size}x${size} frozen lake with slippery tiles and holes. Reach every goal within ${maxSteps} steps; call the move tool once per step.`,
+    },
     { role: "user", content: `Observation: map rendered (${size}x${size}); agents at their starts; goals marked G.` },
   ];
   let x = 0;
@@ -33,13 +36,22 @@ export function simulatedAttempt(
     const agent = Math.floor(rng.next() * agents);
     const move = MOVES[Math.floor(rng.next() * 4)];
     const id = `call_${i}`;
-    trajectory.push({ role: "assistant", content: i === 0 ? "I will move toward the nearest goal, avoiding holes." : "", toolCalls: [{ id, name: "move", arguments: JSON.stringify({ agent, direction: move }) }], tokens: 18 + Math.floor(rng.next() * 20) });
+    trajectory.push({
+      role: "assistant",
+      content: i === 0 ? "I will move toward the nearest goal, avoiding holes." : "",
+      toolCalls: [{ id, name: "move", arguments: JSON.stringify({ agent, direction: move }) }],
+      tokens: 18 + Math.floor(rng.next() * 20),
+    });
     if (move === "right") x = Math.min(size - 1, x + 1);
     if (move === "left") x = Math.max(0, x - 1);
     if (move === "down") y = Math.min(size - 1, y + 1);
     if (move === "up") y = Math.max(0, y - 1);
     const slipped = rng.next() < Number(env.config.slip_probability ?? 0);
-    trajectory.push({ role: "tool", toolCallId: id, content: `agent ${agent} at (${x}, ${y})${slipped ? " after slipping" : ""}; step ${i + 1}/${maxSteps}` });
+    trajectory.push({
+      role: "tool",
+      toolCallId: id,
+      content: `agent ${agent} at (${x}, ${y})${slipped ? " after slipping" : ""}; step ${i + 1}/${maxSteps}`,
+    });
   }
   if (ok) trajectory.push({ role: "assistant", content: "All agents reached their goals." });
   const failedAgent = Math.floor(rng.next() * agents);

@@ -20,7 +20,11 @@ import { createProposal, getProposal } from "@/lib/proposals";
 import { materializeProposal, reviewProposal } from "@/lib/review/decisions";
 import { loadSettings } from "@/lib/config/env";
 
-export const demoLoopJobSchema = z.object({ slug: z.string().min(1), cycles: z.number().int().min(1).max(20), scheduled: z.boolean().optional() });
+export const demoLoopJobSchema = z.object({
+  slug: z.string().min(1),
+  cycles: z.number().int().min(1).max(20),
+  scheduled: z.boolean().optional(),
+});
 
 /** The simulated trainer's target name in a demo project. */
 export const DEMO_TARGET = "simulated-trainer";
@@ -52,7 +56,10 @@ export function demoOrigin(): string {
 
 /** Record the loop's progress on the project. */
 export async function setDemoState(db: Db, projectId: number, state: Omit<DemoState, "at">) {
-  await db.update(projects).set({ demoState: { ...state, at: new Date().toISOString() } }).where(eq(projects.id, projectId));
+  await db
+    .update(projects)
+    .set({ demoState: { ...state, at: new Date().toISOString() } })
+    .where(eq(projects.id, projectId));
 }
 
 async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
@@ -78,13 +85,21 @@ async function trainOn(db: Db, project: ProjectRow, index: number) {
     g.status = "approved";
   }
   const origin = demoOrigin();
-  await waitFor("the web server", 5 * 60_000, () => fetch(`${origin}/api/health`).then((r) => (r.ok ? true : null)).catch(() => null));
+  await waitFor("the web server", 5 * 60_000, () =>
+    fetch(`${origin}/api/health`)
+      .then((r) => (r.ok ? true : null))
+      .catch(() => null),
+  );
   const { dispatchId } = await createDispatch(db, project, g, { target: DEMO_TARGET }, DEMO_PRINCIPAL, origin);
   const final = await waitFor(`the simulated trainer on generation ${index}`, 5 * 60_000, async () => {
-    const [d] = await db.select({ status: dispatches.status, lastError: dispatches.lastError }).from(dispatches).where(eq(dispatches.id, dispatchId));
+    const [d] = await db
+      .select({ status: dispatches.status, lastError: dispatches.lastError })
+      .from(dispatches)
+      .where(eq(dispatches.id, dispatchId));
     return d && ["succeeded", "failed", "cancelled"].includes(d.status) ? d : null;
   });
-  if (final.status !== "succeeded") throw new Error(`the simulated trainer ${final.status} on generation ${index}${final.lastError ? `: ${final.lastError}` : ""}`);
+  if (final.status !== "succeeded")
+    throw new Error(`the simulated trainer ${final.status} on generation ${index}${final.lastError ? `: ${final.lastError}` : ""}`);
 }
 
 async function hasRollouts(db: Db, generationId: number) {
@@ -108,7 +123,15 @@ async function cycle(db: Db, project: ProjectRow, say: (m: string) => Promise<vo
   if (ready.status !== "ready") throw new Error(`the engineer failed: ${ready.error ?? ready.status}`);
   const proposal = await getProposal(db, proposalId, DEMO_PRINCIPAL);
   await say(`approving ${proposal.items.length} items of the proposal`);
-  await reviewProposal(db, proposalId, { decisions: proposal.items.map((i) => ({ itemId: i.id, decision: "approve" })), comment: "Approved by the demo loop: every item passed the family's validator." }, DEMO_PRINCIPAL);
+  await reviewProposal(
+    db,
+    proposalId,
+    {
+      decisions: proposal.items.map((i) => ({ itemId: i.id, decision: "approve" })),
+      comment: "Approved by the demo loop: every item passed the family's validator.",
+    },
+    DEMO_PRINCIPAL,
+  );
   const made = await materializeProposal(db, proposalId, { trainingSteps: 200 }, DEMO_PRINCIPAL);
   g = await getGeneration(db, project, made.generation);
   await say(`training on generation ${g.index}`);
@@ -134,7 +157,12 @@ export async function runDemoLoop(db: Db, data: unknown): Promise<void> {
     }
   }
   const g = await latestGeneration(db, project);
-  await setDemoState(db, project.id, { status: "idle", cycle: cycles, cycles, message: `generation ${g.index} trained; press the button for another cycle` });
+  await setDemoState(db, project.id, {
+    status: "idle",
+    cycle: cycles,
+    cycles,
+    message: `generation ${g.index} trained; press the button for another cycle`,
+  });
 }
 
 /** Whether a cycle is queued or running (a state older than 15 minutes is a run that died with its worker). */
@@ -144,7 +172,12 @@ export function demoBusy(state: DemoState | null | undefined, now = Date.now()):
 }
 
 /** POST /projects/{slug}/demo-cycle: queue one more cycle of a demo project (reviewers). */
-export async function requestDemoCycle(db: Db, project: ProjectRow, principal: Principal, enqueueJob: (data: z.infer<typeof demoLoopJobSchema>) => Promise<unknown>) {
+export async function requestDemoCycle(
+  db: Db,
+  project: ProjectRow,
+  principal: Principal,
+  enqueueJob: (data: z.infer<typeof demoLoopJobSchema>) => Promise<unknown>,
+) {
   requireScope(principal, "proposals:review", project.id);
   if (!project.isDemo) throw new Conflict(`'${project.slug}' is not a demo project; its generations come from your own trainer.`);
   if (demoBusy(project.demoState as DemoState | null)) throw new Conflict("A demo cycle is already running; wait for it to finish.");
@@ -153,13 +186,21 @@ export async function requestDemoCycle(db: Db, project: ProjectRow, principal: P
 }
 
 /** Queue demo cycles (the button, the schedule, the first start). */
-export async function queueDemoCycles(db: Db, project: ProjectRow, cycles: number, enqueueJob: (data: z.infer<typeof demoLoopJobSchema>) => Promise<unknown>) {
+export async function queueDemoCycles(
+  db: Db,
+  project: ProjectRow,
+  cycles: number,
+  enqueueJob: (data: z.infer<typeof demoLoopJobSchema>) => Promise<unknown>,
+) {
   await setDemoState(db, project.id, { status: "queued", cycle: 0, cycles, message: "waiting for a worker" });
   await enqueueJob({ slug: project.slug, cycles });
 }
 
 /** Generations of a project (the schedule stops at DEMO_MAX_GENERATIONS). */
 export async function generationCount(db: Db, projectId: number) {
-  const [r] = await db.select({ n: count() }).from(generations).where(and(eq(generations.projectId, projectId)));
+  const [r] = await db
+    .select({ n: count() })
+    .from(generations)
+    .where(and(eq(generations.projectId, projectId)));
   return r.n;
 }

@@ -23,7 +23,10 @@ const ACTOR = { actor: "system:demo" };
  * Seed the demo project on first start; returns the project when created, null when it exists
  * (then only its trainer target's command is brought up to date, see lib/demo/trainer-target.ts).
  */
-export async function seedDemo(db: Db, opts: { root: string; workDir: string; populationSize?: number; seed?: number; log?: (line: string) => void }) {
+export async function seedDemo(
+  db: Db,
+  opts: { root: string; workDir: string; populationSize?: number; seed?: number; log?: (line: string) => void },
+) {
   const [existing] = await db.select({ id: projects.id }).from(projects).where(eq(projects.slug, DEMO_SLUG));
   if (existing) {
     const [target] = await db
@@ -41,7 +44,9 @@ export async function seedDemo(db: Db, opts: { root: string; workDir: string; po
   const family = getBuiltinFamily("frozenlake-mapf")!;
   const rng = createRng(opts.seed ?? 20261130);
   const size = opts.populationSize ?? 24;
-  const project = await createProject(db, { slug: DEMO_SLUG, name: "Demo: FrozenLake MAPF curriculum", family: family.id }, ACTOR, { demo: true });
+  const project = await createProject(db, { slug: DEMO_SLUG, name: "Demo: FrozenLake MAPF curriculum", family: family.id }, ACTOR, {
+    demo: true,
+  });
 
   // a first population in the easier half of the config space, every map solvable
   const configs = Array.from({ length: size }, () => family.sample(rng, { hardness: { min: 0.1, max: 0.55 } }));
@@ -49,7 +54,12 @@ export async function seedDemo(db: Db, opts: { root: string; workDir: string; po
     db,
     project,
     family,
-    { index: 0, status: "approved", trainingSteps: 200, environments: configs.map((config, i) => ({ key: `fl-${String(i + 1).padStart(4, "0")}`, config })) },
+    {
+      index: 0,
+      status: "approved",
+      trainingSteps: 200,
+      environments: configs.map((config, i) => ({ key: `fl-${String(i + 1).padStart(4, "0")}`, config })),
+    },
     ACTOR.actor,
     "seed",
     true,

@@ -32,7 +32,9 @@ async function reachableWorkDir(workDir: string, runner: SystemUser, cacheRoot: 
   await fs.mkdir(relocated, { recursive: true, mode: 0o755 });
   await fs.chmod(cacheRoot, 0o755);
   await fs.chmod(relocated, 0o755);
-  log(`the demo trainer's dispatch folders are kept in ${relocated}: the user ${runner.name} (local targets do not run as root) cannot reach ${workDir}`);
+  log(
+    `the demo trainer's dispatch folders are kept in ${relocated}: the user ${runner.name} (local targets do not run as root) cannot reach ${workDir}`,
+  );
   return relocated;
 }
 
@@ -70,9 +72,12 @@ export async function demoTrainerConfig(
   const tsx = { command: simulatedTrainerCommand(root), cwd: root };
   if (!runner) return { ...tsx, workDir: path.resolve(workDir) };
   const reachable = await reachableWorkDir(workDir, runner, opts.cacheRoot ?? "/var/lib/envforge", log);
-  if (canTraverse(path.join(root, "scripts"), runner) && canTraverse(path.join(root, "node_modules", "tsx"), runner)) return { ...tsx, workDir: reachable };
+  if (canTraverse(path.join(root, "scripts"), runner) && canTraverse(path.join(root, "node_modules", "tsx"), runner))
+    return { ...tsx, workDir: reachable };
   const bundle = path.join(reachable, "simulated-trainer.mjs");
   await bundleSimulatedTrainer(root, bundle);
-  log(`the user ${runner.name} (local targets do not run as root) cannot read ${root}; the demo runs a bundled copy of its trainer, ${bundle}`);
+  log(
+    `the user ${runner.name} (local targets do not run as root) cannot read ${root}; the demo runs a bundled copy of its trainer, ${bundle}`,
+  );
   return { command: [process.execPath, bundle], workDir: reachable };
 }

@@ -18,7 +18,10 @@ export { CALLBACK_KEY_ENV } from "./adapters/job-launch";
 /** The key of a dispatch: decrypted when minted before, else minted now (the dispatch row holds it encrypted). */
 export async function dispatchCallbackKey(db: Db, dispatchId: string, secretKey: string | undefined): Promise<string> {
   if (!secretKey) {
-    throw new DeliveryError("A dispatch's callback key is stored encrypted, and ENVFORGE_SECRET_KEY is not set on this worker: set it (the same in every process).", false);
+    throw new DeliveryError(
+      "A dispatch's callback key is stored encrypted, and ENVFORGE_SECRET_KEY is not set on this worker: set it (the same in every process).",
+      false,
+    );
   }
   const [d] = await db
     .select({ ciphertext: dispatches.callbackKeyCiphertext, projectId: dispatches.projectId, generation: generations.index })
@@ -39,13 +42,19 @@ export async function dispatchCallbackKey(db: Db, dispatchId: string, secretKey:
       dispatchId,
       generationIndex: d.generation,
     });
-    await tx.update(dispatches).set({ callbackKeyCiphertext: encryptSecret(key, secretKey) }).where(eq(dispatches.id, dispatchId));
+    await tx
+      .update(dispatches)
+      .set({ callbackKeyCiphertext: encryptSecret(key, secretKey) })
+      .where(eq(dispatches.id, dispatchId));
   });
   return key;
 }
 
 /** Revoke the dispatch's key (the dispatch ended); the ciphertext is dropped with it. */
 export async function revokeDispatchKey(db: Db, dispatchId: string): Promise<void> {
-  await db.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.dispatchId, dispatchId), isNull(apiKeys.revokedAt)));
+  await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(apiKeys.dispatchId, dispatchId), isNull(apiKeys.revokedAt)));
   await db.update(dispatches).set({ callbackKeyCiphertext: null }).where(eq(dispatches.id, dispatchId));
 }

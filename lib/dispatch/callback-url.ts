@@ -29,7 +29,12 @@ export function targetIsLoopback(adapter: string, config: Record<string, unknown
 }
 
 /** The callback base URL for a dispatch to this target; a 400 naming ENVFORGE_PUBLIC_URL when a remote job could not reach it. */
-export function callbackBase(adapter: string, config: Record<string, unknown>, origin: string, publicUrl = loadSettings().ENVFORGE_PUBLIC_URL): string {
+export function callbackBase(
+  adapter: string,
+  config: Record<string, unknown>,
+  origin: string,
+  publicUrl = loadSettings().ENVFORGE_PUBLIC_URL,
+): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, "");
   if (!targetIsLoopback(adapter, config)) {
     throw new BadRequest(

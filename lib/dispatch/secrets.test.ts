@@ -46,6 +46,8 @@ describe("target secrets", () => {
   it("says what to set when the variable or the key is missing", () => {
     expect(() => resolveSecret({ secretEnv: "MISSING_TOKEN" }, {})).toThrow(/MISSING_TOKEN, which is not set/);
     expect(() => resolveSecret({ secretCiphertext: encryptSecret("s", KEY) }, {})).toThrow(/ENVFORGE_SECRET_KEY is not set/);
-    expect(() => resolveSecret({ secretCiphertext: encryptSecret("s", KEY) }, { ENVFORGE_SECRET_KEY: "a-different-key-material" })).toThrow(TargetSecretError);
+    expect(() => resolveSecret({ secretCiphertext: encryptSecret("s", KEY) }, { ENVFORGE_SECRET_KEY: "a-different-key-material" })).toThrow(
+      TargetSecretError,
+    );
   });
 });

@@ -26,7 +26,9 @@ const keyCache = new Map<string, Buffer>();
 /** The AES-256 key of some key material (scrypt is slow on purpose: cached per material). */
 function deriveKey(keyMaterial: string): Buffer {
   if (typeof keyMaterial !== "string" || keyMaterial.length < MIN_KEY_MATERIAL) {
-    throw new TargetSecretError(`ENVFORGE_SECRET_KEY must be at least ${MIN_KEY_MATERIAL} characters to encrypt or decrypt target secrets.`);
+    throw new TargetSecretError(
+      `ENVFORGE_SECRET_KEY must be at least ${MIN_KEY_MATERIAL} characters to encrypt or decrypt target secrets.`,
+    );
   }
   let key = keyCache.get(keyMaterial);
   if (!key) {
@@ -49,7 +51,9 @@ export function encryptSecret(plain: string, keyMaterial: string): string {
 export function decryptSecret(blob: string, keyMaterial: string): string {
   const parts = typeof blob === "string" ? blob.split(":") : [];
   if (parts.length !== 4 || parts[0] !== VERSION) {
-    throw new TargetSecretError("The stored target secret is not in the expected format (v1:<iv>:<tag>:<ciphertext>): set the target's secret again.");
+    throw new TargetSecretError(
+      "The stored target secret is not in the expected format (v1:<iv>:<tag>:<ciphertext>): set the target's secret again.",
+    );
   }
   const [, ivText, tagText, ctText] = parts;
   const iv = Buffer.from(ivText, "base64");
@@ -74,11 +78,16 @@ export function decryptSecret(blob: string, keyMaterial: string): string {
  * both are set), else decrypted from `secretCiphertext` with env.ENVFORGE_SECRET_KEY; null when
  * the target has none. Throws TargetSecretError saying what to set.
  */
-export function resolveSecret(target: { secretCiphertext?: string | null; secretEnv?: string | null }, env: Readonly<Record<string, string | undefined>> = processEnvironment()): string | null {
+export function resolveSecret(
+  target: { secretCiphertext?: string | null; secretEnv?: string | null },
+  env: Readonly<Record<string, string | undefined>> = processEnvironment(),
+): string | null {
   if (target.secretEnv) {
     const value = env[target.secretEnv];
     if (value === undefined || value === "") {
-      throw new TargetSecretError(`The target's secret is read from the environment variable ${target.secretEnv}, which is not set on this server: set it, or store the secret on the target.`);
+      throw new TargetSecretError(
+        `The target's secret is read from the environment variable ${target.secretEnv}, which is not set on this server: set it, or store the secret on the target.`,
+      );
     }
     return value;
   }

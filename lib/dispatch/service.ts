@@ -10,7 +10,16 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { environmentFileList } from "@/lib/tasks/store";
 import { materializeTaskFiles, readBlob } from "@/lib/tasks/materialize";
-import { apiKeys, dispatchEvents, dispatchTargets, dispatches, environments, generationEnvironments, generations, projects } from "@/lib/db/schema";
+import {
+  apiKeys,
+  dispatchEvents,
+  dispatchTargets,
+  dispatches,
+  environments,
+  generationEnvironments,
+  generations,
+  projects,
+} from "@/lib/db/schema";
 import { Conflict, Forbidden, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
@@ -43,7 +52,10 @@ export const createTargetSchema = z.strictObject({
   /** stored encrypted with ENVFORGE_SECRET_KEY, never returned */
   secret: z.string().min(1).max(100_000).optional(),
   /** or the name of an environment variable of the worker that holds it */
-  secretEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
+  secretEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+    .optional(),
   maxAttempts: z.number().int().min(1).max(50).optional(),
 });
 
@@ -118,10 +130,14 @@ export function targetView(t: typeof dispatchTargets.$inferSelect, role: Role) {
  */
 export function assertLocalTargetsAllowed(principal: Principal): void {
   if (!localTargetsAllowed()) {
-    throw new Forbidden("This server does not run local targets (ENVFORGE_LOCAL_TARGETS is off): use another adapter.", [{ path: "adapter", message: "local targets are off on this server" }]);
+    throw new Forbidden("This server does not run local targets (ENVFORGE_LOCAL_TARGETS is off): use another adapter.", [
+      { path: "adapter", message: "local targets are off on this server" },
+    ]);
   }
   if (principal.projectId !== null) {
-    throw new Forbidden("A key limited to one project cannot create or use local targets.", [{ path: "adapter", message: "not for project-limited keys" }]);
+    throw new Forbidden("A key limited to one project cannot create or use local targets.", [
+      { path: "adapter", message: "not for project-limited keys" },
+    ]);
   }
 }
 
@@ -131,15 +147,23 @@ export async function targetProblems(
   principal: Principal,
 ): Promise<ErrorDetail[]> {
   const adapter = getAdapter(t.adapter);
-  const details: ErrorDetail[] = adapter.checkConfig(t.config).map((e) => ({ path: `config${e.path ? "." + e.path : ""}`, message: e.message }));
+  const details: ErrorDetail[] = adapter
+    .checkConfig(t.config)
+    .map((e) => ({ path: `config${e.path ? "." + e.path : ""}`, message: e.message }));
   if (t.hasSecret && t.hasSecretEnv) details.push({ path: "secret", message: "give secret or secretEnv, not both" });
-  if ((adapter.secretRequired ? adapter.secretRequired(t.config) : adapter.needsSecret) && !t.hasSecret && !t.hasSecretEnv) details.push({ path: "secret", message: `the ${t.adapter} adapter needs a secret (or secretEnv)` });
+  if ((adapter.secretRequired ? adapter.secretRequired(t.config) : adapter.needsSecret) && !t.hasSecret && !t.hasSecretEnv)
+    details.push({ path: "secret", message: `the ${t.adapter} adapter needs a secret (or secretEnv)` });
   if (t.adapter === "local") assertLocalTargetsAllowed(principal);
   if (t.adapter === "export" && typeof t.config.directory === "string") {
     const where = await resolveExportDirectory(t.config.directory);
     if (!where.ok) details.push({ path: "config.directory", message: where.message });
   }
-  if (t.newSecret && !secretKey()) details.push({ path: "secret", message: "cannot be stored: set ENVFORGE_SECRET_KEY on the server, or pass secretEnv with the name of an environment variable instead" });
+  if (t.newSecret && !secretKey())
+    details.push({
+      path: "secret",
+      message:
+        "cannot be stored: set ENVFORGE_SECRET_KEY on the server, or pass secretEnv with the name of an environment variable instead",
+    });
   return details;
 }
 
@@ -147,10 +171,17 @@ export async function targetProblems(
 export async function createTarget(db: Db, project: ProjectRow, body: unknown, principal: Principal) {
   requireScope(principal, "targets:manage", project.id);
   const input = parseOrThrow(createTargetSchema, body);
-  const details = await targetProblems({ adapter: input.adapter, config: input.config, hasSecret: !!input.secret, hasSecretEnv: !!input.secretEnv, newSecret: !!input.secret }, principal);
+  const details = await targetProblems(
+    { adapter: input.adapter, config: input.config, hasSecret: !!input.secret, hasSecretEnv: !!input.secretEnv, newSecret: !!input.secret },
+    principal,
+  );
   if (details.length) throw new Invalid(`The target cannot be created: ${details[0].path} ${details[0].message}.`, details);
-  const [taken] = await db.select({ id: dispatchTargets.id }).from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.name)));
-  if (taken) throw new Conflict(`A target named '${input.name}' exists already in '${project.slug}'.`, [{ path: "name", message: "is taken" }]);
+  const [taken] = await db
+    .select({ id: dispatchTargets.id })
+    .from(dispatchTargets)
+    .where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.name)));
+  if (taken)
+    throw new Conflict(`A target named '${input.name}' exists already in '${project.slug}'.`, [{ path: "name", message: "is taken" }]);
   return db.transaction(async (tx) => {
     const [t] = await tx
       .insert(dispatchTargets)
@@ -167,7 +198,14 @@ export async function createTarget(db: Db, project: ProjectRow, body: unknown, p
       })
       .returning();
     // viewers read the audit: it keeps the config without its secret-bearing fields, and never the secret
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "target.create", entity: "target", entityId: t.id, after: targetView(t, "viewer") });
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: principal.actor,
+      action: "target.create",
+      entity: "target",
+      entityId: t.id,
+      after: targetView(t, "viewer"),
+    });
     return targetView(t, principal.role);
   });
 }
@@ -182,9 +220,19 @@ export async function listTargets(db: Db, project: ProjectRow, role: Role) {
 export async function deleteTarget(db: Db, project: ProjectRow, name: string, principal: Principal) {
   requireScope(principal, "targets:manage", project.id);
   return db.transaction(async (tx) => {
-    const [t] = await tx.delete(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, name))).returning();
+    const [t] = await tx
+      .delete(dispatchTargets)
+      .where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, name)))
+      .returning();
     if (!t) throw new NotFound(`No target named '${name}' in '${project.slug}'.`);
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "target.delete", entity: "target", entityId: t.id, before: targetView(t, "viewer") });
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: principal.actor,
+      action: "target.delete",
+      entity: "target",
+      entityId: t.id,
+      before: targetView(t, "viewer"),
+    });
   });
 }
 
@@ -199,8 +247,14 @@ export async function buildPayload(
   excludeKeys: string[] = [],
 ): Promise<GenerationPayload> {
   if (project.familyId === "terminal-task") {
-    const ids = await db.select({ id: generationEnvironments.environmentId }).from(generationEnvironments).where(eq(generationEnvironments.generationId, g.id));
-    await materializeTaskFiles(db, ids.map((r) => r.id));
+    const ids = await db
+      .select({ id: generationEnvironments.environmentId })
+      .from(generationEnvironments)
+      .where(eq(generationEnvironments.generationId, g.id));
+    await materializeTaskFiles(
+      db,
+      ids.map((r) => r.id),
+    );
   }
   const rows = (await generationMembers(db, g.id)).map((m) => ({
     id: m.id,
@@ -216,13 +270,22 @@ export async function buildPayload(
   return {
     dispatchId,
     project: { slug: project.slug, name: project.name, family: project.familyId, successThreshold: project.successThreshold },
-    generation: { index: g.index, status: g.status, parentIndex: g.parentIndex, trainingSteps: g.trainingSteps, mixWeight: g.mixWeight, proposalId: g.proposalId },
+    generation: {
+      index: g.index,
+      status: g.status,
+      parentIndex: g.parentIndex,
+      trainingSteps: g.trainingSteps,
+      mixWeight: g.mixWeight,
+      proposalId: g.proposalId,
+    },
     target: { name: target.name, kind: target.kind as "sandbox" | "trainer" },
     environments: await Promise.all(
-      rows.filter((r) => !excludeKeys.includes(r.key)).map(async ({ id, ...r }) => {
-        const files = project.familyId === "terminal-task" ? await environmentFileList(db, id) : [];
-        return { ...r, config: r.config as Record<string, unknown>, ...(files.length ? { files } : {}) };
-      }),
+      rows
+        .filter((r) => !excludeKeys.includes(r.key))
+        .map(async ({ id, ...r }) => {
+          const files = project.familyId === "terminal-task" ? await environmentFileList(db, id) : [];
+          return { ...r, config: r.config as Record<string, unknown>, ...(files.length ? { files } : {}) };
+        }),
     ),
     callbacks: {
       validation: `${base}/api/v1/dispatches/${dispatchId}/validation`,
@@ -245,8 +308,14 @@ export async function addEvent(db: Db, dispatchId: string, status: string, messa
 export async function createDispatch(db: Db, project: ProjectRow, g: GenerationRow, body: unknown, principal: Principal, origin: string) {
   requireScope(principal, "dispatch:create", project.id);
   const input = parseOrThrow(createDispatchSchema, body);
-  const [target] = await db.select().from(dispatchTargets).where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.target)));
-  if (!target) throw new Invalid(`No target named '${input.target}' in '${project.slug}'; an admin adds targets first.`, [{ path: "target", message: "unknown target" }]);
+  const [target] = await db
+    .select()
+    .from(dispatchTargets)
+    .where(and(eq(dispatchTargets.projectId, project.id), eq(dispatchTargets.name, input.target)));
+  if (!target)
+    throw new Invalid(`No target named '${input.target}' in '${project.slug}'; an admin adds targets first.`, [
+      { path: "target", message: "unknown target" },
+    ]);
   if (target.adapter === "local") assertLocalTargetsAllowed(principal);
   if (g.status !== "approved" && g.status !== "materialized") {
     throw new Conflict(`Generation ${g.index} is ${g.status}; only an approved or materialized generation can be dispatched.`);
@@ -277,9 +346,31 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
   const id = randomUUID();
   const payload = await buildPayload(db, project, g, target, id, origin, exclude);
   await db.transaction(async (tx) => {
-    await tx.insert(dispatches).values({ id, projectId: project.id, generationId: g.id, targetId: target.id, status: "queued", payload, createdBy: principal.actor });
+    await tx.insert(dispatches).values({
+      id,
+      projectId: project.id,
+      generationId: g.id,
+      targetId: target.id,
+      status: "queued",
+      payload,
+      createdBy: principal.actor,
+    });
     await tx.insert(dispatchEvents).values({ dispatchId: id, status: "queued", message: `to ${target.name} (${target.adapter})` });
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "dispatch.create", entity: "dispatch", entityId: id, after: { generation: g.index, target: target.name, adapter: target.adapter, environments: payload.environments.length, ...(exclude.length ? { excludedInvalid: exclude } : {}), ...(input.invalidEnvironments === "include" ? { includedInvalid: true } : {}) } });
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: principal.actor,
+      action: "dispatch.create",
+      entity: "dispatch",
+      entityId: id,
+      after: {
+        generation: g.index,
+        target: target.name,
+        adapter: target.adapter,
+        environments: payload.environments.length,
+        ...(exclude.length ? { excludedInvalid: exclude } : {}),
+        ...(input.invalidEnvironments === "include" ? { includedInvalid: true } : {}),
+      },
+    });
   });
   await enqueueDispatch(id, "deliver");
   const warning = earlier.length
@@ -290,7 +381,12 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
 
 /** Queue a delivery or a poll; pg-boss keeps one pending job per dispatch and phase. */
 export async function enqueueDispatch(dispatchId: string, phase: "deliver" | "poll", startAfterSeconds = 0) {
-  await enqueue("envforge.dispatch", dispatchJobSchema, { dispatchId, phase }, { singletonKey: `${dispatchId}:${phase}`, startAfter: Math.max(0, Math.ceil(startAfterSeconds)), retryLimit: 3, retryDelay: 5 });
+  await enqueue(
+    "envforge.dispatch",
+    dispatchJobSchema,
+    { dispatchId, phase },
+    { singletonKey: `${dispatchId}:${phase}`, startAfter: Math.max(0, Math.ceil(startAfterSeconds)), retryLimit: 3, retryDelay: 5 },
+  );
 }
 
 /** Backoff before attempt n+1: base x 2^(n-1), capped at 5 minutes. */
@@ -308,7 +404,13 @@ function contextFor(db: Db, d: typeof dispatches.$inferSelect, t: typeof dispatc
     secret = processEnvironment()[t.secretEnv] ?? null;
     if (secret === null) throw new DeliveryError(`The target's secret comes from $${t.secretEnv}, which is not set on this worker.`, false);
   }
-  return { payload: d.payload as GenerationPayload, config: t.config as Record<string, unknown>, secret, attempt: d.attempts, readBlob: (sha256) => readBlob(db, sha256) };
+  return {
+    payload: d.payload as GenerationPayload,
+    config: t.config as Record<string, unknown>,
+    secret,
+    attempt: d.attempts,
+    readBlob: (sha256) => readBlob(db, sha256),
+  };
 }
 
 /** The worker's job: deliver (claimed under a lease, so each dispatch is sent by one worker at a time) or poll. */
@@ -324,7 +426,8 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
   if (claimed.rows.length === 0) {
     const [d] = await db.select().from(dispatches).where(eq(dispatches.id, job.dispatchId));
     // queued for later: make sure a job waits for it; anything else is someone else's or done
-    if (d?.status === "queued" && d.nextAttemptAt && d.nextAttemptAt.getTime() > Date.now()) await enqueueDispatch(d.id, "deliver", (d.nextAttemptAt.getTime() - Date.now()) / 1000);
+    if (d?.status === "queued" && d.nextAttemptAt && d.nextAttemptAt.getTime() > Date.now())
+      await enqueueDispatch(d.id, "deliver", (d.nextAttemptAt.getTime() - Date.now()) / 1000);
     return;
   }
   const [d] = await db.select().from(dispatches).where(eq(dispatches.id, job.dispatchId));
@@ -344,10 +447,25 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
     }
     await db
       .update(dispatches)
-      .set({ status: result.status, externalId: result.externalId ?? d.externalId, lastError: null, leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: new Date() })
+      .set({
+        status: result.status,
+        externalId: result.externalId ?? d.externalId,
+        lastError: null,
+        leaseOwner: null,
+        leaseUntil: null,
+        nextAttemptAt: null,
+        updatedAt: new Date(),
+      })
       .where(and(eq(dispatches.id, d.id), eq(dispatches.leaseOwner, workerId)));
-    await addEvent(db, d.id, result.status, result.message ?? (result.externalId ? `external id ${result.externalId}` : undefined), result.data);
-    if ((result.status === "delivered" || result.status === "running") && adapter.poll) await enqueueDispatch(d.id, "poll", pollDelaySeconds(0));
+    await addEvent(
+      db,
+      d.id,
+      result.status,
+      result.message ?? (result.externalId ? `external id ${result.externalId}` : undefined),
+      result.data,
+    );
+    if ((result.status === "delivered" || result.status === "running") && adapter.poll)
+      await enqueueDispatch(d.id, "poll", pollDelaySeconds(0));
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const retryable = err instanceof DeliveryError ? err.retryable : true;
@@ -355,16 +473,35 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
       const wait = backoffMs(d.attempts);
       await db
         .update(dispatches)
-        .set({ status: "queued", lastError: message, leaseOwner: null, leaseUntil: null, nextAttemptAt: new Date(Date.now() + wait), updatedAt: new Date() })
+        .set({
+          status: "queued",
+          lastError: message,
+          leaseOwner: null,
+          leaseUntil: null,
+          nextAttemptAt: new Date(Date.now() + wait),
+          updatedAt: new Date(),
+        })
         .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
-      await addEvent(db, d.id, "queued", `attempt ${d.attempts} failed: ${message}; retrying in ${Math.round(wait / 1000)} s`, err instanceof DeliveryError ? err.data : undefined);
+      await addEvent(
+        db,
+        d.id,
+        "queued",
+        `attempt ${d.attempts} failed: ${message}; retrying in ${Math.round(wait / 1000)} s`,
+        err instanceof DeliveryError ? err.data : undefined,
+      );
       await enqueueDispatch(d.id, "deliver", wait / 1000);
     } else {
       await db
         .update(dispatches)
         .set({ status: "failed", lastError: message, leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
         .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
-      await addEvent(db, d.id, "failed", retryable ? `gave up after ${d.attempts} attempts: ${message}` : message, err instanceof DeliveryError ? err.data : undefined);
+      await addEvent(
+        db,
+        d.id,
+        "failed",
+        retryable ? `gave up after ${d.attempts} attempts: ${message}` : message,
+        err instanceof DeliveryError ? err.data : undefined,
+      );
     }
   }
 }
@@ -381,7 +518,13 @@ async function pollDispatch(db: Db, id: string) {
   const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
   const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
   if (!adapter.poll) return;
-  const polls = (await db.select({ n: sql<number>`count(*)::int` }).from(dispatchEvents).where(and(eq(dispatchEvents.dispatchId, id), eq(dispatchEvents.status, "poll"))))[0]?.n ?? 0;
+  const polls =
+    (
+      await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(dispatchEvents)
+        .where(and(eq(dispatchEvents.dispatchId, id), eq(dispatchEvents.status, "poll")))
+    )[0]?.n ?? 0;
   try {
     const result = await adapter.poll(contextFor(db, d, t), d.externalId);
     if (result.status !== d.status) {
@@ -415,7 +558,15 @@ export async function sweepDispatches(db: Db): Promise<number> {
 export async function getDispatch(db: Db, id: string, principal: Principal) {
   if (!z.uuid().safeParse(id).success) throw new NotFound(`Dispatch ${id} does not exist.`);
   const [d] = await db
-    .select({ d: dispatches, target: dispatchTargets.name, adapter: dispatchTargets.adapter, kind: dispatchTargets.kind, maxAttempts: dispatchTargets.maxAttempts, generation: generations.index, project: projects.slug })
+    .select({
+      d: dispatches,
+      target: dispatchTargets.name,
+      adapter: dispatchTargets.adapter,
+      kind: dispatchTargets.kind,
+      maxAttempts: dispatchTargets.maxAttempts,
+      generation: generations.index,
+      project: projects.slug,
+    })
     .from(dispatches)
     .innerJoin(dispatchTargets, eq(dispatchTargets.id, dispatches.targetId))
     .innerJoin(generations, eq(generations.id, dispatches.generationId))
@@ -423,7 +574,11 @@ export async function getDispatch(db: Db, id: string, principal: Principal) {
     .where(eq(dispatches.id, id));
   if (!d) throw new NotFound(`Dispatch ${id} does not exist.`);
   requireScope(principal, "projects:read", d.d.projectId);
-  const events = await db.select().from(dispatchEvents).where(eq(dispatchEvents.dispatchId, id)).orderBy(asc(dispatchEvents.at), asc(dispatchEvents.id));
+  const events = await db
+    .select()
+    .from(dispatchEvents)
+    .where(eq(dispatchEvents.dispatchId, id))
+    .orderBy(asc(dispatchEvents.at), asc(dispatchEvents.id));
   return {
     id: d.d.id,
     project: d.project,
@@ -447,7 +602,16 @@ export async function getDispatch(db: Db, id: string, principal: Principal) {
 /** GET /projects/{slug}/dispatches: newest first. */
 export async function listDispatches(db: Db, project: ProjectRow) {
   const rows = await db
-    .select({ id: dispatches.id, status: dispatches.status, attempts: dispatches.attempts, target: dispatchTargets.name, adapter: dispatchTargets.adapter, generation: generations.index, createdAt: dispatches.createdAt, lastError: dispatches.lastError })
+    .select({
+      id: dispatches.id,
+      status: dispatches.status,
+      attempts: dispatches.attempts,
+      target: dispatchTargets.name,
+      adapter: dispatchTargets.adapter,
+      generation: generations.index,
+      createdAt: dispatches.createdAt,
+      lastError: dispatches.lastError,
+    })
     .from(dispatches)
     .innerJoin(dispatchTargets, eq(dispatchTargets.id, dispatches.targetId))
     .innerJoin(generations, eq(generations.id, dispatches.generationId))
@@ -465,10 +629,24 @@ export async function cancelDispatch(db: Db, id: string, principal: Principal) {
   if (FINAL.has(d.status)) throw new Conflict(`Dispatch ${id} is ${d.status} already.`);
   const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
   await db.transaction(async (tx) => {
-    await tx.update(dispatches).set({ status: "cancelled", leaseOwner: null, leaseUntil: null, updatedAt: new Date() }).where(eq(dispatches.id, id));
+    await tx
+      .update(dispatches)
+      .set({ status: "cancelled", leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
+      .where(eq(dispatches.id, id));
     await tx.insert(dispatchEvents).values({ dispatchId: id, status: "cancelled", message: `by ${principal.actor}` });
-    await tx.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.dispatchId, id), isNull(apiKeys.revokedAt)));
-    await recordAudit(tx, { projectId: d.projectId, actor: principal.actor, action: "dispatch.cancel", entity: "dispatch", entityId: id, before: { status: d.status }, after: { status: "cancelled" } });
+    await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.dispatchId, id), isNull(apiKeys.revokedAt)));
+    await recordAudit(tx, {
+      projectId: d.projectId,
+      actor: principal.actor,
+      action: "dispatch.cancel",
+      entity: "dispatch",
+      entityId: id,
+      before: { status: d.status },
+      after: { status: "cancelled" },
+    });
   });
   const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
   if (d.externalId && adapter.cancel) {
@@ -488,7 +666,9 @@ export async function reportValidation(db: Db, id: string, body: unknown, princi
   const d = await dispatchFor(db, id, principal, "generations:write");
   const payload = d.payload as GenerationPayload | null;
   const known = new Set(payload?.environments.map((e) => e.key) ?? []);
-  const details = input.results.flatMap((r, i) => (known.has(r.environmentKey) ? [] : [{ path: `results.${i}.environmentKey`, message: `'${r.environmentKey}' was not in this dispatch` }]));
+  const details = input.results.flatMap((r, i) =>
+    known.has(r.environmentKey) ? [] : [{ path: `results.${i}.environmentKey`, message: `'${r.environmentKey}' was not in this dispatch` }],
+  );
   if (details.length) throw new Invalid(`Validation results must name environments of the dispatch: ${details[0].message}.`, details);
   await db.transaction(async (tx) => {
     for (const r of input.results) {
@@ -497,8 +677,20 @@ export async function reportValidation(db: Db, id: string, body: unknown, princi
         .set({ validationState: r.state, pMax: r.pMax ?? null, validationDetails: r.details ?? null })
         .where(and(eq(environments.projectId, d.projectId), eq(environments.key, r.environmentKey)));
     }
-    await tx.insert(dispatchEvents).values({ dispatchId: id, status: d.status, message: `validation reported for ${input.results.length} environments`, data: { counts: countStates(input.results) } });
-    await recordAudit(tx, { projectId: d.projectId, actor: principal.actor, action: "dispatch.validation", entity: "dispatch", entityId: id, after: countStates(input.results) });
+    await tx.insert(dispatchEvents).values({
+      dispatchId: id,
+      status: d.status,
+      message: `validation reported for ${input.results.length} environments`,
+      data: { counts: countStates(input.results) },
+    });
+    await recordAudit(tx, {
+      projectId: d.projectId,
+      actor: principal.actor,
+      action: "dispatch.validation",
+      entity: "dispatch",
+      entityId: id,
+      after: countStates(input.results),
+    });
   });
   return { updated: input.results.length, ...countStates(input.results) };
 }
@@ -538,8 +730,17 @@ export async function reportProgress(db: Db, id: string, body: unknown, principa
   const input = parseOrThrow(progressReportSchema, body);
   const d = await dispatchFor(db, id, principal, "rollouts:write");
   if (FINAL.has(d.status)) throw new Conflict(`Dispatch ${id} is ${d.status}; it takes no more progress.`);
-  if (d.status === "delivered") await db.update(dispatches).set({ status: "running", updatedAt: new Date() }).where(and(eq(dispatches.id, id), eq(dispatches.status, "delivered")));
-  const message = input.message ?? `${input.completed} of ${input.total} environments done${input.failed ? `, ${input.failed} failed` : ""}`;
-  await addEvent(db, id, d.status === "delivered" ? "running" : d.status, message, { completed: input.completed, total: input.total, failed: input.failed });
+  if (d.status === "delivered")
+    await db
+      .update(dispatches)
+      .set({ status: "running", updatedAt: new Date() })
+      .where(and(eq(dispatches.id, id), eq(dispatches.status, "delivered")));
+  const message =
+    input.message ?? `${input.completed} of ${input.total} environments done${input.failed ? `, ${input.failed} failed` : ""}`;
+  await addEvent(db, id, d.status === "delivered" ? "running" : d.status, message, {
+    completed: input.completed,
+    total: input.total,
+    failed: input.failed,
+  });
   return { status: d.status === "delivered" ? "running" : d.status };
 }

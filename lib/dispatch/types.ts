@@ -12,7 +12,14 @@ export interface GenerationPayload {
   /** the dispatch id: idempotency key, Ray submission_id, Kubernetes Job name suffix */
   dispatchId: string;
   project: { slug: string; name: string; family: string; successThreshold: number };
-  generation: { index: number; status: string; parentIndex: number | null; trainingSteps: number | null; mixWeight: number | null; proposalId: string | null };
+  generation: {
+    index: number;
+    status: string;
+    parentIndex: number | null;
+    trainingSteps: number | null;
+    mixWeight: number | null;
+    proposalId: string | null;
+  };
   target: { name: string; kind: "sandbox" | "trainer" };
   environments: {
     key: string;

@@ -40,7 +40,8 @@ export function forgetEndpoints(): void {
 // "Grammar error: Unimplemented keys" (500), SGLang "Invalid grammar request" (400), llama.cpp "JSON schema
 // conversion failed" (400) and "response_format type must be one of" (older builds), Ollama "invalid format"
 // (400) and "failed to load model vocabulary required for format" (500), OpenAI "response_format" (400).
-const REFUSAL_WORDS = /response_format|response format|json_schema|json_object|json schema|structured output|guided_(json|decoding)|grammar|xgrammar|outlines|guidance|invalid format|required for format/i;
+const REFUSAL_WORDS =
+  /response_format|response format|json_schema|json_object|json schema|structured output|guided_(json|decoding)|grammar|xgrammar|outlines|guidance|invalid format|required for format/i;
 
 /**
  * True when an error answer says the endpoint cannot serve the requested structured output, as
@@ -106,7 +107,10 @@ export async function discoverContextWindow(
   if (maxModelLen) found = { tokens: maxModelLen, source: "/v1/models max_model_len" };
 
   if (!found) {
-    const props = (await getJson(fetchImpl, `${root}/props`, { headers }, timeoutMs)) as Record<string, any> | null;
+    const props = (await getJson(fetchImpl, `${root}/props`, { headers }, timeoutMs)) as {
+      n_ctx?: unknown;
+      default_generation_settings?: { n_ctx?: unknown };
+    } | null;
     const nCtx = positiveInt(props?.default_generation_settings?.n_ctx) ?? positiveInt(props?.n_ctx);
     if (nCtx) found = { tokens: nCtx, source: "/props n_ctx" };
   }
@@ -121,7 +125,8 @@ export async function discoverContextWindow(
       const numCtx = typeof show.parameters === "string" ? /(?:^|\n)\s*num_ctx\s+(\d+)/.exec(show.parameters) : null;
       const trained = Object.entries(show.model_info ?? {}).find(([k]) => k.endsWith(".context_length"))?.[1];
       if (numCtx) found = { tokens: Number(numCtx[1]), source: "/api/show num_ctx" };
-      else if (positiveInt(trained)) found = { tokens: Math.min(OLLAMA_DEFAULT_CONTEXT, trained as number), source: "Ollama default num_ctx" };
+      else if (positiveInt(trained))
+        found = { tokens: Math.min(OLLAMA_DEFAULT_CONTEXT, trained as number), source: "Ollama default num_ctx" };
     }
   }
   contextWindows.set(key, found);

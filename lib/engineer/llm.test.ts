@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIStep, type FakeServerKind, type FakeServerOptions } from "@/tests/fakes/openai-server";
+import {
+  startFakeOpenAI,
+  type FakeOpenAI,
+  type FakeOpenAIStep,
+  type FakeServerKind,
+  type FakeServerOptions,
+} from "@/tests/fakes/openai-server";
 import { configHash } from "@/lib/families/hash";
 import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
@@ -124,14 +130,50 @@ type RawItem = Record<string, unknown>;
 function goodItems(): RawItem[] {
   const cite = (ref: string) => [{ kind: "cluster", ref }];
   return [
-    { op: "keep", environmentKey: "g1-0000", direction: "precision", rationale: "Half the attempts succeed.", evidence: cite("c-collide"), predictedSuccess: 0.5 },
-    { op: "keep", environmentKey: "g1-0001", direction: "precision", rationale: "Still learnable.", evidence: cite("c-collide"), predictedSuccess: 0.3 },
-    { op: "keep", environmentKey: "g1-0002", direction: "uncertainty", rationale: "Slips still hurt.", evidence: [{ kind: "rollout", ref: "r-201" }], predictedSuccess: 0.6 },
+    {
+      op: "keep",
+      environmentKey: "g1-0000",
+      direction: "precision",
+      rationale: "Half the attempts succeed.",
+      evidence: cite("c-collide"),
+      predictedSuccess: 0.5,
+    },
+    {
+      op: "keep",
+      environmentKey: "g1-0001",
+      direction: "precision",
+      rationale: "Still learnable.",
+      evidence: cite("c-collide"),
+      predictedSuccess: 0.3,
+    },
+    {
+      op: "keep",
+      environmentKey: "g1-0002",
+      direction: "uncertainty",
+      rationale: "Slips still hurt.",
+      evidence: [{ kind: "rollout", ref: "r-201" }],
+      predictedSuccess: 0.6,
+    },
     { op: "retire", environmentKey: "g1-0003", rationale: "Solved.", evidence: [{ kind: "stat", ref: "behaviour.tiers.solved" }] },
     { op: "retire", environmentKey: "g1-0004", rationale: "Hopeless.", evidence: cite("c-slip") },
     { op: "retire", environmentKey: "g1-0005", rationale: "Solved." },
-    { op: "mutate", parentKey: "g1-0000", edits: childEdit, direction: "diversify", rationale: "A new map at the same difficulty.", evidence: cite("c-collide"), predictedSuccess: 0.5 },
-    { op: "add", config: freshConfig, direction: "diversify", rationale: "Coverage.", evidence: [{ kind: "stat", ref: "environments.fields.size" }], predictedSuccess: 0.4 },
+    {
+      op: "mutate",
+      parentKey: "g1-0000",
+      edits: childEdit,
+      direction: "diversify",
+      rationale: "A new map at the same difficulty.",
+      evidence: cite("c-collide"),
+      predictedSuccess: 0.5,
+    },
+    {
+      op: "add",
+      config: freshConfig,
+      direction: "diversify",
+      rationale: "Coverage.",
+      evidence: [{ kind: "stat", ref: "environments.fields.size" }],
+      predictedSuccess: 0.4,
+    },
   ];
 }
 const answer = (items: RawItem[]) => JSON.stringify({ items });
@@ -150,7 +192,16 @@ async function start(script: FakeOpenAIStep[], options: FakeServerOptions = {}):
 }
 
 function configFor(url: string, overrides: Partial<LlmEngineerConfig> = {}): LlmEngineerConfig {
-  return { baseURL: url, apiKey: API_KEY, model: "fake-model", timeoutMs: 5_000, maxRetries: 2, priceIn: null, priceOut: null, ...overrides };
+  return {
+    baseURL: url,
+    apiKey: API_KEY,
+    model: "fake-model",
+    timeoutMs: 5_000,
+    maxRetries: 2,
+    priceIn: null,
+    priceOut: null,
+    ...overrides,
+  };
 }
 
 async function expectFailure(promise: Promise<unknown>): Promise<LlmEngineerError> {
@@ -169,17 +220,31 @@ describe("llmEngineer", () => {
   it("(a) returns validated items from a good answer, with tokens, latency, attempts and cost recorded", async () => {
     const fake = await start([{ content: answer(goodItems()), usage: { prompt_tokens: 3000, completion_tokens: 500 } }]);
     const progress: string[] = [];
-    const { output, run } = await llmEngineer(input, configFor(fake.url, { priceIn: 1, priceOut: 4 }), { onProgress: (m) => progress.push(m) });
+    const { output, run } = await llmEngineer(input, configFor(fake.url, { priceIn: 1, priceOut: 4 }), {
+      onProgress: (m) => progress.push(m),
+    });
 
     expect(output.items).toHaveLength(8);
     expect(output.items.every((i) => i.proposer === "llm")).toBe(true);
     const child = output.items[6];
-    expect(child).toMatchObject({ op: "mutate", parentKey: "g1-0000", environmentKey: "g2-llm-1", config: { ...population[0].config, ...childEdit } });
+    expect(child).toMatchObject({
+      op: "mutate",
+      parentKey: "g1-0000",
+      environmentKey: "g2-llm-1",
+      config: { ...population[0].config, ...childEdit },
+    });
     expect(output.items[7]).toMatchObject({ op: "add", environmentKey: "g2-llm-2", config: freshConfig });
     expect(output.items[5].flags).toEqual(["no_evidence"]);
     expect(output.notes.some((n) => n.includes("1 item cite no evidence"))).toBe(true);
 
-    expect(run).toMatchObject({ model: "fake-model", promptTokens: 3000, completionTokens: 500, attempts: 1, structured: "json_schema", repairTurns: 0 });
+    expect(run).toMatchObject({
+      model: "fake-model",
+      promptTokens: 3000,
+      completionTokens: 500,
+      attempts: 1,
+      structured: "json_schema",
+      repairTurns: 0,
+    });
     expect(run.costUsd).toBeCloseTo((3000 * 1 + 500 * 4) / 1e6, 12);
     expect(run.latencyMs).toBeGreaterThanOrEqual(0);
     expect(run.rawOutput).toBe(answer(goodItems()));
@@ -189,7 +254,10 @@ describe("llmEngineer", () => {
     const request = fake.requests[0];
     expect(request.path).toBe("/v1/chat/completions");
     expect(request.body?.model).toBe("fake-model");
-    const format = request.body?.response_format as { type: string; json_schema: { name: string; strict: boolean; schema: Record<string, unknown> } };
+    const format = request.body?.response_format as {
+      type: string;
+      json_schema: { name: string; strict: boolean; schema: Record<string, unknown> };
+    };
     expect(format.type).toBe("json_schema");
     expect(format.json_schema).toMatchObject({ name: "proposal", strict: false, schema: { required: ["items"] } });
     const messages = sentMessages(fake, 0);
@@ -365,7 +433,12 @@ function bigServerInput(): EngineerInput {
   const big = [...population, ...Array.from({ length: 994 }, (_, k) => member(k + 6, 8, ((k + 6) * 7) % 9, false))];
   const bigInput = inputFor(big);
   const base = bigInput.summary.failures.clusters;
-  const extra = Array.from({ length: 38 }, (_, i) => ({ ...base[1], id: `c-extra-${i}`, signature: `failure mode ${i}`, excerpt: `step ${i}: `.padEnd(600, "x") }));
+  const extra = Array.from({ length: 38 }, (_, i) => ({
+    ...base[1],
+    id: `c-extra-${i}`,
+    signature: `failure mode ${i}`,
+    excerpt: `step ${i}: `.padEnd(600, "x"),
+  }));
   bigInput.summary.failures.clusters = [...base, ...extra];
   return bigInput;
 }
@@ -401,7 +474,9 @@ describe("llmEngineer on vLLM, SGLang, llama.cpp and Ollama (an 8k context)", ()
       const before = fake.requests.length;
       const again = await llmEngineer(bigInput, configFor(fake.url));
       expect(again.run.attempts).toBe(1);
-      expect((fake.requests[before].body?.response_format as { type: string } | undefined)?.type).toBe(c.settles === "none" ? undefined : c.settles);
+      expect((fake.requests[before].body?.response_format as { type: string } | undefined)?.type).toBe(
+        c.settles === "none" ? undefined : c.settles,
+      );
     });
   }
 
@@ -414,8 +489,13 @@ describe("llmEngineer on vLLM, SGLang, llama.cpp and Ollama (an 8k context)", ()
     const { run } = await llmEngineer(bigInput, configFor(fake.url, { contextTokens: 8192 }));
     expect(run.contextWindow).toEqual({ tokens: 8192, source: "ENVFORGE_ENGINEER_CONTEXT_TOKENS" });
     expect(fake.requests[1].overflow).toBeUndefined();
-    expect(llmEngineerConfigFromEnv({ OPENAI_BASE_URL: "http://x/v1", ENVFORGE_ENGINEER_MODEL: "m", ENVFORGE_ENGINEER_CONTEXT_TOKENS: "8192" })?.contextTokens).toBe(8192);
-    expect(() => llmEngineerConfigFromEnv({ OPENAI_BASE_URL: "http://x/v1", ENVFORGE_ENGINEER_MODEL: "m", ENVFORGE_ENGINEER_CONTEXT_TOKENS: "512" })).toThrow(/ENVFORGE_ENGINEER_CONTEXT_TOKENS/);
+    expect(
+      llmEngineerConfigFromEnv({ OPENAI_BASE_URL: "http://x/v1", ENVFORGE_ENGINEER_MODEL: "m", ENVFORGE_ENGINEER_CONTEXT_TOKENS: "8192" })
+        ?.contextTokens,
+    ).toBe(8192);
+    expect(() =>
+      llmEngineerConfigFromEnv({ OPENAI_BASE_URL: "http://x/v1", ENVFORGE_ENGINEER_MODEL: "m", ENVFORGE_ENGINEER_CONTEXT_TOKENS: "512" }),
+    ).toThrow(/ENVFORGE_ENGINEER_CONTEXT_TOKENS/);
   });
 
   it("repairs a plain-text answer (prose, trailing commas, single quotes) without a repair turn", async () => {
@@ -450,17 +530,23 @@ describe("validateItems", () => {
     expect(valid.map((i) => i.environmentKey)).toEqual(["g1-0003"]);
     expect(valid[0]).toMatchObject({ proposer: "heuristic", config: population[3].config });
 
-    const duplicate = validateItems(input, [
-      { op: "add", environmentKey: "a", rationale: "x", config: freshConfig, evidence: [] },
-      { op: "add", environmentKey: "b", rationale: "x", config: { ...freshConfig }, evidence: [] },
-    ], { proposer: "llm" });
+    const duplicate = validateItems(
+      input,
+      [
+        { op: "add", environmentKey: "a", rationale: "x", config: freshConfig, evidence: [] },
+        { op: "add", environmentKey: "b", rationale: "x", config: { ...freshConfig }, evidence: [] },
+      ],
+      { proposer: "llm" },
+    );
     expect(duplicate.errors.map((e) => e.path)).toEqual(["items.1.config"]);
     expect(duplicate.items[0].flags).toEqual(["no_evidence"]);
   });
 
   it("reports the family validator's verdict at the field's path", () => {
     const unsolvable = { ...freshConfig, size: 16, num_agents: 1, min_goal_distance: 20, max_steps: 10 };
-    const { errors } = validateItems(input, [{ op: "add", environmentKey: "a", rationale: "x", config: unsolvable, evidence: [] }], { proposer: "llm" });
+    const { errors } = validateItems(input, [{ op: "add", environmentKey: "a", rationale: "x", config: unsolvable, evidence: [] }], {
+      proposer: "llm",
+    });
     expect(errors).toEqual([{ item: 0, path: "items.0.config.max_steps", message: expect.stringContaining("unsolvable") }]);
   });
 });
@@ -533,8 +619,8 @@ describe("llmEngineerConfigFromEnv", () => {
         ENVFORGE_ENGINEER_PRICE_OUT: "1.5",
       }),
     ).toMatchObject({ apiKey: "k", timeoutMs: 5000, priceIn: 0.5, priceOut: 1.5 });
-    expect(() => llmEngineerConfigFromEnv({ OPENAI_BASE_URL: "http://x/v1", ENVFORGE_ENGINEER_MODEL: "m", ENVFORGE_ENGINEER_TIMEOUT_MS: "soon" })).toThrow(
-      /ENVFORGE_ENGINEER_TIMEOUT_MS/,
-    );
+    expect(() =>
+      llmEngineerConfigFromEnv({ OPENAI_BASE_URL: "http://x/v1", ENVFORGE_ENGINEER_MODEL: "m", ENVFORGE_ENGINEER_TIMEOUT_MS: "soon" }),
+    ).toThrow(/ENVFORGE_ENGINEER_TIMEOUT_MS/);
   });
 });

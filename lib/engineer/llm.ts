@@ -14,7 +14,16 @@ import { difficultyTier, learnability } from "@/lib/analytics/metrics";
 import { describeField } from "@/lib/families/define";
 import { getFieldValue, setFieldValue } from "@/lib/families/field-path";
 import type { FamilyConfig, FamilyDefinition, FieldLevel, FieldSpec } from "@/lib/families/types";
-import { discoverContextWindow, endpointKey, isStrictCompatible, isStructuredOutputRefusal, rememberedMode, rememberMode, STRUCTURED_LADDER, type StructuredMode } from "./endpoint";
+import {
+  discoverContextWindow,
+  endpointKey,
+  isStrictCompatible,
+  isStructuredOutputRefusal,
+  rememberedMode,
+  rememberMode,
+  STRUCTURED_LADDER,
+  type StructuredMode,
+} from "./endpoint";
 import { fitToBudget } from "./summary";
 import { isHopeless, isSolved } from "./classification";
 import type { EngineerInput, EngineerOutput, PopulationMember, ProposedItem } from "./types";
@@ -130,7 +139,12 @@ export function llmEngineerConfigFromEnv(env: Record<string, string | undefined>
   const model = env.ENVFORGE_ENGINEER_MODEL?.trim();
   if (!baseURL || !model) return null;
   const apiKey = env.OPENAI_API_KEY?.trim();
-  const timeoutMs = optionalNumber(env, "ENVFORGE_ENGINEER_TIMEOUT_MS", (n) => Number.isInteger(n) && n > 0, "a positive whole number of milliseconds");
+  const timeoutMs = optionalNumber(
+    env,
+    "ENVFORGE_ENGINEER_TIMEOUT_MS",
+    (n) => Number.isInteger(n) && n > 0,
+    "a positive whole number of milliseconds",
+  );
   const nonNegative = (n: number) => n >= 0;
   return {
     baseURL,
@@ -140,7 +154,12 @@ export function llmEngineerConfigFromEnv(env: Record<string, string | undefined>
     maxRetries: DEFAULT_ENGINEER_MAX_RETRIES,
     priceIn: optionalNumber(env, "ENVFORGE_ENGINEER_PRICE_IN", nonNegative, "a non-negative price in USD per 1M tokens"),
     priceOut: optionalNumber(env, "ENVFORGE_ENGINEER_PRICE_OUT", nonNegative, "a non-negative price in USD per 1M tokens"),
-    contextTokens: optionalNumber(env, "ENVFORGE_ENGINEER_CONTEXT_TOKENS", (n) => Number.isInteger(n) && n >= 2048, "a whole number of tokens, at least 2048"),
+    contextTokens: optionalNumber(
+      env,
+      "ENVFORGE_ENGINEER_CONTEXT_TOKENS",
+      (n) => Number.isInteger(n) && n >= 2048,
+      "a whole number of tokens, at least 2048",
+    ),
   };
 }
 
@@ -266,7 +285,10 @@ export function buildEngineerPrompt(input: EngineerInput, budgetTokens = DEFAULT
   const { family, population, options } = input;
   const fixedWithoutSummary = estimateTokens(SYSTEM_PROMPT.length + family.fields.map(fieldLine).join("\n").length + 2000);
   const summaryRoom = Math.floor((budgetTokens * 2) / 3) - fixedWithoutSummary;
-  const summary = estimateTokens(JSON.stringify(input.summary).length) > summaryRoom ? fitToBudget(input.summary, Math.max(200, summaryRoom)) : input.summary;
+  const summary =
+    estimateTokens(JSON.stringify(input.summary).length) > summaryRoom
+      ? fitToBudget(input.summary, Math.max(200, summaryRoom))
+      : input.summary;
   const fields = family.fields;
   const facts = population.map(memberFacts);
 
@@ -302,7 +324,11 @@ export function buildEngineerPrompt(input: EngineerInput, budgetTokens = DEFAULT
   const lines = facts.map((f) => populationLine(f, fields));
   const ranked = facts
     .map((f, index) => ({ f, index }))
-    .sort((a, b) => b.f.learnability - a.f.learnability || (a.f.member.key < b.f.member.key ? -1 : a.f.member.key > b.f.member.key ? 1 : a.index - b.index));
+    .sort(
+      (a, b) =>
+        b.f.learnability - a.f.learnability ||
+        (a.f.member.key < b.f.member.key ? -1 : a.f.member.key > b.f.member.key ? 1 : a.index - b.index),
+    );
   const omissionReserve = 400; // room for the "left out" line
   const fixedChars = SYSTEM_PROMPT.length + head.length + totals.length + task.length + 4;
   let available = budgetTokens * 4 - fixedChars - omissionReserve;
@@ -459,14 +485,22 @@ function expandItems(input: EngineerInput, rawItems: readonly unknown[]): { item
       }
       const start = isRecord(item.config) ? (item.config as FamilyConfig) : parent?.config;
       if (!start) {
-        errors.push({ item: index, path: `${base}.edits`, message: "edits apply to the parent's config: give a parentKey from the population, or a full config." });
+        errors.push({
+          item: index,
+          path: `${base}.edits`,
+          message: "edits apply to the parent's config: give a parentKey from the population, or a full config.",
+        });
         return item;
       }
       let config: FamilyConfig = start;
       for (const [path, value] of Object.entries(edits)) {
         const field = fieldsByPath.get(path);
         if (!field) {
-          errors.push({ item: index, path: `${base}.edits.${path}`, message: `Unknown field "${path}": use one of ${[...fieldsByPath.keys()].join(", ")}.` });
+          errors.push({
+            item: index,
+            path: `${base}.edits.${path}`,
+            message: `Unknown field "${path}": use one of ${[...fieldsByPath.keys()].join(", ")}.`,
+          });
         } else {
           config = setFieldValue(config, path, value);
         }
@@ -478,7 +512,11 @@ function expandItems(input: EngineerInput, rawItems: readonly unknown[]): { item
         if (field.mutable !== false) continue;
         const before = JSON.stringify(getFieldValue(parent.config, field.path));
         if (JSON.stringify(getFieldValue(item.config, field.path)) !== before) {
-          errors.push({ item: index, path: `${base}.config.${field.path}`, message: `"${field.path}" is fixed: keep the parent's value ${before}.` });
+          errors.push({
+            item: index,
+            path: `${base}.config.${field.path}`,
+            message: `"${field.path}" is fixed: keep the parent's value ${before}.`,
+          });
         }
       }
     }
@@ -496,7 +534,10 @@ function interpretAnswer(input: EngineerInput, text: string): Interpretation {
   const validated = validateItems(input, expanded.items, { proposer: "llm" });
   const expansionFailed = new Set(expanded.errors.map((e) => e.item));
   // An item whose edits could not be applied has no usable config: its config errors would only repeat that.
-  const errors = [...expanded.errors, ...validated.errors.filter((e) => !(expansionFailed.has(e.item) && e.path.startsWith(`items.${e.item}.config`)))];
+  const errors = [
+    ...expanded.errors,
+    ...validated.errors.filter((e) => !(expansionFailed.has(e.item) && e.path.startsWith(`items.${e.item}.config`))),
+  ];
   errors.sort((a, b) => a.item - b.item);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, items: validated.items };
@@ -504,7 +545,8 @@ function interpretAnswer(input: EngineerInput, text: string): Interpretation {
 
 function repairMessage(result: Extract<Interpretation, { ok: false }>, finishReason: string | null): string {
   const lines: string[] = [];
-  if (finishReason === "length") lines.push("Your answer was cut off at the output token limit: propose fewer items or shorter rationales.");
+  if (finishReason === "length")
+    lines.push("Your answer was cut off at the output token limit: propose fewer items or shorter rationales.");
   if (result.parseError) {
     lines.push(result.parseError);
     lines.push('Answer again with only the JSON object {"items": [...]}: no prose, no code fences.');
@@ -514,7 +556,9 @@ function repairMessage(result: Extract<Interpretation, { ok: false }>, finishRea
   lines.push(`Your answer has ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"}:`);
   for (const e of shown) lines.push(`- ${e.path}: ${e.message}`);
   if (result.errors.length > shown.length) lines.push(`- ... and ${result.errors.length - shown.length} more of the same kind.`);
-  lines.push('Fix them and answer again with the complete corrected JSON object {"items": [...]}: every item, not only the fixed ones, and nothing else.');
+  lines.push(
+    'Fix them and answer again with the complete corrected JSON object {"items": [...]}: every item, not only the fixed ones, and nothing else.',
+  );
   return lines.join("\n");
 }
 
@@ -530,7 +574,10 @@ function refusesStructuredOutput(err: APIError): boolean {
   return isStructuredOutputRefusal(err.status, `${err.message} ${JSON.stringify(err.error ?? null)} ${err.param ?? ""}`);
 }
 
-function responseFormatFor(mode: StructuredMode, family: FamilyDefinition): ChatCompletionCreateParamsNonStreaming["response_format"] | undefined {
+function responseFormatFor(
+  mode: StructuredMode,
+  family: FamilyDefinition,
+): ChatCompletionCreateParamsNonStreaming["response_format"] | undefined {
   if (mode === "json_schema") {
     const schema = proposalJsonSchema(family);
     // strict only where the schema meets strict mode's rules (OpenAI refuses strict otherwise; vLLM and SGLang ignore it)
@@ -552,10 +599,14 @@ function describeFailure(err: unknown, config: LlmEngineerConfig, timeoutMs: num
   }
   if (err instanceof APIError) {
     const status = err.status ?? "error";
-    if (err.status === 401 || err.status === 403) return `The engineer endpoint refused the request (${status}: ${err.message}): check OPENAI_API_KEY.`;
-    if (err.status === 404) return `The engineer endpoint answered 404 (${err.message}): check ENVFORGE_ENGINEER_MODEL ("${config.model}") and OPENAI_BASE_URL.`;
-    if (err.status === 429) return `The engineer endpoint is rate limiting (429 after ${tries}: ${err.message}): wait and run the engineer again.`;
-    if (err.status !== undefined && err.status >= 500) return `The engineer endpoint failed (${status} after ${tries}: ${err.message}): try again later.`;
+    if (err.status === 401 || err.status === 403)
+      return `The engineer endpoint refused the request (${status}: ${err.message}): check OPENAI_API_KEY.`;
+    if (err.status === 404)
+      return `The engineer endpoint answered 404 (${err.message}): check ENVFORGE_ENGINEER_MODEL ("${config.model}") and OPENAI_BASE_URL.`;
+    if (err.status === 429)
+      return `The engineer endpoint is rate limiting (429 after ${tries}: ${err.message}): wait and run the engineer again.`;
+    if (err.status !== undefined && err.status >= 500)
+      return `The engineer endpoint failed (${status} after ${tries}: ${err.message}): try again later.`;
     return `The engineer endpoint rejected the request (${status}: ${err.message}).`;
   }
   return `The LLM engineer failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -589,7 +640,9 @@ export async function llmEngineer(
     try {
       const body = JSON.parse(text) as Record<string, unknown>;
       if (body && typeof body === "object" && body.error === undefined && typeof body.message === "string") {
-        text = JSON.stringify({ error: { message: body.message, type: body.type ?? null, param: body.param ?? null, code: body.code ?? null } });
+        text = JSON.stringify({
+          error: { message: body.message, type: body.type ?? null, param: body.param ?? null, code: body.code ?? null },
+        });
         headers.delete("content-length");
       }
     } catch {
@@ -612,7 +665,10 @@ export async function llmEngineer(
   });
 
   const endpoint = endpointKey(config.baseURL, config.model);
-  const reported = config.discoverContext === false ? null : await discoverContextWindow(config.baseURL, config.model, config.apiKey, { timeoutMs: Math.min(timeoutMs, 5000) });
+  const reported =
+    config.discoverContext === false
+      ? null
+      : await discoverContextWindow(config.baseURL, config.model, config.apiKey, { timeoutMs: Math.min(timeoutMs, 5000) });
   const configured = config.contextTokens ? { tokens: config.contextTokens, source: "ENVFORGE_ENGINEER_CONTEXT_TOKENS" } : null;
   const contextWindow = reported && (!configured || reported.tokens < configured.tokens) ? reported : configured;
   const outputReserve = contextWindow ? Math.min(MAX_OUTPUT_TOKENS, Math.max(MIN_OUTPUT_TOKENS, Math.floor(contextWindow.tokens / 4))) : 0;
@@ -629,7 +685,10 @@ export async function llmEngineer(
 
   const record = (error?: string): LlmRunRecord => {
     const { priceIn, priceOut } = config;
-    const costUsd = typeof priceIn === "number" && typeof priceOut === "number" ? (promptTokens * priceIn + completionTokens * priceOut) / 1_000_000 : null;
+    const costUsd =
+      typeof priceIn === "number" && typeof priceOut === "number"
+        ? (promptTokens * priceIn + completionTokens * priceOut) / 1_000_000
+        : null;
     return {
       model: config.model,
       promptTokens,
@@ -658,7 +717,12 @@ export async function llmEngineer(
       const maxTokens = contextWindow ? Math.max(256, Math.floor(contextWindow.tokens - sent)) : undefined;
       try {
         const response = await client.chat.completions.create(
-          { model: config.model, messages, ...(responseFormat ? { response_format: responseFormat } : {}), ...(maxTokens ? { max_tokens: maxTokens } : {}) },
+          {
+            model: config.model,
+            messages,
+            ...(responseFormat ? { response_format: responseFormat } : {}),
+            ...(maxTokens ? { max_tokens: maxTokens } : {}),
+          },
           { signal: hooks.signal, timeout: timeoutMs, maxRetries },
         );
         promptTokens += response.usage?.prompt_tokens ?? 0;
@@ -671,7 +735,9 @@ export async function llmEngineer(
       } catch (err) {
         if (err instanceof APIError && structured !== "none" && refusesStructuredOutput(err)) {
           const next = STRUCTURED_LADDER[STRUCTURED_LADDER.indexOf(structured) + 1];
-          progress(`The endpoint refused response_format ${structured} (${err.status}: ${err.message.slice(0, 160)}); retrying with ${next === "none" ? "no response_format" : next}.`);
+          progress(
+            `The endpoint refused response_format ${structured} (${err.status}: ${err.message.slice(0, 160)}); retrying with ${next === "none" ? "no response_format" : next}.`,
+          );
           structured = next;
           continue;
         }
@@ -689,12 +755,16 @@ export async function llmEngineer(
     rawOutput = content;
     const result = interpretAnswer(input, content);
     if (result.ok) {
-      progress(`Received ${result.items.length} valid items${repairTurns > 0 ? ` after ${repairTurns} repair turn${repairTurns === 1 ? "" : "s"}` : ""}.`);
+      progress(
+        `Received ${result.items.length} valid items${repairTurns > 0 ? ` after ${repairTurns} repair turn${repairTurns === 1 ? "" : "s"}` : ""}.`,
+      );
       const run = record();
       return { output: { items: result.items, dropped: [], notes: outputNotes(input, result.items, run, prompt) }, run };
     }
     if (turn === MAX_REPAIR_TURNS) {
-      fail(`The model's answer was still invalid after ${MAX_REPAIR_TURNS} repair turns (${problemSummary(result)}). The raw answer is kept with the run.`);
+      fail(
+        `The model's answer was still invalid after ${MAX_REPAIR_TURNS} repair turns (${problemSummary(result)}). The raw answer is kept with the run.`,
+      );
     }
     repairTurns += 1;
     progress(`Repair turn ${repairTurns} of ${MAX_REPAIR_TURNS}: ${problemSummary(result)}.`);
@@ -712,7 +782,9 @@ function outputNotes(input: EngineerInput, items: readonly ProposedItem[], run: 
   const undecided = input.population.filter((m) => !decided.has(m.key)).length;
   if (undecided > 0) {
     const hidden = prompt.omittedKeys.length;
-    notes.push(`${undecided} population member${undecided === 1 ? "" : "s"} got neither keep nor retire${hidden > 0 ? ` (${hidden} were left out of the prompt for the token budget)` : ""}.`);
+    notes.push(
+      `${undecided} population member${undecided === 1 ? "" : "s"} got neither keep nor retire${hidden > 0 ? ` (${hidden} were left out of the prompt for the token budget)` : ""}.`,
+    );
   }
   const uncited = items.filter((i) => i.flags?.includes(NO_EVIDENCE_FLAG)).length;
   if (uncited > 0) notes.push(`${uncited} item${uncited === 1 ? "" : "s"} cite no evidence (flagged ${NO_EVIDENCE_FLAG}).`);

@@ -35,35 +35,66 @@ export function estimateTokens(text: string): number {
 }
 
 /** The decisive part of a failure: the failing test lines, else the error, else the last message. */
-export function failureExcerpt(row: { errorType: string | null; errorMessage: string | null; verifier: string | null; lastMessage: string | null }): string {
+export function failureExcerpt(row: {
+  errorType: string | null;
+  errorMessage: string | null;
+  verifier: string | null;
+  lastMessage: string | null;
+}): string {
   const failing = (row.verifier ?? "")
     .split("\n")
     .filter((l) => /FAILED|Error|error:|assert/i.test(l))
     .slice(0, 3)
     .join(" | ");
-  const text = failing || (row.errorType ? `${row.errorType}: ${row.errorMessage ?? ""}` : "") || (row.verifier ?? "").trim() || (row.lastMessage ?? "");
+  const text =
+    failing ||
+    (row.errorType ? `${row.errorType}: ${row.errorMessage ?? ""}` : "") ||
+    (row.verifier ?? "").trim() ||
+    (row.lastMessage ?? "");
   const oneLine = text.replace(/\s+/g, " ").trim();
   return oneLine.length > EXCERPT ? `${oneLine.slice(0, EXCERPT)}…` : oneLine;
 }
 
 async function excerpts(db: Db, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const result = await db.execute<{ id: string; error_type: string | null; error_message: string | null; verifier: string | null; last_message: string | null }>(sql`
+  const result = await db.execute<{
+    id: string;
+    error_type: string | null;
+    error_message: string | null;
+    verifier: string | null;
+    last_message: string | null;
+  }>(sql`
     select r.id::text as id, r.error_type, left(r.error_message, 1000) as error_message, left(p.verifier_output, 4000) as verifier,
            right(case when jsonb_typeof(p.trajectory) = 'array' then (p.trajectory -> -1) ->> 'content' end, 400) as last_message
     from ${rollouts} r left join rollout_payloads p on p.rollout_id = r.id
-    where r.id in (${sql.join(ids.map((id) => sql`${Number(id)}`), sql`, `)})`);
-  return new Map(result.rows.map((r) => [r.id, failureExcerpt({ errorType: r.error_type, errorMessage: r.error_message, verifier: r.verifier, lastMessage: r.last_message })]));
+    where r.id in (${sql.join(
+      ids.map((id) => sql`${Number(id)}`),
+      sql`, `,
+    )})`);
+  return new Map(
+    result.rows.map((r) => [
+      r.id,
+      failureExcerpt({ errorType: r.error_type, errorMessage: r.error_message, verifier: r.verifier, lastMessage: r.last_message }),
+    ]),
+  );
 }
 
 async function distribution(db: Db, generationId: number, policyId?: number) {
-  const result = await db.execute<{ turns_median: number | null; turns_p90: number | null; tokens_median: number | null; tokens_p90: number | null }>(sql`
+  const result = await db.execute<{
+    turns_median: number | null;
+    turns_p90: number | null;
+    tokens_median: number | null;
+    tokens_p90: number | null;
+  }>(sql`
     select percentile_cont(0.5) within group (order by turns) as turns_median, percentile_cont(0.9) within group (order by turns) as turns_p90,
            percentile_cont(0.5) within group (order by output_tokens) as tokens_median, percentile_cont(0.9) within group (order by output_tokens) as tokens_p90
     from ${rollouts} where generation_id = ${generationId} ${policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``}`);
   const r = result.rows[0];
   const num = (x: number | null | undefined) => (x === null || x === undefined ? null : Number(x));
-  return { turns: { median: num(r?.turns_median), p90: num(r?.turns_p90) }, outputTokens: { median: num(r?.tokens_median), p90: num(r?.tokens_p90) } };
+  return {
+    turns: { median: num(r?.turns_median), p90: num(r?.turns_p90) },
+    outputTokens: { median: num(r?.tokens_median), p90: num(r?.tokens_p90) },
+  };
 }
 
 async function proposalHistory(db: Db, projectId: number, beforeGeneration: number) {
@@ -93,7 +124,10 @@ async function proposalHistory(db: Db, projectId: number, beforeGeneration: numb
             from ${proposalItems} i
             join ${environments} e on e.project_id = ${projectId} and e.key = i.environment_key
             left join ${rollouts} r on r.environment_id = e.id
-            where i.proposal_id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})
+            where i.proposal_id in (${sql.join(
+              ids.map((id) => sql`${id}::uuid`),
+              sql`, `,
+            )})
               and i.decision = 'approved' and i.op in ('mutate', 'add') and i.predicted_success is not null
             group by i.environment_key, i.predicted_success
             order by i.environment_key
@@ -112,19 +146,31 @@ export function fitToBudget(summary: StructuredSummary, budget: number): Structu
   };
   const cuts: [string, () => boolean][] = [
     ["history.predictions", () => s.history.predictions.length > 5 && !!(s.history.predictions = s.history.predictions.slice(0, 5))],
-    ["environment key lists", () => {
-      const lists = [s.environments.solved, s.environments.frontier, s.environments.hopeless, s.environments.unvalidated, s.environments.unsolvable];
-      const longest = lists.reduce((a, b) => (b.length > a.length ? b : a));
-      if (longest.length <= 5) return false;
-      longest.splice(Math.max(5, Math.floor(longest.length / 2)));
-      return true;
-    }],
-    ["cluster environment keys", () => {
-      const c = s.failures.clusters.find((x) => x.environmentKeys.length > 3);
-      if (!c) return false;
-      for (const x of s.failures.clusters) x.environmentKeys = x.environmentKeys.slice(0, 3);
-      return true;
-    }],
+    [
+      "environment key lists",
+      () => {
+        const lists = [
+          s.environments.solved,
+          s.environments.frontier,
+          s.environments.hopeless,
+          s.environments.unvalidated,
+          s.environments.unsolvable,
+        ];
+        const longest = lists.reduce((a, b) => (b.length > a.length ? b : a));
+        if (longest.length <= 5) return false;
+        longest.splice(Math.max(5, Math.floor(longest.length / 2)));
+        return true;
+      },
+    ],
+    [
+      "cluster environment keys",
+      () => {
+        const c = s.failures.clusters.find((x) => x.environmentKeys.length > 3);
+        if (!c) return false;
+        for (const x of s.failures.clusters) x.environmentKeys = x.environmentKeys.slice(0, 3);
+        return true;
+      },
+    ],
     ["clusters", () => s.failures.clusters.length > 4 && !!s.failures.clusters.pop()],
     ["fields", () => s.environments.fields.length > 2 && !!s.environments.fields.pop()],
   ];

@@ -83,7 +83,15 @@ export interface StructuredSummary {
     unsolvable: string[];
   };
   history: {
-    proposals: { id: string; baseGeneration: number; engineer: string; status: string; approved: number; rejected: number; materializedGeneration: number | null }[];
+    proposals: {
+      id: string;
+      baseGeneration: number;
+      engineer: string;
+      status: string;
+      approved: number;
+      rejected: number;
+      materializedGeneration: number | null;
+    }[];
     /** environments proposed earlier: predicted vs measured success */
     predictions: { key: string; predicted: number; measured: number | null; n: number }[];
   };

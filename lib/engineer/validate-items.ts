@@ -58,7 +58,11 @@ function listIds(ids: readonly string[], max = 12): string {
  * citing nothing are flagged "no_evidence" (not an error). Returns the items that passed and
  * every error with its path.
  */
-export function validateItems(input: EngineerInput, items: readonly unknown[] | readonly ProposedItem[], opts: ValidateItemsOptions = {}): ValidatedItems {
+export function validateItems(
+  input: EngineerInput,
+  items: readonly unknown[] | readonly ProposedItem[],
+  opts: ValidateItemsOptions = {},
+): ValidatedItems {
   const { family, population, summary, knownHashes } = input;
   const members = new Map(population.map((m) => [m.key, m]));
   const populationHashes = new Set(population.map((m) => m.configHash));
@@ -97,7 +101,10 @@ export function validateItems(input: EngineerInput, items: readonly unknown[] | 
       } else if (!members.has(key)) {
         fail(`${base}.environmentKey`, `"${key}" is not in the current population: ${typedOp} only environments listed in the population.`);
       } else if (decided.has(key)) {
-        fail(`${base}.environmentKey`, `"${key}" already has a keep or retire item (items.${decided.get(key)}): give each environment exactly one.`);
+        fail(
+          `${base}.environmentKey`,
+          `"${key}" already has a keep or retire item (items.${decided.get(key)}): give each environment exactly one.`,
+        );
       } else {
         decided.set(key, index);
         config = members.get(key)!.config;
@@ -116,7 +123,10 @@ export function validateItems(input: EngineerInput, items: readonly unknown[] | 
       if (typedOp === "mutate" && !nonEmptyString(parentKey)) {
         fail(`${base}.parentKey`, "A mutate item needs the parentKey of a population member.");
       } else if (parentKey !== undefined && parentKey !== null && (!nonEmptyString(parentKey) || !members.has(parentKey))) {
-        fail(`${base}.parentKey`, `Parent ${JSON.stringify(parentKey)} is not in the current population: use a key from the population list.`);
+        fail(
+          `${base}.parentKey`,
+          `Parent ${JSON.stringify(parentKey)} is not in the current population: use a key from the population list.`,
+        );
       }
       const second = raw.secondParentKey;
       if (second !== undefined && second !== null && (!nonEmptyString(second) || !members.has(second))) {
@@ -132,7 +142,8 @@ export function validateItems(input: EngineerInput, items: readonly unknown[] | 
         } else {
           const result = family.validate(parsed.config);
           if (result.state !== "valid") {
-            const reasons = result.errors.length > 0 ? result.errors : [{ path: ROOT_PATH, message: "the family validator rejected the config" }];
+            const reasons =
+              result.errors.length > 0 ? result.errors : [{ path: ROOT_PATH, message: "the family validator rejected the config" }];
             for (const e of reasons) fail(configPath(base, e.path), `${result.state}: ${e.message}`);
           } else {
             const hash = configHash(parsed.config);
@@ -151,7 +162,8 @@ export function validateItems(input: EngineerInput, items: readonly unknown[] | 
 
     let direction: Direction | undefined;
     if (raw.direction !== undefined && raw.direction !== null) {
-      if (typeof raw.direction === "string" && (PROPOSAL_DIRECTIONS as readonly string[]).includes(raw.direction)) direction = raw.direction as Direction;
+      if (typeof raw.direction === "string" && (PROPOSAL_DIRECTIONS as readonly string[]).includes(raw.direction))
+        direction = raw.direction as Direction;
       else fail(`${base}.direction`, `direction must be one of ${PROPOSAL_DIRECTIONS.join(", ")} (got ${JSON.stringify(raw.direction)}).`);
     }
 
@@ -159,7 +171,12 @@ export function validateItems(input: EngineerInput, items: readonly unknown[] | 
 
     let predictedSuccess: number | undefined;
     if (raw.predictedSuccess !== undefined && raw.predictedSuccess !== null) {
-      if (typeof raw.predictedSuccess === "number" && Number.isFinite(raw.predictedSuccess) && raw.predictedSuccess >= 0 && raw.predictedSuccess <= 1) {
+      if (
+        typeof raw.predictedSuccess === "number" &&
+        Number.isFinite(raw.predictedSuccess) &&
+        raw.predictedSuccess >= 0 &&
+        raw.predictedSuccess <= 1
+      ) {
         predictedSuccess = raw.predictedSuccess;
       } else {
         fail(`${base}.predictedSuccess`, `predictedSuccess must be a number in [0, 1] (got ${JSON.stringify(raw.predictedSuccess)}).`);
@@ -184,8 +201,13 @@ export function validateItems(input: EngineerInput, items: readonly unknown[] | 
         if (kind === "rollout" && !rolloutSet.has(ref.ref)) {
           return fail(`${path}.ref`, `Rollout "${ref.ref}" is not an exemplar rollout of the summary: cite one of ${listIds(rolloutIds)}.`);
         }
-        if (ref.note !== undefined && ref.note !== null && typeof ref.note !== "string") return fail(`${path}.note`, "note must be a string.");
-        evidence.push({ kind: kind as EvidenceRef["kind"], ref: ref.ref, ...(typeof ref.note === "string" && ref.note !== "" ? { note: ref.note } : {}) });
+        if (ref.note !== undefined && ref.note !== null && typeof ref.note !== "string")
+          return fail(`${path}.note`, "note must be a string.");
+        evidence.push({
+          kind: kind as EvidenceRef["kind"],
+          ref: ref.ref,
+          ...(typeof ref.note === "string" && ref.note !== "" ? { note: ref.note } : {}),
+        });
       });
     }
 

@@ -117,7 +117,10 @@ describe("custom families", () => {
       fields: [{ path: "a", kind: "nominal", levels: ["x"] }],
     });
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.errors.map((e) => e.path)).toEqual(expect.arrayContaining(["jsonSchema.properties.a.oneOf", "jsonSchema.properties.b.type"]));
+    if (!result.ok)
+      expect(result.errors.map((e) => e.path)).toEqual(
+        expect.arrayContaining(["jsonSchema.properties.a.oneOf", "jsonSchema.properties.b.type"]),
+      );
     const notObject = customFamilyFromDefinition({ id: "scalar", version: "1", jsonSchema: { type: "integer" }, fields: [] });
     expect(notObject.ok).toBe(false);
     if (!notObject.ok) expect(notObject.errors.map((e) => e.path)).toContain("jsonSchema.type");
@@ -139,7 +142,10 @@ describe("familyRegistrationSchema", () => {
       id: "My Grid",
       version: "1",
       jsonSchema,
-      fields: [{ path: "mode", kind: "ordinal", colour: "red" }, { path: "noise", kind: "float" }],
+      fields: [
+        { path: "mode", kind: "ordinal", colour: "red" },
+        { path: "noise", kind: "float" },
+      ],
     });
     expect(result.success).toBe(false);
     const paths = result.error!.issues.map((i) => [...i.path].join("."));

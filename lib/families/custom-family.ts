@@ -17,7 +17,11 @@ export const fieldSpecSchema = z.strictObject({
   kind: z.enum(["integer", "number", "ordinal", "nominal", "boolean"]),
   min: z.number().optional(),
   max: z.number().optional(),
-  levels: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).max(200).optional(),
+  levels: z
+    .array(z.union([z.string(), z.number(), z.boolean()]))
+    .min(1)
+    .max(200)
+    .optional(),
   difficulty: z.enum(["up", "down"]).optional(),
   direction: z.enum(["horizon", "uncertainty", "precision", "diversify"]).optional(),
   mutable: z.boolean().optional(),
@@ -45,7 +49,11 @@ function checkField(field: FieldSpec, index: number, jsonSchema: JsonSchema): { 
   const at = (key: string) => `fields.${index}.${key}`;
   const errors: FieldError[] = [];
   const sub = subschemaAt(jsonSchema, field.path);
-  if (!sub) return { field, errors: [{ path: at("path"), message: `No property "${field.path}" in jsonSchema.properties: fix the path or add the property.` }] };
+  if (!sub)
+    return {
+      field,
+      errors: [{ path: at("path"), message: `No property "${field.path}" in jsonSchema.properties: fix the path or add the property.` }],
+    };
   const types = schemaTypes(sub);
   const allows = (...wanted: string[]) => types === undefined || types.some((t) => wanted.includes(t));
   const normalized: FieldSpec = { ...field };
@@ -57,15 +65,18 @@ function checkField(field: FieldSpec, index: number, jsonSchema: JsonSchema): { 
       }
       normalized.min = field.min ?? (typeof sub.minimum === "number" ? sub.minimum : undefined);
       normalized.max = field.max ?? (typeof sub.maximum === "number" ? sub.maximum : undefined);
-      if (normalized.min === undefined) errors.push({ path: at("min"), message: "Numeric fields need a min (in the field or as the schema's minimum)." });
-      if (normalized.max === undefined) errors.push({ path: at("max"), message: "Numeric fields need a max (in the field or as the schema's maximum)." });
+      if (normalized.min === undefined)
+        errors.push({ path: at("min"), message: "Numeric fields need a min (in the field or as the schema's minimum)." });
+      if (normalized.max === undefined)
+        errors.push({ path: at("max"), message: "Numeric fields need a max (in the field or as the schema's maximum)." });
       if (normalized.min !== undefined && normalized.max !== undefined && normalized.min > normalized.max) {
         errors.push({ path: at("min"), message: `min (${normalized.min}) must be <= max (${normalized.max}).` });
       }
       if (field.kind === "integer") {
         for (const key of ["min", "max"] as const) {
           const v = normalized[key];
-          if (v !== undefined && !Number.isInteger(v)) errors.push({ path: at(key), message: `Integer fields need whole-number bounds; ${key} is ${v}.` });
+          if (v !== undefined && !Number.isInteger(v))
+            errors.push({ path: at(key), message: `Integer fields need whole-number bounds; ${key} is ${v}.` });
         }
       }
       if (typeof sub.minimum === "number" && normalized.min !== undefined && normalized.min < sub.minimum) {
@@ -80,26 +91,40 @@ function checkField(field: FieldSpec, index: number, jsonSchema: JsonSchema): { 
       break;
     }
     case "boolean":
-      if (!allows("boolean")) errors.push({ path: at("kind"), message: `The schema types "${field.path}" as ${types?.join("/")}, not boolean.` });
+      if (!allows("boolean"))
+        errors.push({ path: at("kind"), message: `The schema types "${field.path}" as ${types?.join("/")}, not boolean.` });
       break;
     case "ordinal":
     case "nominal": {
       if (!allows("string", "number", "integer", "boolean")) {
-        errors.push({ path: at("kind"), message: `The schema types "${field.path}" as ${types?.join("/")}; ${field.kind} fields need scalar levels.` });
+        errors.push({
+          path: at("kind"),
+          message: `The schema types "${field.path}" as ${types?.join("/")}; ${field.kind} fields need scalar levels.`,
+        });
       }
       const levels = field.levels ?? (Array.isArray(sub.enum) ? (sub.enum as FieldSpec["levels"]) : undefined);
       const identity = field.kind === "nominal" && field.mutable === false;
       if (!levels || levels.length === 0) {
-        if (!identity) errors.push({ path: at("levels"), message: `${field.kind} fields need levels (in the field or as the schema's enum).` });
+        if (!identity)
+          errors.push({ path: at("levels"), message: `${field.kind} fields need levels (in the field or as the schema's enum).` });
       } else {
         normalized.levels = levels;
         levels.forEach((level, j) => {
-          if (levels.findIndex((other) => jsonEqual(other, level)) !== j) errors.push({ path: `${at("levels")}.${j}`, message: `Duplicate level ${JSON.stringify(level)}.` });
+          if (levels.findIndex((other) => jsonEqual(other, level)) !== j)
+            errors.push({ path: `${at("levels")}.${j}`, message: `Duplicate level ${JSON.stringify(level)}.` });
           const problems = validateJsonSchema(sub, level);
-          if (problems.length > 0) errors.push({ path: `${at("levels")}.${j}`, message: `Level ${JSON.stringify(level)} does not fit the schema: ${problems[0].message}` });
+          if (problems.length > 0)
+            errors.push({
+              path: `${at("levels")}.${j}`,
+              message: `Level ${JSON.stringify(level)} does not fit the schema: ${problems[0].message}`,
+            });
         });
       }
-      if (field.kind === "nominal" && field.difficulty) errors.push({ path: at("difficulty"), message: "Nominal levels are unordered, so a nominal field has no difficulty sign: use ordinal." });
+      if (field.kind === "nominal" && field.difficulty)
+        errors.push({
+          path: at("difficulty"),
+          message: "Nominal levels are unordered, so a nominal field has no difficulty sign: use ordinal.",
+        });
       break;
     }
   }
@@ -114,7 +139,8 @@ function checkField(field: FieldSpec, index: number, jsonSchema: JsonSchema): { 
 export function checkFamilyDefinition(def: { jsonSchema: JsonSchema; fields: FieldSpec[] }): { fields: FieldSpec[]; errors: FieldError[] } {
   const errors = checkJsonSchemaSubset(def.jsonSchema, ["jsonSchema"]);
   const rootTypes = schemaTypes(def.jsonSchema);
-  if (!rootTypes || rootTypes.length !== 1 || rootTypes[0] !== "object") errors.push({ path: "jsonSchema.type", message: 'A family config is a JSON object: set "type": "object".' });
+  if (!rootTypes || rootTypes.length !== 1 || rootTypes[0] !== "object")
+    errors.push({ path: "jsonSchema.type", message: 'A family config is a JSON object: set "type": "object".' });
   if (typeof def.jsonSchema.properties !== "object" || def.jsonSchema.properties === null) {
     errors.push({ path: "jsonSchema.properties", message: "Describe the config's properties." });
   }
@@ -122,7 +148,8 @@ export function checkFamilyDefinition(def: { jsonSchema: JsonSchema; fields: Fie
   const fields: FieldSpec[] = [];
   def.fields.forEach((field, index) => {
     const previous = seen.get(field.path);
-    if (previous !== undefined) errors.push({ path: `fields.${index}.path`, message: `Field "${field.path}" is already declared at fields.${previous}.` });
+    if (previous !== undefined)
+      errors.push({ path: `fields.${index}.path`, message: `Field "${field.path}" is already declared at fields.${previous}.` });
     seen.set(field.path, index);
     const checked = checkField(field, index, def.jsonSchema);
     fields.push(checked.field);
@@ -141,7 +168,11 @@ export function fieldValueErrors(fields: readonly FieldSpec[], config: unknown):
       if (field.kind === "integer" && !Number.isInteger(value)) errors.push({ path: field.path, message: "Must be an integer." });
       if (field.min !== undefined && value < field.min) errors.push({ path: field.path, message: `Must be >= ${field.min}.` });
       if (field.max !== undefined && value > field.max) errors.push({ path: field.path, message: `Must be <= ${field.max}.` });
-    } else if ((field.kind === "ordinal" || field.kind === "nominal") && field.levels && !field.levels.some((level) => jsonEqual(level, value))) {
+    } else if (
+      (field.kind === "ordinal" || field.kind === "nominal") &&
+      field.levels &&
+      !field.levels.some((level) => jsonEqual(level, value))
+    ) {
       errors.push({ path: field.path, message: `Expected one of ${field.levels.map((l) => JSON.stringify(l)).join(", ")}.` });
     }
   }
@@ -155,7 +186,11 @@ function minimalValue(schema: JsonSchema): unknown {
   const type = schemaTypes(schema)?.[0];
   switch (type) {
     case "integer":
-      return typeof schema.minimum === "number" ? Math.ceil(schema.minimum) : typeof schema.maximum === "number" ? Math.min(0, Math.floor(schema.maximum)) : 0;
+      return typeof schema.minimum === "number"
+        ? Math.ceil(schema.minimum)
+        : typeof schema.maximum === "number"
+          ? Math.min(0, Math.floor(schema.maximum))
+          : 0;
     case "number":
       return typeof schema.minimum === "number" ? schema.minimum : typeof schema.maximum === "number" ? Math.min(0, schema.maximum) : 0;
     case "string":
@@ -213,7 +248,8 @@ export function buildCustomFamily(input: CustomFamilyInput): { ok: true; family:
     family: {
       id: input.id,
       version: String(input.version),
-      description: input.description ?? (typeof jsonSchema.description === "string" ? jsonSchema.description : `User-registered family ${input.id}`),
+      description:
+        input.description ?? (typeof jsonSchema.description === "string" ? jsonSchema.description : `User-registered family ${input.id}`),
       builtin: false,
       fields,
       schema,

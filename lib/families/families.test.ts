@@ -51,9 +51,11 @@ describe.each(families.map((family) => [family.id, family] as const))("%s", (_id
         expect(parseConfig(family, setField(base, field.path, field.min)).ok, field.path).toBe(true);
         expect(parseConfig(family, setField(base, field.path, field.max)).ok, field.path).toBe(true);
       }
-      if (field.kind === "integer") expect(parseConfig(family, setField(base, field.path, (field.min as number) + 0.5)).ok, field.path).toBe(false);
+      if (field.kind === "integer")
+        expect(parseConfig(family, setField(base, field.path, (field.min as number) + 0.5)).ok, field.path).toBe(false);
       if (field.levels) {
-        for (const level of field.levels) expect(parseConfig(family, setField(base, field.path, level)).ok, `${field.path}=${String(level)}`).toBe(true);
+        for (const level of field.levels)
+          expect(parseConfig(family, setField(base, field.path, level)).ok, `${field.path}=${String(level)}`).toBe(true);
         expect(parseConfig(family, setField(base, field.path, "not-a-level")).ok).toBe(false);
       }
     }
@@ -78,7 +80,8 @@ describe.each(families.map((family) => [family.id, family] as const))("%s", (_id
     const paths = family.fields.map((f) => f.path);
     expect(new Set(paths).size).toBe(paths.length);
     for (const field of family.fields) {
-      if (field.kind === "integer" || field.kind === "number") expect((field.min as number) <= (field.max as number), field.path).toBe(true);
+      if (field.kind === "integer" || field.kind === "number")
+        expect((field.min as number) <= (field.max as number), field.path).toBe(true);
       if (field.kind === "ordinal") expect(field.levels?.length ?? 0, field.path).toBeGreaterThan(1);
       if (field.kind === "nominal" && field.mutable !== false) expect(field.levels?.length ?? 0, field.path).toBeGreaterThan(1);
       if (field.difficulty) expect(["horizon", "uncertainty", "precision"], field.path).toContain(field.direction);

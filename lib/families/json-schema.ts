@@ -90,7 +90,8 @@ export function checkJsonSchemaSubset(schema: unknown, prefix: (string | number)
         else for (const [name, sub] of Object.entries(value)) errors.push(...checkJsonSchemaSubset(sub, [...prefix, key, name]));
         break;
       case "required":
-        if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) errors.push({ path: at(key), message: "required must be a list of property names." });
+        if (!Array.isArray(value) || !value.every((v) => typeof v === "string"))
+          errors.push({ path: at(key), message: "required must be a list of property names." });
         break;
       case "additionalProperties":
         if (typeof value !== "boolean") errors.push(...checkJsonSchemaSubset(value, [...prefix, key]));
@@ -132,7 +133,8 @@ function withoutFormats(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === "format") continue;
-    if (key === "properties" && isRecord(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutFormats(sub)]));
+    if (key === "properties" && isRecord(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutFormats(sub)]));
     else if (key === "items" || key === "additionalProperties") out[key] = withoutFormats(value);
     else out[key] = value;
   }
@@ -154,9 +156,13 @@ function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
       return undefined;
     }
     case "invalid_value":
-      return issue.values.length === 1 ? `Expected ${JSON.stringify(issue.values[0])}.` : `Expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}.`;
+      return issue.values.length === 1
+        ? `Expected ${JSON.stringify(issue.values[0])}.`
+        : `Expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}.`;
     case "invalid_format":
-      return issue.format === "regex" && "pattern" in issue ? `Must match the pattern ${String(issue.pattern).replace(/^\/(.*)\/[a-z]*$/, "$1")}.` : undefined;
+      return issue.format === "regex" && "pattern" in issue
+        ? `Must match the pattern ${String(issue.pattern).replace(/^\/(.*)\/[a-z]*$/, "$1")}.`
+        : undefined;
     default:
       return undefined;
   }
@@ -179,7 +185,9 @@ export function validateJsonSchema(schema: JsonSchema, value: unknown): FieldErr
   const parsed = zodOf(schema).safeParse(value, { error: (issue) => issueMessage(issue) });
   if (parsed.success) return [];
   return issuesToFieldErrors(parsed.error.issues).map((e) =>
-    e.message.startsWith("Unknown field") ? { ...e, message: e.message.replace("(the family does not define it)", "(the schema does not define it)") } : e,
+    e.message.startsWith("Unknown field")
+      ? { ...e, message: e.message.replace("(the family does not define it)", "(the schema does not define it)") }
+      : e,
   );
 }
 

@@ -157,13 +157,23 @@ describe("mutateConfig and crossover", () => {
     const a = family.sample(rng);
     const b = family.sample(rng);
     const child = crossover(rng, family.fields, a, b) as Record<string, unknown>;
-    for (const spec of family.fields) expect([a[spec.path as keyof typeof a], b[spec.path as keyof typeof b]]).toContainEqual(child[spec.path]);
+    for (const spec of family.fields)
+      expect([a[spec.path as keyof typeof a], b[spec.path as keyof typeof b]]).toContainEqual(child[spec.path]);
   });
 });
 
 describe("distance", () => {
   const family = builtinFamilies["frozenlake-mapf"];
-  const base = { size: 8, num_agents: 2, obstacle_density: 0.1, slip_probability: 0.1, max_steps: 50, min_goal_distance: 5, collision: "soft", seed: 1 };
+  const base = {
+    size: 8,
+    num_agents: 2,
+    obstacle_density: 0.1,
+    slip_probability: 0.1,
+    max_steps: 50,
+    min_goal_distance: 5,
+    collision: "soft",
+    seed: 1,
+  };
 
   it("is 0 for equal configs, symmetric, and in [0, 1]", () => {
     expect(distance(family, base, { ...base })).toBe(0);
@@ -187,7 +197,12 @@ describe("distance", () => {
     expect(fieldDistance(ordinal, "a", undefined)).toBe(1);
     // size is a scale field, so its distance is measured on the log scale: 8 -> 32 is log(4) / log(32 / 3).
     const sizeStep = Math.log(4) / Math.log(32 / 3) / 8;
-    expect(novelty(family, base, [{ ...base, seed: 2 }, { ...base, size: 32 }])).toBeCloseTo(sizeStep, 10);
+    expect(
+      novelty(family, base, [
+        { ...base, seed: 2 },
+        { ...base, size: 32 },
+      ]),
+    ).toBeCloseTo(sizeStep, 10);
     expect(novelty(family, base, [{ ...base, seed: 2 }, { ...base, size: 32 }, { ...base }])).toBe(0);
   });
 });

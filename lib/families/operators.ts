@@ -165,7 +165,10 @@ export function mutateConfig<C extends FamilyConfig>(
   opts: { edits?: number; direction?: Direction } = {},
 ): { config: C; edits: FieldEdit[] } {
   const candidates = fields.filter(
-    (f) => f.mutable !== false && (opts.direction === undefined || f.direction === opts.direction) && (f.kind !== "nominal" || (f.levels?.length ?? 0) > 1),
+    (f) =>
+      f.mutable !== false &&
+      (opts.direction === undefined || f.direction === opts.direction) &&
+      (f.kind !== "nominal" || (f.levels?.length ?? 0) > 1),
   );
   const chosen = rng.shuffle(candidates).slice(0, Math.max(0, opts.edits ?? rng.int(1, 3)));
   let child = config;

@@ -17,7 +17,10 @@ export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldE
   for (const issue of issues) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
-        errors.push({ path: joinPath([...issue.path, key]), message: `Unknown field "${key}": remove it (the family does not define it).` });
+        errors.push({
+          path: joinPath([...issue.path, key]),
+          message: `Unknown field "${key}": remove it (the family does not define it).`,
+        });
       }
     } else {
       errors.push({ path: joinPath(issue.path), message: issue.message });

@@ -31,7 +31,9 @@ export function getBuiltinFamily(id: string): FamilyDefinition | undefined {
  * A FamilyDefinition for a user-registered family ({ id, version, jsonSchema, fields }), or the
  * errors that prevent it (paths like "id", "jsonSchema.properties.size.oneOf", "fields.2.levels").
  */
-export function customFamilyFromDefinition(input: CustomFamilyInput): { ok: true; family: FamilyDefinition } | { ok: false; errors: FieldError[] } {
+export function customFamilyFromDefinition(
+  input: CustomFamilyInput,
+): { ok: true; family: FamilyDefinition } | { ok: false; errors: FieldError[] } {
   if (isBuiltinFamilyId(input.id)) {
     return { ok: false, errors: [{ path: "id", message: `"${input.id}" is a built-in family: choose another id.` }] };
   }

@@ -17,7 +17,12 @@ export function familyView(f: FamilyDefinition) {
 export async function listFamilies(db: Db): Promise<FamilyDefinition[]> {
   const rows = await db.select().from(families).orderBy(asc(families.id));
   const custom = rows.map((r) => {
-    const built = customFamilyFromDefinition({ id: r.id, version: r.version, jsonSchema: r.jsonSchema as Record<string, unknown>, fields: r.fields as never });
+    const built = customFamilyFromDefinition({
+      id: r.id,
+      version: r.version,
+      jsonSchema: r.jsonSchema as Record<string, unknown>,
+      fields: r.fields as never,
+    });
     if (!built.ok) throw new Error(`Stored family ${r.id} no longer builds: ${built.errors[0]?.message}`);
     return built.family;
   });
@@ -30,7 +35,12 @@ export async function getFamily(db: Db, id: string): Promise<FamilyDefinition> {
   if (builtin) return builtin;
   const [r] = await db.select().from(families).where(eq(families.id, id));
   if (!r) throw new NotFound(`Family '${id}' does not exist; GET /api/v1/families lists them.`);
-  const built = customFamilyFromDefinition({ id: r.id, version: r.version, jsonSchema: r.jsonSchema as Record<string, unknown>, fields: r.fields as never });
+  const built = customFamilyFromDefinition({
+    id: r.id,
+    version: r.version,
+    jsonSchema: r.jsonSchema as Record<string, unknown>,
+    fields: r.fields as never,
+  });
   if (!built.ok) throw new Error(`Stored family ${r.id} no longer builds`);
   return built.family;
 }
@@ -49,6 +59,13 @@ export async function registerFamily(db: Db, body: unknown, actor: Principal): P
     .onConflictDoNothing()
     .returning({ id: families.id });
   if (inserted.length === 0) throw new Conflict(`A family with id '${input.id}' is registered already.`);
-  await recordAudit(db, { projectId: null, actor: actor.actor, action: "family.register", entity: "family", entityId: input.id, after: { version: input.version } });
+  await recordAudit(db, {
+    projectId: null,
+    actor: actor.actor,
+    action: "family.register",
+    entity: "family",
+    entityId: input.id,
+    after: { version: input.version },
+  });
   return built.family;
 }

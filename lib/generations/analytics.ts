@@ -128,7 +128,13 @@ export async function categoryCounts(db: Db, generationId: number, policyId?: nu
   const rows = await db
     .select({ category: rollouts.failureCategory, count: sql<number>`count(*)::int` })
     .from(rollouts)
-    .where(and(eq(rollouts.generationId, generationId), sql`${rollouts.failureCategory} is not null`, policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined))
+    .where(
+      and(
+        eq(rollouts.generationId, generationId),
+        sql`${rollouts.failureCategory} is not null`,
+        policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined,
+      ),
+    )
     .groupBy(rollouts.failureCategory);
   const order = (c: string) => FAILURE_CATEGORIES.indexOf(c as FailureCategory);
   return rows
@@ -147,7 +153,13 @@ async function generationPolicies(db: Db, generationId: number) {
 }
 
 /** GET .../generations/{index}/analytics: what the generation dashboard draws. */
-export async function generationAnalytics(db: Db, project: ProjectRow, family: FamilyDefinition, g: GenerationRow, policyName?: string): Promise<GenerationAnalytics> {
+export async function generationAnalytics(
+  db: Db,
+  project: ProjectRow,
+  family: FamilyDefinition,
+  g: GenerationRow,
+  policyName?: string,
+): Promise<GenerationAnalytics> {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
   const [rows, members, categories, policyNames] = await Promise.all([
     environmentPolicyAggregates(db, g.id, policy?.id),
@@ -167,7 +179,11 @@ export async function generationAnalytics(db: Db, project: ProjectRow, family: F
     distribution: successDistribution(byEnv.values()),
     perPolicy: perPolicyNames.map((name) => {
       const own = rows.filter((r) => r.policy === name).map((r) => ({ ...r, pMax: pMax.get(r.environmentId) ?? null }));
-      return { policy: name, metrics: populationMetrics(own), tiers: tierHistogram(own.map((a) => (a.n > 0 ? difficultyTier(a.s / a.n) : null))) };
+      return {
+        policy: name,
+        metrics: populationMetrics(own),
+        tiers: tierHistogram(own.map((a) => (a.n > 0 ? difficultyTier(a.s / a.n) : null))),
+      };
     }),
     categories,
     fields: familyFieldBreakdowns(family, members, byEnv),
@@ -192,7 +208,14 @@ interface ClusterRow {
 
 async function clusterRows(db: Db, generationId: number, policyId?: number): Promise<ClusterRow[]> {
   const policyFilter = policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``;
-  const result = await db.execute<{ category: string; signature: string; count: number; environments: number; first_ids: string[]; some_ids: string[] }>(sql`
+  const result = await db.execute<{
+    category: string;
+    signature: string;
+    count: number;
+    environments: number;
+    first_ids: string[];
+    some_ids: string[];
+  }>(sql`
     with per_env as (
       select failure_category as category, coalesce(failure_signature, '') as signature, environment_id,
              count(*)::int as n, min(id) as first_id, (array_agg(id order by id))[1:${EXEMPLARS}] as ids
@@ -238,7 +261,10 @@ export async function generationClusters(db: Db, generationId: number, policyId?
       exemplarRolloutIds: exemplarsOf(r),
       infra: INFRA_CATEGORIES.has(r.category),
     }))
-    .sort((x, y) => y.count - x.count || order(x.category) - order(y.category) || (x.signature < y.signature ? -1 : x.signature > y.signature ? 1 : 0));
+    .sort(
+      (x, y) =>
+        y.count - x.count || order(x.category) - order(y.category) || (x.signature < y.signature ? -1 : x.signature > y.signature ? 1 : 0),
+    );
 }
 
 /** GET .../generations/{index}/failures: categories, clusters and exception types. */
@@ -248,7 +274,10 @@ export async function generationFailures(db: Db, project: ProjectRow, g: Generat
   const [categories, clusters, [totals], exceptions, behaviours] = await Promise.all([
     categoryCounts(db, g.id, policy?.id),
     generationClusters(db, g.id, policy?.id),
-    db.select({ n: sql<number>`count(*)::int` }).from(rollouts).where(where),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(rollouts)
+      .where(where),
     generationExceptions(db, g.id, policy?.id),
     generationBehaviours(db, g.id, policy?.id),
   ]);
@@ -268,11 +297,25 @@ export async function generationFailures(db: Db, project: ProjectRow, g: Generat
 }
 
 /** Error types over a generation's rollouts as the source reported them (Harbor's exception counts), passing ones included. */
-export async function generationExceptions(db: Db, generationId: number, policyId?: number): Promise<{ type: string; count: number; rewarded: number }[]> {
+export async function generationExceptions(
+  db: Db,
+  generationId: number,
+  policyId?: number,
+): Promise<{ type: string; count: number; rewarded: number }[]> {
   const rows = await db
-    .select({ type: rollouts.errorType, count: sql<number>`count(*)::int`, rewarded: sql<number>`count(*) filter (where ${rollouts.success})::int` })
+    .select({
+      type: rollouts.errorType,
+      count: sql<number>`count(*)::int`,
+      rewarded: sql<number>`count(*) filter (where ${rollouts.success})::int`,
+    })
     .from(rollouts)
-    .where(and(eq(rollouts.generationId, generationId), policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined, sql`${rollouts.errorType} is not null`))
+    .where(
+      and(
+        eq(rollouts.generationId, generationId),
+        policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined,
+        sql`${rollouts.errorType} is not null`,
+      ),
+    )
     .groupBy(rollouts.errorType)
     .orderBy(sql`count(*) desc`, asc(rollouts.errorType));
   return rows.map((e) => ({ type: e.type as string, count: e.count, rewarded: e.rewarded }));
@@ -294,7 +337,11 @@ export async function generationBehaviours(db: Db, generationId: number, policyI
   const views = new Map<string, BehaviourView>();
   const viewOf = (b: string) => {
     let v = views.get(b);
-    if (!v) views.set(b, (v = { id: b, label: behaviourLabel(b), count: 0, environments: 0, environmentKeys: [], exemplarRolloutIds: [], perPolicy: {} }));
+    if (!v)
+      views.set(
+        b,
+        (v = { id: b, label: behaviourLabel(b), count: 0, environments: 0, environmentKeys: [], exemplarRolloutIds: [], perPolicy: {} }),
+      );
     return v;
   };
   for (const r of perPolicy.rows) {
@@ -307,7 +354,10 @@ export async function generationBehaviours(db: Db, generationId: number, policyI
   for (const [b, list] of firsts) {
     const v = viewOf(b);
     v.environments = list.length;
-    v.environmentKeys = list.map((x) => x.key).sort().slice(0, 50);
+    v.environmentKeys = list
+      .map((x) => x.key)
+      .sort()
+      .slice(0, 50);
     v.exemplarRolloutIds = list
       .map((x) => x.id)
       .sort((x, y) => Number(x) - Number(y))
@@ -361,7 +411,14 @@ export async function failureClusterDetail(db: Db, project: ProjectRow, g: Gener
 // --- policy comparison -------------------------------------------------------------------
 
 /** GET .../generations/{index}/compare?a=&b=: per-environment success of two policies on the same environments. */
-export async function comparePolicies(db: Db, project: ProjectRow, g: GenerationRow, a?: string, b?: string, margin = 0.2): Promise<PolicyComparison> {
+export async function comparePolicies(
+  db: Db,
+  project: ProjectRow,
+  g: GenerationRow,
+  a?: string,
+  b?: string,
+  margin = 0.2,
+): Promise<PolicyComparison> {
   const [rows, members] = await Promise.all([environmentPolicyAggregates(db, g.id), generationMembers(db, g.id)]);
   return policyComparison(g.index, rows, members, a, b, margin);
 }
@@ -377,7 +434,10 @@ export function policyComparison(
 ): PolicyComparison {
   const names = [...new Set(rows.map((r) => r.policy))];
   if (names.length < 2 && !(a && b)) {
-    throw new BadRequest(`Generation ${generationIndex} has rollouts of ${names.length} polic${names.length === 1 ? "y" : "ies"}; a comparison needs two.`, [{ path: "a", message: "needs a second policy" }]);
+    throw new BadRequest(
+      `Generation ${generationIndex} has rollouts of ${names.length} polic${names.length === 1 ? "y" : "ies"}; a comparison needs two.`,
+      [{ path: "a", message: "needs a second policy" }],
+    );
   }
   // default: the two policies with the most rollouts, the first in name order as a
   const byVolume = names
@@ -385,7 +445,10 @@ export function policyComparison(
     .sort((x, y) => y.n - x.n || x.name.localeCompare(y.name));
   const pa = a ?? [byVolume[0].name, byVolume[1].name].sort()[0];
   const pb = b ?? [byVolume[0].name, byVolume[1].name].find((n) => n !== pa)!;
-  for (const [param, name] of [["a", pa], ["b", pb]] as const) {
+  for (const [param, name] of [
+    ["a", pa],
+    ["b", pb],
+  ] as const) {
     if (!names.includes(name)) throw new NotFound(`Policy '${name}' (${param}) has no rollouts in generation ${generationIndex}.`);
   }
   const index = new Map(rows.map((r) => [`${r.environmentId}\u0000${r.policy}`, r]));

@@ -33,7 +33,14 @@ export async function environmentDetail(db: Db, project: ProjectRow, key: string
       .where(eq(environments.parentId, env.id))
       .orderBy(asc(environments.key)),
     db
-      .select({ index: generations.index, status: generations.status, op: generationEnvironments.op, direction: generationEnvironments.direction, weight: generationEnvironments.weight, rationale: generationEnvironments.rationale })
+      .select({
+        index: generations.index,
+        status: generations.status,
+        op: generationEnvironments.op,
+        direction: generationEnvironments.direction,
+        weight: generationEnvironments.weight,
+        rationale: generationEnvironments.rationale,
+      })
       .from(generationEnvironments)
       .innerJoin(generations, eq(generations.id, generationEnvironments.generationId))
       .where(eq(generationEnvironments.environmentId, env.id))

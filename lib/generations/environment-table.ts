@@ -78,7 +78,8 @@ function fieldFilters(family: FamilyDefinition, params: URLSearchParams): FieldF
     if ((spec.kind === "integer" || spec.kind === "number") && range) {
       const lo = range[1] !== undefined ? Number(range[1]) : -Infinity;
       const hi = range[2] !== undefined ? Number(range[2]) : Infinity;
-      if (Number.isNaN(lo) || Number.isNaN(hi)) throw new BadRequest(`${k} must be a number or a range lo..hi.`, [{ path: k, message: "not a range" }]);
+      if (Number.isNaN(lo) || Number.isNaN(hi))
+        throw new BadRequest(`${k} must be a number or a range lo..hi.`, [{ path: k, message: "not a range" }]);
       out.push({ path, test: (v) => typeof v === "number" && v >= lo && v <= hi });
     } else {
       out.push({ path, test: (v) => v !== undefined && v !== null && String(v) === raw });
@@ -128,17 +129,14 @@ function decodeCursor(cursor: string): Position {
   } catch {
     // fall through to the error
   }
-  throw new BadRequest("The cursor is not one this endpoint gave out; start again without it.", [{ path: "cursor", message: "is not valid" }]);
+  throw new BadRequest("The cursor is not one this endpoint gave out; start again without it.", [
+    { path: "cursor", message: "is not valid" },
+  ]);
 }
 
 /** GET .../environments with filters or a sort: the matching rows, one page, the total. */
 export async function environmentTable(db: Db, project: ProjectRow, family: FamilyDefinition, g: GenerationRow, params: URLSearchParams) {
-  const q = parseOrThrow(
-    environmentTableQuery,
-    Object.fromEntries([...params].filter(([k]) => !k.startsWith("field."))),
-    "query",
-    400,
-  );
+  const q = parseOrThrow(environmentTableQuery, Object.fromEntries([...params].filter(([k]) => !k.startsWith("field."))), "query", 400);
   const fields = fieldFilters(family, params);
   const policy = q.policy ? await resolvePolicy(db, project.id, q.policy) : undefined;
   const [members, aggs, categoryRows] = await Promise.all([
@@ -147,7 +145,9 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
     db
       .select({
         environmentId: rollouts.environmentId,
-        categories: sql<string[] | null>`array_agg(distinct ${rollouts.failureCategory}) filter (where ${rollouts.failureCategory} is not null)`,
+        categories: sql<
+          string[] | null
+        >`array_agg(distinct ${rollouts.failureCategory}) filter (where ${rollouts.failureCategory} is not null)`,
         testsPassed: sql<number | null>`sum(${rollouts.testsPassed})::int`,
         testsRun: sql<number | null>`sum(${rollouts.testsPassed} + ${rollouts.testsFailed})::int`,
       })

@@ -22,7 +22,11 @@ export const rolloutAggregateColumns = {
 };
 
 /** Per-environment rollout aggregates of generations (optionally one policy, or some environments), computed in SQL. */
-export async function environmentAggregates(db: Db, generationIds: number[], filter: { policyId?: number; environmentIds?: number[] } = {}) {
+export async function environmentAggregates(
+  db: Db,
+  generationIds: number[],
+  filter: { policyId?: number; environmentIds?: number[] } = {},
+) {
   if (generationIds.length === 0) return new Map<number, EnvironmentAggregateRow[]>();
   const rows = await db
     .select({
@@ -67,7 +71,10 @@ function generationHeadline(g: GenerationRow) {
 
 /** Resolve a policy name of the project to its id, or 404. */
 export async function resolvePolicy(db: Db, projectId: number, name: string) {
-  const [p] = await db.select().from(policies).where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
+  const [p] = await db
+    .select()
+    .from(policies)
+    .where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
   if (!p) throw new NotFound(`Policy '${name}' has no rollouts in this project.`);
   return p;
 }

@@ -46,7 +46,8 @@ export function validateConfigs(family: FamilyDefinition, items: { config: unkno
   const configs = items.map((item, i) => {
     const parsed = parseConfig(family, item.config);
     if (!parsed.ok) {
-      for (const e of parsed.errors) details.push({ path: `${prefix}.${i}.config${e.path && e.path !== "(root)" ? "." + e.path : ""}`, message: e.message });
+      for (const e of parsed.errors)
+        details.push({ path: `${prefix}.${i}.config${e.path && e.path !== "(root)" ? "." + e.path : ""}`, message: e.message });
       return null;
     }
     return parsed.config;
@@ -70,19 +71,22 @@ export async function createGeneration(
 ) {
   const input = parseOrThrow(createGenerationSchema, body);
   if (input.status === "approved" && !mayApprove) {
-    throw new Forbidden("Only a reviewer or an admin can create an approved generation: send status 'draft' or 'active' and have it reviewed.", [
-      { path: "status", message: "'approved' needs the reviewer or admin role" },
-    ]);
+    throw new Forbidden(
+      "Only a reviewer or an admin can create an approved generation: send status 'draft' or 'active' and have it reviewed.",
+      [{ path: "status", message: "'approved' needs the reviewer or admin role" }],
+    );
   }
   const seen = new Map<string, number>();
   const dupes: ErrorDetail[] = [];
   input.environments.forEach((e, i) => {
-    if (seen.has(e.key)) dupes.push({ path: `environments.${i}.key`, message: `duplicates environments.${seen.get(e.key)}.key ('${e.key}')` });
+    if (seen.has(e.key))
+      dupes.push({ path: `environments.${i}.key`, message: `duplicates environments.${seen.get(e.key)}.key ('${e.key}')` });
     else seen.set(e.key, i);
   });
   if (dupes.length) throw new Invalid(`Environment keys must be unique within a generation: ${dupes[0].path} ${dupes[0].message}.`, dupes);
   const { configs, details } = validateConfigs(family, input.environments);
-  if (details.length) throw new Invalid(`A config does not fit the ${family.id} family: ${details[0].path}: ${details[0].message}`, details);
+  if (details.length)
+    throw new Invalid(`A config does not fit the ${family.id} family: ${details[0].path}: ${details[0].message}`, details);
 
   return db.transaction(async (tx) => {
     // serialise generation creation per project (index allocation, key reuse)
@@ -92,14 +96,28 @@ export async function createGeneration(
       .from(generations)
       .where(eq(generations.projectId, project.id));
     const index = input.index ?? (maxIndex === null ? 0 : maxIndex + 1);
-    const [taken] = await tx.select({ id: generations.id }).from(generations).where(and(eq(generations.projectId, project.id), eq(generations.index, index)));
+    const [taken] = await tx
+      .select({ id: generations.id })
+      .from(generations)
+      .where(and(eq(generations.projectId, project.id), eq(generations.index, index)));
     if (taken) throw new Conflict(`Generation ${index} exists already in '${project.slug}'.`, [{ path: "index", message: "is taken" }]);
     if (input.parentIndex !== undefined) {
-      const [parent] = await tx.select({ id: generations.id }).from(generations).where(and(eq(generations.projectId, project.id), eq(generations.index, input.parentIndex)));
-      if (!parent) throw new Invalid(`parentIndex ${input.parentIndex} is not a generation of '${project.slug}'.`, [{ path: "parentIndex", message: "unknown generation" }]);
+      const [parent] = await tx
+        .select({ id: generations.id })
+        .from(generations)
+        .where(and(eq(generations.projectId, project.id), eq(generations.index, input.parentIndex)));
+      if (!parent)
+        throw new Invalid(`parentIndex ${input.parentIndex} is not a generation of '${project.slug}'.`, [
+          { path: "parentIndex", message: "unknown generation" },
+        ]);
     }
 
-    const items = input.environments.map((e, i) => ({ ...e, config: configs[i]!, hash: configHash(configs[i]!), op: e.op === "crossover" ? "crossover" : undefined }));
+    const items = input.environments.map((e, i) => ({
+      ...e,
+      config: configs[i]!,
+      hash: configHash(configs[i]!),
+      op: e.op === "crossover" ? "crossover" : undefined,
+    }));
     const envIds = await upsertEnvironments(tx, project, items);
 
     const [gen] = await tx
@@ -109,7 +127,7 @@ export async function createGeneration(
         index,
         status: input.status ?? "active",
         source,
-        parentIndex: input.parentIndex ?? (maxIndex ?? null),
+        parentIndex: input.parentIndex ?? maxIndex ?? null,
         trainingSteps: input.trainingSteps,
         mixWeight: input.mixWeight,
       })
@@ -167,7 +185,8 @@ export async function upsertEnvironments(
   const fresh: typeof items = [];
   items.forEach((item, i) => {
     const k = known.get(item.key);
-    if (k && k.hash !== item.hash) conflicts.push({ path: `environments.${i}.key`, message: `'${item.key}' is known with a different config` });
+    if (k && k.hash !== item.hash)
+      conflicts.push({ path: `environments.${i}.key`, message: `'${item.key}' is known with a different config` });
     else if (k) ids.set(item.key, k.id);
     else fresh.push(item);
   });
@@ -225,14 +244,26 @@ export async function insertMembership(
     if (chunk.length === 0) continue;
     await tx
       .insert(generationEnvironments)
-      .values(chunk.map((m) => ({ generationId, environmentId: m.environmentId, weight: m.weight ?? 1, op: m.op ?? "seed", direction: m.direction ?? null, rationale: m.rationale ?? null })))
+      .values(
+        chunk.map((m) => ({
+          generationId,
+          environmentId: m.environmentId,
+          weight: m.weight ?? 1,
+          op: m.op ?? "seed",
+          direction: m.direction ?? null,
+          rationale: m.rationale ?? null,
+        })),
+      )
       .onConflictDoNothing();
   }
 }
 
 /** A project's generation by index, or 404. */
 export async function getGeneration(db: Db, project: ProjectRow, index: number): Promise<GenerationRow> {
-  const [g] = await db.select().from(generations).where(and(eq(generations.projectId, project.id), eq(generations.index, index)));
+  const [g] = await db
+    .select()
+    .from(generations)
+    .where(and(eq(generations.projectId, project.id), eq(generations.index, index)));
   if (!g) throw new NotFound(`Generation ${index} does not exist in '${project.slug}'.`);
   return g;
 }

@@ -112,17 +112,23 @@ export async function unpackArchive(source: AsyncIterable<Uint8Array>, dest: str
         return void entry.resume();
       }
       if (entry.size > limits.maxFileBytes) {
-        out.refused.set(rel, `is ${entry.size} bytes, over the limit of ${limits.maxFileBytes} bytes a file may have (ENVFORGE_IMPORT_MAX_FILE_MB)`);
+        out.refused.set(
+          rel,
+          `is ${entry.size} bytes, over the limit of ${limits.maxFileBytes} bytes a file may have (ENVFORGE_IMPORT_MAX_FILE_MB)`,
+        );
         return void entry.resume();
       }
       out.files++;
       out.bytes += entry.size;
-      writes.push(writeEntry(entry, dest, rel, ensureDir).catch((err: NodeJS.ErrnoException) => {
-        entry.resume();
-        // EEXIST: the same path twice; ENOTDIR/EISDIR: a file where a folder is (or the reverse)
-        if (err.code === "EEXIST" || err.code === "ENOTDIR" || err.code === "EISDIR") out.refused.set(rel, "could not be unpacked (its path is taken by another entry)");
-        else fail(err);
-      }));
+      writes.push(
+        writeEntry(entry, dest, rel, ensureDir).catch((err: NodeJS.ErrnoException) => {
+          entry.resume();
+          // EEXIST: the same path twice; ENOTDIR/EISDIR: a file where a folder is (or the reverse)
+          if (err.code === "EEXIST" || err.code === "ENOTDIR" || err.code === "EISDIR")
+            out.refused.set(rel, "could not be unpacked (its path is taken by another entry)");
+          else fail(err);
+        }),
+      );
     },
   });
   // past the end-of-archive blocks nothing is read (tar buffers trailing bytes, slowly)
@@ -139,7 +145,11 @@ export async function unpackArchive(source: AsyncIterable<Uint8Array>, dest: str
   let streamed = 0;
   const feed = async (chunk: Buffer) => {
     if (streamed > Math.min(declared, limits.maxUnpackedBytes) + 2048 * (entries + 2) + STREAM_SLACK_BYTES) {
-      fail(new ArchiveLimitError(`The archive decompresses to over ${streamed} bytes, far more than its entries hold: refused as an archive bomb (ENVFORGE_IMPORT_MAX_UNPACKED_MB).`));
+      fail(
+        new ArchiveLimitError(
+          `The archive decompresses to over ${streamed} bytes, far more than its entries hold: refused as an archive bomb (ENVFORGE_IMPORT_MAX_UNPACKED_MB).`,
+        ),
+      );
       return;
     }
     streamed += chunk.byteLength;

@@ -10,7 +10,8 @@ import { messageSchema } from "./normalized";
 const root = fixturesDir();
 const atifDir = root ? path.join(root, "harbor-tasks", "atif") : "";
 const haveFixtures = atifDir !== "" && existsSync(atifDir);
-if (!haveFixtures && process.env.CI === "true") throw new Error("shared/fixtures/harbor-tasks/atif is missing: set ENVFORGE_FIXTURES to the fixtures folder");
+if (!haveFixtures && process.env.CI === "true")
+  throw new Error("shared/fixtures/harbor-tasks/atif is missing: set ENVFORGE_FIXTURES to the fixtures folder");
 const load = (name: string): unknown => JSON.parse(readFileSync(path.join(atifDir, name), "utf8"));
 
 describe.skipIf(!haveFixtures)("ATIF golden trajectories", () => {
@@ -26,8 +27,14 @@ describe.skipIf(!haveFixtures)("ATIF golden trajectories", () => {
     expect(second.timestamp).toBe("2026-06-16T12:35:27.387Z");
     expect(second.usage).toEqual({ promptTokens: 34647, completionTokens: 261, cachedTokens: 0 });
     expect(second.tokens).toBe(261);
-    expect(JSON.parse(second.toolCalls![0].arguments)).toMatchObject({ file_path: "/repo/deployment/base/maas-controller/rbac/clusterrole.yaml" });
-    expect(summary).toMatchObject({ schemaVersion: "ATIF-v1.7", agent: { name: "claude-code", modelName: "claude-opus-4-6" }, totalSteps: 40 });
+    expect(JSON.parse(second.toolCalls![0].arguments)).toMatchObject({
+      file_path: "/repo/deployment/base/maas-controller/rbac/clusterrole.yaml",
+    });
+    expect(summary).toMatchObject({
+      schemaVersion: "ATIF-v1.7",
+      agent: { name: "claude-code", modelName: "claude-opus-4-6" },
+      totalSteps: 40,
+    });
     expect(summary.totalCostUsd).toBeCloseTo(3.1485, 3);
   });
 
@@ -52,7 +59,12 @@ describe.skipIf(!haveFixtures)("ATIF golden trajectories", () => {
   });
 
   it("reads a timed-out run and every fixture as ATIF, not as chat messages", () => {
-    for (const f of ["hello-world-timeout.trajectory.json", "trajectory_pass.json", "trajectory_fail.json", "hello-world-context-summarization.trajectory.json"]) {
+    for (const f of [
+      "hello-world-timeout.trajectory.json",
+      "trajectory_pass.json",
+      "trajectory_fail.json",
+      "hello-world-context-summarization.trajectory.json",
+    ]) {
       const r = trajectoryFromDocument(load(f));
       expect(r.format, f).toBe("atif");
       expect(r.messages!.length, f).toBeGreaterThan(0);
@@ -64,16 +76,22 @@ describe.skipIf(!haveFixtures)("ATIF golden trajectories", () => {
 
 describe("ATIF errors and other formats", () => {
   it("names the step and field of a malformed document", () => {
-    expect(() => readAtifTrajectory({ schema_version: "ATIF-v1.7", agent: {}, steps: [{ step_id: 1, source: "robot", message: "x" }] })).toThrow(
-      /steps\[0\]\.source/,
-    );
-    expect(() => readAtifTrajectory({ schema_version: "ATIF-v1.7", steps: [{ step_id: 1, source: "agent", message: "x", tool_calls: [{ function_name: "f" }] }] })).toThrow(
-      AtifFormatError,
-    );
+    expect(() =>
+      readAtifTrajectory({ schema_version: "ATIF-v1.7", agent: {}, steps: [{ step_id: 1, source: "robot", message: "x" }] }),
+    ).toThrow(/steps\[0\]\.source/);
+    expect(() =>
+      readAtifTrajectory({
+        schema_version: "ATIF-v1.7",
+        steps: [{ step_id: 1, source: "agent", message: "x", tool_calls: [{ function_name: "f" }] }],
+      }),
+    ).toThrow(AtifFormatError);
     expect(() => readAtifTrajectory({ schema_version: "ATIF-v9", steps: [] })).toThrow(/not an ATIF v1 version/);
   });
   it("keeps OpenAI message lists working and flags anything else with the reason", () => {
-    expect(trajectoryFromDocument([{ role: "user", content: "hi" }])).toMatchObject({ format: "openai", messages: [{ role: "user", content: "hi" }] });
+    expect(trajectoryFromDocument([{ role: "user", content: "hi" }])).toMatchObject({
+      format: "openai",
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(trajectoryFromDocument({ messages: [{ role: "user", content: "hi" }] }).format).toBe("openai");
     const odd = trajectoryFromDocument({ events: [], version: 3 });
     expect(odd.messages).toBeUndefined();

@@ -101,9 +101,9 @@ function usageOf(metrics: unknown): Message["usage"] | undefined {
 
 function subagentRefsOf(raw: unknown): Message["subagentRefs"] | undefined {
   if (!Array.isArray(raw) || raw.length === 0) return undefined;
-  return raw.filter(isObject).map((r) =>
-    definedOnly({ sessionId: str(r.session_id), trajectoryId: str(r.trajectory_id), trajectoryPath: str(r.trajectory_path) }),
-  );
+  return raw
+    .filter(isObject)
+    .map((r) => definedOnly({ sessionId: str(r.session_id), trajectoryId: str(r.trajectory_id), trajectoryPath: str(r.trajectory_path) }));
 }
 
 /**
@@ -111,9 +111,10 @@ function subagentRefsOf(raw: unknown): Message["subagentRefs"] | undefined {
  * naming the step and field when the document does not follow the format.
  */
 export function readAtifTrajectory(doc: unknown): AtifTrajectory {
-  if (!isAtifDocument(doc)) throw new AtifFormatError("not an ATIF document (no schema_version \"ATIF-v1.x\")");
+  if (!isAtifDocument(doc)) throw new AtifFormatError('not an ATIF document (no schema_version "ATIF-v1.x")');
   const version = doc.schema_version as string;
-  if (!ATIF_VERSION.test(version)) throw new AtifFormatError(`schema_version ${JSON.stringify(version.slice(0, 40))} is not an ATIF v1 version`);
+  if (!ATIF_VERSION.test(version))
+    throw new AtifFormatError(`schema_version ${JSON.stringify(version.slice(0, 40))} is not an ATIF v1 version`);
   if (!Array.isArray(doc.steps)) throw new AtifFormatError("steps: must be an array");
 
   const messages: Message[] = [];
@@ -137,7 +138,8 @@ export function readAtifTrajectory(doc: unknown): AtifTrajectory {
         const calls = step.tool_calls.map((call, j) => {
           if (!isObject(call)) throw new AtifFormatError(`${where}.tool_calls[${j}]: must be an object`);
           if (typeof call.tool_call_id !== "string") throw new AtifFormatError(`${where}.tool_calls[${j}].tool_call_id: must be a string`);
-          if (typeof call.function_name !== "string") throw new AtifFormatError(`${where}.tool_calls[${j}].function_name: must be a string`);
+          if (typeof call.function_name !== "string")
+            throw new AtifFormatError(`${where}.tool_calls[${j}].function_name: must be a string`);
           return { id: call.tool_call_id, name: call.function_name, arguments: JSON.stringify(call.arguments ?? {}) };
         });
         if (calls.length > 0) msg.toolCalls = calls;

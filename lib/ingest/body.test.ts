@@ -13,7 +13,7 @@ async function* chunks(text: string, size: number) {
   for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
 }
 
-const tricky = [{ a: "x]}{[,\"q\\\\" }, { b: [1, [2, { c: "\\\"" }]], d: "é 漢" }, 3, "s,]", null, { e: {} }];
+const tricky = [{ a: 'x]}{[,"q\\\\' }, { b: [1, [2, { c: '\\"' }]], d: "é 漢" }, 3, "s,]", null, { e: {} }];
 
 describe("jsonArrayElements", () => {
   it.each([1, 2, 7, 4096])("splits elements exactly, whatever the chunk size (%i)", async (size) => {

@@ -17,11 +17,16 @@ export function bodyKind(contentType: string | null): "ndjson" | "json" {
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
   if (type === "application/x-ndjson" || type === "application/ndjson" || type === "application/jsonl") return "ndjson";
   if (type === "application/json") return "json";
-  throw new UnsupportedMediaType(`Send rollouts as application/x-ndjson (one per line) or application/json (an array); got ${type || "no content type"}.`);
+  throw new UnsupportedMediaType(
+    `Send rollouts as application/x-ndjson (one per line) or application/json (an array); got ${type || "no content type"}.`,
+  );
 }
 
 /** The body as a byte stream within `limit`, spooled to disk when its length is not declared. */
-export async function limitedBody(req: Request, limit: number): Promise<{ stream: AsyncIterable<Uint8Array>; cleanup: () => Promise<void> }> {
+export async function limitedBody(
+  req: Request,
+  limit: number,
+): Promise<{ stream: AsyncIterable<Uint8Array>; cleanup: () => Promise<void> }> {
   if (!req.body) throw new BadRequest("The request body is empty.");
   if (req.headers.get("content-length") !== null) {
     assertDeclaredSize(req, limit);
@@ -98,7 +103,8 @@ export async function* jsonArrayElements(stream: AsyncIterable<Uint8Array>): Asy
       if (state === "start" || state === "end") {
         if (!isSpace(ch)) {
           if (state === "end") throw new BadRequest("Unexpected content after the closing ] of the array.");
-          if (ch !== "[") throw new BadRequest("An application/json body must be an array of rollouts (use application/x-ndjson for one per line).");
+          if (ch !== "[")
+            throw new BadRequest("An application/json body must be an array of rollouts (use application/x-ndjson for one per line).");
           state = "between";
         }
         pos++;

@@ -5,7 +5,9 @@ describe("fixturesDir", () => {
   const missing = "/nonexistent/envforge-fixtures";
 
   it("fails naming the path when the fixtures are missing under CI=true", () => {
-    expect(() => fixturesDir({ ENVFORGE_FIXTURES: missing, CI: "true" })).toThrow(/fixtures are missing at \/nonexistent\/envforge-fixtures and CI=true/);
+    expect(() => fixturesDir({ ENVFORGE_FIXTURES: missing, CI: "true" })).toThrow(
+      /fixtures are missing at \/nonexistent\/envforge-fixtures and CI=true/,
+    );
   });
 
   it("returns null outside CI so local runs skip, and the path when present", () => {

@@ -113,7 +113,10 @@ export function ctrfSummary(doc: unknown): CtrfSummary | undefined {
 }
 
 /** Passed and failed test counts: from the CTRF report when there is one, else from pytest's summary line. */
-export function testCounts(verifierOutput: string | undefined, ctrf: CtrfSummary | undefined): { passed: number; failed: number } | undefined {
+export function testCounts(
+  verifierOutput: string | undefined,
+  ctrf: CtrfSummary | undefined,
+): { passed: number; failed: number } | undefined {
   if (ctrf) return { passed: ctrf.passed, failed: ctrf.failed };
   if (verifierOutput === undefined) return undefined;
   const report = parseVerifierOutput(verifierOutput);
@@ -132,7 +135,8 @@ export async function readRewardFiles(verifierDir: string, io: HarborFileReader)
   try {
     const json = await io.readJson(path.join(verifierDir, "reward.json"));
     if (json !== undefined) {
-      if (typeof json !== "object" || json === null || Array.isArray(json)) return { problem: "reward.json is not an object of reward values" };
+      if (typeof json !== "object" || json === null || Array.isArray(json))
+        return { problem: "reward.json is not an object of reward values" };
       const rewards: Rewards = {};
       for (const [k, v] of Object.entries(json)) rewards[k] = typeof v === "number" && Number.isFinite(v) ? v : null;
       return { rewards };
@@ -140,7 +144,8 @@ export async function readRewardFiles(verifierDir: string, io: HarborFileReader)
     const text = await io.readText(path.join(verifierDir, "reward.txt"));
     if (text === undefined) return {};
     const value = Number(text.trim());
-    if (text.trim() === "" || !Number.isFinite(value)) return { problem: `reward.txt does not hold a number (${JSON.stringify(text.trim().slice(0, 40))})` };
+    if (text.trim() === "" || !Number.isFinite(value))
+      return { problem: `reward.txt does not hold a number (${JSON.stringify(text.trim().slice(0, 40))})` };
     return { rewards: { reward: value } };
   } catch (e) {
     return { problem: (e as Error).message.slice(0, 300) };
@@ -175,5 +180,7 @@ export function headlineReward(rewards: Rewards | null | undefined, rewardKey?: 
   if (keys.length === 1) return valueOf(keys[0]);
   const chosen = keys.includes("reward") ? "reward" : keys[0];
   const r = valueOf(chosen);
-  return chosen === "reward" ? r : { ...r, problem: r.problem ?? `several rewards (${keys.join(", ")}): headline "${chosen}"; pick one with --reward-key` };
+  return chosen === "reward"
+    ? r
+    : { ...r, problem: r.problem ?? `several rewards (${keys.join(", ")}): headline "${chosen}"; pick one with --reward-key` };
 }

@@ -19,7 +19,7 @@ describe("harborJobFigures", () => {
         n_completed_trials: 4,
         n_errored_trials: 1,
         evals: {
-          "agent__model__ds": {
+          agent__model__ds: {
             n_trials: 3,
             n_errors: 1,
             metrics: [{ mean: 0.25 }],
@@ -62,7 +62,11 @@ describe("readHarborTrial (synthetic)", () => {
         trial_name: "fix-git__abc1234",
         source: "terminal-bench",
         task_id: { git_commit_id: "deadbeef" },
-        config: { agent: { override_timeout_sec: 600 }, agent_timeout_multiplier: 2, environment: { override_cpus: 2, override_memory_mb: null } },
+        config: {
+          agent: { override_timeout_sec: 600 },
+          agent_timeout_multiplier: 2,
+          environment: { override_cpus: 2, override_memory_mb: null },
+        },
         agent_info: { name: "a", model_info: { name: "pol", provider: "openai" } },
         agent_result: { n_input_tokens: 100, n_output_tokens: 7 },
         verifier_result: null,
@@ -146,13 +150,14 @@ const jobs = [
   { folder: "Qwen3.5-9B/terminal-bench-2-0", mean: 0.2112, pass5: 0.3371, infra: QWEN_INFRA, brokenByAgent: 22 },
 ].map((j) => ({ ...j, dir: root ? path.join(root, "harbor-tb2", j.folder) : "" }));
 const haveFixtures = jobs.every((j) => j.dir && existsSync(j.dir));
-if (!haveFixtures && process.env.CI === "true") throw new Error("shared/fixtures/harbor-tb2 is missing: set ENVFORGE_FIXTURES to the fixtures folder");
+if (!haveFixtures && process.env.CI === "true")
+  throw new Error("shared/fixtures/harbor-tb2 is missing: set ENVFORGE_FIXTURES to the fixtures folder");
 if (!haveFixtures) {
   console.warn("Skipping Harbor fixture tests: shared/fixtures/harbor-tb2 not found (set ENVFORGE_FIXTURES to the fixtures folder).");
 }
 
 describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (real data)", () => {
-  describe.each(jobs)("$folder", ({ folder, dir, mean, pass5, infra, brokenByAgent }) => {
+  describe.each(jobs)("$folder", ({ dir, mean, pass5, infra, brokenByAgent }) => {
     let read: HarborJob;
     beforeAll(async () => {
       read = await readHarborJob(dir);
@@ -167,7 +172,8 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
 
       // Harbor's reward buckets name exactly the trials that have a verdict.
       const figures = read.job.figures!;
-      const ev = (read.job.result as { stats: { evals: Record<string, { reward_stats: { reward: Record<string, string[]> } }> } }).stats.evals;
+      const ev = (read.job.result as { stats: { evals: Record<string, { reward_stats: { reward: Record<string, string[]> } }> } }).stats
+        .evals;
       const rewarded = new Set(Object.values(Object.values(ev)[0].reward_stats.reward).flat());
       const withVerdict = read.trials.filter((t) => !t.flags.includes(NO_REWARD_FLAG)).map((t) => t.trialName);
       expect(new Set(withVerdict)).toEqual(rewarded);
@@ -180,7 +186,11 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
       for (const t of read.trials) {
         expect(t.environment.key).toBe(t.taskName);
         expect(t.environment.config.task_name).toBe(t.taskName);
-        expect(Object.keys(t.environment.config).every((k) => ["task_name", "source", "git_commit", "git_url", "agent_timeout_sec", "cpus", "memory_mb", "allow_internet"].includes(k))).toBe(true);
+        expect(
+          Object.keys(t.environment.config).every((k) =>
+            ["task_name", "source", "git_commit", "git_url", "agent_timeout_sec", "cpus", "memory_mb", "allow_internet"].includes(k),
+          ),
+        ).toBe(true);
       }
       // One config per task across its trials, so an import never conflicts with itself.
       const byTask = new Map<string, string>();
@@ -196,7 +206,11 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
 
     it(`reproduces Harbor's mean (${mean}) and pass@k (pass@5 ${pass5})`, () => {
       const envs = aggregateByEnvironment(
-        read.trials.map((t) => ({ environmentKey: t.rollout.environmentKey, reward: t.rollout.reward, unrewarded: rolloutFlags(t.rollout).includes(NO_REWARD_FLAG) })),
+        read.trials.map((t) => ({
+          environmentKey: t.rollout.environmentKey,
+          reward: t.rollout.reward,
+          unrewarded: rolloutFlags(t.rollout).includes(NO_REWARD_FLAG),
+        })),
       );
       const figures = read.job.figures!;
       expect(meanReward(envs.values())!.toFixed(4)).toBe(mean.toFixed(4));
@@ -303,7 +317,10 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     expect(r.flags).toEqual([]);
     expect(r.rollout.turns).toBe(2);
     expect(r.rollout.trajectory!.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool"]);
-    expect(r.rollout.trajectory![1]).toMatchObject({ reasoning: "thinking", usage: { promptTokens: 100, completionTokens: 10, costUsd: 0.01 } });
+    expect(r.rollout.trajectory![1]).toMatchObject({
+      reasoning: "thinking",
+      usage: { promptTokens: 100, completionTokens: 10, costUsd: 0.01 },
+    });
     expect(r.rollout.trajectory![2].toolCallId).toBe("c2");
     // tokens and cost from the trajectory's final metrics when result.json has none
     expect(r.rollout).toMatchObject({ inputTokens: 300, outputTokens: 30, reward: 1 });
@@ -342,7 +359,9 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     expect(missing.flags).toContain("no_reward");
     expect((missing.rollout.metadata?.problems as string[]).join()).toMatch(/no reward named "speed"/);
 
-    const unnamed = await trial("unnamed__1", { "result.json": resultJson("unnamed__1", { verifier_result: { rewards: { b: 1, a: 0.25 } } }) });
+    const unnamed = await trial("unnamed__1", {
+      "result.json": resultJson("unnamed__1", { verifier_result: { rewards: { b: 1, a: 0.25 } } }),
+    });
     const r3 = await readHarborTrial(unnamed);
     expect(r3.rollout.reward).toBe(0.25); // Harbor orders keys: the first is "a"
     expect(r3.flags).toContain("multiple_rewards");
@@ -354,8 +373,16 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
         agent_result: null,
         verifier_result: null,
         step_results: [
-          { step_name: "setup", agent_result: { n_input_tokens: 10, n_output_tokens: 1, cost_usd: 0.1 }, verifier_result: { rewards: { reward: 1 } } },
-          { step_name: "solve", agent_result: { n_input_tokens: 20, n_output_tokens: 2, cost_usd: 0.2 }, verifier_result: { rewards: { reward: 0.5 } } },
+          {
+            step_name: "setup",
+            agent_result: { n_input_tokens: 10, n_output_tokens: 1, cost_usd: 0.1 },
+            verifier_result: { rewards: { reward: 1 } },
+          },
+          {
+            step_name: "solve",
+            agent_result: { n_input_tokens: 20, n_output_tokens: 2, cost_usd: 0.2 },
+            verifier_result: { rewards: { reward: 0.5 } },
+          },
         ],
       }),
       "steps/setup/agent/trajectory.json": JSON.stringify([{ role: "assistant", content: "set up" }]),

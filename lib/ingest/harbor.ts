@@ -36,10 +36,20 @@ const trialConfigSchema = z.looseObject({
 
 const rewardsSchema = z.record(z.string(), z.number().nullable()).nullish();
 const agentContextSchema = z
-  .looseObject({ n_input_tokens: nullableNumber, n_cache_tokens: nullableNumber, n_output_tokens: nullableNumber, cost_usd: nullableNumber })
+  .looseObject({
+    n_input_tokens: nullableNumber,
+    n_cache_tokens: nullableNumber,
+    n_output_tokens: nullableNumber,
+    cost_usd: nullableNumber,
+  })
   .nullish();
 const exceptionSchema = z
-  .looseObject({ exception_type: nullableString, exception_message: nullableString, exception_traceback: nullableString, occurred_at: nullableString })
+  .looseObject({
+    exception_type: nullableString,
+    exception_message: nullableString,
+    exception_traceback: nullableString,
+    occurred_at: nullableString,
+  })
   .nullish();
 const stepResultSchema = z.looseObject({
   step_name: z.string(),
@@ -377,7 +387,8 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
   const headline = headlineReward(rewards, options.rewardKey);
   if (lastUnit.rewardFileProblem && !rewards) problems.push(lastUnit.rewardFileProblem);
   if (headline.problem) problems.push(headline.problem);
-  if (rewards && Object.keys(rewards).length > 1 && options.rewardKey === undefined && !("reward" in rewards)) flags.push("multiple_rewards");
+  if (rewards && Object.keys(rewards).length > 1 && options.rewardKey === undefined && !("reward" in rewards))
+    flags.push("multiple_rewards");
   const hasReward = headline.value !== undefined;
   if (!hasReward) flags.push(NO_REWARD_FLAG);
 
@@ -397,7 +408,9 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
   if (!anyTrajectory) flags.push(units.some((u) => u.trajectory.problem) ? "unreadable_trajectory" : "no_trajectory");
   else if (units.some((u) => u.trajectory.problem)) flags.push("unreadable_trajectory");
 
-  const outputs = units.map((u, i) => (u.verifierOutput === undefined ? undefined : multiStep ? `=== step ${names[i]} ===\n${u.verifierOutput}` : u.verifierOutput));
+  const outputs = units.map((u, i) =>
+    u.verifierOutput === undefined ? undefined : multiStep ? `=== step ${names[i]} ===\n${u.verifierOutput}` : u.verifierOutput,
+  );
   const presentOutputs = outputs.filter((o): o is string => o !== undefined);
   const verifierOutput = presentOutputs.length ? presentOutputs.join("\n") : undefined;
   if (verifierOutput === undefined) flags.push("no_verifier_output");
@@ -439,7 +452,9 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
           tests: unitTests[i],
           hasTrajectory: stepMessages !== undefined,
           hasVerifierOutput: units[i].verifierOutput !== undefined,
-          error: r?.exception_info ? { type: r.exception_info.exception_type ?? "Exception", message: (r.exception_info.exception_message ?? "").slice(0, 2000) } : undefined,
+          error: r?.exception_info
+            ? { type: r.exception_info.exception_type ?? "Exception", message: (r.exception_info.exception_message ?? "").slice(0, 2000) }
+            : undefined,
           agentExecution: phase(r?.agent_execution),
           verifier: phase(r?.verifier),
         });
@@ -527,7 +542,8 @@ export function harborJobFigures(result: unknown, rewardKey?: string): HarborJob
     const statKeys = Object.keys(e.reward_stats ?? {});
     const key = rewardKey ?? (statKeys.includes("reward") || statKeys.length !== 1 ? "reward" : statKeys[0]);
     // one key: Harbor names the metric ("mean"); several: each key carries its own value
-    const meanEntry = (e.metrics ?? []).find((m) => typeof m.mean === "number") ?? (e.metrics ?? []).find((m) => typeof m[key] === "number");
+    const meanEntry =
+      (e.metrics ?? []).find((m) => typeof m.mean === "number") ?? (e.metrics ?? []).find((m) => typeof m[key] === "number");
     const rewardCounts: Record<string, number> = {};
     for (const [value, trials] of Object.entries(e.reward_stats?.[key] ?? {})) rewardCounts[value] = trials.length;
     const exceptionCounts: Record<string, number> = {};
@@ -588,7 +604,10 @@ export async function readHarborJob(jobDir: string, options: ReadHarborJobOption
     else if (e.kind === "link") unreadable.push({ trialDir: e.path, reason: `${tree.relative(e.path)}: ${LINK_REFUSED}` });
   }
 
-  const [config, result] = await Promise.all([readJsonIn(tree, path.join(jobDir, "config.json")), readJsonIn(tree, path.join(jobDir, "result.json"))]);
+  const [config, result] = await Promise.all([
+    readJsonIn(tree, path.join(jobDir, "config.json")),
+    readJsonIn(tree, path.join(jobDir, "result.json")),
+  ]);
   const figures = result === undefined ? null : harborJobFigures(result, options.rewardKey);
   const jobName =
     (config && typeof (config as { job_name?: unknown }).job_name === "string" ? (config as { job_name: string }).job_name : undefined) ??

@@ -74,7 +74,14 @@ export async function createImport(db: Db, project: ProjectRow, principal: Princ
     row = await db.transaction(async (tx) => {
       const [created] = await tx
         .insert(imports)
-        .values({ projectId: project.id, kind: query.kind, filename: query.filename, generation: query.generation, status: "queued", createdBy: principal.actor })
+        .values({
+          projectId: project.id,
+          kind: query.kind,
+          filename: query.filename,
+          generation: query.generation,
+          status: "queued",
+          createdBy: principal.actor,
+        })
         .returning();
       let pending: Buffer[] = [];
       let pendingBytes = 0;
@@ -99,7 +106,14 @@ export async function createImport(db: Db, project: ProjectRow, principal: Princ
         .set({ bytes: total, progress: { phase: "uploaded", done: 0, total: null } satisfies ImportProgress })
         .where(eq(imports.id, created.id))
         .returning();
-      await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "import.create", entity: "import", entityId: created.id, after: { kind: query.kind, filename: query.filename, bytes: total } });
+      await recordAudit(tx, {
+        projectId: project.id,
+        actor: principal.actor,
+        action: "import.create",
+        entity: "import",
+        entityId: created.id,
+        after: { kind: query.kind, filename: query.filename, bytes: total },
+      });
       return updated;
     });
   } finally {
@@ -108,7 +122,10 @@ export async function createImport(db: Db, project: ProjectRow, principal: Princ
   try {
     await enqueue("envforge.import", importJobSchema, { importId: row.id }, { retryLimit: 2, retryDelay: 5, retryBackoff: true });
   } catch (err) {
-    await db.update(imports).set({ status: "failed", error: `Could not queue the import: ${(err as Error).message}` }).where(eq(imports.id, row.id));
+    await db
+      .update(imports)
+      .set({ status: "failed", error: `Could not queue the import: ${(err as Error).message}` })
+      .where(eq(imports.id, row.id));
     throw err;
   }
   return importView(row);
@@ -130,13 +147,19 @@ export async function listImports(db: Db, projectId: number, limit = 20) {
 }
 
 async function setProgress(db: Db, id: string, progress: ImportProgress, extra: Partial<typeof imports.$inferInsert> = {}) {
-  await db.update(imports).set({ progress, ...extra }).where(eq(imports.id, id));
+  await db
+    .update(imports)
+    .set({ progress, ...extra })
+    .where(eq(imports.id, id));
 }
 
 /** The stored chunks in order, read one at a time (the upload is never held whole, nor written to disk). */
 async function* storedChunks(db: Db, id: string): AsyncGenerator<Buffer> {
   for (let seq = 0; ; seq++) {
-    const [chunk] = await db.select({ data: importChunks.data }).from(importChunks).where(and(eq(importChunks.importId, id), eq(importChunks.seq, seq)));
+    const [chunk] = await db
+      .select({ data: importChunks.data })
+      .from(importChunks)
+      .where(and(eq(importChunks.importId, id), eq(importChunks.seq, seq)));
     if (!chunk) return;
     yield chunk.data;
   }
@@ -167,7 +190,12 @@ export async function runImport(db: Db, data: unknown): Promise<void> {
     await db.transaction(async (tx) => {
       await tx
         .update(imports)
-        .set({ status: "succeeded", summary: storableSummary(summary), progress: { phase: "done", done: summary.accepted + summary.duplicates + summary.rejected.length, total: null }, finishedAt: new Date() })
+        .set({
+          status: "succeeded",
+          summary: storableSummary(summary),
+          progress: { phase: "done", done: summary.accepted + summary.duplicates + summary.rejected.length, total: null },
+          finishedAt: new Date(),
+        })
         .where(eq(imports.id, importId));
       await tx.delete(importChunks).where(eq(importChunks.importId, importId));
     });
@@ -180,7 +208,10 @@ export async function runImport(db: Db, data: unknown): Promise<void> {
 
 /** Record an import as failed with why (the text made storable: no NUL, no lone surrogate). */
 async function markFailed(db: Db, importId: string, why: string) {
-  await db.update(imports).set({ status: "failed", error: storableText(why).slice(0, 4000), finishedAt: new Date() }).where(eq(imports.id, importId));
+  await db
+    .update(imports)
+    .set({ status: "failed", error: storableText(why).slice(0, 4000), finishedAt: new Date() })
+    .where(eq(imports.id, importId));
 }
 
 function storableSummary<S extends IngestSummary>(summary: S): S {
@@ -210,30 +241,51 @@ async function ingestImport(db: Db, row: ImportRow, project: ProjectRow, progres
     if (!jobDir && (await findTaskDirs(tree.root)).length > 0) {
       // task folders hold files and folders only: a link or an entry out of the archive refuses the whole archive
       const [firstRefused] = [...unpacked.refused.entries()].map(([entry, why]) =>
-        why === LINK_REFUSED || why === HARDLINK_REFUSED ? `${entry}: links are not allowed in the archive` : `${entry}: ${why} (not allowed in an archive of task folders)`,
+        why === LINK_REFUSED || why === HARDLINK_REFUSED
+          ? `${entry}: links are not allowed in the archive`
+          : `${entry}: ${why} (not allowed in an archive of task folders)`,
       );
-      const firstOutside = unpacked.outside[0] && `${unpacked.outside[0]}: lies outside the archive (not allowed in an archive of task folders)`;
+      const firstOutside =
+        unpacked.outside[0] && `${unpacked.outside[0]}: lies outside the archive (not allowed in an archive of task folders)`;
       if (firstRefused || firstOutside) throw new BadRequest((firstRefused ?? firstOutside) as string);
       const tasks = await importTaskFolders(db, project, family, tree.root, {
         generation: row.generation ?? undefined,
         actor: row.createdBy ?? "import",
         onProgress: (done, total) => progress({ phase: "ingesting", done, total }),
       });
-      return { accepted: tasks.created.length + tasks.attached.length, duplicates: tasks.unchanged.length, rejected: tasks.rejected.map((r, i) => ({ line: i + 1, code: "invalid_task", message: r.message })), tasks };
+      return {
+        accepted: tasks.created.length + tasks.attached.length,
+        duplicates: tasks.unchanged.length,
+        rejected: tasks.rejected.map((r, i) => ({ line: i + 1, code: "invalid_task", message: r.message })),
+        tasks,
+      };
     }
     if (!jobDir) throw new BadRequest("The archive holds no Harbor trial folders (folders with config.json / result.json).");
     const job = await readHarborJob(jobDir, { tree, onProgress: (done, total) => progress({ phase: "reading", done, total }) });
     const total = job.trials.length;
-    const lines: IngestLine[] = job.trials.map((t, i) => ({ line: i + 1, value: harborRolloutInput(t, { generation: row.generation ?? undefined }) }));
+    const lines: IngestLine[] = job.trials.map((t, i) => ({
+      line: i + 1,
+      value: harborRolloutInput(t, { generation: row.generation ?? undefined }),
+    }));
     const summary = await ingestRollouts(db, project, family, lines, {
       createEnvironments: true,
       onProgress: (s) => progress({ phase: "ingesting", done: s.lines, total }),
     });
     // unreadable trial folders count as rejected, named by folder; entries out of the archive after them
-    summary.rejected.push(...job.unreadable.map((u, i) => ({ line: total + i + 1, code: "unreadable_trial", message: `${path.basename(u.trialDir)}: ${u.reason}` })));
+    summary.rejected.push(
+      ...job.unreadable.map((u, i) => ({
+        line: total + i + 1,
+        code: "unreadable_trial",
+        message: `${path.basename(u.trialDir)}: ${u.reason}`,
+      })),
+    );
     for (const r of summary.rejected) if (r.line <= total) r.message = `${job.trials[r.line - 1].trialName}: ${r.message}`;
     const n = summary.rejected.length;
-    summary.rejected.push(...unpacked.outside.slice(0, 20).map((p, i) => ({ line: total + n + i + 1, code: "unsafe_entry", message: `${p}: lies outside the archive; not unpacked` })));
+    summary.rejected.push(
+      ...unpacked.outside
+        .slice(0, 20)
+        .map((p, i) => ({ line: total + n + i + 1, code: "unsafe_entry", message: `${p}: lies outside the archive; not unpacked` })),
+    );
     return summary;
   } finally {
     await fsp.rm(work, { recursive: true, force: true });
@@ -243,7 +295,14 @@ async function ingestImport(db: Db, row: ImportRow, project: ProjectRow, progres
 /** Give lines without a generation the import's generation, when one was chosen. */
 async function* withGeneration(lines: AsyncIterable<IngestLine>, generation: number | null): AsyncIterable<IngestLine> {
   for await (const l of lines) {
-    if (generation !== null && "value" in l && l.value && typeof l.value === "object" && !Array.isArray(l.value) && !("generation" in l.value)) {
+    if (
+      generation !== null &&
+      "value" in l &&
+      l.value &&
+      typeof l.value === "object" &&
+      !Array.isArray(l.value) &&
+      !("generation" in l.value)
+    ) {
       yield { line: l.line, value: { ...(l.value as object), generation } };
     } else yield l;
   }

@@ -15,17 +15,21 @@ export interface ValueIssue {
 }
 
 // a NUL, or a high surrogate not followed by a low one, or a low one not preceded by a high one
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a string cannot be stored, or null. */
 export function unstorableString(s: string): string | null {
   const m = UNSTORABLE.exec(s);
   if (!m) return null;
-  return m[0] === "\u0000" ? `holds a NUL character (\\u0000) at offset ${m.index}` : `holds an unpaired UTF-16 surrogate at offset ${m.index}`;
+  return m[0] === "\u0000"
+    ? `holds a NUL character (\\u0000) at offset ${m.index}`
+    : `holds an unpaired UTF-16 surrogate at offset ${m.index}`;
 }
 
 /** The text with NUL characters and lone surrogates replaced (for our own messages, never for user data). */
 export function storableText(s: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what this replaces
   return s.replace(/\u0000/g, "\\u0000").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
 

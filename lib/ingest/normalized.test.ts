@@ -92,7 +92,13 @@ describe("normalizeOpenAIMessages", () => {
   it("converts roles, content parts, tool calls and tool results", () => {
     const out = normalizeOpenAIMessages([
       { role: "developer", content: "be brief" },
-      { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:..." } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image_url", image_url: { url: "data:..." } },
+        ],
+      },
       {
         role: "assistant",
         content: null,
@@ -115,12 +121,24 @@ describe("normalizeOpenAIMessages", () => {
     expect(countTurns(out)).toBe(2);
   });
   it("keeps retrieved documents", () => {
-    const [m] = normalizeOpenAIMessages([{ role: "tool", content: "", retrieved_documents: [{ id: 3, title: "T", content: "body", relevant: false }] }]);
+    const [m] = normalizeOpenAIMessages([
+      { role: "tool", content: "", retrieved_documents: [{ id: 3, title: "T", content: "body", relevant: false }] },
+    ]);
     expect(m.retrievedDocuments).toEqual([{ id: "3", title: "T", text: "body", relevant: false }]);
   });
   it("names the offending message", () => {
-    expect(() => normalizeOpenAIMessages([{ role: "user", content: "x" }, { role: "robot", content: "x" }])).toThrow(TrajectoryFormatError);
-    expect(() => normalizeOpenAIMessages([{ role: "user", content: "x" }, { role: "robot", content: "x" }])).toThrow(/message 1: unknown role/);
+    expect(() =>
+      normalizeOpenAIMessages([
+        { role: "user", content: "x" },
+        { role: "robot", content: "x" },
+      ]),
+    ).toThrow(TrajectoryFormatError);
+    expect(() =>
+      normalizeOpenAIMessages([
+        { role: "user", content: "x" },
+        { role: "robot", content: "x" },
+      ]),
+    ).toThrow(/message 1: unknown role/);
     expect(() => normalizeOpenAIMessages({})).toThrow(/array/);
   });
 });

@@ -86,8 +86,15 @@ export const rolloutSchema = z.strictObject({
   environmentConfig: z.record(z.string(), z.unknown()).optional(),
   generation: count.optional(),
   policy: z.string().min(1).max(512),
-  reward: z.number().finite().nullish().transform((v) => v ?? undefined),
-  success: z.boolean().nullish().transform((v) => v ?? undefined),
+  reward: z
+    .number()
+    .finite()
+    .nullish()
+    .transform((v) => v ?? undefined),
+  success: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? undefined),
   status: z.enum(["completed", "errored"]).optional(),
   error: z.strictObject({ type: z.string(), message: z.string() }).optional(),
   inputTokens: count.optional(),

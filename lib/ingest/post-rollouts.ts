@@ -1,6 +1,5 @@
 /** POST .../rollouts for the HTTP API: the body streamed line by line into ingestion. */
 import type { Db } from "@/lib/db/client";
-import { environments, rollouts } from "@/lib/db/schema";
 import { BadRequest } from "@/lib/errors";
 import { maxBodyBytes } from "@/lib/http/body";
 import type { Principal } from "@/lib/auth/principal";

@@ -170,7 +170,10 @@ export class SafeTree {
       // a second name for a file elsewhere (e.g. the server's secret key) is as good as a link
       if (st.nlink > 1) throw new UnsafeEntryError(rel, HARDLINK_REFUSED);
       if (st.size > this.maxFileBytes) {
-        throw new UnsafeEntryError(rel, `is ${st.size} bytes, over the limit of ${this.maxFileBytes} bytes a file may have (ENVFORGE_IMPORT_MAX_FILE_MB)`);
+        throw new UnsafeEntryError(
+          rel,
+          `is ${st.size} bytes, over the limit of ${this.maxFileBytes} bytes a file may have (ENVFORGE_IMPORT_MAX_FILE_MB)`,
+        );
       }
       // a folder swapped for a link between the checks above and the open: the opened file's folder must still be ours
       const parent = await fsp.realpath(path.dirname(abs));

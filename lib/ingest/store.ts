@@ -126,10 +126,16 @@ class Resolver {
     let env = this.envs.get(r.environmentKey);
     if (!env) {
       if (!this.opts.createEnvironments) {
-        return { code: "unknown_environment", message: `environmentKey '${r.environmentKey}' is not an environment of this project (send ?createEnvironments=1 with environmentConfig to create it)` };
+        return {
+          code: "unknown_environment",
+          message: `environmentKey '${r.environmentKey}' is not an environment of this project (send ?createEnvironments=1 with environmentConfig to create it)`,
+        };
       }
       if (!r.environmentConfig) {
-        return { code: "missing_environment_config", message: `environmentKey '${r.environmentKey}' is new: environmentConfig is required with ?createEnvironments=1` };
+        return {
+          code: "missing_environment_config",
+          message: `environmentKey '${r.environmentKey}' is new: environmentConfig is required with ?createEnvironments=1`,
+        };
       }
       const parsed = parseConfig(this.family, r.environmentConfig);
       if (!parsed.ok) {
@@ -153,19 +159,26 @@ class Resolver {
     } else if (r.environmentConfig && this.opts.createEnvironments && !this.checkedConfigs.has(r.environmentKey)) {
       const parsed = parseConfig(this.family, r.environmentConfig);
       if (parsed.ok && configHash(parsed.config) !== env.hash && !(await this.sameHarborTask(r.environmentKey, parsed.config))) {
-        return { code: "environment_conflict", message: `environmentKey '${r.environmentKey}' exists with a different config; environments are immutable` };
+        return {
+          code: "environment_conflict",
+          message: `environmentKey '${r.environmentKey}' exists with a different config; environments are immutable`,
+        };
       }
       this.checkedConfigs.add(r.environmentKey);
     }
 
     let generationId: number | null;
     if (this.opts.generation !== undefined && r.generation !== undefined && r.generation !== this.opts.generation) {
-      return { code: "generation_not_allowed", message: `this key may only post rollouts of generation ${this.opts.generation} (got ${r.generation})` };
+      return {
+        code: "generation_not_allowed",
+        message: `this key may only post rollouts of generation ${this.opts.generation} (got ${r.generation})`,
+      };
     }
     if (this.opts.generation !== undefined && r.generation === undefined) r = { ...r, generation: this.opts.generation };
     if (r.generation !== undefined) {
       generationId = await this.generationId(r.generation, !!this.opts.createEnvironments);
-      if (generationId === null) return { code: "unknown_generation", message: `generation ${r.generation} does not exist in this project` };
+      if (generationId === null)
+        return { code: "unknown_generation", message: `generation ${r.generation} does not exist in this project` };
     } else {
       generationId = await this.latestGenerationOf(env.id);
       if (generationId === null && this.opts.createEnvironments) {
@@ -190,7 +203,10 @@ class Resolver {
    */
   private async sameHarborTask(key: string, sent: Record<string, unknown>): Promise<boolean> {
     if (this.family.id !== "terminal-task") return false;
-    const [row] = await this.db.select({ config: environments.config }).from(environments).where(and(eq(environments.projectId, this.project.id), eq(environments.key, key)));
+    const [row] = await this.db
+      .select({ config: environments.config })
+      .from(environments)
+      .where(and(eq(environments.projectId, this.project.id), eq(environments.key, key)));
     const stored = (row?.config ?? {}) as Record<string, unknown>;
     if (stored.task_name !== sent.task_name) return false;
     return !stored.git_commit || !sent.git_commit || stored.git_commit === sent.git_commit;

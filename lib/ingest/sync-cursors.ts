@@ -12,7 +12,11 @@ export const syncCursorKeySchema = z.object({
 export const putSyncCursorSchema = z.strictObject({ ...syncCursorKeySchema.shape, cursor: z.string().max(2000).nullable() });
 
 /** The saved cursor, or null when this store was never synced into the project. */
-export async function getSyncCursor(db: Db, projectId: number, query: unknown): Promise<{ source: string; url: string; cursor: string | null }> {
+export async function getSyncCursor(
+  db: Db,
+  projectId: number,
+  query: unknown,
+): Promise<{ source: string; url: string; cursor: string | null }> {
   const key = parseOrThrow(syncCursorKeySchema, query, "query", 400);
   const [row] = await db
     .select({ cursor: syncCursors.cursor })
@@ -27,6 +31,9 @@ export async function putSyncCursor(db: Db, projectId: number, body: unknown) {
   await db
     .insert(syncCursors)
     .values({ projectId, source: input.source, url: input.url, cursor: input.cursor })
-    .onConflictDoUpdate({ target: [syncCursors.projectId, syncCursors.source, syncCursors.url], set: { cursor: input.cursor, updatedAt: new Date() } });
+    .onConflictDoUpdate({
+      target: [syncCursors.projectId, syncCursors.source, syncCursors.url],
+      set: { cursor: input.cursor, updatedAt: new Date() },
+    });
   return input;
 }

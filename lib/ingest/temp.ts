@@ -59,7 +59,12 @@ export async function sweepStaleTempDirs(base = os.tmpdir()): Promise<SweptTempD
     }
     if (!stale) continue;
     await fsp.rm(dir, { recursive: true, force: true }).catch(() => undefined);
-    removed.push({ dir, kind: name.startsWith("envforge-import-") ? "import" : "body", importId: m?.[3] ?? null, pid: m ? Number(m[2]) : null });
+    removed.push({
+      dir,
+      kind: name.startsWith("envforge-import-") ? "import" : "body",
+      importId: m?.[3] ?? null,
+      pid: m ? Number(m[2]) : null,
+    });
   }
   return removed;
 }

@@ -42,11 +42,24 @@ export async function createProject(db: Db, body: unknown, actor: Principal | { 
   await getFamily(db, input.family);
   const [row] = await db
     .insert(projects)
-    .values({ slug: input.slug, name: input.name, familyId: input.family, successThreshold: input.successThreshold ?? 1, isDemo: opts.demo ?? false })
+    .values({
+      slug: input.slug,
+      name: input.name,
+      familyId: input.family,
+      successThreshold: input.successThreshold ?? 1,
+      isDemo: opts.demo ?? false,
+    })
     .onConflictDoNothing()
     .returning();
   if (!row) throw new Conflict(`A project with slug '${input.slug}' exists already.`, [{ path: "slug", message: "is taken" }]);
-  await recordAudit(db, { projectId: row.id, actor: actor.actor, action: "project.create", entity: "project", entityId: row.slug, after: projectView(row) });
+  await recordAudit(db, {
+    projectId: row.id,
+    actor: actor.actor,
+    action: "project.create",
+    entity: "project",
+    entityId: row.slug,
+    after: projectView(row),
+  });
   return row;
 }
 
@@ -75,7 +88,12 @@ export async function listProjects(db: Db, principal: Principal | null) {
   ]);
   return rows
     .filter((p) => !principal || principal.projectId === null || principal.projectId === p.id)
-    .map((p) => ({ ...projectView(p), generations: gens.get(p.id) ?? 0, environments: envs.get(p.id) ?? 0, rollouts: rolls.get(p.id) ?? 0 }));
+    .map((p) => ({
+      ...projectView(p),
+      generations: gens.get(p.id) ?? 0,
+      environments: envs.get(p.id) ?? 0,
+      rollouts: rolls.get(p.id) ?? 0,
+    }));
 }
 
 /** The settings a project keeps in its `settings` column. */
@@ -109,7 +127,8 @@ export async function updateProject(db: Db, project: ProjectRow, body: unknown, 
   const input = parseOrThrow(updateProjectSchema, body);
   const settings = { ...((project.settings ?? {}) as Record<string, unknown>) };
   if (input.defaultPolicy !== undefined) settings.defaultPolicy = input.defaultPolicy;
-  if (input.archived !== undefined) settings.archivedAt = input.archived ? (projectSettings(project).archivedAt ?? new Date().toISOString()) : null;
+  if (input.archived !== undefined)
+    settings.archivedAt = input.archived ? (projectSettings(project).archivedAt ?? new Date().toISOString()) : null;
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(projects)
@@ -120,7 +139,15 @@ export async function updateProject(db: Db, project: ProjectRow, body: unknown, 
       })
       .where(eq(projects.id, project.id))
       .returning();
-    await recordAudit(tx, { projectId: project.id, actor: actor.actor, action: "project.update", entity: "project", entityId: project.slug, before: projectView(project), after: projectView(row) });
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: actor.actor,
+      action: "project.update",
+      entity: "project",
+      entityId: project.slug,
+      before: projectView(project),
+      after: projectView(row),
+    });
     return row;
   });
 }
@@ -129,6 +156,13 @@ export async function updateProject(db: Db, project: ProjectRow, body: unknown, 
 export async function deleteProject(db: Db, project: ProjectRow, actor: Principal) {
   await db.transaction(async (tx) => {
     await tx.delete(projects).where(eq(projects.id, project.id));
-    await recordAudit(tx, { projectId: project.id, actor: actor.actor, action: "project.delete", entity: "project", entityId: project.slug, before: projectView(project) });
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: actor.actor,
+      action: "project.delete",
+      entity: "project",
+      entityId: project.slug,
+      before: projectView(project),
+    });
   });
 }

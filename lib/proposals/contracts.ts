@@ -39,4 +39,8 @@ export interface ProposalProgress {
 }
 
 /** A progress record of `stage`, stamped now. */
-export const progress = (stage: ProposalProgress["stage"], message: string): ProposalProgress => ({ stage, message, at: new Date().toISOString() });
+export const progress = (stage: ProposalProgress["stage"], message: string): ProposalProgress => ({
+  stage,
+  message,
+  at: new Date().toISOString(),
+});

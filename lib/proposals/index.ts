@@ -3,7 +3,14 @@
  * form imports them), repository.ts (queries), service.ts (create, list), job.ts (the worker's
  * engineer run), view.ts (one proposal as the API and page show it).
  */
-export { createProposalSchema, proposalJobSchema, proposalOptionsSchema, type CreateProposalBody, type ProposalOptions, type ProposalProgress } from "./contracts";
+export {
+  createProposalSchema,
+  proposalJobSchema,
+  proposalOptionsSchema,
+  type CreateProposalBody,
+  type ProposalOptions,
+  type ProposalProgress,
+} from "./contracts";
 export { createProposal, listProposals, llmEngineerAvailable } from "./service";
 export { runProposal } from "./job";
 export { getProposal } from "./view";

@@ -26,7 +26,11 @@ import {
 } from "./repository";
 
 /** The worker's job: build the summary, run the engineer, validate and store the items. */
-export async function runProposal(db: Db, data: unknown, opts: { llmConfig?: ReturnType<typeof llmEngineerConfigFromEnv> } = {}): Promise<void> {
+export async function runProposal(
+  db: Db,
+  data: unknown,
+  opts: { llmConfig?: ReturnType<typeof llmEngineerConfigFromEnv> } = {},
+): Promise<void> {
   const { proposalId } = proposalJobSchema.parse(data);
   const p = await proposalForRun(db, proposalId);
   if (!p || (p.status !== "queued" && p.status !== "running")) return; // done already, or gone
@@ -37,15 +41,28 @@ export async function runProposal(db: Db, data: unknown, opts: { llmConfig?: Ret
   let llmRun: LlmRunRecord | undefined;
   try {
     await deleteProposalItems(db, proposalId); // a retried job starts clean
-    await updateProposal(db, proposalId, { progress: progress("summary", "Summarising rollouts and failures"), status: "running", error: null });
+    await updateProposal(db, proposalId, {
+      progress: progress("summary", "Summarising rollouts and failures"),
+      status: "running",
+      error: null,
+    });
     // the engineer validates every child; the check after it reuses those answers
     const family = withValidationCache(await getFamily(db, project.familyId));
     const g = await getGeneration(db, project, p.baseGeneration);
     const ctx = await buildEngineerContext(db, project, family, g, options.policy, options.summaryTokens ?? SUMMARY_TOKEN_BUDGET);
     const policyId = options.policy ? await findPolicyId(db, project.id, options.policy) : null;
-    const stored = await insertFailureSummary(db, { projectId: project.id, generationId: g.id, policyId: policyId ?? null, summary: ctx.summary, tokenEstimate: ctx.summary.tokenEstimate });
+    const stored = await insertFailureSummary(db, {
+      projectId: project.id,
+      generationId: g.id,
+      policyId: policyId ?? null,
+      summary: ctx.summary,
+      tokenEstimate: ctx.summary.tokenEstimate,
+    });
     await updateProposal(db, proposalId, {
-      progress: progress("engineer", `${p.engineer === "llm" ? "Asking the LLM engineer" : "Running the heuristic engineer"} on ${ctx.population.length} environments`),
+      progress: progress(
+        "engineer",
+        `${p.engineer === "llm" ? "Asking the LLM engineer" : "Running the heuristic engineer"} on ${ctx.population.length} environments`,
+      ),
       summaryId: stored.id,
     });
 
@@ -53,7 +70,13 @@ export async function runProposal(db: Db, data: unknown, opts: { llmConfig?: Ret
       family,
       summary: ctx.summary,
       population: ctx.population,
-      options: { seed: options.seed, populationSize: options.populationSize, keepShare: options.keepShare, addShare: options.addShare, groupSize: options.groupSize },
+      options: {
+        seed: options.seed,
+        populationSize: options.populationSize,
+        keepShare: options.keepShare,
+        addShare: options.addShare,
+        groupSize: options.groupSize,
+      },
       knownHashes: ctx.knownHashes,
       keyPrefix: `g${g.index + 1}-${proposalId.slice(0, 4)}-`,
     };
@@ -61,7 +84,9 @@ export async function runProposal(db: Db, data: unknown, opts: { llmConfig?: Ret
     if (p.engineer === "llm") {
       const config = opts.llmConfig ?? llmEngineerConfigFromEnv();
       if (!config) throw new Error("The LLM engineer is not configured in the worker (OPENAI_BASE_URL, ENVFORGE_ENGINEER_MODEL).");
-      const result = await llmEngineer(input, config, { onProgress: (message) => void updateProposal(db, proposalId, { progress: progress("engineer", message) }) });
+      const result = await llmEngineer(input, config, {
+        onProgress: (message) => void updateProposal(db, proposalId, { progress: progress("engineer", message) }),
+      });
       output = result.output;
       llmRun = result.run;
     } else {

@@ -15,7 +15,10 @@ type EngineerRunUpdate = Partial<typeof engineerRuns.$inferInsert>;
 
 /** The id of a policy of the project by name, or undefined. */
 export async function findPolicyId(db: Queryable, projectId: number, name: string): Promise<number | undefined> {
-  const [p] = await db.select({ id: policies.id }).from(policies).where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
+  const [p] = await db
+    .select({ id: policies.id })
+    .from(policies)
+    .where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
   return p?.id;
 }
 
@@ -26,8 +29,15 @@ export async function insertProposal(db: Queryable, values: ProposalInsert): Pro
 }
 
 /** Sets a proposal's fields (status, progress, error, summary…) and its updatedAt. */
-export async function updateProposal(db: Queryable, id: string, set: Partial<ProposalInsert> & { progress?: ProposalProgress }): Promise<void> {
-  await db.update(proposals).set({ updatedAt: new Date(), ...set }).where(eq(proposals.id, id));
+export async function updateProposal(
+  db: Queryable,
+  id: string,
+  set: Partial<ProposalInsert> & { progress?: ProposalProgress },
+): Promise<void> {
+  await db
+    .update(proposals)
+    .set({ updatedAt: new Date(), ...set })
+    .where(eq(proposals.id, id));
 }
 
 /** Marks a proposal failed with its error, leaving its updatedAt (a run that could not be queued). */
@@ -38,7 +48,13 @@ export async function markQueueFailed(db: Queryable, id: string, error: string):
 /** What the worker needs of a proposal to run it. */
 export async function proposalForRun(db: Queryable, id: string) {
   const [p] = await db
-    .select({ status: proposals.status, projectId: proposals.projectId, options: proposals.options, engineer: proposals.engineer, baseGeneration: proposals.baseGeneration })
+    .select({
+      status: proposals.status,
+      projectId: proposals.projectId,
+      options: proposals.options,
+      engineer: proposals.engineer,
+      baseGeneration: proposals.baseGeneration,
+    })
     .from(proposals)
     .where(eq(proposals.id, id));
   return p;
@@ -172,7 +188,16 @@ export async function configsByKey(db: Queryable, projectId: number, keys: reado
 /** The newest 100 proposals of a project, newest first. */
 export async function recentProposals(db: Db, projectId: number) {
   return db
-    .select({ id: proposals.id, status: proposals.status, engineer: proposals.engineer, baseGeneration: proposals.baseGeneration, createdBy: proposals.createdBy, createdAt: proposals.createdAt, error: proposals.error, materializedGeneration: proposals.materializedGeneration })
+    .select({
+      id: proposals.id,
+      status: proposals.status,
+      engineer: proposals.engineer,
+      baseGeneration: proposals.baseGeneration,
+      createdBy: proposals.createdBy,
+      createdAt: proposals.createdAt,
+      error: proposals.error,
+      materializedGeneration: proposals.materializedGeneration,
+    })
     .from(proposals)
     .where(eq(proposals.projectId, projectId))
     .orderBy(desc(proposals.createdAt))

@@ -25,12 +25,15 @@ export async function createProposal(db: Db, project: ProjectRow, g: GenerationR
   requireScope(principal, "proposals:create", project.id);
   const input = parseOrThrow(createProposalSchema, body);
   if (input.engineer === "llm" && !llmEngineerAvailable()) {
-    throw new Invalid("The LLM engineer is not configured: set OPENAI_BASE_URL, OPENAI_API_KEY and ENVFORGE_ENGINEER_MODEL where the worker runs, or use the heuristic engineer.", [
-      { path: "engineer", message: "llm is not configured" },
-    ]);
+    throw new Invalid(
+      "The LLM engineer is not configured: set OPENAI_BASE_URL, OPENAI_API_KEY and ENVFORGE_ENGINEER_MODEL where the worker runs, or use the heuristic engineer.",
+      [{ path: "engineer", message: "llm is not configured" }],
+    );
   }
   if (input.options?.policy && (await findPolicyId(db, project.id, input.options.policy)) === undefined) {
-    throw new Invalid(`Policy '${input.options.policy}' has no rollouts in this project.`, [{ path: "options.policy", message: "unknown policy" }]);
+    throw new Invalid(`Policy '${input.options.policy}' has no rollouts in this project.`, [
+      { path: "options.policy", message: "unknown policy" },
+    ]);
   }
   const row = await db.transaction(async (tx) => {
     const created = await insertProposal(tx, {
@@ -42,7 +45,14 @@ export async function createProposal(db: Db, project: ProjectRow, g: GenerationR
       createdBy: principal.actor,
       progress: progress("queued", "Waiting for a worker"),
     });
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "proposal.create", entity: "proposal", entityId: created.id, after: { engineer: input.engineer, baseGeneration: g.index, options: input.options ?? {} } });
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: principal.actor,
+      action: "proposal.create",
+      entity: "proposal",
+      entityId: created.id,
+      after: { engineer: input.engineer, baseGeneration: g.index, options: input.options ?? {} },
+    });
     return created;
   });
   try {

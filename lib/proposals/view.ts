@@ -25,7 +25,12 @@ export async function getProposal(db: Db, id: string, principal: Principal) {
   const p = await proposalRow(db, id);
   if (!p) throw new NotFound(`Proposal ${id} does not exist.`);
   requireScope(principal, "projects:read", p.projectId);
-  const [slug, items, run, summary] = await Promise.all([projectSlug(db, p.projectId), proposalItemRows(db, id), latestEngineerRun(db, id), storedSummary(db, p.summaryId)]);
+  const [slug, items, run, summary] = await Promise.all([
+    projectSlug(db, p.projectId),
+    proposalItemRows(db, id),
+    latestEngineerRun(db, id),
+    storedSummary(db, p.summaryId),
+  ]);
   const parentConfig = await configsByKey(db, p.projectId, [...new Set(items.map((i) => i.parentKey).filter((k): k is string => !!k))]);
   const byOp = { keep: 0, mutate: 0, add: 0, retire: 0 } as Record<string, number>;
   const byDirection: Record<string, number> = {};
@@ -49,7 +54,18 @@ export async function getProposal(db: Db, id: string, principal: Principal) {
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
     run: run
-      ? { engineer: run.engineer, model: run.model, status: run.status, promptTokens: run.promptTokens, completionTokens: run.completionTokens, latencyMs: run.latencyMs, costUsd: run.costUsd, attempts: run.attempts, error: run.error, rawOutput: run.rawOutput }
+      ? {
+          engineer: run.engineer,
+          model: run.model,
+          status: run.status,
+          promptTokens: run.promptTokens,
+          completionTokens: run.completionTokens,
+          latencyMs: run.latencyMs,
+          costUsd: run.costUsd,
+          attempts: run.attempts,
+          error: run.error,
+          rawOutput: run.rawOutput,
+        }
       : null,
     population: {
       before: { size: summary?.behaviour.environments ?? null, tiers: summary?.behaviour.tiers ?? null },

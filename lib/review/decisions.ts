@@ -64,10 +64,17 @@ export function proposalStatusFrom(decisions: string[]): string {
 }
 
 /** Check an edited config against the family; field paths are reported under `prefix`. */
-export function checkEditedConfig(family: FamilyDefinition, config: unknown, prefix: string): { config: Record<string, unknown> | null; details: ErrorDetail[] } {
+export function checkEditedConfig(
+  family: FamilyDefinition,
+  config: unknown,
+  prefix: string,
+): { config: Record<string, unknown> | null; details: ErrorDetail[] } {
   const parsed = parseConfig(family, config);
   if (!parsed.ok) {
-    return { config: null, details: parsed.errors.map((e) => ({ path: `${prefix}${e.path && e.path !== "(root)" ? "." + e.path : ""}`, message: e.message })) };
+    return {
+      config: null,
+      details: parsed.errors.map((e) => ({ path: `${prefix}${e.path && e.path !== "(root)" ? "." + e.path : ""}`, message: e.message })),
+    };
   }
   const v = family.validate(parsed.config);
   if (v.state !== "valid") {
@@ -83,11 +90,17 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
   const { proposal, project } = await loadProposal(db, id);
   requireScope(principal, "proposals:review", project.id);
   if (!REVIEWABLE.has(proposal.status)) throw new Conflict(`Proposal ${id} is ${proposal.status}; only a ready proposal can be reviewed.`);
-  if (proposal.materializedGeneration !== null) throw new Conflict(`Proposal ${id} was materialized into generation ${proposal.materializedGeneration}; its decisions are final.`);
+  if (proposal.materializedGeneration !== null)
+    throw new Conflict(`Proposal ${id} was materialized into generation ${proposal.materializedGeneration}; its decisions are final.`);
   const family = await getFamily(db, project.familyId);
 
   const itemIds = [...new Set(input.decisions.map((d) => d.itemId))];
-  const items = itemIds.length ? await db.select().from(proposalItems).where(and(eq(proposalItems.proposalId, id), inArray(proposalItems.id, itemIds))) : [];
+  const items = itemIds.length
+    ? await db
+        .select()
+        .from(proposalItems)
+        .where(and(eq(proposalItems.proposalId, id), inArray(proposalItems.id, itemIds)))
+    : [];
   const byId = new Map(items.map((i) => [i.id, i]));
   const details: ErrorDetail[] = [];
   const edits = new Map<number, Record<string, unknown>>();
@@ -95,7 +108,11 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
     const item = byId.get(d.itemId);
     if (!item) return void details.push({ path: `decisions.${i}.itemId`, message: "is not an item of this proposal" });
     if (d.config === undefined) return;
-    if (item.op !== "mutate" && item.op !== "add") return void details.push({ path: `decisions.${i}.config`, message: `a ${item.op} item keeps its environment's config; only mutate and add items can be edited` });
+    if (item.op !== "mutate" && item.op !== "add")
+      return void details.push({
+        path: `decisions.${i}.config`,
+        message: `a ${item.op} item keeps its environment's config; only mutate and add items can be edited`,
+      });
     const checked = checkEditedConfig(family, d.config, `decisions.${i}.config`);
     if (checked.config) edits.set(i, checked.config);
     else details.push(...checked.details);
@@ -107,11 +124,22 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
     const dupes = await db
       .select({ key: environments.key, hash: environments.configHash })
       .from(environments)
-      .where(and(eq(environments.projectId, project.id), inArray(environments.configHash, editHashes.map((e) => e.hash))));
+      .where(
+        and(
+          eq(environments.projectId, project.id),
+          inArray(
+            environments.configHash,
+            editHashes.map((e) => e.hash),
+          ),
+        ),
+      );
     const known = new Map(dupes.map((d) => [d.hash, d.key]));
     const clash = editHashes.filter((e) => known.has(e.hash));
     if (clash.length) {
-      throw new Invalid(`decisions.${clash[0].i}.config is the config of environment '${known.get(clash[0].hash)}' already; duplicates never enter twice.`, clash.map((c) => ({ path: `decisions.${c.i}.config`, message: `duplicates '${known.get(c.hash)}'` })));
+      throw new Invalid(
+        `decisions.${clash[0].i}.config is the config of environment '${known.get(clash[0].hash)}' already; duplicates never enter twice.`,
+        clash.map((c) => ({ path: `decisions.${c.i}.config`, message: `duplicates '${known.get(c.hash)}'` })),
+      );
     }
   }
 
@@ -127,12 +155,23 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
       const after = { decision, editedConfig: edited ?? item.editedConfig ?? undefined };
       await tx
         .update(proposalItems)
-        .set({ decision, decidedBy: decision === "pending" ? null : principal.actor, decidedAt: decision === "pending" ? null : now, ...(edited ? { editedConfig: edited } : {}) })
+        .set({
+          decision,
+          decidedBy: decision === "pending" ? null : principal.actor,
+          decidedAt: decision === "pending" ? null : now,
+          ...(edited ? { editedConfig: edited } : {}),
+        })
         .where(eq(proposalItems.id, item.id));
       await recordAudit(tx, {
         projectId: project.id,
         actor: principal.actor,
-        action: edited ? "proposal_item.edit" : d.decision === "pending" ? "proposal_item.undo" : d.decision === "approve" ? "proposal_item.approve" : "proposal_item.reject",
+        action: edited
+          ? "proposal_item.edit"
+          : d.decision === "pending"
+            ? "proposal_item.undo"
+            : d.decision === "approve"
+              ? "proposal_item.approve"
+              : "proposal_item.reject",
         entity: "proposal_item",
         entityId: item.id,
         before,
@@ -141,13 +180,28 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
     }
     if (input.comment) {
       const [c] = await tx.insert(comments).values({ proposalId: id, author: principal.actor, body: input.comment }).returning();
-      await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "comment.create", entity: "comment", entityId: c.id, after: { proposalId: id, body: input.comment } });
+      await recordAudit(tx, {
+        projectId: project.id,
+        actor: principal.actor,
+        action: "comment.create",
+        entity: "comment",
+        entityId: c.id,
+        after: { proposalId: id, body: input.comment },
+      });
     }
     const all = await tx.select({ decision: proposalItems.decision }).from(proposalItems).where(eq(proposalItems.proposalId, id));
     const status = proposalStatusFrom(all.map((a) => a.decision));
     if (status !== locked.status) {
       await tx.update(proposals).set({ status, updatedAt: now }).where(eq(proposals.id, id));
-      await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "proposal.status", entity: "proposal", entityId: id, before: { status: locked.status }, after: { status } });
+      await recordAudit(tx, {
+        projectId: project.id,
+        actor: principal.actor,
+        action: "proposal.status",
+        entity: "proposal",
+        entityId: id,
+        before: { status: locked.status },
+        after: { status },
+      });
     }
   });
 }
@@ -158,12 +212,26 @@ export async function addComment(db: Db, id: string, body: unknown, principal: P
   const { project } = await loadProposal(db, id);
   requireScope(principal, "proposals:review", project.id);
   if (input.itemId) {
-    const [item] = await db.select({ id: proposalItems.id }).from(proposalItems).where(and(eq(proposalItems.id, input.itemId), eq(proposalItems.proposalId, id)));
-    if (!item) throw new Invalid("itemId is not an item of this proposal.", [{ path: "itemId", message: "is not an item of this proposal" }]);
+    const [item] = await db
+      .select({ id: proposalItems.id })
+      .from(proposalItems)
+      .where(and(eq(proposalItems.id, input.itemId), eq(proposalItems.proposalId, id)));
+    if (!item)
+      throw new Invalid("itemId is not an item of this proposal.", [{ path: "itemId", message: "is not an item of this proposal" }]);
   }
   return db.transaction(async (tx) => {
-    const [c] = await tx.insert(comments).values({ proposalId: id, itemId: input.itemId ?? null, author: principal.actor, body: input.body }).returning();
-    await recordAudit(tx, { projectId: project.id, actor: principal.actor, action: "comment.create", entity: "comment", entityId: c.id, after: { proposalId: id, itemId: input.itemId, body: input.body } });
+    const [c] = await tx
+      .insert(comments)
+      .values({ proposalId: id, itemId: input.itemId ?? null, author: principal.actor, body: input.body })
+      .returning();
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: principal.actor,
+      action: "comment.create",
+      entity: "comment",
+      entityId: c.id,
+      after: { proposalId: id, itemId: input.itemId, body: input.body },
+    });
     return { id: c.id, itemId: c.itemId, author: c.author, body: c.body, createdAt: c.createdAt.toISOString() };
   });
 }
@@ -183,21 +251,27 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
   const input = parseOrThrow(materializeSchema, body ?? {});
   const { proposal, project } = await loadProposal(db, id);
   requireScope(principal, "proposals:review", project.id);
-  if (proposal.materializedGeneration !== null) throw new Conflict(`Proposal ${id} is materialized already, as generation ${proposal.materializedGeneration}.`);
-  if (!REVIEWABLE.has(proposal.status)) throw new Conflict(`Proposal ${id} is ${proposal.status}; only a reviewed proposal can be materialized.`);
+  if (proposal.materializedGeneration !== null)
+    throw new Conflict(`Proposal ${id} is materialized already, as generation ${proposal.materializedGeneration}.`);
+  if (!REVIEWABLE.has(proposal.status))
+    throw new Conflict(`Proposal ${id} is ${proposal.status}; only a reviewed proposal can be materialized.`);
   const items = await db.select().from(proposalItems).where(eq(proposalItems.proposalId, id)).orderBy(asc(proposalItems.position));
   const pendingItems = items.filter((i) => i.decision === "pending");
   const pending = pendingItems.length;
   if (pending && !input.rejectPending) {
-    throw new Conflict(`${pending} item${pending === 1 ? " is" : "s are"} still pending; approve or reject every item first, or materialize the approved ones and reject the rest (rejectPending).`);
+    throw new Conflict(
+      `${pending} item${pending === 1 ? " is" : "s are"} still pending; approve or reject every item first, or materialize the approved ones and reject the rest (rejectPending).`,
+    );
   }
   const approved = items.filter((i) => i.decision === "approved" && i.op !== "retire");
-  if (approved.length === 0) throw new Conflict("No item that keeps, mutates or adds an environment is approved; there is nothing to materialize.");
+  if (approved.length === 0)
+    throw new Conflict("No item that keeps, mutates or adds an environment is approved; there is nothing to materialize.");
 
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${project.id})`);
     const { proposal: locked } = await loadProposal(tx, id, true);
-    if (locked.materializedGeneration !== null) throw new Conflict(`Proposal ${id} is materialized already, as generation ${locked.materializedGeneration}.`);
+    if (locked.materializedGeneration !== null)
+      throw new Conflict(`Proposal ${id} is materialized already, as generation ${locked.materializedGeneration}.`);
     if (pending) {
       // the reviewer asked for it: the pending items are rejected, each audited like a rejection by hand
       const now = new Date();
@@ -214,13 +288,25 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
           entity: "proposal_item",
           entityId: item.id,
           before: { decision: "pending" },
-          after: { decision: "rejected", proposalId: id, op: item.op, environmentKey: item.environmentKey, reason: "rejected as pending when materializing the approved items" },
+          after: {
+            decision: "rejected",
+            proposalId: id,
+            op: item.op,
+            environmentKey: item.environmentKey,
+            reason: "rejected as pending when materializing the approved items",
+          },
         });
       }
     }
-    const [{ maxIndex }] = await tx.select({ maxIndex: sql<number | null>`max(${generations.index})` }).from(generations).where(eq(generations.projectId, project.id));
+    const [{ maxIndex }] = await tx
+      .select({ maxIndex: sql<number | null>`max(${generations.index})` })
+      .from(generations)
+      .where(eq(generations.projectId, project.id));
     const index = (maxIndex ?? -1) + 1;
-    const [base] = await tx.select().from(generations).where(and(eq(generations.projectId, project.id), eq(generations.index, proposal.baseGeneration)));
+    const [base] = await tx
+      .select()
+      .from(generations)
+      .where(and(eq(generations.projectId, project.id), eq(generations.index, proposal.baseGeneration)));
 
     const fresh = approved.filter((i) => i.op === "mutate" || i.op === "add");
     const envIds = await upsertEnvironments(
@@ -228,7 +314,14 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
       project,
       fresh.map((i) => {
         const config = (i.editedConfig ?? i.config) as Record<string, unknown>;
-        return { key: i.environmentKey!, config, hash: configHash(config), parentKey: i.parentKey ?? undefined, op: i.op, direction: i.direction };
+        return {
+          key: i.environmentKey!,
+          config,
+          hash: configHash(config),
+          parentKey: i.parentKey ?? undefined,
+          op: i.op,
+          direction: i.direction,
+        };
       }),
     );
     const keptKeys = approved.filter((i) => i.op === "keep").map((i) => i.environmentKey!);
@@ -236,7 +329,13 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
       ? await tx
           .select({ id: environments.id, key: environments.key, weight: generationEnvironments.weight })
           .from(environments)
-          .leftJoin(generationEnvironments, and(eq(generationEnvironments.environmentId, environments.id), base ? eq(generationEnvironments.generationId, base.id) : sql`false`))
+          .leftJoin(
+            generationEnvironments,
+            and(
+              eq(generationEnvironments.environmentId, environments.id),
+              base ? eq(generationEnvironments.generationId, base.id) : sql`false`,
+            ),
+          )
           .where(and(eq(environments.projectId, project.id), inArray(environments.key, keptKeys)))
       : [];
     const keptByKey = new Map(kept.map((k) => [k.key, k]));
@@ -245,19 +344,37 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
 
     const [gen] = await tx
       .insert(generations)
-      .values({ projectId: project.id, index, status: "materialized", source: "proposal", parentIndex: proposal.baseGeneration, proposalId: id, trainingSteps: input.trainingSteps, mixWeight: input.mixWeight })
+      .values({
+        projectId: project.id,
+        index,
+        status: "materialized",
+        source: "proposal",
+        parentIndex: proposal.baseGeneration,
+        proposalId: id,
+        trainingSteps: input.trainingSteps,
+        mixWeight: input.mixWeight,
+      })
       .returning();
     await insertMembership(
       tx,
       gen.id,
       approved.map((i) =>
         i.op === "keep"
-          ? { environmentId: keptByKey.get(i.environmentKey!)!.id, weight: keptByKey.get(i.environmentKey!)!.weight ?? 1, op: "keep", direction: null, rationale: i.rationale }
+          ? {
+              environmentId: keptByKey.get(i.environmentKey!)!.id,
+              weight: keptByKey.get(i.environmentKey!)!.weight ?? 1,
+              op: "keep",
+              direction: null,
+              rationale: i.rationale,
+            }
           : { environmentId: envIds.get(i.environmentKey!)!, weight: 1, op: i.op, direction: i.direction, rationale: i.rationale },
       ),
     );
     // a materialized proposal says so (its review is final), whatever its decisions were
-    await tx.update(proposals).set({ materializedGeneration: index, status: "materialized", updatedAt: new Date() }).where(eq(proposals.id, id));
+    await tx
+      .update(proposals)
+      .set({ materializedGeneration: index, status: "materialized", updatedAt: new Date() })
+      .where(eq(proposals.id, id));
     const counts = {
       keep: keptKeys.length,
       mutate: fresh.filter((i) => i.op === "mutate").length,
@@ -272,7 +389,13 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
       entity: "proposal",
       entityId: id,
       before: { status: locked.status },
-      after: { status: "materialized", generation: index, ...counts, trainingSteps: input.trainingSteps ?? null, mixWeight: input.mixWeight ?? null },
+      after: {
+        status: "materialized",
+        generation: index,
+        ...counts,
+        trainingSteps: input.trainingSteps ?? null,
+        mixWeight: input.mixWeight ?? null,
+      },
     });
     return { generation: index, environments: approved.length, ...counts };
   });

@@ -23,7 +23,10 @@ function sortKey(sort: RolloutSort): { key: SQL | null; descending: boolean } {
 
 /** A keyset cursor: the id alone for id orders, else "<key>~<id>"; 400 naming `cursor` when it is not one of ours. */
 function parseCursor(cursor: string, withKey: boolean): { key: number | null; id: number } {
-  const bad = () => new BadRequest("cursor is not a cursor this list gave (pass nextCursor back unchanged, with the same sort).", [{ path: "query.cursor", message: "invalid cursor" }]);
+  const bad = () =>
+    new BadRequest("cursor is not a cursor this list gave (pass nextCursor back unchanged, with the same sort).", [
+      { path: "query.cursor", message: "invalid cursor" },
+    ]);
   const at = cursor.lastIndexOf("~");
   if (withKey !== at >= 0) throw bad();
   const id = Number(withKey ? cursor.slice(at + 1) : cursor);
@@ -116,14 +119,21 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown) 
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  const cursorOf = (r: typeof last) => (key === null ? String(r.id) : `${(q.sort ?? "").endsWith("reward") ? (r.reward ?? "-Infinity") : (r.turns ?? -1)}~${r.id}`);
+  const cursorOf = (r: typeof last) =>
+    key === null ? String(r.id) : `${(q.sort ?? "").endsWith("reward") ? (r.reward ?? "-Infinity") : (r.turns ?? -1)}~${r.id}`;
   return { items: page, nextCursor: rows.length > q.limit ? cursorOf(last) : null };
 }
 
 /** One rollout with its payload columns, checked against the principal's project access. */
 async function readRollout<C extends SelectedFields>(db: Db, id: number, principal: Principal, payloadColumns: C) {
   const [row] = await db
-    .select({ ...rolloutColumns, projectId: rollouts.projectId, verifierOutput: rolloutPayloads.verifierOutput, metadata: rolloutPayloads.metadata, ...payloadColumns })
+    .select({
+      ...rolloutColumns,
+      projectId: rollouts.projectId,
+      verifierOutput: rolloutPayloads.verifierOutput,
+      metadata: rolloutPayloads.metadata,
+      ...payloadColumns,
+    })
     .from(rollouts)
     .innerJoin(environments, eq(environments.id, rollouts.environmentId))
     .innerJoin(generations, eq(generations.id, rollouts.generationId))

@@ -38,8 +38,7 @@ export function canTraverse(target: string, user: Pick<SystemUser, "uid" | "gid"
       continue;
     }
     const mode = st.mode;
-    const ok =
-      st.uid === user.uid ? (mode & 0o100) !== 0 : st.gid === user.gid ? (mode & 0o010) !== 0 : (mode & 0o001) !== 0;
+    const ok = st.uid === user.uid ? (mode & 0o100) !== 0 : st.gid === user.gid ? (mode & 0o010) !== 0 : (mode & 0o001) !== 0;
     if (!ok) return false;
     const parent = path.dirname(current);
     if (parent === current) return true;
@@ -79,7 +78,11 @@ export function ensureSystemUser(name: string, why: string, log: (line: string) 
     // the group may exist already
   }
   try {
-    execFileSync("useradd", ["--system", "-g", name, "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name], { stdio: "ignore" });
+    execFileSync(
+      "useradd",
+      ["--system", "-g", name, "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name],
+      { stdio: "ignore" },
+    );
   } catch {
     // a concurrent start may have created it; the lookup below decides
   }

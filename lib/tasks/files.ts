@@ -8,7 +8,10 @@ import { environmentFileList } from "./store";
 
 /** The id of a project's environment by key (404 when missing). */
 export async function environmentId(db: Db, project: ProjectRow, key: string): Promise<number> {
-  const [env] = await db.select({ id: environments.id }).from(environments).where(and(eq(environments.projectId, project.id), eq(environments.key, key)));
+  const [env] = await db
+    .select({ id: environments.id })
+    .from(environments)
+    .where(and(eq(environments.projectId, project.id), eq(environments.key, key)));
   if (!env) throw new NotFound(`Environment '${key}' does not exist in '${project.slug}'.`);
   return env.id;
 }
@@ -24,13 +27,19 @@ export function checkTaskFilePath(raw: string): string {
   const p = raw.replace(/^\/+/, "");
   const parts = p.split("/");
   if (!p || p.includes("\\") || p.includes("\0") || parts.some((s) => s === "" || s === "." || s === "..")) {
-    throw new BadRequest(`'${raw}' is not a file path of a task (relative, '/'-separated, no '.' or '..' segments).`, [{ path: "path", message: "invalid task file path" }]);
+    throw new BadRequest(`'${raw}' is not a file path of a task (relative, '/'-separated, no '.' or '..' segments).`, [
+      { path: "path", message: "invalid task file path" },
+    ]);
   }
   return p;
 }
 
 /** The bytes of one file, or null when the path is not a file of the environment. */
-export async function readTaskFile(db: Db, environmentIdValue: number, filePath: string): Promise<{ data: Buffer; sha256: string; executable: boolean } | null> {
+export async function readTaskFile(
+  db: Db,
+  environmentIdValue: number,
+  filePath: string,
+): Promise<{ data: Buffer; sha256: string; executable: boolean } | null> {
   const [row] = await db
     .select({ data: blobs.data, sha256: blobs.sha256, executable: environmentFiles.executable })
     .from(environmentFiles)
@@ -55,7 +64,10 @@ export async function taskFileResponse(db: Db, project: ProjectRow, key: string,
   const filePath = checkTaskFilePath(rawPath);
   const file = await readTaskFile(db, await environmentId(db, project, key), filePath);
   if (!file) throw new NotFound(`Environment '${key}' has no file '${filePath}'.`);
-  const name = filePath.split("/").pop()!.replace(/[^A-Za-z0-9._-]/g, "_");
+  const name = filePath
+    .split("/")
+    .pop()!
+    .replace(/[^A-Za-z0-9._-]/g, "_");
   return new Response(new Uint8Array(file.data), {
     headers: {
       "content-type": isText(file.data) ? "text/plain; charset=utf-8" : "application/octet-stream",

@@ -87,12 +87,14 @@ async function walkFiles(dir: string, rel: string, out: { rel: string; abs: stri
     const abs = path.join(dir, e.name);
     const relPath = rel ? `${rel}/${e.name}` : e.name;
     const st = await lstat(abs);
-    if (st.isSymbolicLink()) throw new TaskFolderError(`${taskName}/${relPath}: symbolic links are not allowed in task folders (never followed)`);
+    if (st.isSymbolicLink())
+      throw new TaskFolderError(`${taskName}/${relPath}: symbolic links are not allowed in task folders (never followed)`);
     if (st.isDirectory()) await walkFiles(abs, relPath, out, taskName);
     else if (st.isFile()) {
       if (st.nlink > 1) throw new TaskFolderError(`${taskName}/${relPath}: hard links are not allowed in task folders`);
       out.push({ rel: relPath, abs, size: st.size, mode: st.mode });
-      if (out.length > TASK_LIMITS.taskFiles) throw new TaskFolderError(`${taskName}: more than ${TASK_LIMITS.taskFiles} files (the limit per task)`);
+      if (out.length > TASK_LIMITS.taskFiles)
+        throw new TaskFolderError(`${taskName}: more than ${TASK_LIMITS.taskFiles} files (the limit per task)`);
     } else throw new TaskFolderError(`${taskName}/${relPath}: not a regular file or folder (devices, sockets and pipes are not allowed)`);
   }
 }
@@ -106,7 +108,8 @@ export function checkTaskLayout(files: { path: string }[], fields: TaskTomlField
   if (fields.steps?.length) {
     for (const step of fields.steps) {
       if (!has(`steps/${step}/instruction.md`)) return `steps/${step}/instruction.md is missing (step '${step}' of task.toml)`;
-      if (!hasUnder(files, `steps/${step}/tests`) && !hasUnder(files, "tests")) return `steps/${step}/tests/ is missing (step '${step}' of task.toml)`;
+      if (!hasUnder(files, `steps/${step}/tests`) && !hasUnder(files, "tests"))
+        return `steps/${step}/tests/ is missing (step '${step}' of task.toml)`;
     }
     return null;
   }
@@ -118,15 +121,20 @@ export function checkTaskLayout(files: { path: string }[], fields: TaskTomlField
 /** Read one task folder: every file (hashed), task.toml validated, layout checked. */
 export async function readTaskFolder(dir: string, root: string): Promise<TaskFolder> {
   const name = path.basename(path.resolve(dir));
-  if (!TASK_NAME.test(name)) throw new TaskFolderError(`${name}: a task folder name must be letters, digits, '.', '_' or '-' (at most 200), starting with a letter or digit`);
+  if (!TASK_NAME.test(name))
+    throw new TaskFolderError(
+      `${name}: a task folder name must be letters, digits, '.', '_' or '-' (at most 200), starting with a letter or digit`,
+    );
   const listed: { rel: string; abs: string; size: number; mode: number }[] = [];
   await walkFiles(dir, "", listed, name);
   let total = 0;
   const files: TaskFile[] = [];
   for (const f of listed) {
-    if (f.size > TASK_LIMITS.fileBytes) throw new TaskFolderError(`${name}/${f.rel}: ${f.size} bytes, over the limit of ${TASK_LIMITS.fileBytes} bytes per file`);
+    if (f.size > TASK_LIMITS.fileBytes)
+      throw new TaskFolderError(`${name}/${f.rel}: ${f.size} bytes, over the limit of ${TASK_LIMITS.fileBytes} bytes per file`);
     total += f.size;
-    if (total > TASK_LIMITS.taskBytes) throw new TaskFolderError(`${name}: over the limit of ${TASK_LIMITS.taskBytes} bytes per task (at ${f.rel})`);
+    if (total > TASK_LIMITS.taskBytes)
+      throw new TaskFolderError(`${name}: over the limit of ${TASK_LIMITS.taskBytes} bytes per task (at ${f.rel})`);
     const data = await readFile(f.abs);
     files.push({ path: f.rel, sha256: sha256Hex(data), size: data.length, executable: (f.mode & 0o111) !== 0, data });
   }

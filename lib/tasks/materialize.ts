@@ -12,7 +12,18 @@ import { applyTaskTomlFields, type TaskTomlFields } from "./task-toml";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
-const HONOURED: (keyof TaskTomlFields)[] = ["agent_timeout_sec", "verifier_timeout_sec", "cpus", "memory_mb", "storage_mb", "gpus", "allow_internet", "difficulty", "category", "tags"];
+const HONOURED: (keyof TaskTomlFields)[] = [
+  "agent_timeout_sec",
+  "verifier_timeout_sec",
+  "cpus",
+  "memory_mb",
+  "storage_mb",
+  "gpus",
+  "allow_internet",
+  "difficulty",
+  "category",
+  "tags",
+];
 
 /** The task.toml changes that turn the parent's config into the child's (honoured fields only). */
 export function taskTomlChanges(parent: Record<string, unknown>, child: Record<string, unknown>): Partial<TaskTomlFields> {
@@ -25,7 +36,12 @@ export function taskTomlChanges(parent: Record<string, unknown>, child: Record<s
 export async function materializeTaskFiles(db: Db | Tx, environmentIds: number[]): Promise<number> {
   if (!environmentIds.length) return 0;
   const withFiles = new Set(
-    (await db.selectDistinct({ id: environmentFiles.environmentId }).from(environmentFiles).where(inArray(environmentFiles.environmentId, environmentIds))).map((r) => r.id),
+    (
+      await db
+        .selectDistinct({ id: environmentFiles.environmentId })
+        .from(environmentFiles)
+        .where(inArray(environmentFiles.environmentId, environmentIds))
+    ).map((r) => r.id),
   );
   let made = 0;
   for (const id of environmentIds) {

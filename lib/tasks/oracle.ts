@@ -17,7 +17,12 @@ export function isOracleRollout(r: NormalizedRollout): boolean {
 }
 
 /** Mark the environments of oracle rollouts valid or invalid (the latest finished trial of each wins). */
-export async function recordOracleValidation(db: Db, projectId: number, rows: { rollout: NormalizedRollout; environmentId: number }[], successThreshold: number): Promise<number> {
+export async function recordOracleValidation(
+  db: Db,
+  projectId: number,
+  rows: { rollout: NormalizedRollout; environmentId: number }[],
+  successThreshold: number,
+): Promise<number> {
   const latest = new Map<number, NormalizedRollout>();
   for (const { rollout, environmentId } of rows) {
     if (!isOracleRollout(rollout)) continue;

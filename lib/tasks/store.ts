@@ -50,12 +50,26 @@ export async function storeBlobs(db: Queryable, files: Pick<TaskFile, "sha256" |
   const unique = [...new Map(files.map((f) => [f.sha256, f])).values()];
   if (!unique.length) return 0;
   const existing = new Set(
-    (await db.select({ sha256: blobs.sha256 }).from(blobs).where(inArray(blobs.sha256, unique.map((f) => f.sha256)))).map((r) => r.sha256),
+    (
+      await db
+        .select({ sha256: blobs.sha256 })
+        .from(blobs)
+        .where(
+          inArray(
+            blobs.sha256,
+            unique.map((f) => f.sha256),
+          ),
+        )
+    ).map((r) => r.sha256),
   );
   let made = 0;
   for (const f of unique) {
     if (existing.has(f.sha256)) continue;
-    const rows = await db.insert(blobs).values({ sha256: f.sha256, size: f.size, data: f.data }).onConflictDoNothing().returning({ sha256: blobs.sha256 });
+    const rows = await db
+      .insert(blobs)
+      .values({ sha256: f.sha256, size: f.size, data: f.data })
+      .onConflictDoNothing()
+      .returning({ sha256: blobs.sha256 });
     made += rows.length;
   }
   return made;
@@ -64,7 +78,12 @@ export async function storeBlobs(db: Queryable, files: Pick<TaskFile, "sha256" |
 /** The files of an environment, by path. */
 export async function environmentFileList(db: Queryable, environmentId: number) {
   return db
-    .select({ path: environmentFiles.path, size: environmentFiles.size, sha256: environmentFiles.sha256, executable: environmentFiles.executable })
+    .select({
+      path: environmentFiles.path,
+      size: environmentFiles.size,
+      sha256: environmentFiles.sha256,
+      executable: environmentFiles.executable,
+    })
     .from(environmentFiles)
     .where(eq(environmentFiles.environmentId, environmentId))
     .orderBy(environmentFiles.path);
@@ -77,7 +96,11 @@ const fileSignature = (files: { path: string; sha256: string; executable: boolea
     .join("\n");
 
 /** The environment config of a task: task.toml's honoured fields on top of what is already known (trial-derived identity kept). */
-export function taskEnvironmentConfig(task: TaskFolder, base: Record<string, unknown> | null, src: TaskSourceOptions): Record<string, unknown> {
+export function taskEnvironmentConfig(
+  task: TaskFolder,
+  base: Record<string, unknown> | null,
+  src: TaskSourceOptions,
+): Record<string, unknown> {
   const fields: Record<string, unknown> = { ...task.fields };
   if (fields.difficulty && !["easy", "medium", "hard"].includes(fields.difficulty as string)) delete fields.difficulty;
   const config: Record<string, unknown> = { ...(base ?? {}), ...fields, task_name: task.name };
@@ -88,18 +111,27 @@ export function taskEnvironmentConfig(task: TaskFolder, base: Record<string, unk
 }
 
 /** Replace an environment's file list (blobs must be stored). */
-export async function writeEnvironmentFiles(db: Queryable, environmentId: number, files: Pick<TaskFile, "path" | "sha256" | "size" | "executable">[]) {
+export async function writeEnvironmentFiles(
+  db: Queryable,
+  environmentId: number,
+  files: Pick<TaskFile, "path" | "sha256" | "size" | "executable">[],
+) {
   await db.delete(environmentFiles).where(eq(environmentFiles.environmentId, environmentId));
   for (let i = 0; i < files.length; i += 500) {
-    await db.insert(environmentFiles).values(
-      files.slice(i, i + 500).map((f) => ({ environmentId, path: f.path, sha256: f.sha256, size: f.size, executable: f.executable })),
-    );
+    await db
+      .insert(environmentFiles)
+      .values(
+        files.slice(i, i + 500).map((f) => ({ environmentId, path: f.path, sha256: f.sha256, size: f.size, executable: f.executable })),
+      );
   }
 }
 
 async function generationIdFor(db: Queryable, projectId: number, index: number): Promise<number> {
   await db.insert(generations).values({ projectId, index, status: "active", source: "import" }).onConflictDoNothing();
-  const [g] = await db.select({ id: generations.id }).from(generations).where(and(eq(generations.projectId, projectId), eq(generations.index, index)));
+  const [g] = await db
+    .select({ id: generations.id })
+    .from(generations)
+    .where(and(eq(generations.projectId, projectId), eq(generations.index, index)));
   return g.id;
 }
 
@@ -113,16 +145,25 @@ async function storeTask(
   generationId: number | null,
 ): Promise<{ outcome: "created" | "attached" | "unchanged"; newBlobs: number }> {
   return db.transaction(async (tx) => {
-    const [existing] = await tx.select().from(environments).where(and(eq(environments.projectId, project.id), eq(environments.key, task.name)));
+    const [existing] = await tx
+      .select()
+      .from(environments)
+      .where(and(eq(environments.projectId, project.id), eq(environments.key, task.name)));
     const config = taskEnvironmentConfig(task, (existing?.config as Record<string, unknown>) ?? null, opts);
     const parsed = parseConfig(family, config);
-    if (!parsed.ok) throw new TaskFolderError(`${task.name}: task.toml gives an invalid environment config: ${parsed.errors[0].path}: ${parsed.errors[0].message}`);
+    if (!parsed.ok)
+      throw new TaskFolderError(
+        `${task.name}: task.toml gives an invalid environment config: ${parsed.errors[0].path}: ${parsed.errors[0].message}`,
+      );
     const hash = configHash(parsed.config);
     const newBlobs = await storeBlobs(tx, task.files);
     let outcome: "created" | "attached" | "unchanged";
     let environmentId: number;
     if (!existing) {
-      const [row] = await tx.insert(environments).values({ projectId: project.id, key: task.name, config: parsed.config, configHash: hash, op: "import" }).returning({ id: environments.id });
+      const [row] = await tx
+        .insert(environments)
+        .values({ projectId: project.id, key: task.name, config: parsed.config, configHash: hash, op: "import" })
+        .returning({ id: environments.id });
       environmentId = row.id;
       await writeEnvironmentFiles(tx, environmentId, task.files);
       outcome = "created";
@@ -131,7 +172,9 @@ async function storeTask(
       const current = await environmentFileList(tx, existing.id);
       if (current.length > 0) {
         if (fileSignature(current) !== fileSignature(task.files)) {
-          throw new TaskFolderError(`${task.name}: the project already has this task with different files; environments are immutable (give the changed task a new folder name)`);
+          throw new TaskFolderError(
+            `${task.name}: the project already has this task with different files; environments are immutable (give the changed task a new folder name)`,
+          );
         }
         outcome = "unchanged";
       } else {
@@ -165,17 +208,36 @@ async function storeTask(
 }
 
 /** Import every Harbor task folder under `root` (a dataset folder or one task) into the project. */
-export async function importTaskFolders(db: Db, project: ProjectRow, family: FamilyDefinition, root: string, opts: ImportTasksOptions): Promise<TaskImportSummary> {
-  if (family.id !== "terminal-task") throw new BadRequest(`Harbor task folders go into a terminal-task project; '${project.slug}' is a ${family.id} project.`);
+export async function importTaskFolders(
+  db: Db,
+  project: ProjectRow,
+  family: FamilyDefinition,
+  root: string,
+  opts: ImportTasksOptions,
+): Promise<TaskImportSummary> {
+  if (family.id !== "terminal-task")
+    throw new BadRequest(`Harbor task folders go into a terminal-task project; '${project.slug}' is a ${family.id} project.`);
   const dirs = await findTaskDirs(root);
   if (dirs.length === 0) throw new BadRequest("No Harbor task folders found (folders holding task.toml).");
   let generationIndex: number | null = opts.generation ?? null;
   if (generationIndex === null) {
-    const [latest] = await db.select({ index: generations.index }).from(generations).where(eq(generations.projectId, project.id)).orderBy(desc(generations.index)).limit(1);
+    const [latest] = await db
+      .select({ index: generations.index })
+      .from(generations)
+      .where(eq(generations.projectId, project.id))
+      .orderBy(desc(generations.index))
+      .limit(1);
     if (!latest) generationIndex = 0;
   }
   const generationId = generationIndex === null ? null : await generationIdFor(db, project.id, generationIndex);
-  const summary: TaskImportSummary = { created: [], attached: [], unchanged: [], rejected: [], files: { total: 0, newBlobs: 0, bytes: 0 }, generation: generationIndex };
+  const summary: TaskImportSummary = {
+    created: [],
+    attached: [],
+    unchanged: [],
+    rejected: [],
+    files: { total: 0, newBlobs: 0, bytes: 0 },
+    generation: generationIndex,
+  };
   const seen = new Set<string>();
   let done = 0;
   for (const dir of dirs) {

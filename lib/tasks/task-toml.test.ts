@@ -4,8 +4,20 @@ import { applyTaskTomlFields, parseTaskToml, taskTomlFields } from "./task-toml"
 // Rules from Harbor's TaskConfig: harbor/src/harbor/models/task/config.py
 describe("task.toml", () => {
   it("reads the fields Harbor honours, mapping legacy memory/storage/allow_internet as Harbor does", () => {
-    const { config } = parseTaskToml(`version = "1.0"\n[task]\nname = "org/t"\n[metadata]\ndifficulty = "hard"\ntags = ["a", 1]\n[agent]\ntimeout_sec = 90.6\n[environment]\nmemory = "2G"\nstorage = "512M"\nallow_internet = false\ncpus = 2\n[[steps]]\nname = "one"\n`);
-    expect(taskTomlFields(config)).toEqual({ package_name: "org/t", difficulty: "hard", tags: ["a"], agent_timeout_sec: 91, memory_mb: 2048, storage_mb: 512, cpus: 2, allow_internet: false, steps: ["one"] });
+    const { config } = parseTaskToml(
+      `version = "1.0"\n[task]\nname = "org/t"\n[metadata]\ndifficulty = "hard"\ntags = ["a", 1]\n[agent]\ntimeout_sec = 90.6\n[environment]\nmemory = "2G"\nstorage = "512M"\nallow_internet = false\ncpus = 2\n[[steps]]\nname = "one"\n`,
+    );
+    expect(taskTomlFields(config)).toEqual({
+      package_name: "org/t",
+      difficulty: "hard",
+      tags: ["a"],
+      agent_timeout_sec: 91,
+      memory_mb: 2048,
+      storage_mb: 512,
+      cpus: 2,
+      allow_internet: false,
+      steps: ["one"],
+    });
     expect(taskTomlFields(parseTaskToml(`[environment]\nnetwork_mode = "no-network"\n`).config).allow_internet).toBe(false);
   });
 
@@ -25,7 +37,10 @@ describe("task.toml", () => {
 
   it("changes honoured fields and keeps every other key", () => {
     const text = `schema_version = "1.1"\n[task]\nname = "o/t"\n[agent]\ntimeout_sec = 900.0\nuser = "me"\n[environment]\nmemory = "4G"\n[verifier.env]\nK = "v"\n`;
-    const out = parseTaskToml(applyTaskTomlFields(text, { agent_timeout_sec: 600, memory_mb: 1024, allow_internet: false })).raw as Record<string, Record<string, unknown>>;
+    const out = parseTaskToml(applyTaskTomlFields(text, { agent_timeout_sec: 600, memory_mb: 1024, allow_internet: false })).raw as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(out.agent).toEqual({ timeout_sec: 600, user: "me" });
     expect(out.environment).toEqual({ memory_mb: 1024, network_mode: "no-network" });
     expect(out.verifier).toEqual({ env: { K: "v" } });

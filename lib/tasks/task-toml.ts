@@ -59,7 +59,10 @@ export const harborTaskTomlSchema = z
     version: z.string().optional(),
     task: z
       .looseObject({
-        name: z.string("must be a string").regex(PACKAGE_NAME, "must be 'org/name' (letters, digits, '-', '_', '.')").refine((n) => !n.includes(".."), "must not contain '..'"),
+        name: z
+          .string("must be a string")
+          .regex(PACKAGE_NAME, "must be 'org/name' (letters, digits, '-', '_', '.')")
+          .refine((n) => !n.includes(".."), "must not contain '..'"),
         version: z.string().min(1, "must not be empty").nullish(),
         description: z.string().optional(),
         authors: z.array(z.looseObject({ name: z.string("must be a string"), email: z.string().nullish() })).optional(),

@@ -222,7 +222,9 @@ export function makeFakeRollout(i: number, scenario: FakeScenario = fakeScenario
       {
         role: "assistant",
         content: k === 0 ? "Let me compute this step by step." : null,
-        tool_calls: [{ id: callId, type: "function", function: { name: "calculator", arguments: JSON.stringify({ expression: step.expression }) } }],
+        tool_calls: [
+          { id: callId, type: "function", function: { name: "calculator", arguments: JSON.stringify({ expression: step.expression }) } },
+        ],
       },
       k,
     );

@@ -17,7 +17,12 @@ import type { AddressInfo } from "node:net";
 
 type Json = Record<string, unknown>;
 const TERMINAL = new Set(["succeeded", "failed"]);
-const TRANSITIONS: Record<string, string[]> = { queuing: ["running", "failed"], running: ["succeeded", "failed"], succeeded: [], failed: [] };
+const TRANSITIONS: Record<string, string[]> = {
+  queuing: ["running", "failed"],
+  running: ["succeeded", "failed"],
+  succeeded: [],
+  failed: [],
+};
 
 export interface FakeAgentLightningV1 {
   url: string;
@@ -41,7 +46,8 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
     res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
     res.end(text);
   };
-  const invalid = (res: http.ServerResponse, loc: (string | number)[], msg: string) => send(res, 422, { detail: [{ type: "value_error", loc: ["body", ...loc], msg, input: null }] });
+  const invalid = (res: http.ServerResponse, loc: (string | number)[], msg: string) =>
+    send(res, 422, { detail: [{ type: "value_error", loc: ["body", ...loc], msg, input: null }] });
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -51,7 +57,8 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
       requests.push({ method: req.method ?? "", path: url.pathname });
       if (opts.key) {
         const auth = req.headers.authorization ?? "";
-        if (!(auth === `Bearer ${opts.key}` || req.headers["x-api-key"] === opts.key)) return send(res, 401, { detail: "Invalid or missing API key" });
+        if (!(auth === `Bearer ${opts.key}` || req.headers["x-api-key"] === opts.key))
+          return send(res, 401, { detail: "Invalid or missing API key" });
       }
       let body: unknown;
       try {
@@ -66,9 +73,12 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
         for (const [i, item] of body.entries()) {
           if (!isObject(item) || !("input" in item)) return invalid(res, [i, "input"], "Field required");
           // RolloutCreate is a plain BaseModel: extra keys are ignored, wrong types refused
-          if (item.is_train !== undefined && typeof item.is_train !== "boolean") return invalid(res, [i, "is_train"], "Input should be a valid boolean");
-          if (item.metadata !== undefined && item.metadata !== null && !isObject(item.metadata)) return invalid(res, [i, "metadata"], "Input should be a valid dictionary");
-          if (item.rollout_id !== undefined && item.rollout_id !== null && typeof item.rollout_id !== "string") return invalid(res, [i, "rollout_id"], "Input should be a valid string");
+          if (item.is_train !== undefined && typeof item.is_train !== "boolean")
+            return invalid(res, [i, "is_train"], "Input should be a valid boolean");
+          if (item.metadata !== undefined && item.metadata !== null && !isObject(item.metadata))
+            return invalid(res, [i, "metadata"], "Input should be a valid dictionary");
+          if (item.rollout_id !== undefined && item.rollout_id !== null && typeof item.rollout_id !== "string")
+            return invalid(res, [i, "rollout_id"], "Input should be a valid string");
           const id = (item.rollout_id as string | undefined) ?? `r${++counter}`;
           if (!rollouts.has(id)) {
             const now = Date.now() / 1000;
@@ -78,7 +88,15 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
               is_train: item.is_train ?? true,
               config: item.config ?? { timeout_seconds: 3600, local: null, k8s: null },
               metadata: { batch_idx: null, sample_idx_in_batch: null, ...((item.metadata as Json) ?? {}) },
-              status: { state: "queuing", k8s_job_name: null, last_attempt_id: null, error_message: null, version: 1, created_at: now, updated_at: now },
+              status: {
+                state: "queuing",
+                k8s_job_name: null,
+                last_attempt_id: null,
+                error_message: null,
+                version: 1,
+                created_at: now,
+                updated_at: now,
+              },
             });
             events.set(id, new Map());
           }
@@ -93,7 +111,12 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
         const items = slice.map((id) => {
           const r = rollouts.get(id)!;
           const input = r.input as Json;
-          return { rollout_id: id, state: (r.status as Json).state, data_id: isObject(input) ? String(input.data_id ?? input.instance_id ?? "") : "", is_train: r.is_train };
+          return {
+            rollout_id: id,
+            state: (r.status as Json).state,
+            data_id: isObject(input) ? String(input.data_id ?? input.instance_id ?? "") : "",
+            is_train: r.is_train,
+          };
         });
         return send(res, 200, { items, next_after: after + slice.length, total_terminal: terminalOrder.length });
       }
@@ -110,7 +133,8 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
       if (!m[2] && req.method === "PATCH") {
         const patch = isObject(body) && isObject(body.status) ? body.status : {};
         if (typeof patch.state === "string") {
-          if (!TRANSITIONS[status.state as string]?.includes(patch.state)) return send(res, 409, { detail: `Rollout ${id}: cannot transition ${String(status.state)} -> ${patch.state}` });
+          if (!TRANSITIONS[status.state as string]?.includes(patch.state))
+            return send(res, 409, { detail: `Rollout ${id}: cannot transition ${String(status.state)} -> ${patch.state}` });
         }
         const next = { ...status, ...patch, version: (status.version as number) + 1, updated_at: Date.now() / 1000 };
         rollout.status = next;
@@ -120,7 +144,13 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
       if (m[3] && req.method === "POST") {
         if (!isObject(body) || typeof body.event_type !== "string") return invalid(res, ["event_type"], "Field required");
         const attempt = decodeURIComponent(m[3]);
-        const event = { event_type: body.event_type, rollout_id: id, attempt_id: attempt, timestamp: Date.now() / 1000, data: isObject(body.data) ? body.data : {} };
+        const event = {
+          event_type: body.event_type,
+          rollout_id: id,
+          attempt_id: attempt,
+          timestamp: Date.now() / 1000,
+          data: isObject(body.data) ? body.data : {},
+        };
         const byAttempt = events.get(id)!;
         byAttempt.set(attempt, [...(byAttempt.get(attempt) ?? []), event]);
         return send(res, 200, event);

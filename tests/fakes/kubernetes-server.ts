@@ -59,7 +59,16 @@ export interface FakeKubernetes {
 }
 
 function status(code: number, reason: string, message: string, details?: Json): Json {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: code < 400 ? "Success" : "Failure", message, reason, ...(details ? { details } : {}), code };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: code < 400 ? "Success" : "Failure",
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  };
 }
 
 /** Starts the fake API server; `close()` it when done. */
@@ -92,7 +101,8 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
       }
       requests.push({ method: req.method ?? "", path, authorization: req.headers.authorization, body });
       const certified = opts.tls?.clientCa !== undefined && (req.socket as import("node:tls").TLSSocket).authorized === true;
-      if (!certified && req.headers.authorization !== `Bearer ${opts.token}`) return send(res, 401, status(401, "Unauthorized", "Unauthorized"));
+      if (!certified && req.headers.authorization !== `Bearer ${opts.token}`)
+        return send(res, 401, status(401, "Unauthorized", "Unauthorized"));
       const sm = /^\/api\/v1\/namespaces\/([^/]+)\/secrets(?:\/([^/]+))?$/.exec(path);
       if (sm) {
         const key = `${decodeURIComponent(sm[1])}/${sm[2] ? decodeURIComponent(sm[2]) : String(((body?.metadata ?? {}) as Json).name)}`;
@@ -117,28 +127,57 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
         return send(
           res,
           403,
-          status(403, "Forbidden", `jobs.batch is forbidden: User "system:serviceaccount:envforge:dispatcher" cannot ${verb} resource "jobs" in API group "batch" in the namespace "${ns}"`, {
-            group: "batch",
-            kind: "jobs",
-          }),
+          status(
+            403,
+            "Forbidden",
+            `jobs.batch is forbidden: User "system:serviceaccount:envforge:dispatcher" cannot ${verb} resource "jobs" in API group "batch" in the namespace "${ns}"`,
+            {
+              group: "batch",
+              kind: "jobs",
+            },
+          ),
         );
       }
-      if (!namespaces.has(ns)) return send(res, 404, status(404, "NotFound", `namespaces "${ns}" not found`, { name: ns, kind: "namespaces" }));
+      if (!namespaces.has(ns))
+        return send(res, 404, status(404, "NotFound", `namespaces "${ns}" not found`, { name: ns, kind: "namespaces" }));
 
       if (req.method === "POST" && !name) {
         const meta = (body?.metadata ?? {}) as Json;
         const jobName = meta.name;
         if (body?.kind !== "Job" || body?.apiVersion !== "batch/v1" || typeof jobName !== "string") {
-          return send(res, 422, status(422, "Invalid", "Job.batch is invalid: metadata.name: Required value", { kind: "Job", group: "batch" }));
+          return send(
+            res,
+            422,
+            status(422, "Invalid", "Job.batch is invalid: metadata.name: Required value", { kind: "Job", group: "batch" }),
+          );
         }
         if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(jobName) || jobName.length > 63) {
-          return send(res, 422, status(422, "Invalid", `Job.batch "${jobName}" is invalid: metadata.name: Invalid value`, { name: jobName, kind: "Job", group: "batch" }));
+          return send(
+            res,
+            422,
+            status(422, "Invalid", `Job.batch "${jobName}" is invalid: metadata.name: Invalid value`, {
+              name: jobName,
+              kind: "Job",
+              group: "batch",
+            }),
+          );
         }
         const key = `${ns}/${jobName}`;
-        if (jobs.has(key)) return send(res, 409, status(409, "AlreadyExists", `jobs.batch "${jobName}" already exists`, { name: jobName, group: "batch", kind: "jobs" }));
+        if (jobs.has(key))
+          return send(
+            res,
+            409,
+            status(409, "AlreadyExists", `jobs.batch "${jobName}" already exists`, { name: jobName, group: "batch", kind: "jobs" }),
+          );
         const job: Json = {
           ...body,
-          metadata: { ...meta, namespace: ns, uid: `uid-${++uid}`, resourceVersion: String(uid), creationTimestamp: new Date().toISOString() },
+          metadata: {
+            ...meta,
+            namespace: ns,
+            uid: `uid-${++uid}`,
+            resourceVersion: String(uid),
+            creationTimestamp: new Date().toISOString(),
+          },
           status: {},
         };
         jobs.set(key, job);
@@ -165,7 +204,15 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
   };
 
   const server = opts.tls
-    ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert, ...(opts.tls.clientCa ? { ca: opts.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) }, handler) : http.createServer(handler);
+    ? https.createServer(
+        {
+          key: opts.tls.key,
+          cert: opts.tls.cert,
+          ...(opts.tls.clientCa ? { ca: opts.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
+        },
+        handler,
+      )
+    : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -51,22 +51,42 @@ const REFUSALS: Record<FakeServerKind, { refuses: string[]; status: number; body
   "vllm-xgrammar": {
     refuses: ["json_schema"],
     status: 400,
-    body: () => ({ object: "error", message: "The provided JSON schema contains features not supported by xgrammar.", type: "BadRequestError", param: null, code: 400 }),
+    body: () => ({
+      object: "error",
+      message: "The provided JSON schema contains features not supported by xgrammar.",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    }),
   },
   "vllm-guidance": {
     refuses: ["json_schema"],
     status: 500,
-    body: () => ({ error: { message: 'Grammar error: Unimplemented keys: ["propertyNames"]', type: "InternalServerError", param: null, code: 500 } }),
+    body: () => ({
+      error: { message: 'Grammar error: Unimplemented keys: ["propertyNames"]', type: "InternalServerError", param: null, code: 500 },
+    }),
   },
   sglang: {
     refuses: ["json_schema"],
     status: 400,
-    body: () => ({ object: "error", message: "Invalid grammar request: key=('json', '{\"type\": \"object\"}')", type: "BadRequestError", param: null, code: 400 }),
+    body: () => ({
+      object: "error",
+      message: "Invalid grammar request: key=('json', '{\"type\": \"object\"}')",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    }),
   },
   llamacpp: {
     refuses: ["json_schema"],
     status: 400,
-    body: () => ({ error: { code: 400, message: 'JSON schema conversion failed:\nUnrecognized schema: {"description":"field path -> new value"}', type: "invalid_request_error" } }),
+    body: () => ({
+      error: {
+        code: 400,
+        message: 'JSON schema conversion failed:\nUnrecognized schema: {"description":"field path -> new value"}',
+        type: "invalid_request_error",
+      },
+    }),
   },
   ollama: {
     refuses: ["json_schema", "json_object"],
@@ -115,9 +135,16 @@ export async function startFakeOpenAI(script: FakeOpenAIStep[], options: FakeSer
     res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
     res.end(text);
   };
-  const apiError = (message: string, type: string, param: string | null = null, code: string | null = null) => ({ error: { message, type, param, code } });
+  const apiError = (message: string, type: string, param: string | null = null, code: string | null = null) => ({
+    error: { message, type, param, code },
+  });
 
-  const completion = (body: Record<string, unknown> | undefined, content: string, usage?: { prompt_tokens: number; completion_tokens: number }, finishReason = "stop") => {
+  const completion = (
+    body: Record<string, unknown> | undefined,
+    content: string,
+    usage?: { prompt_tokens: number; completion_tokens: number },
+    finishReason = "stop",
+  ) => {
     counter += 1;
     const promptTokens = usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body?.messages ?? ""));
     const completionTokens = usage?.completion_tokens ?? estimateTokens(content);
@@ -154,10 +181,21 @@ export async function startFakeOpenAI(script: FakeOpenAIStep[], options: FakeSer
           return send(res, 200, { object: "list", data: [entry] });
         }
         if (kind === "llamacpp" && window && req.method === "GET" && path === "/props") {
-          return send(res, 200, { default_generation_settings: { n_ctx: window, params: {} }, total_slots: 1, model_path: "/models/fake.gguf" });
+          return send(res, 200, {
+            default_generation_settings: { n_ctx: window, params: {} },
+            total_slots: 1,
+            model_path: "/models/fake.gguf",
+          });
         }
         if (kind === "ollama" && window && req.method === "POST" && path === "/api/show") {
-          return send(res, 200, { modelfile: "FROM fake", parameters: `num_ctx ${window}\nstop "<|im_end|>"`, template: "", details: { format: "gguf" }, model_info: { "general.architecture": "qwen2", "qwen2.context_length": 32768 }, model });
+          return send(res, 200, {
+            modelfile: "FROM fake",
+            parameters: `num_ctx ${window}\nstop "<|im_end|>"`,
+            template: "",
+            details: { format: "gguf" },
+            model_info: { "general.architecture": "qwen2", "qwen2.context_length": 32768 },
+            model,
+          });
         }
         return send(res, 404, apiError(`Unknown route ${req.method} ${path}`, "invalid_request_error"));
       }
@@ -175,9 +213,24 @@ export async function startFakeOpenAI(script: FakeOpenAIStep[], options: FakeSer
           record.overflow = true;
           const total = promptTokens + maxTokens;
           // vLLM/SGLang (serving_engine _validate_input) and llama.cpp (exceed_context_size_error) refuse; Ollama truncates.
-          if (kind === "llamacpp") return send(res, 400, { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error", n_prompt_tokens: promptTokens, n_ctx: window } });
+          if (kind === "llamacpp")
+            return send(res, 400, {
+              error: {
+                code: 400,
+                message: "the request exceeds the available context size, try increasing it",
+                type: "exceed_context_size_error",
+                n_prompt_tokens: promptTokens,
+                n_ctx: window,
+              },
+            });
           if (kind !== "ollama") {
-            return send(res, 400, { object: "error", message: `This model's maximum context length is ${window} tokens. However, you requested ${total} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`, type: "BadRequestError", param: null, code: 400 });
+            return send(res, 400, {
+              object: "error",
+              message: `This model's maximum context length is ${window} tokens. However, you requested ${total} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+              type: "BadRequestError",
+              param: null,
+              code: 400,
+            });
           }
         }
       }
@@ -186,7 +239,15 @@ export async function startFakeOpenAI(script: FakeOpenAIStep[], options: FakeSer
 
       if ("rejectResponseFormat" in step) {
         const type = (body?.response_format as { type?: string } | undefined)?.type ?? "json_schema";
-        return send(res, 400, apiError(`Invalid parameter: 'response_format' of type '${type}' is not supported with this model.`, "invalid_request_error", "response_format"));
+        return send(
+          res,
+          400,
+          apiError(
+            `Invalid parameter: 'response_format' of type '${type}' is not supported with this model.`,
+            "invalid_request_error",
+            "response_format",
+          ),
+        );
       }
       if ("echoHeaders" in step) {
         const echoed = JSON.stringify(req.headers);

@@ -60,7 +60,11 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
         </span>
       </div>
       {project.isDemo && (
-        <DemoLoopPanel slug={slug} initial={(project.demoState as DemoState | null) ?? null} canRun={hasScope(user.role, "proposals:review")} />
+        <DemoLoopPanel
+          slug={slug}
+          initial={(project.demoState as DemoState | null) ?? null}
+          canRun={hasScope(user.role, "proposals:review")}
+        />
       )}
       <div className="mb-4 grid grid-cols-2 gap-2 md:grid-cols-6">
         <Tile label="Generations" value={count(gens.length)} />
@@ -68,7 +72,11 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
         <Tile label={`Rollouts (${latestLabel})`} value={count(latest?.rollouts)} />
         <Tile label={`Success (${latestLabel})`} value={pct(latest?.metrics.successRate)} />
         <Tile label={`Learnability (${latestLabel})`} value={fixed(latest?.metrics.learnability)} hint={LEARNABILITY_HELP} />
-        <Tile label={`Zero-signal (${latestLabel})`} value={pct(latest?.metrics.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
+        <Tile
+          label={`Zero-signal (${latestLabel})`}
+          value={pct(latest?.metrics.zeroSignalFraction)}
+          hint="environments whose attempts all passed or all failed"
+        />
       </div>
       {latest && newest && latest.index !== newest.index && (
         <p className="-mt-2 mb-4 text-xs text-zinc-500" data-testid="latest-note">
@@ -152,7 +160,12 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
                   ),
               },
               { key: "by", header: "By", cell: (p) => p.createdBy, className: "text-zinc-500" },
-              { key: "created", header: "Created", cell: (p) => p.createdAt.slice(0, 16).replace("T", " "), className: "whitespace-nowrap text-zinc-500" },
+              {
+                key: "created",
+                header: "Created",
+                cell: (p) => p.createdAt.slice(0, 16).replace("T", " "),
+                className: "whitespace-nowrap text-zinc-500",
+              },
             ]}
           />
         </Panel>
@@ -160,7 +173,13 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
       {canManage && (
         <Panel title="Project settings" className="mt-4">
           <ProjectSettingsForm
-            project={{ slug: project.slug, name: project.name, successThreshold: project.successThreshold, defaultPolicy: settings.defaultPolicy ?? null, archivedAt: settings.archivedAt ?? null }}
+            project={{
+              slug: project.slug,
+              name: project.name,
+              successThreshold: project.successThreshold,
+              defaultPolicy: settings.defaultPolicy ?? null,
+              archivedAt: settings.archivedAt ?? null,
+            }}
             policies={policyNames}
           />
         </Panel>

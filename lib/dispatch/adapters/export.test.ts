@@ -27,11 +27,29 @@ describe("export adapter", () => {
   it("writes every file, readable back, with a manifest of their hashes", async () => {
     const payload = samplePayload();
     const directory = path.join(root, "exports");
-    const result = await exportAdapter.deliver(deliveryContext(payload, { directory, harbor: { nAttempts: 3, nConcurrentTrials: 8, datasetName: "terminal-bench", agents: [{ name: "terminus-2", model_name: "hosted_vllm/tmax-9b" }] } }));
+    const result = await exportAdapter.deliver(
+      deliveryContext(payload, {
+        directory,
+        harbor: {
+          nAttempts: 3,
+          nConcurrentTrials: 8,
+          datasetName: "terminal-bench",
+          agents: [{ name: "terminus-2", model_name: "hosted_vllm/tmax-9b" }],
+        },
+      }),
+    );
     const folder = path.join(directory, `tb-curriculum-g3-${payload.dispatchId.slice(0, 8)}`);
     expect(exportFolderName(payload)).toBe(path.basename(folder));
     expect(result).toMatchObject({ status: "succeeded", externalId: folder });
-    expect(readdirSync(folder).sort()).toEqual(["agent-lightning-rollouts.json", "agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "manifest.json", "verl.parquet"]);
+    expect(readdirSync(folder).sort()).toEqual([
+      "agent-lightning-rollouts.json",
+      "agent-lightning.jsonl",
+      "envforge_reward.py",
+      "environments.jsonl",
+      "harbor-job.json",
+      "manifest.json",
+      "verl.parquet",
+    ]);
 
     const environments = readJsonl(path.join(folder, "environments.jsonl"));
     expect(environments).toEqual(payload.environments);
@@ -40,7 +58,11 @@ describe("export adapter", () => {
     // weights 0.5 / 0.3 / 0.2 over 4 rows per environment: 6, 4 and 2 rows (largest remainder)
     expect(Number(parquetMetadata(parquet).num_rows)).toBe(12);
     const rows = (await parquetReadObjects({ file: parquet })) as Record<string, any>[];
-    expect(rows.map((r) => r.extra_info.environment_key)).toEqual([...Array(6).fill("g3-0001"), ...Array(4).fill("g3-0002"), ...Array(2).fill("g3-0003")]);
+    expect(rows.map((r) => r.extra_info.environment_key)).toEqual([
+      ...Array(6).fill("g3-0001"),
+      ...Array(4).fill("g3-0002"),
+      ...Array(2).fill("g3-0003"),
+    ]);
     rows.forEach((row, i) => {
       const env = payload.environments.find((e) => e.key === row.extra_info.environment_key)!;
       expect(row.data_source).toBe("envforge/terminal-task");
@@ -48,16 +70,34 @@ describe("export adapter", () => {
       expect(row.prompt.map((m: { role: string }) => m.role)).toEqual(["system", "user"]);
       expect(row.prompt[1].content).toContain(`"${env.config.task_name}"`);
       expect(row.reward_model.style).toBe("rule");
-      expect(JSON.parse(row.reward_model.ground_truth)).toEqual({ family: "terminal-task", answer_format: "sandbox-verifier", task_name: env.config.task_name, source: "terminal-bench" });
+      expect(JSON.parse(row.reward_model.ground_truth)).toEqual({
+        family: "terminal-task",
+        answer_format: "sandbox-verifier",
+        task_name: env.config.task_name,
+        source: "terminal-bench",
+      });
       expect(row.extra_info).toMatchObject({ environment_key: env.key, config_hash: env.configHash, weight: env.weight, split: "train" });
       expect(Number(row.extra_info.index)).toBe(i);
     });
 
     const tasks = readJsonl(path.join(folder, "agent-lightning.jsonl"));
-    expect(tasks).toEqual(payload.environments.map((e) => ({ id: e.key, input: e.config, metadata: { generation: 3, weight: e.weight, family: "terminal-task" } })));
+    expect(tasks).toEqual(
+      payload.environments.map((e) => ({
+        id: e.key,
+        input: e.config,
+        metadata: { generation: 3, weight: e.weight, family: "terminal-task" },
+      })),
+    );
 
     const harbor = JSON.parse(readFileSync(path.join(folder, "harbor-job.json"), "utf8"));
-    expect(harbor).toMatchObject({ job_name: "tb-curriculum-g3", jobs_dir: "jobs", n_attempts: 3, n_concurrent_trials: 8, agents: [{ name: "terminus-2", model_name: "hosted_vllm/tmax-9b" }], tasks: [] });
+    expect(harbor).toMatchObject({
+      job_name: "tb-curriculum-g3",
+      jobs_dir: "jobs",
+      n_attempts: 3,
+      n_concurrent_trials: 8,
+      agents: [{ name: "terminus-2", model_name: "hosted_vllm/tmax-9b" }],
+      tasks: [],
+    });
     // tasks known by name only (no files, no git commit) run from the named registry dataset
     // the two evolved ones have no files to run: left out, and said so in the manifest
     expect(harbor.datasets).toEqual([expect.objectContaining({ name: "terminal-bench", path: null, task_names: ["fix-git"] })]);
@@ -73,8 +113,18 @@ describe("export adapter", () => {
 
     const manifest = JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8"));
     expect(manifest.counts).toEqual({ environments: 3, verlRows: 12, agentLightningTasks: 3, harborTasks: 1, harborDatasetTasks: 0 });
-    expect(manifest.warnings).toEqual([expect.stringMatching(/^g3-0002: not in harbor-job.json \(an evolved task without files/), expect.stringMatching(/^g3-0003: /)]);
-    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(["agent-lightning-rollouts.json", "agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "harbor-job.json", "verl.parquet"]);
+    expect(manifest.warnings).toEqual([
+      expect.stringMatching(/^g3-0002: not in harbor-job.json \(an evolved task without files/),
+      expect.stringMatching(/^g3-0003: /),
+    ]);
+    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual([
+      "agent-lightning-rollouts.json",
+      "agent-lightning.jsonl",
+      "envforge_reward.py",
+      "environments.jsonl",
+      "harbor-job.json",
+      "verl.parquet",
+    ]);
     for (const f of manifest.files as { name: string; bytes: number; sha256: string }[]) {
       const content = readFileSync(path.join(folder, f.name));
       expect(content.length).toBe(f.bytes);
@@ -92,11 +142,24 @@ describe("export adapter", () => {
     expect(readdirSync(directory)).toEqual([path.basename(first.externalId!)]);
     const folder = second.externalId!;
     // no harbor.agents in this target: no harbor-job.json (never agents: []), and the manifest says why
-    expect(readdirSync(folder).sort()).toEqual(["agent-lightning-rollouts.json", "agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "manifest.json", "verl.jsonl"]);
-    expect(JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8")).warnings).toContainEqual(expect.stringMatching(/set harbor.agents/));
+    expect(readdirSync(folder).sort()).toEqual([
+      "agent-lightning-rollouts.json",
+      "agent-lightning.jsonl",
+      "envforge_reward.py",
+      "environments.jsonl",
+      "manifest.json",
+      "verl.jsonl",
+    ]);
+    expect(JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8")).warnings).toContainEqual(
+      expect.stringMatching(/set harbor.agents/),
+    );
     expect(readJsonl(path.join(folder, "environments.jsonl"))).toHaveLength(1);
     const [row] = readJsonl(path.join(folder, "verl.jsonl"));
-    expect(row).toMatchObject({ data_source: "envforge/terminal-task", ability: "terminal-task", extra_info: { environment_key: "g3-0001", index: 0, split: "train" } });
+    expect(row).toMatchObject({
+      data_source: "envforge/terminal-task",
+      ability: "terminal-task",
+      extra_info: { environment_key: "g3-0001", index: 0, split: "train" },
+    });
   });
 
   it("writes no Harbor job for a family that has no Harbor tasks", async () => {
@@ -107,8 +170,18 @@ describe("export adapter", () => {
       environments: [{ ...base.environments[0], config: { grid: { size: 4 }, agents: 1 } }],
     };
     const result = await exportAdapter.deliver(deliveryContext(payload, { directory: path.join(root, "lake") }));
-    expect(readdirSync(result.externalId!).sort()).toEqual(["agent-lightning-rollouts.json", "agent-lightning.jsonl", "envforge_reward.py", "environments.jsonl", "manifest.json", "verl.parquet"]);
-    const rows = (await parquetReadObjects({ file: toArrayBuffer(readFileSync(path.join(result.externalId!, "verl.parquet"))) })) as Record<string, any>[];
+    expect(readdirSync(result.externalId!).sort()).toEqual([
+      "agent-lightning-rollouts.json",
+      "agent-lightning.jsonl",
+      "envforge_reward.py",
+      "environments.jsonl",
+      "manifest.json",
+      "verl.parquet",
+    ]);
+    const rows = (await parquetReadObjects({ file: toArrayBuffer(readFileSync(path.join(result.externalId!, "verl.parquet"))) })) as Record<
+      string,
+      any
+    >[];
     // a config the family's schema rejects has no task instance: its description stands in
     expect(rows[0].prompt[0].content).toContain("grid.size: 4");
   });
@@ -119,7 +192,9 @@ describe("export adapter", () => {
     const file = path.join(root, "a-file");
     rmSync(file, { force: true });
     writeFileSync(file, "x");
-    const error = await exportAdapter.deliver(deliveryContext(samplePayload(), { directory: path.join(file, "sub") })).catch((e: unknown) => e);
+    const error = await exportAdapter
+      .deliver(deliveryContext(samplePayload(), { directory: path.join(file, "sub") }))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "DeliveryError", retryable: false });
   });
 });

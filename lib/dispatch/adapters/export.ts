@@ -46,15 +46,28 @@ export const exportConfigSchema = z
         datasetName: z.string().min(1).nullable().default(null),
         datasetVersion: z.string().min(1).nullable().default(null),
         /** Harbor AgentConfigs, e.g. { name: "terminus-2", model_name: "…" }; harbor-job.json is written only with at least one */
-        agents: z.array(z.record(z.string(), z.unknown()).refine((a) => typeof a.name === "string" || typeof a.import_path === "string", "an agent needs name or import_path")).default([]),
+        agents: z
+          .array(
+            z
+              .record(z.string(), z.unknown())
+              .refine((a) => typeof a.name === "string" || typeof a.import_path === "string", "an agent needs name or import_path"),
+          )
+          .default([]),
       })
       .strict()
-      .default({ jobsDir: "jobs", nAttempts: 1, nConcurrentTrials: 4, environmentType: "docker", datasetPath: null, datasetName: null, datasetVersion: null, agents: [] }),
+      .default({
+        jobsDir: "jobs",
+        nAttempts: 1,
+        nConcurrentTrials: 4,
+        environmentType: "docker",
+        datasetPath: null,
+        datasetName: null,
+        datasetVersion: null,
+        agents: [],
+      }),
   })
   .strict();
 export type ExportConfig = z.infer<typeof exportConfigSchema>;
-
-type Environment = GenerationPayload["environments"][number];
 
 /** `<project>-g<generation>-<dispatch id first 8>`, safe as a folder name. */
 export function exportFolderName(payload: GenerationPayload): string {
@@ -90,18 +103,27 @@ export async function writeExport(
   const verl = verlRows(payload, config.verlRowsPerEnvironment);
   const files: { name: string; content: string | Buffer; rows?: number }[] = [
     { name: "environments.jsonl", content: jsonl(payload.environments), rows: payload.environments.length },
-    config.parquet ? { name: "verl.parquet", content: verlParquet(verl), rows: verl.length } : { name: "verl.jsonl", content: jsonl(verl), rows: verl.length },
+    config.parquet
+      ? { name: "verl.parquet", content: verlParquet(verl), rows: verl.length }
+      : { name: "verl.jsonl", content: jsonl(verl), rows: verl.length },
     { name: "envforge_reward.py", content: verlRewardModule() },
-    { name: "agent-lightning-rollouts.json", content: `${JSON.stringify(agentLightningRolloutCreates(payload), null, 2)}\n`, rows: payload.environments.length },
+    {
+      name: "agent-lightning-rollouts.json",
+      content: `${JSON.stringify(agentLightningRolloutCreates(payload), null, 2)}\n`,
+      rows: payload.environments.length,
+    },
     { name: "agent-lightning.jsonl", content: jsonl(agentLightningRows(payload)), rows: payload.environments.length },
   ];
   const warnings: string[] = [];
   let plan = planHarborTasks(payload, config.harbor);
   if (!readBlob && plan.some((p) => p.kind === "local")) {
-    plan = plan.map((p) => (p.kind === "local" ? { ...p, kind: "skipped" as const, repeats: 0, reason: "task files cannot be read here" } : p));
+    plan = plan.map((p) =>
+      p.kind === "local" ? { ...p, kind: "skipped" as const, repeats: 0, reason: "task files cannot be read here" } : p,
+    );
   }
   const job = plan.length > 0 ? harborJobConfig(payload, config.harbor, plan) : null;
-  if (plan.length > 0 && config.harbor.agents.length === 0) warnings.push("harbor-job.json not written: set harbor.agents in the target config (Harbor runs no trials without an agent)");
+  if (plan.length > 0 && config.harbor.agents.length === 0)
+    warnings.push("harbor-job.json not written: set harbor.agents in the target config (Harbor runs no trials without an agent)");
   else if (plan.length > 0 && !job) warnings.push("harbor-job.json not written: no task of the generation can run in Harbor");
   for (const p of plan) if (p.kind === "skipped") warnings.push(`${p.key}: not in harbor-job.json (${p.reason})`);
   if (job) files.push({ name: "harbor-job.json", content: `${JSON.stringify(job, null, 2)}\n` });
@@ -115,7 +137,13 @@ export async function writeExport(
     target: payload.target,
     createdAt: payload.createdAt,
     exportedAt: new Date().toISOString(),
-    counts: { environments: payload.environments.length, verlRows: verl.length, agentLightningTasks: payload.environments.length, harborTasks, harborDatasetTasks: plan.filter((p) => p.kind === "local").length },
+    counts: {
+      environments: payload.environments.length,
+      verlRows: verl.length,
+      agentLightningTasks: payload.environments.length,
+      harborTasks,
+      harborDatasetTasks: plan.filter((p) => p.kind === "local").length,
+    },
     ...(plan.length > 0 ? { harbor: { tasks: plan, run: job ? "cd <this folder> && harbor run -c harbor-job.json" : null } } : {}),
     ...(warnings.length ? { warnings } : {}),
     files: files.map((f) => ({
@@ -153,15 +181,25 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const config = parseTargetConfig(exportConfigSchema, ctx.config, "export");
   // checked again at delivery: a symlink may have appeared since the target was created
   const where = await resolveExportDirectory(config.directory);
-  if (!where.ok) throw new DeliveryError(`The export target's directory ${where.message}: fix the target.`, false, { field: "config.directory" });
+  if (!where.ok)
+    throw new DeliveryError(`The export target's directory ${where.message}: fix the target.`, false, { field: "config.directory" });
   try {
     const { folder, manifest } = await writeExport(ctx.payload, { ...config, directory: where.path }, ctx.readBlob);
-    return { status: "succeeded", externalId: folder, message: `wrote ${(manifest.files as unknown[]).length + 1} files to ${folder}`, data: { folder, counts: manifest.counts, files: manifest.files } };
+    return {
+      status: "succeeded",
+      externalId: folder,
+      message: `wrote ${(manifest.files as unknown[]).length + 1} files to ${folder}`,
+      data: { folder, counts: manifest.counts, files: manifest.files },
+    };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     // A full disk may clear; a missing permission or a file where the folder should be will not.
     const retryable = !["EACCES", "EPERM", "EROFS", "ENOTDIR", "EEXIST", "EISDIR"].includes(err.code ?? "");
-    throw new DeliveryError(`Writing the export to ${config.directory} failed: ${err.message}${retryable ? "" : " (fix the target's directory)"}`, retryable, { code: err.code ?? null });
+    throw new DeliveryError(
+      `Writing the export to ${config.directory} failed: ${err.message}${retryable ? "" : " (fix the target's directory)"}`,
+      retryable,
+      { code: err.code ?? null },
+    );
   }
 }
 

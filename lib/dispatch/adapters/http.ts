@@ -85,18 +85,27 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         if (settled) return;
         settled = true;
         cleanup();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString("utf8") });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString("utf8"),
+        });
       });
       res.on("error", (e) => fail(new HttpTransportError(`reading the answer of ${url.origin} failed: ${e.message}`, "network")));
     });
-    const timer = setTimeout(() => fail(new HttpTransportError(`${url.origin} did not answer within ${req.timeoutMs} ms`, "timeout")), req.timeoutMs);
+    const timer = setTimeout(
+      () => fail(new HttpTransportError(`${url.origin} did not answer within ${req.timeoutMs} ms`, "timeout")),
+      req.timeoutMs,
+    );
     const onAbort = () => fail(new HttpTransportError(`request to ${url.origin} was aborted`, "aborted"));
     req.signal?.addEventListener("abort", onAbort, { once: true });
     function cleanup() {
       clearTimeout(timer);
       req.signal?.removeEventListener("abort", onAbort);
     }
-    request.on("error", (e: NodeJS.ErrnoException) => fail(new HttpTransportError(`cannot reach ${url.origin}: ${e.code ?? e.message}`, "network")));
+    request.on("error", (e: NodeJS.ErrnoException) =>
+      fail(new HttpTransportError(`cannot reach ${url.origin}: ${e.code ?? e.message}`, "network")),
+    );
     request.end(req.body);
   });
 }

@@ -16,7 +16,11 @@ export const PLACEHOLDERS = ["payloadPath", "dispatchId", "generation", "project
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 /** Replaces `{{name}}` with its value; unknown names are left as they are (a checkConfig error names them). */
-export function fillPlaceholders(template: string, values: Partial<Record<Placeholder, string>>, quote: (v: string) => string = (v) => v): string {
+export function fillPlaceholders(
+  template: string,
+  values: Partial<Record<Placeholder, string>>,
+  quote: (v: string) => string = (v) => v,
+): string {
   return template.replace(/\{\{\s*([A-Za-z]+)\s*\}\}/g, (whole, name: string) => {
     const value = values[name as Placeholder];
     return value === undefined ? whole : quote(value);
@@ -30,7 +34,10 @@ export function unknownPlaceholders(template: string, allowed: readonly string[]
 }
 
 /** The placeholder values of a payload (payloadPath and dispatchDir where the adapter has them). */
-export function placeholderValues(payload: GenerationPayload, extra: { payloadPath?: string; dispatchDir?: string } = {}): Partial<Record<Placeholder, string>> {
+export function placeholderValues(
+  payload: GenerationPayload,
+  extra: { payloadPath?: string; dispatchDir?: string } = {},
+): Partial<Record<Placeholder, string>> {
   return {
     dispatchId: payload.dispatchId,
     generation: String(payload.generation.index),

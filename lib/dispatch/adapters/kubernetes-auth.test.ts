@@ -26,7 +26,26 @@ let kube: FakeKubernetes | undefined;
 function selfSigned(name: string, cn: string, san?: string): { key: string; cert: string } {
   const key = path.join(dir, `${name}.key`);
   const cert = path.join(dir, `${name}.crt`);
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", `/CN=${cn}`, ...(san ? ["-addext", `subjectAltName=${san}`] : [])], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-subj",
+      `/CN=${cn}`,
+      ...(san ? ["-addext", `subjectAltName=${san}`] : []),
+    ],
+    { stdio: "ignore" },
+  );
   return { key: readFileSync(key, "utf8"), cert: readFileSync(cert, "utf8") };
 }
 
@@ -137,20 +156,29 @@ describe("kubernetes credentials", () => {
         contexts: [{ name: "admin@lab", context: { cluster: "lab", user: "admin" } }],
       }),
     );
-    const result = await kubernetesAdapter.deliver(deliveryContext(samplePayload(), { auth: "kubeconfig", kubeconfigPath: file, ...job }, null));
+    const result = await kubernetesAdapter.deliver(
+      deliveryContext(samplePayload(), { auth: "kubeconfig", kubeconfigPath: file, ...job }, null),
+    );
     expect(result.status).toBe("delivered");
     expect(kube.requests[0].authorization).toBeUndefined();
     expect(kube.requests[0].path).toBe("/apis/batch/v1/namespaces/default/jobs");
 
     // without the certificate the same server answers 401
     writeFileSync(file, readFileSync(file, "utf8").replace(/client-certificate: admin.crt\n\s*client-key: admin.key/, "token: wrong"));
-    const refused = await failure(kubernetesAdapter.deliver(deliveryContext(samplePayload(), { auth: "kubeconfig", kubeconfigPath: file, ...job }, null)));
+    const refused = await failure(
+      kubernetesAdapter.deliver(deliveryContext(samplePayload(), { auth: "kubeconfig", kubeconfigPath: file, ...job }, null)),
+    );
     expect(refused.message).toContain("401");
   });
 
   it("refuses a Job template whose pods restart Always, naming the field", () => {
-    const template = (restartPolicy: string) => ({ apiServer: "https://k8s.test", jobTemplate: { spec: { template: { spec: { restartPolicy, containers: [{ name: "t", image: "i" }] } } } } });
-    expect(kubernetesAdapter.checkConfig(template("Always"))).toEqual([{ path: "jobTemplate.spec.template.spec.restartPolicy", message: expect.stringContaining("Never") }]);
+    const template = (restartPolicy: string) => ({
+      apiServer: "https://k8s.test",
+      jobTemplate: { spec: { template: { spec: { restartPolicy, containers: [{ name: "t", image: "i" }] } } } },
+    });
+    expect(kubernetesAdapter.checkConfig(template("Always"))).toEqual([
+      { path: "jobTemplate.spec.template.spec.restartPolicy", message: expect.stringContaining("Never") },
+    ]);
     expect(kubernetesAdapter.checkConfig(template("OnFailure"))).toEqual([]);
     expect(kubernetesAdapter.checkConfig(template("Never"))).toEqual([]);
   });
@@ -168,7 +196,10 @@ describe("kubernetes: the dispatch's callback key", () => {
     const created = kube.requests.find((r) => r.path.endsWith("/jobs") && r.method === "POST")!.body!;
     expect(JSON.stringify(created)).not.toContain(key);
     const container = ((created.spec as any).template.spec.containers as any[])[0];
-    expect(container.env).toContainEqual({ name: "ENVFORGE_API_KEY", valueFrom: { secretKeyRef: { name: secretName, key: "ENVFORGE_API_KEY" } } });
+    expect(container.env).toContainEqual({
+      name: "ENVFORGE_API_KEY",
+      valueFrom: { secretKeyRef: { name: secretName, key: "ENVFORGE_API_KEY" } },
+    });
     // a resend finds both in place
     expect((await kubernetesAdapter.deliver(ctx)).externalId).toBe(result.externalId);
     await kubernetesAdapter.cancel!(ctx, result.externalId!);

@@ -45,11 +45,16 @@ async function readText(file: string, what: string): Promise<string> {
 }
 
 /** In-cluster credentials: the mounted service account and KUBERNETES_SERVICE_HOST/PORT. */
-export async function inClusterCredentials(dir = SERVICE_ACCOUNT_DIR, env: Record<string, string | undefined> = processEnvironment()): Promise<KubernetesCredentials> {
+export async function inClusterCredentials(
+  dir = SERVICE_ACCOUNT_DIR,
+  env: Record<string, string | undefined> = processEnvironment(),
+): Promise<KubernetesCredentials> {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) {
-    throw notUsable('auth "inCluster" needs KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT, which Kubernetes sets in every pod: is EnvForge running in a pod?');
+    throw notUsable(
+      'auth "inCluster" needs KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT, which Kubernetes sets in every pod: is EnvForge running in a pod?',
+    );
   }
   const token = (await readText(path.join(dir, "token"), "the service-account token")).trim();
   if (!token) throw notUsable(`The service-account token at ${path.join(dir, "token")} is empty.`);
@@ -66,7 +71,14 @@ export async function inClusterCredentials(dir = SERVICE_ACCOUNT_DIR, env: Recor
     namespace = undefined;
   }
   const hostPart = host.includes(":") ? `[${host}]` : host; // IPv6 service hosts
-  return { apiServer: `https://${hostPart}:${port}`, token, ca, insecureSkipTlsVerify: false, namespace, source: `service account in ${dir}` };
+  return {
+    apiServer: `https://${hostPart}:${port}`,
+    token,
+    ca,
+    insecureSkipTlsVerify: false,
+    namespace,
+    source: `service account in ${dir}`,
+  };
 }
 
 type Named<K extends string> = { name?: unknown } & Partial<Record<K, Record<string, unknown>>>;
@@ -77,7 +89,13 @@ function findNamed<K extends string>(list: unknown, name: string, key: K, file: 
   return entry[key] as Record<string, unknown>;
 }
 
-async function dataOrFile(entry: Record<string, unknown>, dataKey: string, fileKey: string, base: string, what: string): Promise<string | undefined> {
+async function dataOrFile(
+  entry: Record<string, unknown>,
+  dataKey: string,
+  fileKey: string,
+  base: string,
+  what: string,
+): Promise<string | undefined> {
   const data = entry[dataKey];
   if (typeof data === "string" && data !== "") return Buffer.from(data, "base64").toString("utf8");
   const file = entry[fileKey];
@@ -102,15 +120,20 @@ export async function kubeconfigCredentials(file: string, contextName?: string):
   const user = context.user === undefined ? {} : findNamed(doc.users, String(context.user), "user", file, "user");
   const base = path.dirname(path.resolve(file));
   const server = cluster.server;
-  if (typeof server !== "string" || !/^https?:\/\//.test(server)) throw notUsable(`The kubeconfig's cluster "${String(context.cluster)}" has no http(s) server.`);
+  if (typeof server !== "string" || !/^https?:\/\//.test(server))
+    throw notUsable(`The kubeconfig's cluster "${String(context.cluster)}" has no http(s) server.`);
   if (user.exec || user["auth-provider"]) {
-    throw notUsable(`The kubeconfig's user "${String(context.user)}" authenticates with an exec/auth-provider plugin, which EnvForge does not run: use a token or a client certificate, or auth "token".`);
+    throw notUsable(
+      `The kubeconfig's user "${String(context.user)}" authenticates with an exec/auth-provider plugin, which EnvForge does not run: use a token or a client certificate, or auth "token".`,
+    );
   }
   let token: string | null = typeof user.token === "string" && user.token !== "" ? user.token : null;
-  if (!token && typeof user.tokenFile === "string") token = (await readText(path.resolve(base, user.tokenFile), "the kubeconfig user's tokenFile")).trim();
+  if (!token && typeof user.tokenFile === "string")
+    token = (await readText(path.resolve(base, user.tokenFile), "the kubeconfig user's tokenFile")).trim();
   const cert = await dataOrFile(user, "client-certificate-data", "client-certificate", base, "the client certificate");
   const key = await dataOrFile(user, "client-key-data", "client-key", base, "the client key");
-  if (!token && !(cert && key)) throw notUsable(`The kubeconfig's user "${String(context.user)}" has neither a token nor a client certificate and key.`);
+  if (!token && !(cert && key))
+    throw notUsable(`The kubeconfig's user "${String(context.user)}" has neither a token nor a client certificate and key.`);
   const ca = await dataOrFile(cluster, "certificate-authority-data", "certificate-authority", base, "the cluster's certificate authority");
   return {
     apiServer: server,

@@ -15,7 +15,12 @@ afterEach(async () => {
   kube = undefined;
 });
 
-const defaultConfig = (apiServer: string) => ({ apiServer, namespace: "envforge", image: "ghcr.io/acme/trainer:1", command: ["python", "train.py", "--run", "{{project}}-g{{generation}}"] });
+const defaultConfig = (apiServer: string) => ({
+  apiServer,
+  namespace: "envforge",
+  image: "ghcr.io/acme/trainer:1",
+  command: ["python", "train.py", "--run", "{{project}}-g{{generation}}"],
+});
 
 async function failure(promise: Promise<unknown>): Promise<DeliveryError> {
   const e = await promise.then(
@@ -35,7 +40,11 @@ describe("kubernetes adapter", () => {
     expect(name).toBe(`envforge-${payload.dispatchId.slice(0, 8)}-g3`);
     expect(name.length).toBeLessThanOrEqual(63);
     expect(result).toMatchObject({ status: "delivered", externalId: name, data: { namespace: "envforge", name } });
-    expect(kube.requests[0]).toMatchObject({ method: "POST", path: "/apis/batch/v1/namespaces/envforge/jobs", authorization: `Bearer ${TOKEN}` });
+    expect(kube.requests[0]).toMatchObject({
+      method: "POST",
+      path: "/apis/batch/v1/namespaces/envforge/jobs",
+      authorization: `Bearer ${TOKEN}`,
+    });
     const job = kube.jobs.get(`envforge/${name}`) as any;
     expect(job.metadata.labels[DISPATCH_LABEL]).toBe(payload.dispatchId);
     expect(job.spec.backoffLimit).toBe(0);
@@ -116,7 +125,11 @@ describe("kubernetes adapter", () => {
   it("polls delivered -> running -> succeeded, and failed with the reason", async () => {
     kube = await startFakeKubernetes({
       token: TOKEN,
-      script: [{}, { active: 1 }, { succeeded: 1, conditions: [{ type: "Complete", status: "True" }], completionTime: "2026-11-01T12:05:00Z" }],
+      script: [
+        {},
+        { active: 1 },
+        { succeeded: 1, conditions: [{ type: "Complete", status: "True" }], completionTime: "2026-11-01T12:05:00Z" },
+      ],
     });
     const payload = samplePayload();
     const ctx = deliveryContext(payload, defaultConfig(kube.url), TOKEN);
@@ -125,7 +138,12 @@ describe("kubernetes adapter", () => {
     for (let i = 0; i < 3; i++) seen.push((await kubernetesAdapter.poll!(ctx, externalId!)).status);
     expect(seen).toEqual(["delivered", "running", "succeeded"]);
 
-    kube.setStatus("envforge", externalId!, { failed: 1, conditions: [{ type: "Failed", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" }] });
+    kube.setStatus("envforge", externalId!, {
+      failed: 1,
+      conditions: [
+        { type: "Failed", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" },
+      ],
+    });
     const failed = await kubernetesAdapter.poll!(ctx, externalId!);
     expect(failed.status).toBe("failed");
     expect(failed.message).toContain("BackoffLimitExceeded");
@@ -175,16 +193,22 @@ describe("kubernetes adapter", () => {
   it("an unknown namespace and an invalid manifest are not retryable; no secret is refused", async () => {
     kube = await startFakeKubernetes({ token: TOKEN });
     const payload = samplePayload();
-    const missing = await failure(kubernetesAdapter.deliver(deliveryContext(payload, { ...defaultConfig(kube.url), namespace: "nope" }, TOKEN)));
+    const missing = await failure(
+      kubernetesAdapter.deliver(deliveryContext(payload, { ...defaultConfig(kube.url), namespace: "nope" }, TOKEN)),
+    );
     expect(missing.retryable).toBe(false);
     expect(missing.message).toMatch(/namespace/);
     const noSecret = await failure(kubernetesAdapter.deliver(deliveryContext(payload, defaultConfig(kube.url), null)));
     expect(noSecret.retryable).toBe(false);
     expect(kubernetesAdapter.checkConfig({ apiServer: "https://k8s.test" }).map((e) => e.path)).toEqual(["image"]);
-    expect(kubernetesAdapter.checkConfig({ apiServer: "https://k8s.test", jobTemplate: { spec: { template: { spec: { containers: [] } } } } }).map((e) => e.path)).toEqual([
-      "jobTemplate.spec.template.spec.containers",
+    expect(
+      kubernetesAdapter
+        .checkConfig({ apiServer: "https://k8s.test", jobTemplate: { spec: { template: { spec: { containers: [] } } } } })
+        .map((e) => e.path),
+    ).toEqual(["jobTemplate.spec.template.spec.containers"]);
+    expect(kubernetesAdapter.checkConfig({ ...defaultConfig("https://k8s.test"), namespace: "Bad_NS" }).map((e) => e.path)).toEqual([
+      "namespace",
     ]);
-    expect(kubernetesAdapter.checkConfig({ ...defaultConfig("https://k8s.test"), namespace: "Bad_NS" }).map((e) => e.path)).toEqual(["namespace"]);
   });
 
   it("trusts the API server's certificate through caCert (https)", async (ctx) => {
@@ -194,9 +218,29 @@ describe("kubernetes adapter", () => {
       const key = path.join(dir, "key.pem");
       const cert = path.join(dir, "cert.pem");
       try {
-        execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], {
-          stdio: "ignore",
-        });
+        execFileSync(
+          "openssl",
+          [
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            key,
+            "-out",
+            cert,
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+          ],
+          {
+            stdio: "ignore",
+          },
+        );
       } catch {
         ctx.skip(); // no openssl on this machine
       }
@@ -207,7 +251,10 @@ describe("kubernetes adapter", () => {
       expect(untrusted.retryable).toBe(true); // a TLS failure is a transport failure
       const trusted = await kubernetesAdapter.deliver(deliveryContext(payload, { ...defaultConfig(kube.url), caCert: pem }, TOKEN));
       expect(trusted.status).toBe("delivered");
-      const insecure = await kubernetesAdapter.poll!(deliveryContext(payload, { ...defaultConfig(kube.url), insecureSkipTlsVerify: true }, TOKEN), trusted.externalId!);
+      const insecure = await kubernetesAdapter.poll!(
+        deliveryContext(payload, { ...defaultConfig(kube.url), insecureSkipTlsVerify: true }, TOKEN),
+        trusted.externalId!,
+      );
       expect(insecure.status).toBe("delivered");
     } finally {
       if (dir) rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,14 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload, type PollResult } from "../types";
+import {
+  DeliveryError,
+  type DeliveryContext,
+  type DeliveryResult,
+  type DispatchAdapter,
+  type GenerationPayload,
+  type PollResult,
+} from "../types";
 import { bodySnippet, httpRequest, isRetryableStatus, parseJson, redactSecret, transportFailure, type HttpResponse } from "./http";
 import { inClusterCredentials, kubeconfigCredentials, SERVICE_ACCOUNT_DIR, type KubernetesCredentials } from "./kubernetes-auth";
 import { CALLBACK_KEY_ENV, fillPlaceholders, jobEnv, payloadForEnv, placeholderValues, unknownPlaceholders } from "./job-launch";
@@ -68,7 +75,10 @@ export const kubernetesConfigSchema = z
   .strict()
   .refine((c) => c.jobTemplate !== undefined || c.image !== undefined, { message: "set either jobTemplate or image", path: ["image"] })
   .refine((c) => c.auth !== "token" || c.apiServer !== undefined, { message: 'is required with auth "token"', path: ["apiServer"] })
-  .refine((c) => c.auth !== "kubeconfig" || c.kubeconfigPath !== undefined, { message: 'is required with auth "kubeconfig"', path: ["kubeconfigPath"] });
+  .refine((c) => c.auth !== "kubeconfig" || c.kubeconfigPath !== undefined, {
+    message: 'is required with auth "kubeconfig"',
+    path: ["kubeconfigPath"],
+  });
 export type KubernetesConfig = z.infer<typeof kubernetesConfigSchema>;
 /** A config with its namespace resolved (the credentials' namespace when the config names none). */
 type ResolvedConfig = KubernetesConfig & { namespace: string };
@@ -84,7 +94,9 @@ export function kubernetesJobName(payload: Pick<GenerationPayload, "dispatchId" 
 
 /** The dispatch id as a label value (a hash when the id is not a valid one). */
 export function dispatchLabelValue(dispatchId: string): string {
-  return dispatchId.length <= 63 && labelValuePattern.test(dispatchId) ? dispatchId : createHash("sha256").update(dispatchId).digest("hex").slice(0, 63);
+  return dispatchId.length <= 63 && labelValuePattern.test(dispatchId)
+    ? dispatchId
+    : createHash("sha256").update(dispatchId).digest("hex").slice(0, 63);
 }
 
 function objectAt(parent: Json, key: string): Json {
@@ -145,11 +157,20 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
     const containers = podSpec[key];
     if (!Array.isArray(containers)) continue;
     for (const container of containers as Json[]) {
-      const kept = Array.isArray(container.env) ? (container.env as Json[]).filter((e) => !(typeof e.name === "string" && e.name in env)) : [];
-      const fromSecret = keySecret ? [{ name: CALLBACK_KEY_ENV, valueFrom: { secretKeyRef: { name: keySecret, key: CALLBACK_KEY_ENV } } }] : [];
-      container.env = [...kept.filter((e) => e.name !== CALLBACK_KEY_ENV), ...Object.entries(env).map(([n, value]) => ({ name: n, value })), ...fromSecret];
+      const kept = Array.isArray(container.env)
+        ? (container.env as Json[]).filter((e) => !(typeof e.name === "string" && e.name in env))
+        : [];
+      const fromSecret = keySecret
+        ? [{ name: CALLBACK_KEY_ENV, valueFrom: { secretKeyRef: { name: keySecret, key: CALLBACK_KEY_ENV } } }]
+        : [];
+      container.env = [
+        ...kept.filter((e) => e.name !== CALLBACK_KEY_ENV),
+        ...Object.entries(env).map(([n, value]) => ({ name: n, value })),
+        ...fromSecret,
+      ];
       for (const field of ["command", "args"]) {
-        if (Array.isArray(container[field])) container[field] = (container[field] as unknown[]).map((a) => (typeof a === "string" ? fillPlaceholders(a, values) : a));
+        if (Array.isArray(container[field]))
+          container[field] = (container[field] as unknown[]).map((a) => (typeof a === "string" ? fillPlaceholders(a, values) : a));
       }
     }
   }
@@ -187,7 +208,10 @@ class KubernetesClient {
 
   async request(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<HttpResponse> {
     const { creds } = this;
-    const headers: Record<string, string> = { accept: "application/json", ...(creds.token ? { authorization: `Bearer ${creds.token}` } : {}) };
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...(creds.token ? { authorization: `Bearer ${creds.token}` } : {}),
+    };
     if (body !== undefined) headers["content-type"] = "application/json";
     try {
       return await httpRequest({
@@ -211,7 +235,8 @@ class KubernetesClient {
     const data = { httpStatus: res.status, reason: status?.reason ?? null };
     const ns = this.config.namespace;
     if (res.status === 401) {
-      const fix = this.config.auth === "token" ? "set the secret to a valid service-account token" : `check the credentials of ${this.creds.source}`;
+      const fix =
+        this.config.auth === "token" ? "set the secret to a valid service-account token" : `check the credentials of ${this.creds.source}`;
       return new DeliveryError(`The Kubernetes API server rejected the credentials (401 Unauthorized): ${fix}.`, false, data);
     }
     if (res.status === 403) {
@@ -221,10 +246,20 @@ class KubernetesClient {
         data,
       );
     }
-    if (res.status === 404 && verb === "create") return new DeliveryError(`Kubernetes answered 404 creating a Job in namespace "${ns}"${detail ? ` (${detail})` : ""}: does the namespace exist?`, false, data);
-    if (res.status === 422 || status?.reason === "Invalid") return new DeliveryError(`Kubernetes refused the Job manifest (422 Invalid: ${detail}): fix the target's jobTemplate.`, false, data);
+    if (res.status === 404 && verb === "create")
+      return new DeliveryError(
+        `Kubernetes answered 404 creating a Job in namespace "${ns}"${detail ? ` (${detail})` : ""}: does the namespace exist?`,
+        false,
+        data,
+      );
+    if (res.status === 422 || status?.reason === "Invalid")
+      return new DeliveryError(`Kubernetes refused the Job manifest (422 Invalid: ${detail}): fix the target's jobTemplate.`, false, data);
     const retryable = isRetryableStatus(res.status);
-    return new DeliveryError(`Kubernetes answered ${res.status} to ${verb} a Job in "${ns}"${detail ? `: ${detail}` : ""}${retryable ? "; will retry" : ""}.`, retryable, data);
+    return new DeliveryError(
+      `Kubernetes answered ${res.status} to ${verb} a Job in "${ns}"${detail ? `: ${detail}` : ""}${retryable ? "; will retry" : ""}.`,
+      retryable,
+      data,
+    );
   }
 
   async getJob(name: string): Promise<Json | null> {
@@ -232,7 +267,8 @@ class KubernetesClient {
     if (res.status === 404) return null;
     if (res.status !== 200) throw this.failure(res, "get");
     const job = parseJson(res.body);
-    if (!job || typeof job !== "object") throw new DeliveryError(`Reading Job ${name}: the API server's answer is not JSON; will retry.`, true);
+    if (!job || typeof job !== "object")
+      throw new DeliveryError(`Reading Job ${name}: the API server's answer is not JSON; will retry.`, true);
     return job as Json;
   }
 }
@@ -247,7 +283,14 @@ interface JobCondition {
 /** The dispatch status of a Job object. */
 export function kubernetesJobStatus(job: Json): PollResult {
   const spec = (job.spec ?? {}) as { backoffLimit?: number; completions?: number | null };
-  const status = (job.status ?? {}) as { active?: number; succeeded?: number; failed?: number; conditions?: JobCondition[]; startTime?: string; completionTime?: string };
+  const status = (job.status ?? {}) as {
+    active?: number;
+    succeeded?: number;
+    failed?: number;
+    conditions?: JobCondition[];
+    startTime?: string;
+    completionTime?: string;
+  };
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
   const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === "True");
   const data: Record<string, unknown> = {
@@ -258,11 +301,22 @@ export function kubernetesJobStatus(job: Json): PollResult {
     ...(status.completionTime ? { completionTime: status.completionTime } : {}),
   };
   const failed = isTrue("Failed");
-  if (failed) return { status: "failed", message: `Job failed: ${failed.reason ?? "Failed"}${failed.message ? `: ${failed.message}` : ""}`, data: { ...data, reason: failed.reason ?? null } };
+  if (failed)
+    return {
+      status: "failed",
+      message: `Job failed: ${failed.reason ?? "Failed"}${failed.message ? `: ${failed.message}` : ""}`,
+      data: { ...data, reason: failed.reason ?? null },
+    };
   const completions = spec.completions ?? 1;
-  if (isTrue("Complete") || (status.succeeded ?? 0) >= Math.max(1, completions)) return { status: "succeeded", message: "Job completed", data };
+  if (isTrue("Complete") || (status.succeeded ?? 0) >= Math.max(1, completions))
+    return { status: "succeeded", message: "Job completed", data };
   const backoffLimit = spec.backoffLimit ?? 6; // Kubernetes' own default when the manifest leaves it out
-  if ((status.failed ?? 0) > backoffLimit) return { status: "failed", message: `Job failed: ${status.failed} pod failures, over backoffLimit ${backoffLimit}`, data: { ...data, reason: "BackoffLimitExceeded" } };
+  if ((status.failed ?? 0) > backoffLimit)
+    return {
+      status: "failed",
+      message: `Job failed: ${status.failed} pod failures, over backoffLimit ${backoffLimit}`,
+      data: { ...data, reason: "BackoffLimitExceeded" },
+    };
   if ((status.active ?? 0) >= 1) return { status: "running", message: `${status.active} pod(s) active`, data };
   return { status: "delivered", message: "Job created, no pod running yet", data };
 }
@@ -271,8 +325,15 @@ export function kubernetesJobStatus(job: Json): PollResult {
 export async function kubernetesCredentials(config: KubernetesConfig, secret: string | null): Promise<KubernetesCredentials> {
   if (config.auth === "inCluster") return inClusterCredentials(config.serviceAccountDir);
   if (config.auth === "kubeconfig") return kubeconfigCredentials(config.kubeconfigPath!, config.context);
-  if (!secret) throw new DeliveryError("The kubernetes target has no secret: set it to a service-account token that may create Jobs.", false);
-  return { apiServer: config.apiServer!, token: secret, ca: config.caCert, insecureSkipTlsVerify: config.insecureSkipTlsVerify, source: "the target's token" };
+  if (!secret)
+    throw new DeliveryError("The kubernetes target has no secret: set it to a service-account token that may create Jobs.", false);
+  return {
+    apiServer: config.apiServer!,
+    token: secret,
+    ca: config.caCert,
+    insecureSkipTlsVerify: config.insecureSkipTlsVerify,
+    source: "the target's token",
+  };
 }
 
 async function clientFor(ctx: DeliveryContext): Promise<KubernetesClient> {
@@ -297,12 +358,17 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     const secret = {
       apiVersion: "v1",
       kind: "Secret",
-      metadata: { name: keySecret, namespace: client.config.namespace, labels: { [DISPATCH_LABEL]: dispatchLabelValue(ctx.payload.dispatchId), "app.kubernetes.io/managed-by": "envforge" } },
+      metadata: {
+        name: keySecret,
+        namespace: client.config.namespace,
+        labels: { [DISPATCH_LABEL]: dispatchLabelValue(ctx.payload.dispatchId), "app.kubernetes.io/managed-by": "envforge" },
+      },
       type: "Opaque",
       stringData: { [CALLBACK_KEY_ENV]: ctx.callbackKey },
     };
     const made = await client.request("POST", client.secretsPath(), secret);
-    if (!(made.status >= 200 && made.status < 300) && !(made.status === 409 && statusObject(made)?.reason === "AlreadyExists")) throw client.failure(made, "create", "Secrets");
+    if (!(made.status >= 200 && made.status < 300) && !(made.status === 409 && statusObject(made)?.reason === "AlreadyExists"))
+      throw client.failure(made, "create", "Secrets");
   }
   const manifest = kubernetesJobManifest(client.config, ctx.payload, keySecret);
   const where = { namespace: client.config.namespace, name };
@@ -311,7 +377,12 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     const created = (parseJson(res.body) ?? manifest) as Json;
     const uid = (created.metadata as Json | undefined)?.uid ?? null;
     const current = kubernetesJobStatus(created);
-    return { status: current.status, externalId: name, message: `created Job ${client.config.namespace}/${name}`, data: { ...where, uid, ...current.data } };
+    return {
+      status: current.status,
+      externalId: name,
+      message: `created Job ${client.config.namespace}/${name}`,
+      data: { ...where, uid, ...current.data },
+    };
   }
   if (res.status === 409 && statusObject(res)?.reason === "AlreadyExists") {
     const existing = await client.getJob(name);
@@ -319,10 +390,19 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     const meta = (existing.metadata ?? {}) as { annotations?: Record<string, string>; labels?: Record<string, string>; uid?: string };
     const owner = meta.annotations?.[DISPATCH_ANNOTATION] ?? meta.labels?.[DISPATCH_LABEL];
     if (owner !== ctx.payload.dispatchId && owner !== dispatchLabelValue(ctx.payload.dispatchId)) {
-      throw new DeliveryError(`A Job named ${name} in "${client.config.namespace}" belongs to another dispatch (${owner ?? "none"}): delete it, then retry.`, false, where);
+      throw new DeliveryError(
+        `A Job named ${name} in "${client.config.namespace}" belongs to another dispatch (${owner ?? "none"}): delete it, then retry.`,
+        false,
+        where,
+      );
     }
     const current = kubernetesJobStatus(existing);
-    return { ...current, externalId: name, message: `Job ${client.config.namespace}/${name} already exists: ${current.message}`, data: { ...where, uid: meta.uid ?? null, ...current.data, duplicate: true } };
+    return {
+      ...current,
+      externalId: name,
+      message: `Job ${client.config.namespace}/${name} already exists: ${current.message}`,
+      data: { ...where, uid: meta.uid ?? null, ...current.data, duplicate: true },
+    };
   }
   throw client.failure(res, "create");
 }
@@ -330,13 +410,21 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
 async function poll(ctx: DeliveryContext, externalId: string): Promise<PollResult> {
   const client = await clientFor(ctx);
   const job = await client.getJob(externalId);
-  if (!job) return { status: "failed", message: `Job ${client.config.namespace}/${externalId} no longer exists (deleted, or removed by ttlSecondsAfterFinished).` };
+  if (!job)
+    return {
+      status: "failed",
+      message: `Job ${client.config.namespace}/${externalId} no longer exists (deleted, or removed by ttlSecondsAfterFinished).`,
+    };
   return kubernetesJobStatus(job);
 }
 
 async function cancel(ctx: DeliveryContext, externalId: string): Promise<void> {
   const client = await clientFor(ctx);
-  const res = await client.request("DELETE", client.jobsPath(externalId), { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });
+  const res = await client.request("DELETE", client.jobsPath(externalId), {
+    kind: "DeleteOptions",
+    apiVersion: "v1",
+    propagationPolicy: "Background",
+  });
   // the key Secret goes with the Job (its key is revoked by EnvForge anyway)
   await client.request("DELETE", client.secretsPath(`${externalId}-key`)).catch(() => undefined);
   if (res.status === 404 || (res.status >= 200 && res.status < 300)) return;
@@ -347,7 +435,8 @@ async function cancel(ctx: DeliveryContext, externalId: string): Promise<void> {
 export const kubernetesAdapter: DispatchAdapter = {
   name: "kubernetes",
   needsSecret: true,
-  secretRequired: (config) => !(config && typeof config === "object" && ["inCluster", "kubeconfig"].includes((config as { auth?: string }).auth ?? "")),
+  secretRequired: (config) =>
+    !(config && typeof config === "object" && ["inCluster", "kubeconfig"].includes((config as { auth?: string }).auth ?? "")),
   checkConfig: (config) => configErrors(kubernetesConfigSchema, config),
   deliver,
   poll,

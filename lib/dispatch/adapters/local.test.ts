@@ -44,7 +44,10 @@ describe("local adapter", () => {
     const script = `const fs=require("fs"); const p=JSON.parse(fs.readFileSync(process.argv[1],"utf8"));
       fs.writeFileSync(process.argv[2], JSON.stringify({ id: p.dispatchId, n: p.environments.length, gen: process.argv[3], env: process.env.ENVFORGE_DISPATCH_ID, cb: process.env.ENVFORGE_CALLBACK_ROLLOUTS, secretKey: process.env.ENVFORGE_SECRET_KEY ?? null }));
       console.log("trained"); console.error("warn: nothing");`;
-    const ctx = deliveryContext(payload, { workDir, command: node(script, "{{payloadPath}}", "{{dispatchDir}}/out.json", "g{{generation}}") });
+    const ctx = deliveryContext(payload, {
+      workDir,
+      command: node(script, "{{payloadPath}}", "{{dispatchDir}}/out.json", "g{{generation}}"),
+    });
     process.env.ENVFORGE_SECRET_KEY = "server-only-key-0123456789";
     let result;
     try {
@@ -62,7 +65,14 @@ describe("local adapter", () => {
     expect(done).toMatchObject({ status: "succeeded", data: { code: 0, signal: null } });
     expect(done.data?.stdoutTail).toContain("trained");
     expect(done.data?.stderrTail).toContain("warn: nothing");
-    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ id: payload.dispatchId, n: 3, gen: "g3", env: payload.dispatchId, cb: payload.callbacks.rollouts, secretKey: null });
+    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({
+      id: payload.dispatchId,
+      n: 3,
+      gen: "g3",
+      env: payload.dispatchId,
+      cb: payload.callbacks.rollouts,
+      secretKey: null,
+    });
     const exit = JSON.parse(readFileSync(path.join(dir, "exit.json"), "utf8"));
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(typeof exit.finishedAt).toBe("string");
@@ -126,7 +136,8 @@ describe("local adapter", () => {
     const { externalId } = await localAdapter.deliver(ctx);
     const { dir } = parseLocalExternalId(externalId!);
     const stdout = path.join(dir, "stdout.log");
-    for (let i = 0; i < 100 && !(existsSync(stdout) && readFileSync(stdout, "utf8").includes("ready")); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !(existsSync(stdout) && readFileSync(stdout, "utf8").includes("ready")); i++)
+      await new Promise((r) => setTimeout(r, 20));
     await localAdapter.cancel!(ctx, externalId!);
     const done = await localAdapter.poll!(ctx, externalId!);
     expect(done).toMatchObject({ status: "failed", data: { signal: "SIGKILL" } });
@@ -170,7 +181,14 @@ describe("local adapter", () => {
       AWS_SECRET_ACCESS_KEY: "aws-secret-0123456789",
     };
     const payload = samplePayload();
-    const ctx = { ...deliveryContext(payload, { workDir, command: node(`require("fs").writeFileSync(process.argv[1], JSON.stringify(process.env))`, "{{dispatchDir}}/env.json"), env: { MY_SETTING: "x" } }), secret: "target-secret-0123" };
+    const ctx = {
+      ...deliveryContext(payload, {
+        workDir,
+        command: node(`require("fs").writeFileSync(process.argv[1], JSON.stringify(process.env))`, "{{dispatchDir}}/env.json"),
+        env: { MY_SETTING: "x" },
+      }),
+      secret: "target-secret-0123",
+    };
     Object.assign(process.env, secrets);
     let result;
     try {
@@ -194,24 +212,34 @@ describe("local adapter", () => {
     expect(env.PATH).toBe(process.env.PATH);
   });
 
-  it(asRoot ? "as root, a work folder the runner user cannot enter fails the dispatch naming the folder" : "not root: a 0700 work folder of the server's own user is used as it is", async () => {
-    const closed = mkdtempSync(path.join(os.tmpdir(), "envforge-local-closed-")); // 0700, owned by the server's user
-    try {
-      const ctx = deliveryContext(samplePayload(), { workDir: path.join(closed, "work"), command: node("0") });
-      if (asRoot) {
-        const err = await localAdapter.deliver(ctx).then(() => null, (e: unknown) => e);
-        expect(err).toBeInstanceOf(DeliveryError);
-        expect((err as DeliveryError).retryable).toBe(false);
-        expect((err as Error).message).toContain(`cannot reach the work folder (config.workDir) ${path.join(closed, "work")}: ${closed} is closed`);
-        expect(existsSync(path.join(closed, "work"))).toBe(false);
-      } else {
-        const { externalId } = await localAdapter.deliver(ctx);
-        expect(await pollUntilDone(ctx, externalId!)).toMatchObject({ status: "succeeded" });
+  it(
+    asRoot
+      ? "as root, a work folder the runner user cannot enter fails the dispatch naming the folder"
+      : "not root: a 0700 work folder of the server's own user is used as it is",
+    async () => {
+      const closed = mkdtempSync(path.join(os.tmpdir(), "envforge-local-closed-")); // 0700, owned by the server's user
+      try {
+        const ctx = deliveryContext(samplePayload(), { workDir: path.join(closed, "work"), command: node("0") });
+        if (asRoot) {
+          const err = await localAdapter.deliver(ctx).then(
+            () => null,
+            (e: unknown) => e,
+          );
+          expect(err).toBeInstanceOf(DeliveryError);
+          expect((err as DeliveryError).retryable).toBe(false);
+          expect((err as Error).message).toContain(
+            `cannot reach the work folder (config.workDir) ${path.join(closed, "work")}: ${closed} is closed`,
+          );
+          expect(existsSync(path.join(closed, "work"))).toBe(false);
+        } else {
+          const { externalId } = await localAdapter.deliver(ctx);
+          expect(await pollUntilDone(ctx, externalId!)).toMatchObject({ status: "succeeded" });
+        }
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(closed, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   it("the server reads no file the command links into its folder", async () => {
     const payload = samplePayload();

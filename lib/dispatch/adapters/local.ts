@@ -30,7 +30,9 @@ export const localConfigSchema = z
     /** argv, e.g. ["python", "train.py", "--payload", "{{payloadPath}}"]; placeholders: {{payloadPath}} {{dispatchId}} {{generation}} {{project}} {{dispatchDir}} */
     command: z
       .array(
-        z.string().refine((t) => unknownPlaceholders(t, PLACEHOLDERS).length === 0, { message: `may only use the placeholders ${PLACEHOLDERS.map((p) => `{{${p}}}`).join(", ")}` }),
+        z.string().refine((t) => unknownPlaceholders(t, PLACEHOLDERS).length === 0, {
+          message: `may only use the placeholders ${PLACEHOLDERS.map((p) => `{{${p}}}`).join(", ")}`,
+        }),
       )
       .min(1, "needs at least the program to run"),
     /** parent of the per-dispatch folders (default: <tmpdir>/envforge-dispatch) */
@@ -65,7 +67,8 @@ export function parseLocalExternalId(externalId: string): { pid: number; dir: st
   const at = externalId.indexOf(":");
   const pid = Number(externalId.slice(0, at));
   const dir = externalId.slice(at + 1);
-  if (at <= 0 || !Number.isInteger(pid) || pid <= 0 || !path.isAbsolute(dir)) throw new DeliveryError(`"${externalId}" is not a local dispatch id (<pid>:<folder>).`, false);
+  if (at <= 0 || !Number.isInteger(pid) || pid <= 0 || !path.isAbsolute(dir))
+    throw new DeliveryError(`"${externalId}" is not a local dispatch id (<pid>:<folder>).`, false);
   return { pid, dir };
 }
 
@@ -201,8 +204,16 @@ async function outcome(dir: string, pid: number): Promise<PollResult> {
   const cancelled = existsSync(f.cancel);
   const base = { pid, dir, ...(cancelled ? { cancelled: true } : {}) };
   if (exit) {
-    const data = { ...base, code: exit.code, signal: exit.signal, finishedAt: exit.finishedAt, stdoutTail: await tailOf(f.stdout), stderrTail: await tailOf(f.stderr) };
-    if (exit.error) return { status: "failed", message: `The command could not start: ${exit.error}`, data: { ...data, error: exit.error } };
+    const data = {
+      ...base,
+      code: exit.code,
+      signal: exit.signal,
+      finishedAt: exit.finishedAt,
+      stdoutTail: await tailOf(f.stdout),
+      stderrTail: await tailOf(f.stderr),
+    };
+    if (exit.error)
+      return { status: "failed", message: `The command could not start: ${exit.error}`, data: { ...data, error: exit.error } };
     if (exit.code === 0) return { status: "succeeded", message: "The command exited with code 0", data };
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
     return { status: "failed", message: `The command ${how}${cancelled ? " (cancelled)" : ""}`, data };
@@ -247,7 +258,12 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const existing = await readJson<LaunchRecord>(f.launch);
   if (existing) {
     const current = await outcome(dir, existing.pid);
-    return { ...current, externalId: formatLocalExternalId(existing.pid, dir), message: `already started: ${current.message}`, data: { ...current.data, duplicate: true } };
+    return {
+      ...current,
+      externalId: formatLocalExternalId(existing.pid, dir),
+      message: `already started: ${current.message}`,
+      data: { ...current.data, duplicate: true },
+    };
   }
   if (!(await takeLaunchLock(f.lock))) {
     throw new DeliveryError(`Another attempt is starting dispatch ${ctx.payload.dispatchId} right now; will retry.`, true);
@@ -257,11 +273,18 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     const raced = await readJson<LaunchRecord>(f.launch);
     if (raced) {
       const current = await outcome(dir, raced.pid);
-      return { ...current, externalId: formatLocalExternalId(raced.pid, dir), message: `already started: ${current.message}`, data: { ...current.data, duplicate: true } };
+      return {
+        ...current,
+        externalId: formatLocalExternalId(raced.pid, dir),
+        message: `already started: ${current.message}`,
+        data: { ...current.data, duplicate: true },
+      };
     }
     await writeJsonAtomic(f.payload, ctx.payload);
     await fs.rm(f.exit, { force: true });
-    const command = config.command.map((part) => fillPlaceholders(part, placeholderValues(ctx.payload, { payloadPath: f.payload, dispatchDir: dir })));
+    const command = config.command.map((part) =>
+      fillPlaceholders(part, placeholderValues(ctx.payload, { payloadPath: f.payload, dispatchDir: dir })),
+    );
     const cwd = config.cwd ? path.resolve(config.cwd) : dir;
     if (runner) {
       checkReachable(runner, cwd, "config.cwd (the command's working folder)");
@@ -287,14 +310,20 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     const launch: LaunchRecord = { pid, startedAt: new Date().toISOString(), command };
     await writeJsonAtomic(f.launch, launch);
     const as = runner ? ` as user ${runner.name}` : "";
-    return { status: "running", externalId: formatLocalExternalId(pid, dir), message: `started ${command[0]}${as} as process group ${pid} in ${dir}`, data: { pid, dir, command, ...(runner ? { user: runner.name } : {}) } };
+    return {
+      status: "running",
+      externalId: formatLocalExternalId(pid, dir),
+      message: `started ${command[0]}${as} as process group ${pid} in ${dir}`,
+      data: { pid, dir, command, ...(runner ? { user: runner.name } : {}) },
+    };
   } finally {
     await fs.rm(f.lock, { force: true });
   }
 }
 
 /** Variables of the server's environment a command inherits; everything else (keys, tokens, DATABASE_URL, ENVFORGE_* settings) stays with the server. */
-const INHERITED_ENV = /^(PATH|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TERM|CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)$/;
+const INHERITED_ENV =
+  /^(PATH|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TERM|CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)$/;
 /** Also inherited when the command runs as the server's own user (they describe that user). */
 const INHERITED_OWN_USER_ENV = /^(HOME|USER|LOGNAME|TMPDIR)$/;
 

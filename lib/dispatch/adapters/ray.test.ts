@@ -46,7 +46,12 @@ describe("ray adapter", () => {
       ENVFORGE_CALLBACK_ROLLOUTS: payload.callbacks.rollouts,
     });
     expect(job.runtime_env.working_dir).toBe("s3://bucket/trainer.zip");
-    expect(job.metadata).toEqual({ team: "rl", envforge_dispatch: payload.dispatchId, envforge_project: "tb-curriculum", envforge_generation: "3" });
+    expect(job.metadata).toEqual({
+      team: "rl",
+      envforge_dispatch: payload.dispatchId,
+      envforge_project: "tb-curriculum",
+      envforge_generation: "3",
+    });
     expect(job.body.entrypoint_num_gpus).toBe(1);
     expect(job.entrypoint).toContain(`--payload ${rayPayloadPath(payload.dispatchId)} --run tb-curriculum-g3`);
     expect(job.entrypoint).toMatch(/^python -c '.*ENVFORGE_PAYLOAD_JSON.*' && python -m trainer/);
@@ -55,7 +60,9 @@ describe("ray adapter", () => {
   it("leaves an entrypoint without {{payloadPath}} as it is", () => {
     const payload = samplePayload();
     expect(rayEntrypoint("bash run.sh {{dispatchId}}", { payload })).toBe(`bash run.sh ${payload.dispatchId}`);
-    expect(rayEntrypoint("echo {{project}}", { payload: { ...payload, project: { ...payload.project, slug: "a b'c" } } })).toBe(`echo 'a b'\\''c'`);
+    expect(rayEntrypoint("echo {{project}}", { payload: { ...payload, project: { ...payload.project, slug: "a b'c" } } })).toBe(
+      `echo 'a b'\\''c'`,
+    );
   });
 
   it("a resend finds the job it submitted (400 or 500 'already exists') and starts no second one", async () => {
@@ -87,7 +94,11 @@ describe("ray adapter", () => {
 
   it("a FAILED job is failed with its message and the last 2 KB of its logs", async () => {
     const logs = `${"x".repeat(5000)}\nTraceback (most recent call last):\nRuntimeError: CUDA out of memory\n`;
-    ray = await startFakeRay({ script: ["PENDING", "RUNNING", "FAILED"], logs, failureMessage: "Job entrypoint command failed with exit code 1" });
+    ray = await startFakeRay({
+      script: ["PENDING", "RUNNING", "FAILED"],
+      logs,
+      failureMessage: "Job entrypoint command failed with exit code 1",
+    });
     const payload = samplePayload();
     const ctx = deliveryContext(payload, configFor(ray.url));
     await rayAdapter.deliver(ctx);
@@ -118,7 +129,9 @@ describe("ray adapter", () => {
     const ok = await rayAdapter.deliver(deliveryContext(payload, configFor(ray.url), "ray-proxy-token-123"));
     expect(ok.status).toBe("delivered");
     expect(ray.authorizations[0]).toBe("Bearer ray-proxy-token-123");
-    const error = (await rayAdapter.deliver(deliveryContext(samplePayload(), configFor(ray.url), "wrong-token-456")).catch((e: unknown) => e)) as DeliveryError;
+    const error = (await rayAdapter
+      .deliver(deliveryContext(samplePayload(), configFor(ray.url), "wrong-token-456"))
+      .catch((e: unknown) => e)) as DeliveryError;
     expect(error).toBeInstanceOf(DeliveryError);
     expect(error.retryable).toBe(false);
     expect(error.message).not.toContain("wrong-token-456");
@@ -142,13 +155,22 @@ describe("ray adapter", () => {
     const base = samplePayload();
     const big: GenerationPayload = {
       ...base,
-      environments: Array.from({ length: 400 }, (_, i) => ({ ...base.environments[0], key: `k${i}`, config: { task_name: `t${i}`, notes: "n".repeat(300) } })),
+      environments: Array.from({ length: 400 }, (_, i) => ({
+        ...base.environments[0],
+        key: `k${i}`,
+        config: { task_name: `t${i}`, notes: "n".repeat(300) },
+      })),
     };
     const error = (await rayAdapter.deliver(deliveryContext(big, configFor(ray.url))).catch((e: unknown) => e)) as DeliveryError;
     expect(error.retryable).toBe(false);
     expect(error.message).toMatch(/KiB/);
     expect(ray.jobs.size).toBe(0);
     expect(rayAdapter.checkConfig(configFor("http://ray-head:8265"))).toEqual([]);
-    expect(rayAdapter.checkConfig({ address: "ray://x", entrypoint: "run {{nope}}" }).map((e) => e.path).sort()).toEqual(["address", "entrypoint"]);
+    expect(
+      rayAdapter
+        .checkConfig({ address: "ray://x", entrypoint: "run {{nope}}" })
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(["address", "entrypoint"]);
   });
 });

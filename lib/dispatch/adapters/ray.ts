@@ -7,7 +7,17 @@
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type PollResult } from "../types";
 import { bodySnippet, httpRequest, isRetryableStatus, parseJson, redactSecret, transportFailure, type HttpResponse } from "./http";
-import { CALLBACK_KEY_ENV, fillPlaceholders, jobEnv, payloadForEnv, PLACEHOLDERS, placeholderValues, shellQuote, textTail, unknownPlaceholders } from "./job-launch";
+import {
+  CALLBACK_KEY_ENV,
+  fillPlaceholders,
+  jobEnv,
+  payloadForEnv,
+  PLACEHOLDERS,
+  placeholderValues,
+  shellQuote,
+  textTail,
+  unknownPlaceholders,
+} from "./job-launch";
 import { configErrors, parseTargetConfig } from "./target-config";
 
 const RAY_PLACEHOLDERS = PLACEHOLDERS.filter((p) => p !== "dispatchDir");
@@ -20,9 +30,14 @@ export const rayConfigSchema = z
     entrypoint: z
       .string()
       .min(1)
-      .refine((t) => unknownPlaceholders(t, RAY_PLACEHOLDERS).length === 0, { message: `may only use the placeholders ${RAY_PLACEHOLDERS.map((p) => `{{${p}}}`).join(", ")}` }),
+      .refine((t) => unknownPlaceholders(t, RAY_PLACEHOLDERS).length === 0, {
+        message: `may only use the placeholders ${RAY_PLACEHOLDERS.map((p) => `{{${p}}}`).join(", ")}`,
+      }),
     /** merged under EnvForge's env_vars (Ray's runtime_env: working_dir, pip, env_vars, …) */
-    runtime_env: z.object({ env_vars: z.record(z.string(), z.string()).optional() }).catchall(z.unknown()).optional(),
+    runtime_env: z
+      .object({ env_vars: z.record(z.string(), z.string()).optional() })
+      .catchall(z.unknown())
+      .optional(),
     /** merged under envforge_* keys; Ray wants string values */
     metadata: z.record(z.string(), z.string()).optional(),
     entrypoint_num_cpus: z.number().min(0).optional(),
@@ -107,11 +122,16 @@ class RayClient {
     // A Ray behind an authenticating proxy: the target's secret is its bearer token.
     if (this.ctx.secret) headers.authorization = `Bearer ${this.ctx.secret}`;
     const url = `${this.config.address.replace(/\/+$/, "")}${path}`;
-    return httpRequest({ method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: this.config.timeoutMs, signal: this.ctx.signal }).catch(
-      (e: unknown) => {
-        throw transportFailure(e, `Ray at ${new URL(this.config.address).origin}`);
-      },
-    );
+    return httpRequest({
+      method,
+      url,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      timeoutMs: this.config.timeoutMs,
+      signal: this.ctx.signal,
+    }).catch((e: unknown) => {
+      throw transportFailure(e, `Ray at ${new URL(this.config.address).origin}`);
+    });
   }
 
   /** A DeliveryError for a non-2xx answer, retryable where Ray may recover. */
@@ -119,13 +139,25 @@ class RayClient {
     const detail = redactSecret(bodySnippet(errorText(res)), this.ctx.secret);
     const data = { httpStatus: res.status };
     if (res.status === 401 || res.status === 403) {
-      return new DeliveryError(`${what}: Ray (or the proxy in front of it) answered ${res.status}: check the target's secret (bearer token).`, false, data);
+      return new DeliveryError(
+        `${what}: Ray (or the proxy in front of it) answered ${res.status}: check the target's secret (bearer token).`,
+        false,
+        data,
+      );
     }
     if (res.status === 404) {
-      return new DeliveryError(`${what}: ${new URL(this.config.address).origin} answered 404${detail ? ` (${detail})` : ""}: is the address the Ray dashboard (port 8265)?`, false, data);
+      return new DeliveryError(
+        `${what}: ${new URL(this.config.address).origin} answered 404${detail ? ` (${detail})` : ""}: is the address the Ray dashboard (port 8265)?`,
+        false,
+        data,
+      );
     }
     const retryable = isRetryableStatus(res.status);
-    return new DeliveryError(`${what}: Ray answered ${res.status}${detail ? `: ${detail}` : ""}${retryable ? "; will retry" : ""}.`, retryable, data);
+    return new DeliveryError(
+      `${what}: Ray answered ${res.status}${detail ? `: ${detail}` : ""}${retryable ? "; will retry" : ""}.`,
+      retryable,
+      data,
+    );
   }
 
   async job(submissionId: string): Promise<RayJobDetails | null> {
@@ -194,7 +226,12 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     const job = await client.job(submissionId);
     if (!job) throw new DeliveryError(`Ray says job ${submissionId} already exists but cannot find it; will retry.`, true);
     const current = await statusOf(client, job, submissionId);
-    return { ...current, externalId: submissionId, message: `already submitted to Ray (${current.data?.rayStatus})${current.message ? `: ${current.message}` : ""}`, data: { ...current.data, duplicate: true } };
+    return {
+      ...current,
+      externalId: submissionId,
+      message: `already submitted to Ray (${current.data?.rayStatus})${current.message ? `: ${current.message}` : ""}`,
+      data: { ...current.data, duplicate: true },
+    };
   }
   throw client.failure(res, `Submitting to Ray`);
 }
@@ -202,7 +239,12 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
 async function poll(ctx: DeliveryContext, externalId: string): Promise<PollResult> {
   const client = new RayClient(parseTargetConfig(rayConfigSchema, ctx.config, "ray"), ctx);
   const job = await client.job(externalId);
-  if (!job) return { status: "failed", message: `Ray does not know job ${externalId} any more (was the cluster restarted or the job deleted?).`, data: { rayStatus: null } };
+  if (!job)
+    return {
+      status: "failed",
+      message: `Ray does not know job ${externalId} any more (was the cluster restarted or the job deleted?).`,
+      data: { rayStatus: null },
+    };
   return statusOf(client, job, externalId);
 }
 

@@ -10,7 +10,8 @@ export function configErrors(schema: z.ZodType, config: unknown): { path: string
   for (const issue of parsed.error.issues) {
     const base = issue.path.map(String);
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) errors.push({ path: [...base, key].join("."), message: `Unknown field "${key}": remove it or check its spelling.` });
+      for (const key of issue.keys)
+        errors.push({ path: [...base, key].join("."), message: `Unknown field "${key}": remove it or check its spelling.` });
     } else {
       errors.push({ path: base.length ? base.join(".") : "(root)", message: issue.message });
     }

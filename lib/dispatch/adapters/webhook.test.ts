@@ -123,7 +123,9 @@ describe("webhook adapter", () => {
     servers.push(hanging);
     await new Promise<void>((r) => hanging.listen(0, "127.0.0.1", r));
     const port = (hanging.address() as AddressInfo).port;
-    const slow = await deliverError(webhookAdapter.deliver(deliveryContext(samplePayload(), { url: `http://127.0.0.1:${port}/`, timeoutMs: 200 }, SECRET)));
+    const slow = await deliverError(
+      webhookAdapter.deliver(deliveryContext(samplePayload(), { url: `http://127.0.0.1:${port}/`, timeoutMs: 200 }, SECRET)),
+    );
     expect(slow.retryable).toBe(true);
     expect(slow.message).toContain("200 ms");
     hanging.closeAllConnections();

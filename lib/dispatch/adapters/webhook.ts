@@ -16,7 +16,15 @@ export const ATTEMPT_HEADER = "X-EnvForge-Delivery-Attempt";
 export const CALLBACK_KEY_HEADER = "X-EnvForge-Callback-Key";
 
 /** Headers the adapter sets itself; config.headers may not override them. */
-const RESERVED_HEADERS = ["content-type", "content-length", "host", SIGNATURE_HEADER.toLowerCase(), IDEMPOTENCY_HEADER.toLowerCase(), ATTEMPT_HEADER.toLowerCase(), CALLBACK_KEY_HEADER.toLowerCase()];
+const RESERVED_HEADERS = [
+  "content-type",
+  "content-length",
+  "host",
+  SIGNATURE_HEADER.toLowerCase(),
+  IDEMPOTENCY_HEADER.toLowerCase(),
+  ATTEMPT_HEADER.toLowerCase(),
+  CALLBACK_KEY_HEADER.toLowerCase(),
+];
 
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -24,7 +32,10 @@ export const webhookConfigSchema = z
   .object({
     url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }),
     headers: z
-      .record(z.string().regex(headerName, "is not a valid header name"), z.string().refine((v) => !/[\r\n]/.test(v), "must be on one line"))
+      .record(
+        z.string().regex(headerName, "is not a valid header name"),
+        z.string().refine((v) => !/[\r\n]/.test(v), "must be on one line"),
+      )
       .refine((h) => Object.keys(h).every((k) => !RESERVED_HEADERS.includes(k.toLowerCase())), {
         message: `may not set ${RESERVED_HEADERS.join(", ")}: the adapter sets them`,
       })
@@ -61,7 +72,8 @@ function externalIdFrom(body: string): string | undefined {
 
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const config = parseTargetConfig(webhookConfigSchema, ctx.config, "webhook");
-  if (!ctx.secret) throw new DeliveryError("The webhook target has no secret: set one so the receiver can verify X-EnvForge-Signature.", false);
+  if (!ctx.secret)
+    throw new DeliveryError("The webhook target has no secret: set one so the receiver can verify X-EnvForge-Signature.", false);
   const body = Buffer.from(JSON.stringify(ctx.payload), "utf8");
   const headers: Record<string, string> = {
     ...config.headers,
@@ -81,7 +93,12 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   }
   const snippet = redactSecret(bodySnippet(res.body), ctx.secret);
   if (res.status >= 200 && res.status < 300) {
-    return { status: "delivered", externalId: externalIdFrom(res.body), message: `${where} answered ${res.status}`, data: { httpStatus: res.status } };
+    return {
+      status: "delivered",
+      externalId: externalIdFrom(res.body),
+      message: `${where} answered ${res.status}`,
+      data: { httpStatus: res.status },
+    };
   }
   // A receiver that already holds this Idempotency-Key (or is still processing it) may answer 409: it has the delivery.
   if (res.status === 409) {
@@ -100,7 +117,11 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   }
   if (res.status >= 300 && res.status < 400) {
     const location = res.headers.location ? ` to ${res.headers.location}` : "";
-    throw new DeliveryError(`Webhook ${where} answered ${res.status} (redirect${location}): set the target URL to the final address (a signed POST is not followed).`, false, data);
+    throw new DeliveryError(
+      `Webhook ${where} answered ${res.status} (redirect${location}): set the target URL to the final address (a signed POST is not followed).`,
+      false,
+      data,
+    );
   }
   const hint =
     res.status === 401 || res.status === 403

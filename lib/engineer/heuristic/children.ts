@@ -134,7 +134,9 @@ export interface ChildContext {
 }
 
 /** The context of the child strategies for one proposal. */
-export function childContext(p: Omit<ChildContext, "mutRng" | "harderSteps" | "easierSteps"> & { scored: readonly Scored[] }): ChildContext {
+export function childContext(
+  p: Omit<ChildContext, "mutRng" | "harderSteps" | "easierSteps"> & { scored: readonly Scored[] },
+): ChildContext {
   const { scored, ...rest } = p;
   return { ...rest, mutRng: p.rng.fork("mutate"), harderSteps: stepsPerField(scored, 1), easierSteps: stepsPerField(scored, -1) };
 }
@@ -149,7 +151,16 @@ function directedChild(ctx: ChildContext, parent: Scored, sign: 1 | -1, attempt:
   let order = orderDirections(mutRng, evidence, sign < 0);
   if (timeout) order = [...order.filter((e) => e.direction === "precision"), ...order.filter((e) => e.direction !== "precision")];
   // The third try of a parent keeps one directed step and reseeds, for a new instance of the same step.
-  const step = directedEdit(mutRng, order, parent.member.config, sign, attempt >= 2 ? 1 : 0, sign > 0 ? ctx.harderSteps : ctx.easierSteps, family.id, timeout);
+  const step = directedEdit(
+    mutRng,
+    order,
+    parent.member.config,
+    sign,
+    attempt >= 2 ? 1 : 0,
+    sign > 0 ? ctx.harderSteps : ctx.easierSteps,
+    family.id,
+    timeout,
+  );
   if (!step) return null;
   const edits = [...step.edits];
   let config = step.config;
@@ -219,7 +230,9 @@ function replayChildren(ctx: ChildContext, carryIn: number): number {
     let cand: Candidate | null = null;
     if (parent.q !== null && parent.q < D.easierBelow) cand = directedChild(ctx, parent, -1, attempt >= order.length ? 2 : 0);
     else {
-      const { config, edits } = mutateConfig(mutRng, setFields(family.fields, parent.member.config), parent.member.config, { edits: mutRng.int(1, 3) });
+      const { config, edits } = mutateConfig(mutRng, setFields(family.fields, parent.member.config), parent.member.config, {
+        edits: mutRng.int(1, 3),
+      });
       if (edits.length > 0) cand = { kind: "replay", config, direction: editDirection(family.fields, edits), edits, parent };
     }
     if (batch.accept(cand)) done += 1;

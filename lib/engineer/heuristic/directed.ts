@@ -153,7 +153,9 @@ export function canStep(evidence: readonly DirectionEvidence[], config: FamilyCo
  * cannot keep up; when the population sits at the frontier, steps stay single.
  */
 export function stepsPerField(scored: readonly Scored[], sign: 1 | -1): number {
-  const rates = scored.filter((sc) => sc.q !== null && !sc.infra && sc.retire !== "invalid" && sc.retire !== "unsolvable").map((sc) => sc.q as number);
+  const rates = scored
+    .filter((sc) => sc.q !== null && !sc.infra && sc.retire !== "invalid" && sc.retire !== "unsolvable")
+    .map((sc) => sc.q as number);
   if (rates.length < 8) return 1;
   const mean = Math.min(0.98, Math.max(0.02, rates.reduce((a, b) => a + b, 0) / rates.length));
   return Math.min(MAX_STEPS_PER_FIELD, Math.max(1, 1 + Math.floor(sign * logit(mean))));

@@ -86,7 +86,12 @@ function meanHardness(fields: readonly FieldSpec[], config: unknown): number | u
 }
 
 /** What the failure evidence says about each difficulty direction the family can move along. */
-export function directionEvidence(family: FamilyDefinition, fields: readonly SummaryField[], clusters: readonly SummaryCluster[], scored: readonly Scored[]): DirectionEvidence[] {
+export function directionEvidence(
+  family: FamilyDefinition,
+  fields: readonly SummaryField[],
+  clusters: readonly SummaryCluster[],
+  scored: readonly Scored[],
+): DirectionEvidence[] {
   const byKey = new Map(scored.map((sc) => [sc.member.key, sc]));
   const out: DirectionEvidence[] = [];
   for (const direction of SKILL_DIRECTIONS) {
@@ -201,13 +206,16 @@ export function evidenceWriter(summary: StructuredSummary): EvidenceWriter {
     const total = buckets.reduce((a, b) => a + b.environments, 0);
     for (const bucket of buckets) {
       const underCovered = bucket.environments < (0.5 * total) / buckets.length;
-      if (underCovered && (gap === null || bucket.environments < gap.environments)) gap = { path: field.path, label: bucket.label, environments: bucket.environments, total };
+      if (underCovered && (gap === null || bucket.environments < gap.environments))
+        gap = { path: field.path, label: bucket.label, environments: bucket.environments, total };
     }
   }
   return {
     cluster(cluster, note) {
       if (!cluster) return [];
-      const refs: EvidenceRef[] = [{ kind: "cluster", ref: cluster.id, note: `${note ? `${note}; ` : ""}${cluster.category}: ${cluster.signature}`.slice(0, 160) }];
+      const refs: EvidenceRef[] = [
+        { kind: "cluster", ref: cluster.id, note: `${note ? `${note}; ` : ""}${cluster.category}: ${cluster.signature}`.slice(0, 160) },
+      ];
       if (cluster.exemplarRolloutIds.length > 0) refs.push({ kind: "rollout", ref: cluster.exemplarRolloutIds[0] });
       return refs;
     },
@@ -216,10 +224,20 @@ export function evidenceWriter(summary: StructuredSummary): EvidenceWriter {
     },
     field(e) {
       if (!e?.top) return [];
-      return [{ kind: "stat", ref: `field:${e.top.path}`, note: `success ${fmt(e.top.easy)}→${fmt(e.top.hard)} from its easy to its hard buckets` }];
+      return [
+        {
+          kind: "stat",
+          ref: `field:${e.top.path}`,
+          note: `success ${fmt(e.top.easy)}→${fmt(e.top.hard)} from its easy to its hard buckets`,
+        },
+      ];
     },
     coverageGap: gap
-      ? { kind: "stat", ref: `field:${gap.path}`, note: `least covered level: ${gap.label} has ${gap.environments} of ${gap.total} environments` }
+      ? {
+          kind: "stat",
+          ref: `field:${gap.path}`,
+          note: `least covered level: ${gap.label} has ${gap.environments} of ${gap.total} environments`,
+        }
       : null,
   };
 }

@@ -45,7 +45,12 @@ function buildSummary(family: FamilyDefinition, population: PopulationMember[], 
         kind: f.kind,
         direction: f.direction ?? null,
         difficulty: f.difficulty ?? null,
-        buckets: breakdown.buckets.map((b) => ({ label: b.label, environments: b.environments, rollouts: b.rollouts, successRate: b.successRate })),
+        buckets: breakdown.buckets.map((b) => ({
+          label: b.label,
+          environments: b.environments,
+          rollouts: b.rollouts,
+          successRate: b.successRate,
+        })),
       };
     });
   const rollouts = population.reduce((a, m) => a + m.n, 0);
@@ -108,7 +113,10 @@ function buildInput(family: FamilyDefinition, size: number, opts: { seed?: numbe
       signature: "agent_timeout: ran out of steps",
       count: 40,
       environments: Math.ceil(failing.length / 2),
-      environmentKeys: failing.filter((_, i) => i % 2 === 0).map((m) => m.key).slice(0, 10),
+      environmentKeys: failing
+        .filter((_, i) => i % 2 === 0)
+        .map((m) => m.key)
+        .slice(0, 10),
       exemplarRolloutIds: ["ro-1", "ro-2"],
       excerpt: "step budget exhausted",
       infra: false,
@@ -119,7 +127,10 @@ function buildInput(family: FamilyDefinition, size: number, opts: { seed?: numbe
       signature: "verifier_failed: fell into a hole",
       count: 25,
       environments: Math.floor(failing.length / 2),
-      environmentKeys: failing.filter((_, i) => i % 2 === 1).map((m) => m.key).slice(0, 10),
+      environmentKeys: failing
+        .filter((_, i) => i % 2 === 1)
+        .map((m) => m.key)
+        .slice(0, 10),
       exemplarRolloutIds: ["ro-3"],
       excerpt: "agent 0 fell into a hole at (2, 3)",
       infra: false,
@@ -137,7 +148,8 @@ function buildInput(family: FamilyDefinition, size: number, opts: { seed?: numbe
     },
   ];
   failing.forEach((m, i) => {
-    m.clusterIds = i === 0 ? ["cl-infra", i % 2 === 0 ? "cl-timeout" : "cl-verifier"] : [i % 2 === 0 ? "cl-timeout" : "cl-verifier", "cl-unknown"];
+    m.clusterIds =
+      i === 0 ? ["cl-infra", i % 2 === 0 ? "cl-timeout" : "cl-verifier"] : [i % 2 === 0 ? "cl-timeout" : "cl-verifier", "cl-unknown"];
   });
   return {
     family,
@@ -414,7 +426,9 @@ describe("heuristicEngineer: evidence", () => {
     }
     expect(flOut.items.find((i) => i.environmentKey === "g3-002")?.flags).toContain("infra");
     const harder = children(flOut).find((c) => c.rationale.startsWith("Solved"));
-    expect(harder?.rationale).toMatch(/Solved \(8\/8, q 1\.00.*\): pushed harder along \w+, which the failure evidence points to least: \w+ [\d.]+→[\d.]+/);
+    expect(harder?.rationale).toMatch(
+      /Solved \(8\/8, q 1\.00.*\): pushed harder along \w+, which the failure evidence points to least: \w+ [\d.]+→[\d.]+/,
+    );
   });
 
   it("notes the direction evidence and the child counts", () => {
@@ -453,7 +467,9 @@ describe("heuristicEngineer: learning progress and step sizes", () => {
   }
 
   it("retires a member trained for three generations without its success rate rising, and never breeds from it", () => {
-    const input = withOutcomes((m, i) => (i === 4 ? { s: 4, n: 8, history: [0.5, 0.5], age: 3 } : i === 6 ? { s: 5, n: 8, history: [0.25, 0.5], age: 3 } : {}));
+    const input = withOutcomes((m, i) =>
+      i === 4 ? { s: 4, n: 8, history: [0.5, 0.5], age: 3 } : i === 6 ? { s: 5, n: 8, history: [0.25, 0.5], age: 3 } : {},
+    );
     const out = heuristicEngineer(input);
     const flat = out.items.find((i) => i.environmentKey === "g3-004");
     expect(flat?.op).toBe("retire");
@@ -498,8 +514,18 @@ describe("heuristicEngineer: learning progress and step sizes", () => {
 describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
   type Breakdown = Partial<Record<"infra" | "timeout" | "format" | "tests", number>>;
   const clusterSpec = {
-    infra: { id: "cl-h-infra", category: "infra_error", signature: "verifier setup: curl: command not found (apt: package not found)", infra: true },
-    timeout: { id: "cl-h-timeout", category: "agent_timeout", signature: "AgentTimeoutError: Agent execution timed out after <n> seconds", infra: false },
+    infra: {
+      id: "cl-h-infra",
+      category: "infra_error",
+      signature: "verifier setup: curl: command not found (apt: package not found)",
+      infra: true,
+    },
+    timeout: {
+      id: "cl-h-timeout",
+      category: "agent_timeout",
+      signature: "AgentTimeoutError: Agent execution timed out after <n> seconds",
+      infra: false,
+    },
     format: { id: "cl-h-format", category: "format_error", signature: "format error: did not include a valid tool call", infra: false },
     tests: { id: "cl-h-tests", category: "verifier_failed", signature: "test_outputs.py::test_result_matches", infra: false },
   } as const;
@@ -514,9 +540,16 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     const rates = [0, 0, 0, 1, 2, 3, 3, 4, 5, 5, 6, 6, 7, 7, 8, 9, 10, 10, 10, 10];
     rates.forEach((s, i) => plan.push({ s, failures: s < 10 ? { tests: 10 - s } : {}, timeout: i % 4 !== 1 })); // h20-h39: failed tests
     const population: PopulationMember[] = plan.map((p, i) => {
-      const config: FamilyConfig = { task_name: `tb2-task-${String(i).padStart(2, "0")}`, source: "terminal-bench", git_commit: "69671fbaac6d67a7ef0dfec016cc38a64ef7a77c" };
+      const config: FamilyConfig = {
+        task_name: `tb2-task-${String(i).padStart(2, "0")}`,
+        source: "terminal-bench",
+        git_commit: "69671fbaac6d67a7ef0dfec016cc38a64ef7a77c",
+      };
       if (p.timeout !== false) config.agent_timeout_sec = 900;
-      const ids = (Object.entries(p.failures) as [keyof Breakdown, number][]).filter(([, c]) => c > 0).sort((a, b) => b[1] - a[1]).map(([k]) => clusterSpec[k].id);
+      const ids = (Object.entries(p.failures) as [keyof Breakdown, number][])
+        .filter(([, c]) => c > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k]) => clusterSpec[k].id);
       return {
         key: `h${String(i).padStart(2, "0")}`,
         config,
@@ -558,7 +591,8 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
   const byKey = new Map(input.population.map((m) => [m.key, m]));
   const itemOf = (key: string) => out.items.find((i) => i.environmentKey === key && (i.op === "keep" || i.op === "retire"));
   const infraKeys = ["h00", "h01", "h02", "h03", "h04", "h05"];
-  const clustersCited = (item: { evidence: { kind: string; ref: string }[] }) => item.evidence.filter((e) => e.kind === "cluster").map((e) => e.ref);
+  const clustersCited = (item: { evidence: { kind: string; ref: string }[] }) =>
+    item.evidence.filter((e) => e.kind === "cluster").map((e) => e.ref);
 
   it("is deterministic for a seed", () => {
     expect(heuristicEngineer(input)).toEqual(out);
@@ -579,7 +613,9 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     }
     for (const key of infraKeys.slice(0, 5)) {
       expect(itemOf(key)?.op, key).toBe("retire");
-      expect(itemOf(key)?.rationale, key).toMatch(/^Looks broken \(0\/10, none passed\): 10 of 10 attempts failed on infrastructure \(infra_error/);
+      expect(itemOf(key)?.rationale, key).toMatch(
+        /^Looks broken \(0\/10, none passed\): 10 of 10 attempts failed on infrastructure \(infra_error/,
+      );
     }
     // h05 passes 4 of 10: judged by learnability like any other member, with the warning
     expect(itemOf("h05")?.rationale).toMatch(/about \d+ of 10 attempts failed on infrastructure/);
@@ -593,7 +629,8 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     for (const c of blamed.summary.failures.clusters) {
       if (c.id !== "cl-h-infra") continue;
       c.category = "environment_broken_by_agent";
-      c.signature = "agent's package-manager command timed out; verifier setup: curl: command not found (apt: dpkg lock held by another process)";
+      c.signature =
+        "agent's package-manager command timed out; verifier setup: curl: command not found (apt: dpkg lock held by another process)";
       c.infra = false;
     }
     blamed.summary.failures.categories = blamed.summary.failures.categories.map((c) =>
@@ -621,10 +658,13 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
       const to = child.config.agent_timeout_sec as number;
       expect(to).toBeGreaterThan(from ?? 900);
       if (from === undefined) fromUnset += 1;
-      expect(child.rationale).toMatch(/^Too hard \([01]\/10, q 0\.\d\d\), (about )?\d+ of 10 attempts timed out \(agent_timeout\): agent_timeout_sec (\d+|unset \(assumed 900\))→\d+ along precision/);
+      expect(child.rationale).toMatch(
+        /^Too hard \([01]\/10, q 0\.\d\d\), (about )?\d+ of 10 attempts timed out \(agent_timeout\): agent_timeout_sec (\d+|unset \(assumed 900\))→\d+ along precision/,
+      );
       expect(clustersCited(child)).toEqual(["cl-h-timeout"]);
       // nothing else changed
-      for (const key of Object.keys({ ...parent.config, ...child.config })) if (key !== "agent_timeout_sec") expect(child.config[key], key).toEqual(parent.config[key]);
+      for (const key of Object.keys({ ...parent.config, ...child.config }))
+        if (key !== "agent_timeout_sec") expect(child.config[key], key).toEqual(parent.config[key]);
     }
     expect(fromUnset).toBeGreaterThan(0);
   });
@@ -634,7 +674,9 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     for (const key of formatKeys) {
       const item = itemOf(key);
       expect(item?.op, key).toBe("keep");
-      expect(item?.rationale, key).toMatch(/failed on the policy's output \(format_error\), which is the policy's format or context, not the environment's difficulty/);
+      expect(item?.rationale, key).toMatch(
+        /failed on the policy's output \(format_error\), which is the policy's format or context, not the environment's difficulty/,
+      );
       expect(clustersCited(item!), key).toEqual(["cl-h-format"]);
     }
     for (const child of children(out)) if (formatKeys.includes(child.parentKey as string)) expect(child.rationale).not.toMatch(/^Too hard/);
@@ -646,7 +688,9 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     const kids = children(wide).filter((c) => ["h20", "h21", "h22", "h23"].includes(c.parentKey as string));
     expect(kids.length).toBeGreaterThan(0);
     for (const child of kids) {
-      expect(child.rationale).toMatch(/^Too hard \([01]\/10, q 0\.\d\d\), (9|10) of 10 attempts failed the tests \(verifier_failed\): made easier along \w+/);
+      expect(child.rationale).toMatch(
+        /^Too hard \([01]\/10, q 0\.\d\d\), (9|10) of 10 attempts failed the tests \(verifier_failed\): made easier along \w+/,
+      );
       expect(clustersCited(child)).toEqual(["cl-h-tests"]);
     }
   });

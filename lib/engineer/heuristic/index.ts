@@ -125,6 +125,8 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const retire = retireItems(scored, batch, keepCut, cite);
   const notes = proposalNotes({ seed, target, kept: kept.length, keepCut, scored, evidence, batch, childrenTarget: budget.childrenTarget });
   if (summary.family !== family.id) notes.push(`The summary is for family ${summary.family}, the population for ${family.id}.`);
-  const dropped = (Object.entries(batch.dropped) as [string, number][]).filter(([, count]) => count > 0).map(([reason, count]) => ({ reason, count }));
+  const dropped = (Object.entries(batch.dropped) as [string, number][])
+    .filter(([, count]) => count > 0)
+    .map(([reason, count]) => ({ reason, count }));
   return { items: [...keep, ...batch.items, ...retire], dropped, notes };
 }

@@ -61,7 +61,8 @@ export function childRationale(ctx: {
   return (cand) => {
     const p = cand.parent as Scored;
     const edits = showEdits(cand.edits, cand.starts);
-    const pointed = (which: string) => `which the failure evidence points to ${which}${cand.firstChoice === false ? " among those that can move" : ""}`;
+    const pointed = (which: string) =>
+      `which the failure evidence points to ${which}${cand.firstChoice === false ? " among those that can move" : ""}`;
     switch (cand.kind) {
       case "harder": {
         const label = p.retire === "solved" ? "Solved" : "Nearly solved";
@@ -92,7 +93,11 @@ export function childRationale(ctx: {
         const tests = d?.kind === "verifier";
         return {
           rationale: `Too hard (${showRate(p)})${tests && d ? `, ${showCount(d, n)} failed the tests (${d.category})` : ""}: made easier along ${cand.direction}, ${pointed("most")}: ${edits}.`,
-          evidence: [cite.environment(p), ...(tests && d ? cite.cluster(d.cluster, `${showCount(d, n)} ${d.category}`) : []), ...cite.field(cand.evidence)],
+          evidence: [
+            cite.environment(p),
+            ...(tests && d ? cite.cluster(d.cluster, `${showCount(d, n)} ${d.category}`) : []),
+            ...cite.field(cand.evidence),
+          ],
         };
       }
       case "replay": {
@@ -112,7 +117,8 @@ export function childRationale(ctx: {
       }
       case "fresh": {
         const refs: EvidenceRef[] = cite.coverageGap ? [cite.coverageGap] : [];
-        if (cand.nearest) refs.push({ kind: "stat", ref: `env:${cand.nearest.key}`, note: `nearest environment, distance ${fmt(cand.nearest.distance)}` });
+        if (cand.nearest)
+          refs.push({ kind: "stat", ref: `env:${cand.nearest.key}`, note: `nearest environment, distance ${fmt(cand.nearest.distance)}` });
         return {
           rationale: `Fresh sample for coverage: novelty ${fmt(cand.novelty ?? 1)} to the nearest of ${reference.length} reference environments.`,
           evidence: refs,
@@ -124,7 +130,12 @@ export function childRationale(ctx: {
 }
 
 /** The keep items: one per kept member, ranked, with what its failures add. */
-export function keepItems(kept: readonly Scored[], rankedCount: number, cite: EvidenceWriter, tie: { keepCut: number | null; tiedOut: number } = { keepCut: null, tiedOut: 0 }): ProposedItem[] {
+export function keepItems(
+  kept: readonly Scored[],
+  rankedCount: number,
+  cite: EvidenceWriter,
+  tie: { keepCut: number | null; tiedOut: number } = { keepCut: null, tiedOut: 0 },
+): ProposedItem[] {
   const D = HEURISTIC_DEFAULTS;
   const onTie = (sc: Scored) =>
     tie.tiedOut > 0 && tie.keepCut !== null && learnabilityTies(sc.learnability, tie.keepCut)
@@ -132,7 +143,14 @@ export function keepItems(kept: readonly Scored[], rankedCount: number, cite: Ev
       : "";
   return kept.map((sc, i) => {
     const clause = failureClause(sc, cite);
-    const label = sc.member.n === 0 ? "Unmeasured" : sc.infra ? "Teaches despite infra noise" : sc.q !== null && sc.q > D.harderAbove ? "Nearly solved" : "Teaches";
+    const label =
+      sc.member.n === 0
+        ? "Unmeasured"
+        : sc.infra
+          ? "Teaches despite infra noise"
+          : sc.q !== null && sc.q > D.harderAbove
+            ? "Nearly solved"
+            : "Teaches";
     const item: ProposedItem = {
       op: "keep",
       environmentKey: sc.member.key,
@@ -218,7 +236,8 @@ export function proposalNotes(p: {
     `Heuristic engineer, seed ${p.seed}: next population ${p.target}; kept ${p.kept}${p.keepCut === null ? "" : ` (keep cut: learnability ${fmt(p.keepCut, 3)})`}, retired ${retired} (solved ${reasons.solved}, hopeless ${reasons.hopeless}, plateaued ${reasons.plateaued}, unsolvable ${reasons.unsolvable}, invalid ${reasons.invalid}, outranked ${reasons.outranked}${reasons.infra > 0 ? `, broken by infrastructure ${reasons.infra}` : ""}).`,
   ];
   const kinds: Record<FailureKind, number> = { infra: 0, timeout: 0, output: 0, verifier: 0, other: 0 };
-  for (const sc of p.scored) if (sc.failure.dominant && sc.retire !== "invalid" && sc.retire !== "unsolvable") kinds[sc.failure.dominant.kind] += 1;
+  for (const sc of p.scored)
+    if (sc.failure.dominant && sc.retire !== "invalid" && sc.retire !== "unsolvable") kinds[sc.failure.dominant.kind] += 1;
   if (Object.values(kinds).some((k) => k > 0)) {
     notes.push(
       `Dominant failures (more than half of a member's failed attempts): infrastructure ${kinds.infra} (flagged infra, never bred from), timeouts ${kinds.timeout} (hopeless ones get more budget first), policy output ${kinds.output} (difficulty left alone), failed tests ${kinds.verifier}, other errors ${kinds.other}.`,
@@ -232,7 +251,9 @@ export function proposalNotes(p: {
     );
   }
   const m = p.batch.made;
-  notes.push(`Children: ${m.harder} pushed harder, ${m.easier} made easier, ${m.replay} replayed mutations, ${m.crossover} crossovers, ${m.fresh} fresh samples.`);
+  notes.push(
+    `Children: ${m.harder} pushed harder, ${m.easier} made easier, ${m.replay} replayed mutations, ${m.crossover} crossovers, ${m.fresh} fresh samples.`,
+  );
   if (p.batch.items.length < p.childrenTarget) {
     const why = p.batch.exhausted ? "the validation budget ran out" : "the parents gave no more valid, new configs";
     notes.push(`Proposed ${p.batch.items.length} of ${p.childrenTarget} children: ${why}.`);

@@ -12,7 +12,12 @@ import type { Dominant, FailureKind, FailureProfile, RetireReason, Scored } from
  * Scores of every member: normalised rate, posterior mean, learnability, learning progress, failure
  * profile and a retirement reason (an infra-dominated member that never passed retires as "infra").
  */
-export function scoreMembers(population: readonly PopulationMember[], summary: StructuredSummary, groupSize: number | undefined, plateauGenerations: number): Scored[] {
+export function scoreMembers(
+  population: readonly PopulationMember[],
+  summary: StructuredSummary,
+  groupSize: number | undefined,
+  plateauGenerations: number,
+): Scored[] {
   const clusterById = new Map(summary.failures.clusters.map((c) => [c.id, c]));
   return population.map((member, index) => {
     const q = normalizedRate(member.s, member.n, member.validation.pMax);
@@ -96,7 +101,10 @@ export function failureProfile(member: PopulationMember, clusterById: ReadonlyMa
   const blocks: { sum: number; len: number }[] = [];
   for (const c of known) {
     blocks.push({ sum: c ? Math.max(1, c.count / Math.max(1, c.environments)) : 1, len: 1 });
-    while (blocks.length >= 2 && blocks[blocks.length - 2].sum / blocks[blocks.length - 2].len < blocks[blocks.length - 1].sum / blocks[blocks.length - 1].len) {
+    while (
+      blocks.length >= 2 &&
+      blocks[blocks.length - 2].sum / blocks[blocks.length - 2].len < blocks[blocks.length - 1].sum / blocks[blocks.length - 1].len
+    ) {
       const last = blocks.pop() as { sum: number; len: number };
       blocks[blocks.length - 1].sum += last.sum;
       blocks[blocks.length - 1].len += last.len;
@@ -106,7 +114,10 @@ export function failureProfile(member: PopulationMember, clusterById: ReadonlyMa
   const total = weights.reduce((a, b) => a + b, 0);
   const estimates = weights.map((w) => (failures * w) / total);
 
-  const byKind = new Map<FailureKind, { estimate: number; categories: Map<FailureCategory, number>; best: { cluster: SummaryCluster; estimate: number } | null }>();
+  const byKind = new Map<
+    FailureKind,
+    { estimate: number; categories: Map<FailureCategory, number>; best: { cluster: SummaryCluster; estimate: number } | null }
+  >();
   let top: { cluster: SummaryCluster; estimate: number } | null = null;
   for (let i = 0; i < known.length; i++) {
     const c = known[i];
@@ -135,8 +146,18 @@ export function failureProfile(member: PopulationMember, clusterById: ReadonlyMa
       }
     }
     const exact = known.every((c) => c !== undefined && failureKind(c) === kind);
-    dominant = { kind, category, count: exact ? failures : Math.min(failures, Math.max(1, Math.round(entry.estimate))), exact, cluster: entry.best.cluster };
+    dominant = {
+      kind,
+      category,
+      count: exact ? failures : Math.min(failures, Math.max(1, Math.round(entry.estimate))),
+      exact,
+      cluster: entry.best.cluster,
+    };
     break;
   }
-  return { failures, dominant, top: top ? { cluster: top.cluster, count: Math.min(failures, Math.max(1, Math.round(top.estimate))) } : null };
+  return {
+    failures,
+    dominant,
+    top: top ? { cluster: top.cluster, count: Math.min(failures, Math.max(1, Math.round(top.estimate))) } : null,
+  };
 }

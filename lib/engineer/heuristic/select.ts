@@ -23,7 +23,8 @@ export function learnabilityTies(a: number, b: number): boolean {
 }
 
 /** How ties in learnability are broken, in words (the rationale of members at the keep cut says it). */
-export const TIE_BREAK_RULE = "ties go to evidence: learning progress, then at least one pass, then more attempts, then fewer infrastructure failures";
+export const TIE_BREAK_RULE =
+  "ties go to evidence: learning progress, then at least one pass, then more attempts, then fewer infrastructure failures";
 
 /**
  * Keep order: higher learnability first; on a tie, the member with more evidence that it teaches:
@@ -43,9 +44,7 @@ export function compareForKeep(a: Scored, b: Scored): number {
 
 /** Keep floor(keepShare * target) of the members without a retirement reason; the rest retire as "outranked" (mutates `scored`). */
 export function selectKept(scored: readonly Scored[], keepShare: number, target: number): Selection {
-  const ranked = scored
-    .filter((sc) => sc.retire === null)
-    .sort(compareForKeep);
+  const ranked = scored.filter((sc) => sc.retire === null).sort(compareForKeep);
   const kept = ranked.slice(0, Math.min(ranked.length, Math.floor(keepShare * target)));
   for (const sc of ranked.slice(kept.length)) sc.retire = "outranked";
   const keepCut = kept.length > 0 ? kept[kept.length - 1].learnability : null;

@@ -41,7 +41,14 @@ function mapFrom(rows: string[]): FrozenLakeMap {
       else if (ch >= "A" && ch <= "H" && ch !== "H") goals[ch.charCodeAt(0) - 65] = cell;
     }),
   );
-  return { size, holes, agents: starts.map((start, i) => ({ start, goal: goals[i] })), effectiveGoalDistance: 1, goalDistanceMet: true, holeCount: holes.reduce((a, b) => a + b, 0) };
+  return {
+    size,
+    holes,
+    agents: starts.map((start, i) => ({ start, goal: goals[i] })),
+    effectiveGoalDistance: 1,
+    goalDistanceMet: true,
+    holeCount: holes.reduce((a, b) => a + b, 0),
+  };
 }
 
 describe("generateMap", () => {
@@ -139,7 +146,9 @@ describe("p_max by value iteration", () => {
       const slip = rng.float(0.01, 0.5);
       const queries = map.agents.map((a) => ({ start: a.start, goal: a.goal, horizon: rng.int(1, 80) }));
       const fast = agentsPMax(map, queries, slip);
-      queries.forEach((q, a) => expect(fast[a], JSON.stringify({ config, slip, q })).toBeCloseTo(referencePMax(map, q.start, q.goal, slip, q.horizon), 9));
+      queries.forEach((q, a) =>
+        expect(fast[a], JSON.stringify({ config, slip, q })).toBeCloseTo(referencePMax(map, q.start, q.goal, slip, q.horizon), 9),
+      );
     }
   });
 });
@@ -234,13 +243,24 @@ describe("validateFrozenLake", () => {
     expect(result.state).toBe("valid");
     const details = result.details as { agents: { pMax: number }[]; map: string[] };
     expect(details.map).toHaveLength(8);
-    expect(result.pMax).toBeCloseTo(details.agents.reduce((p, a) => p * a.pMax, 1), 12);
+    expect(result.pMax).toBeCloseTo(
+      details.agents.reduce((p, a) => p * a.pMax, 1),
+      12,
+    );
     const noSlip = validateFrozenLake({ ...base, num_agents: 3, slip_probability: 0 });
     expect(noSlip.pMax).toBe(1);
   });
 
   it("is unsolvable when slips make success practically impossible", () => {
-    const result = validateFrozenLake({ ...base, size: 32, num_agents: 8, obstacle_density: 0.45, slip_probability: 0.5, max_steps: 80, min_goal_distance: 40 });
+    const result = validateFrozenLake({
+      ...base,
+      size: 32,
+      num_agents: 8,
+      obstacle_density: 0.45,
+      slip_probability: 0.5,
+      max_steps: 80,
+      min_goal_distance: 40,
+    });
     expect(result.state).toBe("unsolvable");
     expect(result.pMax).toBe(0);
   });

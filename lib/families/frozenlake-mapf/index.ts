@@ -19,7 +19,16 @@ export const FROZENLAKE_PMAX_EPSILON = 1e-6;
 const MAX_SEED = 2 ** 31 - 1;
 
 const f = {
-  size: { path: "size", kind: "integer", min: 3, max: 32, difficulty: "up", direction: "horizon", scale: true, description: "grid side length" },
+  size: {
+    path: "size",
+    kind: "integer",
+    min: 3,
+    max: 32,
+    difficulty: "up",
+    direction: "horizon",
+    scale: true,
+    description: "grid side length",
+  },
   num_agents: {
     path: "num_agents",
     kind: "integer",
@@ -79,8 +88,18 @@ const f = {
 
 export const frozenlakeFields: FieldSpec[] = Object.values(f);
 
-const int = (spec: FieldSpec) => z.int().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
-const num = (spec: FieldSpec) => z.number().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
+const int = (spec: FieldSpec) =>
+  z
+    .int()
+    .min(spec.min as number)
+    .max(spec.max as number)
+    .describe(describeField(spec));
+const num = (spec: FieldSpec) =>
+  z
+    .number()
+    .min(spec.min as number)
+    .max(spec.max as number)
+    .describe(describeField(spec));
 
 /** Strict zod schema of a frozenlake-mapf config. */
 export const frozenlakeSchema = z.strictObject({
@@ -137,14 +156,21 @@ export function validateFrozenLake(config: FrozenLakeConfig): ValidationResult {
   const shortest = shortestPathLengths(map);
   const details: FrozenLakeDetails = {
     map: renderMap(map),
-    agents: map.agents.map((agent, i) => ({ start: cellCoords(map.size, agent.start), goal: cellCoords(map.size, agent.goal), shortest: shortest[i] })),
+    agents: map.agents.map((agent, i) => ({
+      start: cellCoords(map.size, agent.start),
+      goal: cellCoords(map.size, agent.goal),
+      shortest: shortest[i],
+    })),
     holeCount: map.holeCount,
     goalDistanceMet: map.goalDistanceMet,
   };
   const longest = Math.max(...shortest);
   if (longest > config.max_steps) {
     const errors: FieldError[] = [
-      { path: "max_steps", message: `An agent needs at least ${longest} steps but max_steps is ${config.max_steps}: raise max_steps to ${longest} or more.` },
+      {
+        path: "max_steps",
+        message: `An agent needs at least ${longest} steps but max_steps is ${config.max_steps}: raise max_steps to ${longest} or more.`,
+      },
     ];
     return { state: "unsolvable", pMax: 0, errors, details };
   }
@@ -175,7 +201,12 @@ export function validateFrozenLake(config: FrozenLakeConfig): ValidationResult {
     return {
       state: "unsolvable",
       pMax: 0,
-      errors: [{ path: "slip_probability", message: `The best achievable success rate is ${pMax.toExponential(2)}: lower slip_probability or obstacle_density, or raise max_steps.` }],
+      errors: [
+        {
+          path: "slip_probability",
+          message: `The best achievable success rate is ${pMax.toExponential(2)}: lower slip_probability or obstacle_density, or raise max_steps.`,
+        },
+      ],
       details,
     };
   }
@@ -222,7 +253,16 @@ function sampleFrozenLake(rng: Rng, opts?: SampleOptions): FrozenLakeConfig {
     }
   }
   // Fall back to a small open map, which always validates.
-  return { size: 4, num_agents: 1, obstacle_density: 0, slip_probability: 0, max_steps: 16, min_goal_distance: 2, collision: "soft", seed: rng.int(0, MAX_SEED) };
+  return {
+    size: 4,
+    num_agents: 1,
+    obstacle_density: 0,
+    slip_probability: 0,
+    max_steps: 16,
+    min_goal_distance: 2,
+    collision: "soft",
+    seed: rng.int(0, MAX_SEED),
+  };
 }
 
 function logistic(x: number): number {

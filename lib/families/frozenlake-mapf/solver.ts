@@ -132,7 +132,10 @@ function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip:
   const live = new Int32Array(m);
   const position = new Int32Array(m);
   let liveCount = 0;
-  const byEnd = countingSort(Array.from({ length: m }, (_, i) => i), windowEnd);
+  const byEnd = countingSort(
+    Array.from({ length: m }, (_, i) => i),
+    windowEnd,
+  );
   let joined = 0;
   let left = 0;
   for (let k = 1; k <= horizon; k++) {
@@ -237,7 +240,14 @@ function swapsWith(res: Reservations, from: number, to: number, t: number): bool
  * agents block their goals), with waiting allowed. After every reserved agent has parked, the rest
  * is a static BFS, which keeps the search small.
  */
-function spaceTimePath(map: FrozenLakeMap, moves: Int32Array, start: number, goal: number, maxSteps: number, res: Reservations): number[] | null {
+function spaceTimePath(
+  map: FrozenLakeMap,
+  moves: Int32Array,
+  start: number,
+  goal: number,
+  maxSteps: number,
+  res: Reservations,
+): number[] | null {
   const n = map.size * map.size;
   const dynamicEnd = Math.min(maxSteps, res.settleTime + 1);
   const parents: Int32Array[] = [];

@@ -23,9 +23,24 @@ const f = {
     direction: "uncertainty",
     description: "how the simulated human updates beliefs",
   },
-  alpha: { path: "alpha", kind: "number", min: 0, max: 2, difficulty: "down", direction: "uncertainty", description: "Grether weight on the likelihood ratio" },
+  alpha: {
+    path: "alpha",
+    kind: "number",
+    min: 0,
+    max: 2,
+    difficulty: "down",
+    direction: "uncertainty",
+    description: "Grether weight on the likelihood ratio",
+  },
   beta: { path: "beta", kind: "number", min: 0, max: 2, direction: "uncertainty", description: "Grether weight on the prior odds" },
-  affine_slope: { path: "affine_slope", kind: "number", min: 0, max: 2, direction: "uncertainty", description: "slope of the affine distortion of the Bayesian posterior" },
+  affine_slope: {
+    path: "affine_slope",
+    kind: "number",
+    min: 0,
+    max: 2,
+    direction: "uncertainty",
+    description: "slope of the affine distortion of the Bayesian posterior",
+  },
   affine_intercept: {
     path: "affine_intercept",
     kind: "number",
@@ -44,7 +59,15 @@ const f = {
     direction: "uncertainty",
     description: "share of unwelcome evidence a motivated decision maker ignores",
   },
-  prior: { path: "prior", kind: "number", min: 0.01, max: 0.99, difficulty: "down", direction: "horizon", description: "initial belief in the persuader's claim" },
+  prior: {
+    path: "prior",
+    kind: "number",
+    min: 0.01,
+    max: 0.99,
+    difficulty: "down",
+    direction: "horizon",
+    description: "initial belief in the persuader's claim",
+  },
   evidence_strength: {
     path: "evidence_strength",
     kind: "number",
@@ -54,7 +77,15 @@ const f = {
     direction: "uncertainty",
     description: "probability each piece of evidence is correct (weaker evidence is harder)",
   },
-  num_rounds: { path: "num_rounds", kind: "integer", min: 1, max: 20, difficulty: "up", direction: "horizon", description: "rounds of the game" },
+  num_rounds: {
+    path: "num_rounds",
+    kind: "integer",
+    min: 1,
+    max: 20,
+    difficulty: "up",
+    direction: "horizon",
+    description: "rounds of the game",
+  },
   target_belief: {
     path: "target_belief",
     kind: "number",
@@ -76,7 +107,12 @@ export const MODEL_PARAMS: Record<DecisionModel, (keyof typeof NEUTRAL_PARAMS)[]
   grether: ["alpha", "beta"],
 };
 
-const num = (spec: FieldSpec) => z.number().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
+const num = (spec: FieldSpec) =>
+  z
+    .number()
+    .min(spec.min as number)
+    .max(spec.max as number)
+    .describe(describeField(spec));
 
 /** Strict zod schema of a persuasion-game config. */
 export const persuasionSchema = z.strictObject({
@@ -106,15 +142,27 @@ export function effectiveParams(config: PersuasionConfig): Record<keyof typeof N
 
 function unsolvableCause(config: PersuasionConfig): FieldError {
   const p = effectiveParams(config);
-  if (config.evidence_strength <= 0.5) return { path: "evidence_strength", message: "Evidence at 0.5 carries no information: raise evidence_strength." };
-  if (config.decision_model === "grether" && p.alpha === 0) return { path: "alpha", message: "With alpha = 0 the decision maker ignores all evidence: raise alpha." };
+  if (config.evidence_strength <= 0.5)
+    return { path: "evidence_strength", message: "Evidence at 0.5 carries no information: raise evidence_strength." };
+  if (config.decision_model === "grether" && p.alpha === 0)
+    return { path: "alpha", message: "With alpha = 0 the decision maker ignores all evidence: raise alpha." };
   if (config.decision_model === "motivated" && p.motivation_strength >= 1)
-    return { path: "motivation_strength", message: "At motivation_strength 1 the decision maker ignores every supporting signal: lower it." };
+    return {
+      path: "motivation_strength",
+      message: "At motivation_strength 1 the decision maker ignores every supporting signal: lower it.",
+    };
   if (config.decision_model === "affine") {
     const top = Math.min(1, p.affine_slope + p.affine_intercept);
-    if (top < config.target_belief) return { path: "affine_slope", message: `An affine decision maker never believes more than ${top.toFixed(3)}: raise affine_slope or affine_intercept, or lower target_belief.` };
+    if (top < config.target_belief)
+      return {
+        path: "affine_slope",
+        message: `An affine decision maker never believes more than ${top.toFixed(3)}: raise affine_slope or affine_intercept, or lower target_belief.`,
+      };
   }
-  return { path: "num_rounds", message: "The target belief cannot be reached in time even with the best evidence: raise num_rounds or lower target_belief." };
+  return {
+    path: "num_rounds",
+    message: "The target belief cannot be reached in time even with the best evidence: raise num_rounds or lower target_belief.",
+  };
 }
 
 /** Validate a schema-valid config: target above prior, p_max from the exact round-by-round DP, unsolvable when p_max is ~0. */
@@ -122,7 +170,12 @@ export function validatePersuasion(config: PersuasionConfig): ValidationResult {
   if (config.target_belief <= config.prior) {
     return {
       state: "invalid",
-      errors: [{ path: "target_belief", message: `target_belief (${config.target_belief}) must be above prior (${config.prior}); otherwise there is nothing to persuade.` }],
+      errors: [
+        {
+          path: "target_belief",
+          message: `target_belief (${config.target_belief}) must be above prior (${config.prior}); otherwise there is nothing to persuade.`,
+        },
+      ],
     };
   }
   const params = { ...config, ...effectiveParams(config) };
@@ -156,7 +209,15 @@ function persuasionDifficulty(config: PersuasionConfig): DifficultyEstimate {
   const values = { ...config, ...effectiveParams(config) };
   const profile = hardnessProfile(persuasionFields, config, {
     values,
-    weights: { num_rounds: 1, target_belief: 1.25, evidence_strength: 1.25, prior: 0.75, motivation_strength: 0.75, alpha: 0.5, affine_intercept: 0.5 },
+    weights: {
+      num_rounds: 1,
+      target_belief: 1.25,
+      evidence_strength: 1.25,
+      prior: 0.75,
+      motivation_strength: 0.75,
+      alpha: 0.5,
+      affine_intercept: 0.5,
+    },
   });
   const pMax = config.target_belief <= config.prior ? 1 : persuasionPMax(values);
   return { difficulty: profile.difficulty, pMax, skills: profile.skills };

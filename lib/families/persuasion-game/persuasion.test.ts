@@ -1,10 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { createRng } from "../rng";
 import { persuasionGameFamily, validatePersuasion, type PersuasionConfig } from "./index";
-import { bayesPosterior, persuasionPMax, simulatePersuasion, updateBelief, type DecisionMakerParams, type GameParams, type Signal } from "./simulator";
+import {
+  bayesPosterior,
+  persuasionPMax,
+  simulatePersuasion,
+  updateBelief,
+  type DecisionMakerParams,
+  type GameParams,
+  type Signal,
+} from "./simulator";
 
 const bayes: DecisionMakerParams = { decision_model: "bayesian", evidence_strength: 0.8 };
-const game = (overrides: Partial<GameParams> = {}): GameParams => ({ ...bayes, prior: 0.5, num_rounds: 2, target_belief: 0.9, ...overrides });
+const game = (overrides: Partial<GameParams> = {}): GameParams => ({
+  ...bayes,
+  prior: 0.5,
+  num_rounds: 2,
+  target_belief: 0.9,
+  ...overrides,
+});
 
 describe("decision makers", () => {
   it("update by Bayes' rule (numbers checked by hand)", () => {
@@ -24,9 +38,17 @@ describe("decision makers", () => {
       const q = rng.float(0.5, 0.99);
       const signal: Signal = rng.bool() ? 1 : -1;
       const expected = updateBelief({ decision_model: "bayesian", evidence_strength: q }, belief, signal);
-      expect(updateBelief({ decision_model: "grether", alpha: 1, beta: 1, evidence_strength: q }, belief, signal)).toBeCloseTo(expected, 10);
-      expect(updateBelief({ decision_model: "affine", affine_slope: 1, affine_intercept: 0, evidence_strength: q }, belief, signal)).toBeCloseTo(expected, 10);
-      expect(updateBelief({ decision_model: "motivated", motivation_strength: 0, evidence_strength: q }, belief, signal)).toBeCloseTo(expected, 10);
+      expect(updateBelief({ decision_model: "grether", alpha: 1, beta: 1, evidence_strength: q }, belief, signal)).toBeCloseTo(
+        expected,
+        10,
+      );
+      expect(
+        updateBelief({ decision_model: "affine", affine_slope: 1, affine_intercept: 0, evidence_strength: q }, belief, signal),
+      ).toBeCloseTo(expected, 10);
+      expect(updateBelief({ decision_model: "motivated", motivation_strength: 0, evidence_strength: q }, belief, signal)).toBeCloseTo(
+        expected,
+        10,
+      );
     }
   });
 
@@ -39,7 +61,9 @@ describe("decision makers", () => {
   });
 
   it("affine distorts the Bayesian posterior and clamps to [0, 1]", () => {
-    expect(updateBelief({ decision_model: "affine", affine_slope: 0.5, affine_intercept: 0.1, evidence_strength: 0.8 }, 0.5, 1)).toBeCloseTo(0.5, 12);
+    expect(
+      updateBelief({ decision_model: "affine", affine_slope: 0.5, affine_intercept: 0.1, evidence_strength: 0.8 }, 0.5, 1),
+    ).toBeCloseTo(0.5, 12);
     expect(updateBelief({ decision_model: "affine", affine_slope: 2, affine_intercept: 0.2, evidence_strength: 0.8 }, 0.5, 1)).toBe(1);
     expect(updateBelief({ decision_model: "affine", affine_slope: 0.5, affine_intercept: -0.5, evidence_strength: 0.8 }, 0.5, -1)).toBe(0);
   });
@@ -71,11 +95,21 @@ describe("persuasionPMax", () => {
       expect(p).toBeGreaterThan(previous);
       previous = p;
     }
-    expect(persuasionPMax(game({ target_belief: 0.95, num_rounds: 10 }))).toBeLessThan(persuasionPMax(game({ target_belief: 0.85, num_rounds: 10 })));
+    expect(persuasionPMax(game({ target_belief: 0.95, num_rounds: 10 }))).toBeLessThan(
+      persuasionPMax(game({ target_belief: 0.85, num_rounds: 10 })),
+    );
   });
 
   it("agrees with Monte Carlo simulation of the optimal persuader", () => {
-    const params = game({ decision_model: "affine", affine_slope: 0.9, affine_intercept: 0.08, evidence_strength: 0.7, prior: 0.3, target_belief: 0.75, num_rounds: 12 });
+    const params = game({
+      decision_model: "affine",
+      affine_slope: 0.9,
+      affine_intercept: 0.08,
+      evidence_strength: 0.7,
+      prior: 0.3,
+      target_belief: 0.75,
+      num_rounds: 12,
+    });
     const rng = createRng("mc");
     let wins = 0;
     const runs = 6000;

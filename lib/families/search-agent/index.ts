@@ -16,9 +16,32 @@ export const SEARCH_PMAX_EPSILON = 1e-9;
 const MAX_SEED = 2 ** 31 - 1;
 
 const f = {
-  hops: { path: "hops", kind: "integer", min: 1, max: 6, difficulty: "up", direction: "horizon", description: "documents that must be found in sequence" },
-  max_turns: { path: "max_turns", kind: "integer", min: 1, max: 50, difficulty: "down", direction: "precision", description: "turn budget of an episode" },
-  docs_per_turn: { path: "docs_per_turn", kind: "integer", min: 1, max: 20, direction: "uncertainty", description: "documents retrieved per search call" },
+  hops: {
+    path: "hops",
+    kind: "integer",
+    min: 1,
+    max: 6,
+    difficulty: "up",
+    direction: "horizon",
+    description: "documents that must be found in sequence",
+  },
+  max_turns: {
+    path: "max_turns",
+    kind: "integer",
+    min: 1,
+    max: 50,
+    difficulty: "down",
+    direction: "precision",
+    description: "turn budget of an episode",
+  },
+  docs_per_turn: {
+    path: "docs_per_turn",
+    kind: "integer",
+    min: 1,
+    max: 20,
+    direction: "uncertainty",
+    description: "documents retrieved per search call",
+  },
   distractor_ratio: {
     path: "distractor_ratio",
     kind: "number",
@@ -48,7 +71,12 @@ const f = {
 
 export const searchAgentFields: FieldSpec[] = Object.values(f);
 
-const int = (spec: FieldSpec) => z.int().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
+const int = (spec: FieldSpec) =>
+  z
+    .int()
+    .min(spec.min as number)
+    .max(spec.max as number)
+    .describe(describeField(spec));
 
 /** Strict zod schema of a search-agent config. */
 export const searchAgentSchema = z.strictObject({
@@ -69,16 +97,29 @@ export function validateSearchAgent(config: SearchAgentConfig): ValidationResult
     return {
       state: "unsolvable",
       pMax: 0,
-      errors: [{ path: "max_turns", message: `${config.hops} hops need at least ${config.hops} turns but max_turns is ${config.max_turns}: raise max_turns or lower hops.` }],
+      errors: [
+        {
+          path: "max_turns",
+          message: `${config.hops} hops need at least ${config.hops} turns but max_turns is ${config.max_turns}: raise max_turns or lower hops.`,
+        },
+      ],
     };
   }
   const pMax = searchPMax(config);
-  const details = { firstTurnSuccess: turnSuccessProbability(config, 1), lastTurnSuccess: turnSuccessProbability(config, config.max_turns) };
+  const details = {
+    firstTurnSuccess: turnSuccessProbability(config, 1),
+    lastTurnSuccess: turnSuccessProbability(config, config.max_turns),
+  };
   if (pMax < SEARCH_PMAX_EPSILON) {
     return {
       state: "unsolvable",
       pMax: 0,
-      errors: [{ path: "distractor_ratio", message: `The best achievable success rate is ${pMax.toExponential(2)}: lower distractor_ratio or hops, or raise max_turns.` }],
+      errors: [
+        {
+          path: "distractor_ratio",
+          message: `The best achievable success rate is ${pMax.toExponential(2)}: lower distractor_ratio or hops, or raise max_turns.`,
+        },
+      ],
       details,
     };
   }
@@ -92,7 +133,15 @@ function sampleSearchAgent(rng: Rng, opts?: SampleOptions): SearchAgentConfig {
     config.max_turns = Math.max(config.max_turns, config.hops);
     if (validateSearchAgent(config).state === "valid") return config;
   }
-  return { hops: 1, max_turns: 5, docs_per_turn: 5, distractor_ratio: 0.2, context_refiner: true, answer_match: "f1", seed: rng.int(0, MAX_SEED) };
+  return {
+    hops: 1,
+    max_turns: 5,
+    docs_per_turn: 5,
+    distractor_ratio: 0.2,
+    context_refiner: true,
+    answer_match: "f1",
+    seed: rng.int(0, MAX_SEED),
+  };
 }
 
 /** Hidden difficulty from the signed fields, p_max from the retrieval DP. */

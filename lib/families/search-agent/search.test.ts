@@ -3,13 +3,24 @@ import { createRng } from "../rng";
 import { searchAgentFamily, validateSearchAgent, type SearchAgentConfig } from "./index";
 import { INTERFERENCE, searchPMax, simulateSearch, turnSuccessProbability } from "./simulator";
 
-const base: SearchAgentConfig = { hops: 3, max_turns: 8, docs_per_turn: 5, distractor_ratio: 0.6, context_refiner: false, answer_match: "exact", seed: 4 };
+const base: SearchAgentConfig = {
+  hops: 3,
+  max_turns: 8,
+  docs_per_turn: 5,
+  distractor_ratio: 0.6,
+  context_refiner: false,
+  answer_match: "exact",
+  seed: 4,
+};
 
 describe("searchPMax", () => {
   it("matches hand-computed values", () => {
     expect(searchPMax({ ...base, distractor_ratio: 0, hops: 2, max_turns: 2 })).toBe(1);
     // One slot, half distractors: retrieved w.p. 0.5, recognised w.p. 1 / (1 + 0.05 * 0.5).
-    expect(searchPMax({ ...base, hops: 1, max_turns: 1, docs_per_turn: 1, distractor_ratio: 0.5 })).toBeCloseTo(0.5 / (1 + INTERFERENCE * 0.5), 12);
+    expect(searchPMax({ ...base, hops: 1, max_turns: 1, docs_per_turn: 1, distractor_ratio: 0.5 })).toBeCloseTo(
+      0.5 / (1 + INTERFERENCE * 0.5),
+      12,
+    );
     // Two hops in exactly two turns: both turns must succeed.
     const two = { ...base, hops: 2, max_turns: 2, docs_per_turn: 1, distractor_ratio: 0.5 };
     expect(searchPMax(two)).toBeCloseTo(turnSuccessProbability(two, 1) * turnSuccessProbability(two, 2), 12);

@@ -90,7 +90,10 @@ export interface SearchEpisode {
  * documents (marked gold, distractor or neutral), what the refiner kept, and whether the gold
  * document was recognised. Deterministic for the rng (defaults to one seeded by `seed`).
  */
-export function simulateSearch(params: SearchParams & { seed: number }, rng: Rng = createRng(`search-agent:${params.seed}`)): SearchEpisode {
+export function simulateSearch(
+  params: SearchParams & { seed: number },
+  rng: Rng = createRng(`search-agent:${params.seed}`),
+): SearchEpisode {
   const turns: SearchTurn[] = [];
   let hop = 0;
   let distractorsInContext = 0;

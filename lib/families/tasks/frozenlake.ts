@@ -24,7 +24,11 @@ export function pathToMoves(size: number, path: number[]): string {
 export function frozenlakeTask(config: FrozenLakeConfig): TaskInstance {
   const map = generateMap(config);
   const rows = renderMap(map);
-  const agents = map.agents.map((agent, i) => ({ name: agentName(i), start: cellCoords(map.size, agent.start), goal: cellCoords(map.size, agent.goal) }));
+  const agents = map.agents.map((agent, i) => ({
+    name: agentName(i),
+    start: cellCoords(map.size, agent.start),
+    goal: cellCoords(map.size, agent.goal),
+  }));
   const plan = planAgents(map, config.max_steps, config.collision);
   const reference = plan.ok ? plan.plans.map((p, i) => `${agents[i].name}: ${pathToMoves(map.size, p.path)}`).join("\n") : undefined;
   const collisionRule =

@@ -59,7 +59,10 @@ export function persuasionTask(config: PersuasionConfig): TaskInstance {
   ].join("\n");
   return {
     messages: [
-      { role: "system", content: `You persuade a simulated decision maker whose belief updates follow a known equation. ${ANSWER_TAG_NOTE}` },
+      {
+        role: "system",
+        content: `You persuade a simulated decision maker whose belief updates follow a known equation. ${ANSWER_TAG_NOTE}`,
+      },
       { role: "user", content },
     ],
     groundTruth: {

@@ -9,10 +9,67 @@ import type { SearchAgentConfig } from "../search-agent";
 import { createRng, type Rng } from "../rng";
 import { ANSWER_TAG_NOTE, type TaskInstance } from "./types";
 
-const FIRST = ["Ada", "Bruno", "Celia", "Dario", "Elena", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Leon", "Mira", "Nils", "Olga", "Pavel", "Rosa", "Sven", "Tara", "Umar", "Vera", "Wim", "Yara", "Zeno"];
-const LAST = ["Albrecht", "Brandt", "Castell", "Dorn", "Eberle", "Falk", "Greer", "Hale", "Ivers", "Jansen", "Kessler", "Lind", "Moreau", "Novak", "Orsini", "Petrov", "Quist", "Rauch", "Sato", "Thorne", "Ulloa", "Voss", "Weller", "Young"];
+const FIRST = [
+  "Ada",
+  "Bruno",
+  "Celia",
+  "Dario",
+  "Elena",
+  "Farid",
+  "Greta",
+  "Hugo",
+  "Ines",
+  "Jonas",
+  "Kira",
+  "Leon",
+  "Mira",
+  "Nils",
+  "Olga",
+  "Pavel",
+  "Rosa",
+  "Sven",
+  "Tara",
+  "Umar",
+  "Vera",
+  "Wim",
+  "Yara",
+  "Zeno",
+];
+const LAST = [
+  "Albrecht",
+  "Brandt",
+  "Castell",
+  "Dorn",
+  "Eberle",
+  "Falk",
+  "Greer",
+  "Hale",
+  "Ivers",
+  "Jansen",
+  "Kessler",
+  "Lind",
+  "Moreau",
+  "Novak",
+  "Orsini",
+  "Petrov",
+  "Quist",
+  "Rauch",
+  "Sato",
+  "Thorne",
+  "Ulloa",
+  "Voss",
+  "Weller",
+  "Young",
+];
 const RELATIONS = ["mentor", "business partner", "oldest friend", "landlord", "doctor", "piano teacher", "employer", "neighbour"];
-const NEUTRAL = ["was born in a coastal town", "collects old maps", "once ran a marathon in under four hours", "keeps bees on a rooftop", "speaks three languages", "restores vintage bicycles"];
+const NEUTRAL = [
+  "was born in a coastal town",
+  "collects old maps",
+  "once ran a marathon in under four hours",
+  "keeps bees on a rooftop",
+  "speaks three languages",
+  "restores vintage bicycles",
+];
 
 /** Most documents a simulated corpus holds (keeps prompts small). */
 export const MAX_CORPUS_DOCS = 40;
@@ -60,6 +117,12 @@ export function searchTask(config: SearchAgentConfig): TaskInstance {
       { role: "system", content: `You answer multi-hop questions from the documents given. ${ANSWER_TAG_NOTE}` },
       { role: "user", content },
     ],
-    groundTruth: { family: "search-agent", answer_format: "short-answer", answer_match: config.answer_match, hops: config.hops, reference: chain[config.hops] },
+    groundTruth: {
+      family: "search-agent",
+      answer_format: "short-answer",
+      answer_match: config.answer_match,
+      hops: config.hops,
+      reference: chain[config.hops],
+    },
   };
 }

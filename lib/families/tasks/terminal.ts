@@ -22,7 +22,10 @@ export function terminalTask(config: TerminalTaskConfig, instruction?: string): 
   const content = [body, ...(facts.length > 0 ? ["", ...facts.map((f) => `- ${f}`)] : [])].join("\n");
   return {
     messages: [
-      { role: "system", content: "You are an agent working in a Linux terminal. Run commands to complete the task; the task's tests check the result." },
+      {
+        role: "system",
+        content: "You are an agent working in a Linux terminal. Run commands to complete the task; the task's tests check the result.",
+      },
       { role: "user", content },
     ],
     groundTruth: { family: "terminal-task", answer_format: "sandbox-verifier", task_name: config.task_name, source: config.source ?? null },

@@ -17,4 +17,5 @@ export interface TaskInstance {
 }
 
 /** The final answer convention shared by every family: the last <answer>...</answer> block of the response. */
-export const ANSWER_TAG_NOTE = "Think as long as you need, then give your final answer inside <answer></answer> tags; only the last <answer> block is scored.";
+export const ANSWER_TAG_NOTE =
+  "Think as long as you need, then give your final answer inside <answer></answer> tags; only the last <answer> block is scored.";

@@ -21,23 +21,69 @@ export const TERMINAL_DOMAINS = [
   "data_processing",
   "system_administration",
 ] as const;
-export const TERMINAL_LANGUAGES = ["bash", "python", "c", "cpp", "rust", "go", "javascript", "typescript", "java", "r", "julia", "other"] as const;
+export const TERMINAL_LANGUAGES = [
+  "bash",
+  "python",
+  "c",
+  "cpp",
+  "rust",
+  "go",
+  "javascript",
+  "typescript",
+  "java",
+  "r",
+  "julia",
+  "other",
+] as const;
 export const TASK_COMPLEXITY_LEVELS = ["short", "moderate", "complex", "intricate"] as const;
 export const COMMAND_COMPLEXITY_LEVELS = ["bash-only", "bash+code", "bash+code+services"] as const;
 export const VERIFIER_KINDS = ["exact_text", "metric_threshold", "adversarial_corpus", "fuzz_equivalence", "multi_protocol"] as const;
-export const FIXTURE_KINDS = ["text_only", "image", "audio", "video", "stripped_binary", "vendored_package", "multi_service_compose"] as const;
+export const FIXTURE_KINDS = [
+  "text_only",
+  "image",
+  "audio",
+  "video",
+  "stripped_binary",
+  "vendored_package",
+  "multi_service_compose",
+] as const;
 export const HARBOR_DIFFICULTIES = ["easy", "medium", "hard"] as const;
 
 const f = {
   task_name: { path: "task_name", kind: "nominal", mutable: false, description: "Harbor task name (identity of an imported task)" },
   source: { path: "source", kind: "nominal", mutable: false, description: "Harbor dataset/source of the task, e.g. terminal-bench" },
   git_commit: { path: "git_commit", kind: "nominal", mutable: false, description: "git commit of the task's source repository" },
-  git_url: { path: "git_url", kind: "nominal", mutable: false, description: "git repository of the task (with git_commit, pins an unchanged task)" },
+  git_url: {
+    path: "git_url",
+    kind: "nominal",
+    mutable: false,
+    description: "git repository of the task (with git_commit, pins an unchanged task)",
+  },
   package_name: { path: "package_name", kind: "nominal", mutable: false, description: "[task].name of task.toml (org/name)" },
-  difficulty: { path: "difficulty", kind: "nominal", levels: [...HARBOR_DIFFICULTIES], mutable: false, description: "difficulty label from task.toml" },
+  difficulty: {
+    path: "difficulty",
+    kind: "nominal",
+    levels: [...HARBOR_DIFFICULTIES],
+    mutable: false,
+    description: "difficulty label from task.toml",
+  },
   category: { path: "category", kind: "nominal", mutable: false, description: "category label from task.toml" },
-  domain: { path: "domain", kind: "nominal", levels: [...TERMINAL_DOMAINS], direction: "diversify", mutable: false, description: "task domain (Tmax taxonomy)" },
-  language: { path: "language", kind: "nominal", levels: [...TERMINAL_LANGUAGES], direction: "diversify", mutable: false, description: "main programming language" },
+  domain: {
+    path: "domain",
+    kind: "nominal",
+    levels: [...TERMINAL_DOMAINS],
+    direction: "diversify",
+    mutable: false,
+    description: "task domain (Tmax taxonomy)",
+  },
+  language: {
+    path: "language",
+    kind: "nominal",
+    levels: [...TERMINAL_LANGUAGES],
+    direction: "diversify",
+    mutable: false,
+    description: "main programming language",
+  },
   task_complexity: {
     path: "task_complexity",
     mutable: false,
@@ -84,7 +130,14 @@ const f = {
     scale: true,
     description: "agent time budget in seconds ([agent].timeout_sec)",
   },
-  verifier_timeout_sec: { path: "verifier_timeout_sec", kind: "integer", min: 1, max: 86400, mutable: false, description: "verifier time budget in seconds ([verifier].timeout_sec)" },
+  verifier_timeout_sec: {
+    path: "verifier_timeout_sec",
+    kind: "integer",
+    min: 1,
+    max: 86400,
+    mutable: false,
+    description: "verifier time budget in seconds ([verifier].timeout_sec)",
+  },
   allow_internet: { path: "allow_internet", kind: "boolean", description: "whether the sandbox has internet access" },
   cpus: { path: "cpus", kind: "integer", min: 1, max: 16, scale: true, description: "sandbox CPUs" },
   memory_mb: { path: "memory_mb", kind: "integer", min: 128, max: 262144, scale: true, description: "sandbox memory in MB" },
@@ -94,7 +147,12 @@ const f = {
 
 export const terminalTaskFields: FieldSpec[] = Object.values(f);
 
-const int = (spec: FieldSpec) => z.int().min(spec.min as number).max(spec.max as number).describe(describeField(spec));
+const int = (spec: FieldSpec) =>
+  z
+    .int()
+    .min(spec.min as number)
+    .max(spec.max as number)
+    .describe(describeField(spec));
 
 /** Strict zod schema of a terminal-task config: only task_name is required. */
 export const terminalTaskSchema = z.strictObject({
@@ -139,7 +197,9 @@ const LABEL_HARDNESS: Record<string, number> = { easy: 0.2, medium: 0.5, hard: 0
  * timeout along precision). A synthetic draw (demo, arena) still sets every label.
  */
 const SAMPLED_FIELDS: FieldSpec[] = terminalTaskFields.map((field) =>
-  ["domain", "language", "task_complexity", "command_complexity", "verifier_kind", "fixture_kind"].includes(field.path) ? { ...field, mutable: true } : field,
+  ["domain", "language", "task_complexity", "command_complexity", "verifier_kind", "fixture_kind"].includes(field.path)
+    ? { ...field, mutable: true }
+    : field,
 );
 
 /** Draw a synthetic task: every taxonomy field plus a generated task name. */

@@ -6,7 +6,13 @@ import { terminalTaskFamily } from "./index";
 describe("terminal-task", () => {
   it("accepts an imported task known only by its name", () => {
     expect(terminalTaskFamily.validate({ task_name: "regex-chess" })).toEqual({ state: "valid", errors: [] });
-    const harbor = { task_name: "extract-elf", source: "terminal-bench", git_commit: "69671fbaac6d67a7ef0dfec016cc38a64ef7a77c", difficulty: "hard", category: "security" };
+    const harbor = {
+      task_name: "extract-elf",
+      source: "terminal-bench",
+      git_commit: "69671fbaac6d67a7ef0dfec016cc38a64ef7a77c",
+      difficulty: "hard",
+      category: "security",
+    };
     expect(terminalTaskFamily.validate(harbor).state).toBe("valid");
   });
 
@@ -27,7 +33,18 @@ describe("terminal-task", () => {
   it("samples synthetic tasks with every taxonomy field and no Harbor identity", () => {
     const config = terminalTaskFamily.sample(createRng(2));
     expect(config.task_name).toMatch(/^synthetic-/);
-    for (const key of ["domain", "language", "task_complexity", "command_complexity", "verifier_kind", "fixture_kind", "agent_timeout_sec", "allow_internet", "cpus", "memory_mb"]) {
+    for (const key of [
+      "domain",
+      "language",
+      "task_complexity",
+      "command_complexity",
+      "verifier_kind",
+      "fixture_kind",
+      "agent_timeout_sec",
+      "allow_internet",
+      "cpus",
+      "memory_mb",
+    ]) {
       expect(config, key).toHaveProperty(key);
     }
     expect(config.source).toBeUndefined();
@@ -45,13 +62,32 @@ describe("terminal-task", () => {
   });
 
   it("evolves what Harbor honours, never the task's labels: precision tightens the agent timeout from the task's own value", () => {
-    const task = { task_name: "hello-world", difficulty: "easy" as const, category: "programming", domain: "file_operations" as const, fixture_kind: "text_only" as const, verifier_kind: "exact_text" as const, agent_timeout_sec: 120 };
-    const labels = ["task_name", "difficulty", "category", "domain", "language", "task_complexity", "command_complexity", "verifier_kind", "fixture_kind"];
+    const task = {
+      task_name: "hello-world",
+      difficulty: "easy" as const,
+      category: "programming",
+      domain: "file_operations" as const,
+      fixture_kind: "text_only" as const,
+      verifier_kind: "exact_text" as const,
+      agent_timeout_sec: 120,
+    };
+    const labels = [
+      "task_name",
+      "difficulty",
+      "category",
+      "domain",
+      "language",
+      "task_complexity",
+      "command_complexity",
+      "verifier_kind",
+      "fixture_kind",
+    ];
     let tightened = 0;
     for (let seed = 0; seed < 50; seed++) {
       for (const direction of ["precision", "uncertainty", "horizon", undefined] as const) {
         const { config, edits } = mutateConfig(createRng(seed), terminalTaskFamily.fields, task, { direction, edits: 2 });
-        for (const label of labels) expect((config as Record<string, unknown>)[label], `${label} (${direction})`).toEqual((task as Record<string, unknown>)[label]);
+        for (const label of labels)
+          expect((config as Record<string, unknown>)[label], `${label} (${direction})`).toEqual((task as Record<string, unknown>)[label]);
         for (const e of edits) expect(labels).not.toContain(e.path);
         if (direction === "precision" && config.agent_timeout_sec !== undefined && config.agent_timeout_sec < 120) tightened++;
       }

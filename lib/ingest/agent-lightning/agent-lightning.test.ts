@@ -190,7 +190,12 @@ describe("Agent Lightning sync against the fake store", () => {
     expect(withTools.environmentKey).toBe("arith-1");
     expect(withTools.status).toBe("completed");
     expect(withTools.reward).toBeUndefined();
-    expect(withTools.metadata).toMatchObject({ source: "agent-lightning", rolloutId: "ro-0001", attemptId: "at-ro-0001-1", flags: [NO_REWARD_FLAG] });
+    expect(withTools.metadata).toMatchObject({
+      source: "agent-lightning",
+      rolloutId: "ro-0001",
+      attemptId: "at-ro-0001-1",
+      flags: [NO_REWARD_FLAG],
+    });
     expect(withTools.startedAt).toBe("2025-06-01T00:01:00.000Z");
     expect(withTools.finishedAt).toMatch(/^2025-06-01T00:01:\d\d\.000Z$/);
 
@@ -208,7 +213,10 @@ describe("Agent Lightning sync against the fake store", () => {
     expect(byIndex(3).metadata?.flags).toEqual([NO_REWARD_FLAG]);
 
     expect(fakeScenario(7)).toBe("timeout");
-    expect(byIndex(7)).toMatchObject({ status: "errored", error: { type: "timeout", message: "Agent Lightning rollout failed (attempt timeout)" } });
+    expect(byIndex(7)).toMatchObject({
+      status: "errored",
+      error: { type: "timeout", message: "Agent Lightning rollout failed (attempt timeout)" },
+    });
   });
 });
 
@@ -246,15 +254,36 @@ describe("toNormalizedRollout", () => {
     const events = [
       call([sys, user, summary, a1, u2], a2, { sequence_id: 2 }), // context rewritten but repeats a1
       call([sys, user], a1, { sequence_id: 1 }),
-      call([{ role: "system", content: "You are a grader." }, { role: "user", content: "grade it" }], { role: "assistant", content: "ok" }, { sequence_id: 3 }),
+      call(
+        [
+          { role: "system", content: "You are a grader." },
+          { role: "user", content: "grade it" },
+        ],
+        { role: "assistant", content: "ok" },
+        { sequence_id: 3 },
+      ),
     ];
     const out = toNormalizedRollout(base, events);
-    expect(out.trajectory!.map((m) => m.content)).toEqual(["Be brief.", "Say hi twice.", "hi", "again", "hi", "You are a grader.", "grade it", "ok"]);
+    expect(out.trajectory!.map((m) => m.content)).toEqual([
+      "Be brief.",
+      "Say hi twice.",
+      "hi",
+      "again",
+      "hi",
+      "You are a grader.",
+      "grade it",
+      "ok",
+    ]);
     expect(out.metadata?.trajectorySegments).toBe(2);
   });
 
   it("takes the last reward, lets opts.policy and environmentKeyFrom win, and flags a rollout without reward", () => {
-    const events = [call([sys, user], a1), { type: "reward", value: 0.2 }, { type: "reward", value: null }, { type: "reward", reward: 0.9 }];
+    const events = [
+      call([sys, user], a1),
+      { type: "reward", value: 0.2 },
+      { type: "reward", value: null },
+      { type: "reward", reward: 0.9 },
+    ];
     const out = toNormalizedRollout({ ...base, metadata: { environment_key: "env-meta" } }, events, { policy: "my-policy" });
     expect(out.reward).toBe(0.9);
     expect(out.policy).toBe("my-policy");
@@ -327,7 +356,12 @@ describe("toNormalizedRollout", () => {
     const first = llmSpan(
       1,
       "resp-1",
-      { "gen_ai.prompt.0.role": "system", "gen_ai.prompt.0.content": "Use tools.", "gen_ai.prompt.1.role": "user", "gen_ai.prompt.1.content": "2+2?" },
+      {
+        "gen_ai.prompt.0.role": "system",
+        "gen_ai.prompt.0.content": "Use tools.",
+        "gen_ai.prompt.1.role": "user",
+        "gen_ai.prompt.1.content": "2+2?",
+      },
       {
         "gen_ai.completion.0.role": "assistant",
         "gen_ai.completion.0.tool_calls.0.id": "c1",
@@ -363,11 +397,24 @@ describe("toNormalizedRollout", () => {
         name: "agentlightning.annotation",
         sequence_id: 6,
         attempt_id: "at1",
-        attributes: { "agentlightning.reward.0.name": "primary", "agentlightning.reward.0.value": 1.0, "agentlightning.reward.1.name": "efficiency", "agentlightning.reward.1.value": 0.25 },
+        attributes: {
+          "agentlightning.reward.0.name": "primary",
+          "agentlightning.reward.0.value": 1.0,
+          "agentlightning.reward.1.name": "efficiency",
+          "agentlightning.reward.1.value": 0.25,
+        },
       },
-      { name: "agentlightning.exception", sequence_id: 7, attempt_id: "at1", attributes: { "exception.type": "RuntimeError", "exception.message": "late" } },
+      {
+        name: "agentlightning.exception",
+        sequence_id: 7,
+        attempt_id: "at1",
+        attributes: { "exception.type": "RuntimeError", "exception.message": "late" },
+      },
     ];
-    const out = toNormalizedRollout({ ...base, status: "failed" }, parseEventList({ items: spans, limit: -1, offset: 0, total: spans.length }));
+    const out = toNormalizedRollout(
+      { ...base, status: "failed" },
+      parseEventList({ items: spans, limit: -1, offset: 0, total: spans.length }),
+    );
     expect(out.trajectory).toEqual([
       { role: "system", content: "Use tools." },
       { role: "user", content: "2+2?" },
@@ -388,11 +435,19 @@ describe("toNormalizedRollout", () => {
   });
 
   it("accepts camelCase fields and the real store's offset pages", () => {
-    const page = parseRolloutPage({ items: [{ rolloutId: "x", status: "succeeded", startTime: 1_750_000_000 }], limit: 1, offset: 4, total: 9 });
+    const page = parseRolloutPage({
+      items: [{ rolloutId: "x", status: "succeeded", startTime: 1_750_000_000 }],
+      limit: 1,
+      offset: 4,
+      total: 9,
+    });
     expect(page).toMatchObject({ nextCursor: "5", hasMore: true });
     expect(page.items[0].rollout_id).toBe("x");
     expect(parseRolloutPage({ items: [], next_cursor: null })).toEqual({ items: [], nextCursor: null, hasMore: false });
-    expect(parseRolloutPage({ items: [{ rollout_id: "y", status: "failed" }], nextCursor: "c2", hasMore: false })).toMatchObject({ nextCursor: "c2", hasMore: false });
+    expect(parseRolloutPage({ items: [{ rollout_id: "y", status: "failed" }], nextCursor: "c2", hasMore: false })).toMatchObject({
+      nextCursor: "c2",
+      hasMore: false,
+    });
   });
 });
 
@@ -403,9 +458,19 @@ describe("AgentLightningClient against a real store's /v1/agl routes", () => {
       const url = String(input);
       urls.push(url);
       if (url.includes("/v1/agl/rollouts")) {
-        return Response.json({ items: [{ rollout_id: "ro-a", input: { task_id: "t" }, status: "succeeded", start_time: 1, end_time: 2 }], limit: 1, offset: 3, total: 4 });
+        return Response.json({
+          items: [{ rollout_id: "ro-a", input: { task_id: "t" }, status: "succeeded", start_time: 1, end_time: 2 }],
+          limit: 1,
+          offset: 3,
+          total: 4,
+        });
       }
-      return Response.json({ items: [{ name: "agentlightning.reward", rollout_id: "ro-a", attempt_id: "a", sequence_id: 1, attributes: { reward: 1 } }], limit: -1, offset: 0, total: 1 });
+      return Response.json({
+        items: [{ name: "agentlightning.reward", rollout_id: "ro-a", attempt_id: "a", sequence_id: 1, attributes: { reward: 1 } }],
+        limit: -1,
+        offset: 0,
+        total: 1,
+      });
     };
     const client = new AgentLightningClient({ url: "http://store:4747", api: "agl-v1", fetchImpl: stub });
     const pages = [];

@@ -20,7 +20,11 @@ afterEach(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${store!.url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${store!.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -32,12 +36,23 @@ async function runRollout(id: string, reward: number, finalState: "succeeded" | 
     data: {
       model: "qwen-7b",
       request: { messages: [{ role: "user", content: `solve ${id}` }] },
-      response: { id: `resp-${id}`, model: "qwen-7b", choices: [{ index: 0, message: { role: "assistant", content: "done" } }], usage: { prompt_tokens: 12, completion_tokens: 3 } },
+      response: {
+        id: `resp-${id}`,
+        model: "qwen-7b",
+        choices: [{ index: 0, message: { role: "assistant", content: "done" } }],
+        usage: { prompt_tokens: 12, completion_tokens: 3 },
+      },
       status: "ok",
     },
   });
   await call("POST", `/api/rollouts/${id}/attempt/a1/events`, { event_type: "reward", data: { value: reward, source: "agent" } });
-  expect((await call("PATCH", `/api/rollouts/${id}`, { status: { state: finalState, ...(finalState === "failed" ? { error_message: "agent crashed" } : {}) } })).status).toBe(200);
+  expect(
+    (
+      await call("PATCH", `/api/rollouts/${id}`, {
+        status: { state: finalState, ...(finalState === "failed" ? { error_message: "agent crashed" } : {}) },
+      })
+    ).status,
+  ).toBe(200);
 }
 
 describe("Agent Lightning 1.0", () => {

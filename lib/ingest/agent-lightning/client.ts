@@ -4,7 +4,17 @@
  * errors that name the URL and what to check.
  */
 import { backoffDelayMs, sleep } from "@/lib/retry/backoff";
-import { type AgentLightningEvent, AgentLightningFormatError, type AgentLightningPage, type AgentLightningRollout, aglRolloutSchema, isObject, parseEventList, parseRolloutPage, parseWith } from "./dialects";
+import {
+  type AgentLightningEvent,
+  AgentLightningFormatError,
+  type AgentLightningPage,
+  type AgentLightningRollout,
+  aglRolloutSchema,
+  isObject,
+  parseEventList,
+  parseRolloutPage,
+  parseWith,
+} from "./dialects";
 
 /** A failed conversation with an Agent Lightning store; names the URL and, for HTTP errors, the status. */
 export class AgentLightningError extends Error {
@@ -65,10 +75,20 @@ export class AgentLightningClient {
     try {
       parsed = new URL(opts.url);
     } catch {
-      throw new AgentLightningError(`invalid Agent Lightning store URL ${JSON.stringify(opts.url)} (check --url)`, opts.url, undefined, "config");
+      throw new AgentLightningError(
+        `invalid Agent Lightning store URL ${JSON.stringify(opts.url)} (check --url)`,
+        opts.url,
+        undefined,
+        "config",
+      );
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw new AgentLightningError(`the Agent Lightning store URL must be http(s): ${opts.url} (check --url)`, opts.url, undefined, "config");
+      throw new AgentLightningError(
+        `the Agent Lightning store URL must be http(s): ${opts.url} (check --url)`,
+        opts.url,
+        undefined,
+        "config",
+      );
     }
     this.url = opts.url.replace(/\/{1,64}$/, "");
     this.apiKey = opts.apiKey || undefined;
@@ -136,7 +156,12 @@ export class AgentLightningClient {
 
   private formatError(err: unknown, url: string): Error {
     if (err instanceof AgentLightningFormatError) {
-      return new AgentLightningError(`unexpected response from GET ${url}: ${err.issues.join("; ") || err.message}`, url, undefined, "format");
+      return new AgentLightningError(
+        `unexpected response from GET ${url}: ${err.issues.join("; ") || err.message}`,
+        url,
+        undefined,
+        "format",
+      );
     }
     return err instanceof Error ? err : new Error(String(err));
   }
@@ -163,8 +188,17 @@ export class AgentLightningClient {
         if (controller.signal.aborted) {
           last = new AgentLightningError(`no answer from GET ${url} within ${this.timeoutMs} ms${tries}`, url, undefined, "timeout");
         } else {
-          const cause = err instanceof Error ? ((err.cause as { code?: string; message?: string } | undefined)?.code ?? (err.cause !== undefined ? String(err.cause) : err.message)) : String(err);
-          last = new AgentLightningError(`could not reach the Agent Lightning store at GET ${url}${tries}: ${cause}`, url, undefined, "network");
+          const cause =
+            err instanceof Error
+              ? ((err.cause as { code?: string; message?: string } | undefined)?.code ??
+                (err.cause !== undefined ? String(err.cause) : err.message))
+              : String(err);
+          last = new AgentLightningError(
+            `could not reach the Agent Lightning store at GET ${url}${tries}: ${cause}`,
+            url,
+            undefined,
+            "network",
+          );
         }
         if (attempt < this.tries) await sleep(backoffDelayMs(attempt, { baseMs: this.retryDelayMs }));
         continue;
@@ -188,7 +222,11 @@ export class AgentLightningClient {
         );
       }
       if (status === 429 || status >= 500) {
-        last = new AgentLightningError(`HTTP ${status} from GET ${url}${attempt > 1 ? ` after ${attempt} tries` : ""}${suffix}`, url, status);
+        last = new AgentLightningError(
+          `HTTP ${status} from GET ${url}${attempt > 1 ? ` after ${attempt} tries` : ""}${suffix}`,
+          url,
+          status,
+        );
         if (attempt < this.tries) await sleep(retryAfterMs ?? backoffDelayMs(attempt, { baseMs: this.retryDelayMs }));
         continue;
       }

@@ -13,7 +13,19 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "@/lib/families/hash";
 import { NO_REWARD_FLAG, countTurns, normalizeOpenAIMessages, type RolloutInput } from "../normalized";
-import { type AgentLightningRollout, type ErrorSignal, type Json, type ModelCall, type RewardSignal, aglRolloutSchema, classify, isObject, parseEventList, parseWith, str } from "./dialects";
+import {
+  type AgentLightningRollout,
+  type ErrorSignal,
+  type Json,
+  type ModelCall,
+  type RewardSignal,
+  aglRolloutSchema,
+  classify,
+  isObject,
+  parseEventList,
+  parseWith,
+  str,
+} from "./dialects";
 
 /** Options of {@link toNormalizedRollout}. */
 export interface ToNormalizedOptions {
@@ -27,7 +39,17 @@ export interface ToNormalizedOptions {
 export const TRAJECTORY_UNREADABLE_FLAG = "trajectory_unreadable";
 
 const COMPLETED_STATUSES = new Set(["succeeded", "success", "completed", "complete", "done"]);
-const ERRORED_STATUSES = new Set(["failed", "failure", "error", "errored", "timeout", "timed_out", "unresponsive", "cancelled", "canceled"]);
+const ERRORED_STATUSES = new Set([
+  "failed",
+  "failure",
+  "error",
+  "errored",
+  "timeout",
+  "timed_out",
+  "unresponsive",
+  "cancelled",
+  "canceled",
+]);
 const KEY_MAX = 512;
 
 function toMillis(v: unknown): number | undefined {
@@ -144,7 +166,8 @@ export function toNormalizedRollout(
   const lastListed = [...attempts].sort((a, b) => (a.sequence_id ?? 0) - (b.sequence_id ?? 0)).at(-1);
   const attempt = r.attempt ?? lastListed ?? undefined;
   const eventAttempts = new Set(parsedEvents.map((e) => e.attempt_id).filter((a): a is string => typeof a === "string"));
-  const attemptId = attempt?.attempt_id ?? [...parsedEvents].reverse().find((e) => typeof e.attempt_id === "string")?.attempt_id ?? undefined;
+  const attemptId =
+    attempt?.attempt_id ?? [...parsedEvents].reverse().find((e) => typeof e.attempt_id === "string")?.attempt_id ?? undefined;
   const mine = parsedEvents.filter((e) => !attemptId || typeof e.attempt_id !== "string" || e.attempt_id === attemptId);
   const attemptCount = new Set([...eventAttempts, ...attempts.map((a) => a.attempt_id), ...(attemptId ? [attemptId] : [])]).size;
 

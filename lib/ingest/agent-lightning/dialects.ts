@@ -51,7 +51,6 @@
  */
 import { z } from "zod";
 
-
 export type Json = Record<string, unknown>;
 
 export function isObject(v: unknown): v is Json {
@@ -70,7 +69,6 @@ function snakeKeys(aliases: Record<string, string> = {}) {
     return out;
   };
 }
-
 
 const time = z.union([z.number(), z.string()]).nullish();
 const nullableString = z.string().nullish();
@@ -136,7 +134,11 @@ export const rolloutPageSchema = z.preprocess(
     const out = snakeKeys({ rollouts: "items" })(v);
     // 1.0's TerminalRolloutsPage: { items, next_after, total_terminal }
     if (isObject(out) && typeof out.next_after === "number" && out.next_cursor === undefined) {
-      return { ...out, next_cursor: String(out.next_after), has_more: typeof out.total_terminal === "number" ? out.next_after < out.total_terminal : undefined };
+      return {
+        ...out,
+        next_cursor: String(out.next_after),
+        has_more: typeof out.total_terminal === "number" ? out.next_after < out.total_terminal : undefined,
+      };
     }
     return out;
   },
@@ -242,7 +244,6 @@ export function parseEventList(value: unknown): AgentLightningEvent[] {
   return parseWith(eventListSchema, value, "the event list").events;
 }
 
-
 const MODEL_EVENT_TYPES = new Set(["model_request", "model_call", "llm_call", "llm_request", "chat_completion"]);
 
 export interface ModelCall {
@@ -261,7 +262,8 @@ export interface ErrorSignal {
   type?: string;
   message?: string;
 }
-type Signal = { kind: "model"; call: ModelCall } | { kind: "reward"; reward: RewardSignal | null } | { kind: "error"; error: ErrorSignal } | null;
+type Signal =
+  { kind: "model"; call: ModelCall } | { kind: "reward"; reward: RewardSignal | null } | { kind: "error"; error: ErrorSignal } | null;
 
 export function str(v: unknown): string | undefined {
   return typeof v === "string" && v.length > 0 ? v : undefined;
@@ -464,7 +466,10 @@ export function classify(event: AgentLightningEvent): Signal {
     const err = isObject(e.error) ? e.error : isObject(e.exception) ? e.exception : e;
     return {
       kind: "error",
-      error: { type: str(err.type === type ? undefined : err.type) ?? str(err.exception_type) ?? str(err.name), message: str(err.message) ?? str(err.exception_message) },
+      error: {
+        type: str(err.type === type ? undefined : err.type) ?? str(err.exception_type) ?? str(err.name),
+        message: str(err.message) ?? str(err.exception_message),
+      },
     };
   }
   const name = str(e.name) ?? "";

@@ -65,7 +65,12 @@ export async function* syncPages(client: AgentLightningClient, opts: SyncOptions
     });
     const next = res.nextCursor ?? cursor;
     if (res.hasMore && next === cursor) {
-      throw new AgentLightningError(`the store at ${client.url} did not advance its cursor past ${JSON.stringify(cursor)}`, client.url, undefined, "format");
+      throw new AgentLightningError(
+        `the store at ${client.url} did not advance its cursor past ${JSON.stringify(cursor)}`,
+        client.url,
+        undefined,
+        "format",
+      );
     }
     const out: SyncPage = {
       page,

@@ -12,10 +12,20 @@ export const dynamic = "force-dynamic";
 
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 const signed = (x: number, digits = 3) => `${x > 0 ? "+" : ""}${x.toFixed(digits)}`;
-const VERDICT_STYLE = { regressed: "bg-red-100 text-red-800", improved: "bg-emerald-100 text-emerald-800", unchanged: "text-zinc-500" } as const;
+const VERDICT_STYLE = {
+  regressed: "bg-red-100 text-red-800",
+  improved: "bg-emerald-100 text-emerald-800",
+  unchanged: "text-zinc-500",
+} as const;
 
 /** Two runs of a project, task by task: regressions and improvements first, each with a pass/fail pair to open. */
-export default async function RunComparePage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ a?: string; b?: string }> }) {
+export default async function RunComparePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string }>;
+  searchParams: Promise<{ a?: string; b?: string }>;
+}) {
   const { slug } = await params;
   const sp = await searchParams;
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/compare`);
@@ -47,7 +57,12 @@ export default async function RunComparePage({ params, searchParams }: { params:
           {(["a", "b"] as const).map((side) => (
             <label key={side} className="flex flex-col text-zinc-500">
               {side === "a" ? "A (before)" : "B (after)"}
-              <select name={side} defaultValue={side === "a" ? a : b} className={`${fieldClass} max-w-full text-zinc-900`} data-testid={`side-${side}`}>
+              <select
+                name={side}
+                defaultValue={side === "a" ? a : b}
+                className={`${fieldClass} max-w-full text-zinc-900`}
+                data-testid={`side-${side}`}
+              >
                 {sides.map((s) => (
                   <option key={value(s)} value={value(s)}>
                     G{s.generation} · {s.policy} ({s.rollouts} rollouts)
@@ -72,7 +87,11 @@ export default async function RunComparePage({ params, searchParams }: { params:
             <Tile
               label="Mean reward Δ (B − A)"
               value={comparison.aggregate.meanDelta === null ? "—" : signed(comparison.aggregate.meanDelta)}
-              hint={comparison.aggregate.interval ? `95% bootstrap interval ${signed(comparison.aggregate.interval[0])} … ${signed(comparison.aggregate.interval[1])} over ${comparison.aggregate.environments} shared environments` : undefined}
+              hint={
+                comparison.aggregate.interval
+                  ? `95% bootstrap interval ${signed(comparison.aggregate.interval[0])} … ${signed(comparison.aggregate.interval[1])} over ${comparison.aggregate.environments} shared environments`
+                  : undefined
+              }
             />
             <Tile label="Test" value={`Fisher, α = ${comparison.alpha}`} hint="two-sided exact test on each environment's successes" />
           </div>
@@ -114,7 +133,9 @@ export default async function RunComparePage({ params, searchParams }: { params:
                 {
                   key: "delta",
                   header: "Δ reward",
-                  cell: (e) => <span className={e.delta > 0 ? "text-emerald-700" : e.delta < 0 ? "text-red-700" : ""}>{signed(e.delta)}</span>,
+                  cell: (e) => (
+                    <span className={e.delta > 0 ? "text-emerald-700" : e.delta < 0 ? "text-red-700" : ""}>{signed(e.delta)}</span>
+                  ),
                 },
                 {
                   key: "sdelta",
@@ -123,14 +144,21 @@ export default async function RunComparePage({ params, searchParams }: { params:
                   cell: (e) => `${signed(e.successDelta, 2)} [${pct(e.successDeltaInterval[0])}, ${pct(e.successDeltaInterval[1])}]`,
                 },
                 { key: "p", header: "p", cell: (e) => (e.pValue < 0.001 ? "<0.001" : e.pValue.toFixed(3)) },
-                { key: "verdict", header: "Verdict", cell: (e) => <span className={`rounded px-1.5 py-0.5 ${VERDICT_STYLE[e.verdict]}`}>{e.verdict}</span> },
+                {
+                  key: "verdict",
+                  header: "Verdict",
+                  cell: (e) => <span className={`rounded px-1.5 py-0.5 ${VERDICT_STYLE[e.verdict]}`}>{e.verdict}</span>,
+                },
                 {
                   key: "pair",
                   header: "Pair",
                   className: "whitespace-nowrap",
                   cell: (e) =>
                     e.pair ? (
-                      <Link href={`${base}/environments/${encodeURIComponent(e.key)}/compare?a=${e.pair.passing}&b=${e.pair.failing}`} className="text-blue-700 hover:underline">
+                      <Link
+                        href={`${base}/environments/${encodeURIComponent(e.key)}/compare?a=${e.pair.passing}&b=${e.pair.failing}`}
+                        className="text-blue-700 hover:underline"
+                      >
                         pass vs fail
                       </Link>
                     ) : (

@@ -21,7 +21,14 @@ export function agentLightningRolloutCreates(payload: GenerationPayload): Record
       rollout_id: `envforge-${payload.dispatchId.slice(0, 8)}-${env.key}`,
       input: { data_id: env.key, environment_key: env.key, family, config: env.config, prompt },
       is_train: true,
-      metadata: { environment_key: env.key, generation: payload.generation.index, weight: env.weight, family, project: payload.project.slug, dispatch_id: payload.dispatchId },
+      metadata: {
+        environment_key: env.key,
+        generation: payload.generation.index,
+        weight: env.weight,
+        family,
+        project: payload.project.slug,
+        dispatch_id: payload.dispatchId,
+      },
     };
   });
 }

@@ -69,14 +69,20 @@ export function planHarborTasks(payload: GenerationPayload, harbor: HarborExport
     else if (!evolved && harbor.datasetName) kind = "registry";
     else {
       kind = "skipped";
-      reason = evolved ? "an evolved task without files (materialize it first)" : "no task files, no git commit and no datasetName to find it by";
+      reason = evolved
+        ? "an evolved task without files (materialize it first)"
+        : "no task files, no git commit and no datasetName to find it by";
     }
     return { key: env.key, kind, repeats: kind === "skipped" ? 0 : repeats[i], ...(reason ? { reason } : {}) };
   });
 }
 
 /** The JobConfig (Harbor's job config.json shape) for the planned tasks; null when nothing can run or no agent is configured. */
-export function harborJobConfig(payload: GenerationPayload, harbor: HarborExportSettings, plan = planHarborTasks(payload, harbor)): Record<string, unknown> | null {
+export function harborJobConfig(
+  payload: GenerationPayload,
+  harbor: HarborExportSettings,
+  plan = planHarborTasks(payload, harbor),
+): Record<string, unknown> | null {
   if (harbor.agents.length === 0) return null;
   const byKey = new Map(payload.environments.map((e) => [e.key, e]));
   const tasks: Record<string, unknown>[] = [];
@@ -90,7 +96,16 @@ export function harborJobConfig(payload: GenerationPayload, harbor: HarborExport
     if (p.kind === "skipped") continue;
     const entry =
       p.kind === "local"
-        ? { path: `${HARBOR_DATASET_DIR}/${env.key}`, git_url: null, git_commit_id: null, name: null, ref: null, overwrite: false, download_dir: null, source: null }
+        ? {
+            path: `${HARBOR_DATASET_DIR}/${env.key}`,
+            git_url: null,
+            git_commit_id: null,
+            name: null,
+            ref: null,
+            overwrite: false,
+            download_dir: null,
+            source: null,
+          }
         : {
             path: String(env.config.task_name ?? env.key),
             git_url: env.config.git_url,
@@ -137,7 +152,13 @@ export function harborJobConfig(payload: GenerationPayload, harbor: HarborExport
     retry: {
       max_retries: 0,
       include_exceptions: null,
-      exclude_exceptions: ["RewardFileEmptyError", "VerifierOutputParseError", "RewardFileNotFoundError", "AgentTimeoutError", "VerifierTimeoutError"],
+      exclude_exceptions: [
+        "RewardFileEmptyError",
+        "VerifierOutputParseError",
+        "RewardFileNotFoundError",
+        "AgentTimeoutError",
+        "VerifierTimeoutError",
+      ],
       wait_multiplier: 1.0,
       min_wait_sec: 1.0,
       max_wait_sec: 60.0,
@@ -168,7 +189,8 @@ export function harborJobConfig(payload: GenerationPayload, harbor: HarborExport
 /** A stored task file path is written only inside its task folder. */
 function safeJoin(dir: string, rel: string): string {
   const parts = rel.split("/");
-  if (!rel || rel.includes("\\") || rel.includes("\0") || parts.some((s) => s === "" || s === "." || s === "..")) throw new Error(`refusing task file path '${rel}'`);
+  if (!rel || rel.includes("\\") || rel.includes("\0") || parts.some((s) => s === "" || s === "." || s === ".."))
+    throw new Error(`refusing task file path '${rel}'`);
   const out = path.join(dir, ...parts);
   if (!out.startsWith(dir + path.sep)) throw new Error(`refusing task file path '${rel}'`);
   return out;

@@ -19,13 +19,21 @@ import { apportionRows } from "./verl";
 const root = mkdtempSync(path.join(os.tmpdir(), "envforge-verl-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-type Row = { data_source: string; prompt: { role: string; content: string }[]; reward_model: { ground_truth: string }; extra_info: Record<string, unknown> };
+type Row = {
+  data_source: string;
+  prompt: { role: string; content: string }[];
+  reward_model: { ground_truth: string };
+  extra_info: Record<string, unknown>;
+};
 
 /** Scores of {data_source, solution_str, ground_truth} rows by the exported envforge_reward.py, run by python3. */
 function pythonScores(folder: string, rows: { data_source: string; solution_str: string; ground_truth: string }[]): number[] {
   const file = path.join(folder, `answers-${rows.length}-${Math.random().toString(16).slice(2)}.jsonl`);
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n"));
-  const out = execFileSync("python3", [path.join(folder, "envforge_reward.py"), file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const out = execFileSync("python3", [path.join(folder, "envforge_reward.py"), file], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return out.trim().split("\n").map(Number);
 }
 
@@ -36,11 +44,22 @@ async function exportFamily(family: keyof typeof builtinFamilies, count: number)
   const payload = {
     ...base,
     project: { ...base.project, slug: family, family },
-    environments: Array.from({ length: count }, (_, i) => ({ ...base.environments[0], key: `e${i}`, configHash: `h${i}`, weight: 1, config: definition.sample(rng) as Record<string, unknown> })),
+    environments: Array.from({ length: count }, (_, i) => ({
+      ...base.environments[0],
+      key: `e${i}`,
+      configHash: `h${i}`,
+      weight: 1,
+      config: definition.sample(rng) as Record<string, unknown>,
+    })),
   };
-  const { folder } = await writeExport(payload, exportConfigSchema.parse({ directory: path.join(root, family), verlRowsPerEnvironment: 1 }));
+  const { folder } = await writeExport(
+    payload,
+    exportConfigSchema.parse({ directory: path.join(root, family), verlRowsPerEnvironment: 1 }),
+  );
   const buffer = readFileSync(path.join(folder, "verl.parquet"));
-  const rows = (await parquetReadObjects({ file: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer })) as Row[];
+  const rows = (await parquetReadObjects({
+    file: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer,
+  })) as Row[];
   return { folder, rows, payload };
 }
 
@@ -68,8 +87,19 @@ describe("verl export: rendered tasks scored by envforge_reward.py", () => {
       if (family === "persuasion-game") expect(rows[0].prompt[1].content).toMatch(/decision maker/);
       if (family === "search-agent") expect(rows[0].prompt[1].content).toMatch(/Question: who is the /);
       const asked = rows.flatMap((row, i) => [
-        { data_source: row.data_source, solution_str: `Let me think.\n<answer>\n${truths[i].reference}\n</answer>`, ground_truth: row.reward_model.ground_truth },
-        { data_source: row.data_source, solution_str: family === "frozenlake-mapf" ? `<answer>\n${truths[i].agents.map((a: { name: string }) => `${a.name}: W`).join("\n")}\n</answer>` : wrong[family as keyof typeof wrong], ground_truth: row.reward_model.ground_truth },
+        {
+          data_source: row.data_source,
+          solution_str: `Let me think.\n<answer>\n${truths[i].reference}\n</answer>`,
+          ground_truth: row.reward_model.ground_truth,
+        },
+        {
+          data_source: row.data_source,
+          solution_str:
+            family === "frozenlake-mapf"
+              ? `<answer>\n${truths[i].agents.map((a: { name: string }) => `${a.name}: W`).join("\n")}\n</answer>`
+              : wrong[family as keyof typeof wrong],
+          ground_truth: row.reward_model.ground_truth,
+        },
       ]);
       const scores = pythonScores(folder, asked);
       expect(scores.filter((_, k) => k % 2 === 0)).toEqual(Array(12).fill(1));
@@ -79,9 +109,18 @@ describe("verl export: rendered tasks scored by envforge_reward.py", () => {
 
   it("frozenlake plans are checked on the map: holes, swaps under block_both, ending off the goal", async () => {
     const { folder } = await exportFamily("frozenlake-mapf", 1);
-    const gt = (agents: object[], collision: string, map = ["aHA", "...", "..."]) => JSON.stringify({ family: "frozenlake-mapf", map, agents, max_steps: 6, collision });
+    const gt = (agents: object[], collision: string, map = ["aHA", "...", "..."]) =>
+      JSON.stringify({ family: "frozenlake-mapf", map, agents, max_steps: 6, collision });
     const one = gt([{ name: "a", start: [0, 0], goal: [0, 2] }], "block_both");
-    const two = (collision: string) => gt([{ name: "a", start: [1, 0], goal: [1, 1] }, { name: "b", start: [1, 1], goal: [1, 0] }], collision, ["...", "...", "..."]);
+    const two = (collision: string) =>
+      gt(
+        [
+          { name: "a", start: [1, 0], goal: [1, 1] },
+          { name: "b", start: [1, 1], goal: [1, 0] },
+        ],
+        collision,
+        ["...", "...", "..."],
+      );
     const ask = (solution_str: string, ground_truth: string) => ({ data_source: "envforge/frozenlake-mapf", solution_str, ground_truth });
     expect(
       pythonScores(folder, [
@@ -99,7 +138,16 @@ describe("verl export: rendered tasks scored by envforge_reward.py", () => {
     const { folder } = await exportFamily("persuasion-game", 1);
     // Bayes: 0.5 with LR 0.8/0.2 = 4 -> 0.8; then a contradicting signal (LR 1/4) -> 0.5
     const gt = (model: string, params: object = {}) =>
-      JSON.stringify({ family: "persuasion-game", decision_model: model, params, prior: 0.5, evidence_strength: 0.8, target_belief: 0.9, signals: [1, -1], tolerance: 0.005 });
+      JSON.stringify({
+        family: "persuasion-game",
+        decision_model: model,
+        params,
+        prior: 0.5,
+        evidence_strength: 0.8,
+        target_belief: 0.9,
+        signals: [1, -1],
+        tolerance: 0.005,
+      });
     const ask = (solution_str: string, ground_truth: string) => ({ data_source: "envforge/persuasion-game", solution_str, ground_truth });
     const right = "<answer>\nround 1: supports -> 0.8000\nround 2: contradicts -> 0.5000\nreached: no\n</answer>";
     const [bayes, grether, offByOne, wrongEvidence] = pythonScores(folder, [
@@ -119,14 +167,21 @@ describe("verl export: rendered tasks scored by envforge_reward.py", () => {
     const { folder } = await exportFamily("search-agent", 1);
     const gt = (answer_match: string) => JSON.stringify({ family: "search-agent", answer_match, reference: "Ada Lind" });
     const ask = (solution_str: string, ground_truth: string) => ({ data_source: "envforge/search-agent", solution_str, ground_truth });
-    const [exact, exactPartial, f1Partial] = pythonScores(folder, [ask("<answer>ada lind.</answer>", gt("exact")), ask("<answer>Ada</answer>", gt("exact")), ask("<answer>Ada</answer>", gt("f1"))]);
+    const [exact, exactPartial, f1Partial] = pythonScores(folder, [
+      ask("<answer>ada lind.</answer>", gt("exact")),
+      ask("<answer>Ada</answer>", gt("exact")),
+      ask("<answer>Ada</answer>", gt("f1")),
+    ]);
     expect([exact, exactPartial]).toEqual([1, 0]);
     expect(f1Partial).toBeCloseTo(2 / 3, 6);
   });
 
   it("terminal-task rows cannot be scored by text: the reward function says so", async () => {
     const { folder } = await exportFamily("persuasion-game", 1);
-    const run = () => pythonScores(folder, [{ data_source: "envforge/terminal-task", solution_str: "done", ground_truth: JSON.stringify({ family: "terminal-task" }) }]);
+    const run = () =>
+      pythonScores(folder, [
+        { data_source: "envforge/terminal-task", solution_str: "done", ground_truth: JSON.stringify({ family: "terminal-task" }) },
+      ]);
     expect(run).toThrow(/sandbox/);
   });
 

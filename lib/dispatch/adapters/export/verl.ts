@@ -52,7 +52,10 @@ export function apportionRows(weights: number[], rowsPerEnvironment = DEFAULT_VE
   const exact = weights.map((w) => (w > 0 ? (w / sum) * total : 0));
   const counts = exact.map((x, i) => (weights[i] > 0 ? Math.max(1, Math.floor(x)) : 0));
   let left = total - counts.reduce((a, b) => a + b, 0);
-  const order = exact.map((x, i) => ({ i, rest: x - Math.floor(x) })).filter(({ i }) => weights[i] > 0).sort((a, b) => b.rest - a.rest || a.i - b.i);
+  const order = exact
+    .map((x, i) => ({ i, rest: x - Math.floor(x) }))
+    .filter(({ i }) => weights[i] > 0)
+    .sort((a, b) => b.rest - a.rest || a.i - b.i);
   for (let k = 0; left > 0 && order.length > 0; k = (k + 1) % order.length, left--) counts[order[k].i] += 1;
   return counts;
 }
@@ -88,7 +91,12 @@ export function verlRows(payload: GenerationPayload, rowsPerEnvironment = DEFAUL
   return rows;
 }
 
-const utf8 = (name: string) => ({ name, type: "BYTE_ARRAY" as const, converted_type: "UTF8" as const, repetition_type: "OPTIONAL" as const });
+const utf8 = (name: string) => ({
+  name,
+  type: "BYTE_ARRAY" as const,
+  converted_type: "UTF8" as const,
+  repetition_type: "OPTIONAL" as const,
+});
 
 /** Parquet schema of the verl rows: nested list/structs as pandas/pyarrow write them (3-level LIST). */
 const VERL_PARQUET_SCHEMA = [

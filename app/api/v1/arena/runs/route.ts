@@ -10,6 +10,8 @@ export const GET = apiRoute({ scope: "projects:read", project: "global" }, async
 export const POST = apiRoute({ scope: "proposals:create", project: "global" }, async ({ req, db, principal }) => {
   const hasBody = Number(req.headers.get("content-length") ?? "0") > 0;
   const body = hasBody ? await readJsonBody(req) : {};
-  const run = await queueArenaRun(db, body, principal, (data) => enqueue("envforge.arena", arenaJobSchema, data, { retryLimit: 0, expireInSeconds: 30 * 60 }));
+  const run = await queueArenaRun(db, body, principal, (data) =>
+    enqueue("envforge.arena", arenaJobSchema, data, { retryLimit: 0, expireInSeconds: 30 * 60 }),
+  );
   return Response.json(run, { status: 202 });
 });

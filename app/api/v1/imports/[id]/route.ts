@@ -3,4 +3,6 @@ import { getImport } from "@/lib/ingest/imports";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>({ scope: "projects:read", project: "entity" }, async ({ db, principal, params }) => getImport(db, params.id, principal));
+export const GET = apiRoute<{ id: string }>({ scope: "projects:read", project: "entity" }, async ({ db, principal, params }) =>
+  getImport(db, params.id, principal),
+);

@@ -62,13 +62,14 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
         <Tile label="Validation" value={env.validation.state} />
         <Tile label="p_max" value={fixed(env.validation.pMax, 3)} hint="best achievable success rate, where a validator estimated it" />
       </div>
-      {(env.validation.details as { by?: string; verifierOutput?: string | null } | null)?.by === "harbor-oracle" && env.validation.state === "invalid" && (
-        <Panel title="Harbor's oracle could not solve this task" className="mb-3">
-          <pre className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs text-red-800" data-testid="oracle-output">
-            {(env.validation.details as { verifierOutput?: string | null }).verifierOutput ?? "(no verifier output)"}
-          </pre>
-        </Panel>
-      )}
+      {(env.validation.details as { by?: string; verifierOutput?: string | null } | null)?.by === "harbor-oracle" &&
+        env.validation.state === "invalid" && (
+          <Panel title="Harbor's oracle could not solve this task" className="mb-3">
+            <pre className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs text-red-800" data-testid="oracle-output">
+              {(env.validation.details as { verifierOutput?: string | null }).verifierOutput ?? "(no verifier output)"}
+            </pre>
+          </Panel>
+        )}
       <TaskPanel db={db} project={project} envKey={key} />
       <div className="mb-3 grid grid-cols-1 gap-3 lg:grid-cols-2">
         <Panel title="Config">
@@ -98,7 +99,11 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
               </li>
             ))}
             <li style={{ paddingLeft: `${chain.length * 14}px` }}>
-              <span className="font-mono font-semibold">{env.key}</span> <span className="text-zinc-500">{env.op}{env.direction ? ` · ${env.direction}` : ""} (this)</span>
+              <span className="font-mono font-semibold">{env.key}</span>{" "}
+              <span className="text-zinc-500">
+                {env.op}
+                {env.direction ? ` · ${env.direction}` : ""} (this)
+              </span>
             </li>
             {env.children.map((c) => (
               <li key={c.key} style={{ paddingLeft: `${(chain.length + 1) * 14}px` }}>
@@ -140,7 +145,12 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
             { key: "rollouts", header: "Rollouts", align: "right", cell: (r) => count(r.rollouts) },
             { key: "success", header: "Success", align: "right", cell: (r) => pct(r.successRate) },
             { key: "reward", header: "Mean reward", align: "right", cell: (r) => fixed(r.meanReward, 3) },
-            { key: "learnability", header: <span title={LEARNABILITY_HELP}>Learnability</span>, align: "right", cell: (r) => fixed(r.learnability) },
+            {
+              key: "learnability",
+              header: <span title={LEARNABILITY_HELP}>Learnability</span>,
+              align: "right",
+              cell: (r) => fixed(r.learnability),
+            },
             {
               key: "passk",
               header: "pass@k",

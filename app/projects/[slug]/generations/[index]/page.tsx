@@ -49,7 +49,12 @@ export default async function GenerationPage({
   const generation = await orNotFound(getGeneration(db, project, gi));
   // no ?policy: the project's default policy when it has one (?policy= with nothing asks for all policies)
   const fallback = asked === undefined ? (projectSettings(project).defaultPolicy ?? undefined) : undefined;
-  const fallbackOk = fallback ? await resolvePolicy(db, project.id, fallback).then(() => true, () => false) : false;
+  const fallbackOk = fallback
+    ? await resolvePolicy(db, project.id, fallback).then(
+        () => true,
+        () => false,
+      )
+    : false;
   const policy = asked ?? (fallbackOk ? fallback : undefined);
   const family = await getFamily(db, project.familyId);
   const analytics = await orNotFound(generationAnalytics(db, project, family, generation, policy || undefined));
@@ -63,7 +68,8 @@ export default async function GenerationPage({
   const exceptionTotal = exceptions.reduce((n, e) => n + e.count, 0);
   const ownDispatches = dispatches.filter((d) => d.generation === gi).slice(0, 5);
   const dispatchedBefore: Record<string, number> = {};
-  for (const d of dispatches) if (d.generation === gi && d.status !== "cancelled") dispatchedBefore[d.target] = (dispatchedBefore[d.target] ?? 0) + 1;
+  for (const d of dispatches)
+    if (d.generation === gi && d.status !== "cancelled") dispatchedBefore[d.target] = (dispatchedBefore[d.target] ?? 0) + 1;
   const dispatchable = generation.status === "approved" || generation.status === "materialized";
   const m = analytics.metrics;
   // the generation's members, measured or not (a freshly materialized generation has no rollouts yet)
@@ -88,9 +94,19 @@ export default async function GenerationPage({
         )}
         <span className="ml-auto" />
         {hasScope(user.role, "proposals:create") && m.rollouts > 0 && (
-          <ProposePanel slug={slug} index={gi} policies={analytics.policies} llmAvailable={llmEngineerAvailable()} populationSize={m.environments} />
+          <ProposePanel
+            slug={slug}
+            index={gi}
+            policies={analytics.policies}
+            llmAvailable={llmEngineerAvailable()}
+            populationSize={m.environments}
+          />
         )}
-        <Link href={`${base}/failures${policy ? `?policy=${encodeURIComponent(policy)}` : ""}`} className="rounded bg-zinc-900 px-2.5 py-1 text-xs font-medium text-white hover:bg-zinc-700" data-testid="open-failures">
+        <Link
+          href={`${base}/failures${policy ? `?policy=${encodeURIComponent(policy)}` : ""}`}
+          className="rounded bg-zinc-900 px-2.5 py-1 text-xs font-medium text-white hover:bg-zinc-700"
+          data-testid="open-failures"
+        >
           Failure inspector →
         </Link>
       </div>
@@ -100,7 +116,12 @@ export default async function GenerationPage({
           {[null, ...analytics.policies].map((p) => {
             const active = (p ?? null) === (analytics.policy ?? null);
             return (
-              <Link key={p ?? "(all)"} href={withPolicy(p)} className={`rounded px-2 py-0.5 ${active ? "bg-zinc-900 text-white" : "bg-zinc-100 text-zinc-700 hover:bg-zinc-200"}`} aria-current={active ? "page" : undefined}>
+              <Link
+                key={p ?? "(all)"}
+                href={withPolicy(p)}
+                className={`rounded px-2 py-0.5 ${active ? "bg-zinc-900 text-white" : "bg-zinc-100 text-zinc-700 hover:bg-zinc-200"}`}
+                aria-current={active ? "page" : undefined}
+              >
                 {p ?? "all policies"}
               </Link>
             );
@@ -117,7 +138,11 @@ export default async function GenerationPage({
         <Tile label="Rollouts" value={count(m.rollouts)} />
         <Tile label="Success rate" value={pct(m.successRate)} hint="reward >= the project's success threshold" />
         <Tile label="Mean reward" value={fixed(m.meanReward, 4)} hint="over all rollouts, errored ones included (Harbor's convention)" />
-        <Tile label={ks.length ? `pass@${ks[ks.length - 1]}` : "pass@k"} value={ks.length ? fixed(m.passAtK[ks[ks.length - 1]], 4) : "—"} hint="unbiased estimator averaged over environments" />
+        <Tile
+          label={ks.length ? `pass@${ks[ks.length - 1]}` : "pass@k"}
+          value={ks.length ? fixed(m.passAtK[ks[ks.length - 1]], 4) : "—"}
+          hint="unbiased estimator averaged over environments"
+        />
         <Tile label="Learnability" value={fixed(m.learnability)} hint={LEARNABILITY_HELP} />
         <Tile label="Zero-signal" value={pct(m.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
         <Tile
@@ -128,7 +153,11 @@ export default async function GenerationPage({
         <Tile
           label="Exceptions (Harbor's n_errors)"
           value={count(exceptionTotal)}
-          hint={exceptions.length ? exceptions.map((e) => `${e.type}: ${e.count}${e.rewarded ? ` (${e.rewarded} still passed)` : ""}`).join("; ") : "no rollout reported an exception"}
+          hint={
+            exceptions.length
+              ? exceptions.map((e) => `${e.type}: ${e.count}${e.rewarded ? ` (${e.rewarded} still passed)` : ""}`).join("; ")
+              : "no rollout reported an exception"
+          }
         />
       </div>
       <details className="mb-3 text-xs text-zinc-500" data-testid="learnability-help">
@@ -137,7 +166,10 @@ export default async function GenerationPage({
       </details>
       {m.rollouts === 0 ? (
         <Panel className="mb-3">
-          <p className="text-zinc-600">No rollouts in this generation yet. Post them to <code>/api/v1/projects/{slug}/rollouts</code> or import a Harbor job with <code>npx envforge import harbor</code>.</p>
+          <p className="text-zinc-600">
+            No rollouts in this generation yet. Post them to <code>/api/v1/projects/{slug}/rollouts</code> or import a Harbor job with{" "}
+            <code>npx envforge import harbor</code>.
+          </p>
         </Panel>
       ) : (
         <div className="mb-3">
@@ -146,13 +178,32 @@ export default async function GenerationPage({
             index={gi}
             analytics={analytics}
             comparison={analytics.comparison}
-            trend={trend.map((g) => ({ index: g.index, successRate: g.metrics.successRate, learnability: g.metrics.learnability, zeroSignalFraction: g.metrics.zeroSignalFraction }))}
+            trend={trend.map((g) => ({
+              index: g.index,
+              successRate: g.metrics.successRate,
+              learnability: g.metrics.learnability,
+              zeroSignalFraction: g.metrics.zeroSignalFraction,
+            }))}
           />
         </div>
       )}
       {(dispatchable || ownDispatches.length > 0) && hasScope(user.role, "dispatch:create") && (
-        <Panel title="Dispatch" className="mb-3" right={hasScope(user.role, "targets:manage") ? <Link href={`/projects/${slug}/targets`} className="text-xs text-blue-700 hover:underline">Targets</Link> : undefined}>
-          <DispatchPanel slug={slug} index={gi} targets={targets.map((t) => ({ name: t.name, adapter: t.adapter, kind: t.kind }))} dispatchable={dispatchable}
+        <Panel
+          title="Dispatch"
+          className="mb-3"
+          right={
+            hasScope(user.role, "targets:manage") ? (
+              <Link href={`/projects/${slug}/targets`} className="text-xs text-blue-700 hover:underline">
+                Targets
+              </Link>
+            ) : undefined
+          }
+        >
+          <DispatchPanel
+            slug={slug}
+            index={gi}
+            targets={targets.map((t) => ({ name: t.name, adapter: t.adapter, kind: t.kind }))}
+            dispatchable={dispatchable}
             status={generation.status}
             dispatchedBefore={dispatchedBefore}
           />

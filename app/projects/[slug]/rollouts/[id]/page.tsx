@@ -69,7 +69,10 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
     >
       <div className="mb-3 flex flex-wrap items-baseline gap-3">
         <h1 className="text-lg font-semibold">Rollout {rid}</h1>
-        <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${r.success ? "bg-green-100 text-green-800" : "bg-red-100 text-red-800"}`} data-testid="rollout-outcome">
+        <span
+          className={`rounded px-1.5 py-0.5 text-xs font-medium ${r.success ? "bg-green-100 text-green-800" : "bg-red-100 text-red-800"}`}
+          data-testid="rollout-outcome"
+        >
           {r.success ? "PASS" : "FAIL"}
         </span>
         <span className="text-zinc-500">{r.policy}</span>
@@ -80,7 +83,11 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
         )}
         <span className="font-mono text-xs text-zinc-400">{r.externalId}</span>
         {counterpart !== null ? (
-          <Link href={`${envHref}/compare?${r.success ? `a=${rid}&b=${counterpart}` : `a=${counterpart}&b=${rid}`}`} className="ml-auto text-xs text-blue-700 hover:underline" data-testid="compare-link">
+          <Link
+            href={`${envHref}/compare?${r.success ? `a=${rid}&b=${counterpart}` : `a=${counterpart}&b=${rid}`}`}
+            className="ml-auto text-xs text-blue-700 hover:underline"
+            data-testid="compare-link"
+          >
             Compare with a {r.success ? "failing" : "passing"} attempt →
           </Link>
         ) : (
@@ -122,7 +129,8 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           <div className="flex flex-wrap gap-3 text-sm" data-testid="rollout-rewards">
             {rewards.map(([k, v]) => (
               <span key={k}>
-                <span className="text-zinc-500">{k}</span> <span className={`font-mono ${k === meta.rewardKey ? "font-semibold" : ""}`}>{fixed(v, 3)}</span>
+                <span className="text-zinc-500">{k}</span>{" "}
+                <span className={`font-mono ${k === meta.rewardKey ? "font-semibold" : ""}`}>{fixed(v, 3)}</span>
               </span>
             ))}
             <span className="text-xs text-zinc-500">the headline reward is “{String(meta.rewardKey ?? "reward")}”</span>
@@ -144,7 +152,8 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
             )}
             {r.errorType && (
               <div className="mt-1 break-all">
-                <span className="font-mono text-red-700">{r.errorType}</span>: <span className="font-mono text-xs">{(r.errorMessage ?? "").slice(0, 4000)}</span>
+                <span className="font-mono text-red-700">{r.errorType}</span>:{" "}
+                <span className="font-mono text-xs">{(r.errorMessage ?? "").slice(0, 4000)}</span>
               </div>
             )}
             {damage.length > 0 && (
@@ -160,7 +169,9 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
                 </ul>
               </div>
             )}
-            {r.behaviours && r.behaviours.length > 0 && <div className="mt-1 text-xs text-zinc-500">behaviours: {r.behaviours.map(behaviourLabel).join(", ")}</div>}
+            {r.behaviours && r.behaviours.length > 0 && (
+              <div className="mt-1 text-xs text-zinc-500">behaviours: {r.behaviours.map(behaviourLabel).join(", ")}</div>
+            )}
             {r.flags && r.flags.length > 0 && <div className="mt-1 text-xs text-zinc-500">flags: {r.flags.join(", ")}</div>}
             {problems.length > 0 && <div className="mt-1 text-xs text-amber-700">read problems: {problems.join("; ")}</div>}
           </div>
@@ -168,8 +179,13 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
       )}
       {r.verifierOutput && (
         <details className="mb-3 rounded-md border border-zinc-200 bg-white" data-testid="verifier-details">
-          <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">Verifier output ({count(r.verifierOutput.length)} chars)</summary>
-          <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs" data-testid="verifier-output">
+          <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">
+            Verifier output ({count(r.verifierOutput.length)} chars)
+          </summary>
+          <pre
+            className="max-h-96 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs"
+            data-testid="verifier-output"
+          >
             {r.verifierOutput.slice(0, VERIFIER_INLINE)}
           </pre>
         </details>
@@ -185,7 +201,12 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
             columns={[
               { key: "name", header: "Step", cell: (st) => st.name, className: "font-mono text-xs" },
               { key: "reward", header: "Reward", align: "right", cell: (st) => fixed(st.reward ?? null, 3) },
-              { key: "tests", header: "Tests passed", align: "right", cell: (st) => (st.tests ? `${st.tests.passed} / ${st.tests.passed + st.tests.failed}` : "—") },
+              {
+                key: "tests",
+                header: "Tests passed",
+                align: "right",
+                cell: (st) => (st.tests ? `${st.tests.passed} / ${st.tests.passed + st.tests.failed}` : "—"),
+              },
               { key: "turns", header: "Turns", align: "right", cell: (st) => count(st.turns ?? null) },
               { key: "input", header: "Input tokens", align: "right", cell: (st) => count(st.inputTokens ?? null) },
               { key: "output", header: "Output tokens", align: "right", cell: (st) => count(st.outputTokens ?? null) },
@@ -197,7 +218,9 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
       {r.metadata !== null && typeof r.metadata === "object" && Object.keys(r.metadata).length > 0 && (
         <details className="mb-3 rounded-md border border-zinc-200 bg-white">
           <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">Metadata</summary>
-          <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs">{JSON.stringify(r.metadata, null, 2).slice(0, 64 * 1024)}</pre>
+          <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs">
+            {JSON.stringify(r.metadata, null, 2).slice(0, 64 * 1024)}
+          </pre>
         </details>
       )}
       <Panel title="Annotations" className="mb-3">
@@ -209,8 +232,14 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           canWrite={hasScope(user.role, "annotations:write")}
         />
       </Panel>
-      <Panel title={`Trajectory (${count(first.total)} messages${r.trajectoryBytes ? `, ${bytes(r.trajectoryBytes)} stored compressed` : ""})`}>
-        {first.total === 0 ? <p className="text-zinc-500">This rollout carries no trajectory.</p> : <TrajectoryViewer rolloutId={rid} initial={first} />}
+      <Panel
+        title={`Trajectory (${count(first.total)} messages${r.trajectoryBytes ? `, ${bytes(r.trajectoryBytes)} stored compressed` : ""})`}
+      >
+        {first.total === 0 ? (
+          <p className="text-zinc-500">This rollout carries no trajectory.</p>
+        ) : (
+          <TrajectoryViewer rolloutId={rid} initial={first} />
+        )}
       </Panel>
     </Shell>
   );

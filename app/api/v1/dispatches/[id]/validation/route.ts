@@ -3,4 +3,6 @@ import { reportValidation } from "@/lib/dispatch/service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute<{ id: string }>({ scope: "generations:write", project: "entity" }, async ({ req, db, principal, params }) => reportValidation(db, params.id, await readJsonBody(req), principal));
+export const POST = apiRoute<{ id: string }>({ scope: "generations:write", project: "entity" }, async ({ req, db, principal, params }) =>
+  reportValidation(db, params.id, await readJsonBody(req), principal),
+);

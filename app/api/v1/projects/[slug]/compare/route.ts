@@ -5,7 +5,10 @@ import { compareCsv } from "@/lib/csv/exports";
 export const dynamic = "force-dynamic";
 
 /** Two (generation, policy) runs of a project compared environment by environment (`format=csv` for a download). */
-export const GET = apiRoute<{ slug: string }, undefined, CompareQuery>({ scope: "projects:read", project: "slug", query: compareQuery }, async ({ db, project, query }) => {
-  const comparison = await compareRuns(db, project, query);
-  return query.format === "csv" ? compareCsv(project, comparison) : comparison;
-});
+export const GET = apiRoute<{ slug: string }, undefined, CompareQuery>(
+  { scope: "projects:read", project: "slug", query: compareQuery },
+  async ({ db, project, query }) => {
+    const comparison = await compareRuns(db, project, query);
+    return query.format === "csv" ? compareCsv(project, comparison) : comparison;
+  },
+);

@@ -12,6 +12,14 @@ export const GET = apiRoute<{ slug: string }>({ scope: "projects:read", project:
 
 export const POST = apiRoute<{ slug: string }>({ scope: "generations:write", project: "slug" }, async ({ req, db, principal, project }) => {
   const family = await getFamily(db, project.familyId);
-  const { generation, environments } = await createGeneration(db, project, family, await readJsonBody(req), principal.actor, "import", hasScope(principal.role, "proposals:review"));
+  const { generation, environments } = await createGeneration(
+    db,
+    project,
+    family,
+    await readJsonBody(req),
+    principal.actor,
+    "import",
+    hasScope(principal.role, "proposals:review"),
+  );
   return Response.json({ index: generation.index, environments }, { status: 201 });
 });

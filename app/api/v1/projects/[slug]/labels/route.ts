@@ -8,6 +8,9 @@ export const GET = apiRoute<{ slug: string }>({ scope: "projects:read", project:
 });
 
 /** The label set is part of review work too: reviewers and admins. */
-export const POST = apiRoute<{ slug: string }, LabelInput>({ scope: "annotations:write", project: "slug", body: labelInput }, async ({ db, principal, project, body }) => {
-  return Response.json(await createLabel(db, project, principal, body), { status: 201 });
-});
+export const POST = apiRoute<{ slug: string }, LabelInput>(
+  { scope: "annotations:write", project: "slug", body: labelInput },
+  async ({ db, principal, project, body }) => {
+    return Response.json(await createLabel(db, project, principal, body), { status: 201 });
+  },
+);

@@ -3,4 +3,6 @@ import { listProposals } from "@/lib/proposals";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ slug: string }>({ scope: "projects:read", project: "slug" }, async ({ db, project }) => listProposals(db, project));
+export const GET = apiRoute<{ slug: string }>({ scope: "projects:read", project: "slug" }, async ({ db, project }) =>
+  listProposals(db, project),
+);

@@ -8,6 +8,9 @@ export const GET = apiRoute<{ id: string }>({ scope: "projects:read", project: "
 });
 
 /** Annotating is review work: reviewers and admins (annotations:write), checked against the rollout's project. */
-export const POST = apiRoute<{ id: string }, AnnotationInput>({ scope: "annotations:write", project: "entity", body: annotationInput }, async ({ db, principal, params, body }) => {
-  return Response.json(await createAnnotation(db, intParam(params.id, "id"), principal, body), { status: 201 });
-});
+export const POST = apiRoute<{ id: string }, AnnotationInput>(
+  { scope: "annotations:write", project: "entity", body: annotationInput },
+  async ({ db, principal, params, body }) => {
+    return Response.json(await createAnnotation(db, intParam(params.id, "id"), principal, body), { status: 201 });
+  },
+);

@@ -30,7 +30,10 @@ export default async function ComparePage({
   const env = await orNotFound(environmentDetail(db, project, key));
   const attempts = await environmentAttempts(db, project, key);
   // one side given (from a rollout's "compare with a passing/failing attempt"): the other is the newest of the other outcome, or nothing
-  const [passing, failing] = await Promise.all([newestAttemptWithOutcome(db, project, key, true), newestAttemptWithOutcome(db, project, key, false)]);
+  const [passing, failing] = await Promise.all([
+    newestAttemptWithOutcome(db, project, key, true),
+    newestAttemptWithOutcome(db, project, key, false),
+  ]);
   const a = Number(sp.a ?? (sp.b ? passing : (env.compareDefault.passing ?? attempts[0]?.id)));
   const b = Number(sp.b ?? (sp.a ? failing : (env.compareDefault.failing ?? attempts.find((x) => Number(x.id) !== a)?.id)));
   const missing = !sp.a && sp.b && passing === null ? "passing" : !sp.b && sp.a && failing === null ? "failing" : a === b ? "other" : null;
@@ -38,7 +41,15 @@ export default async function ComparePage({
     const given = sp.a ?? sp.b;
     const envHref = `/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(key)}`;
     return (
-      <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: `/projects/${slug}`, label: project.name }, { href: envHref, label: key }, { label: "Compare" }]}>
+      <Shell
+        user={user}
+        crumbs={[
+          { href: "/", label: "Projects" },
+          { href: `/projects/${slug}`, label: project.name },
+          { href: envHref, label: key },
+          { label: "Compare" },
+        ]}
+      >
         <Panel>
           <p className="text-sm text-zinc-700" data-testid="compare-nothing">
             {missing === "other"

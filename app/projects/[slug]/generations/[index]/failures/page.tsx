@@ -40,7 +40,9 @@ export default async function FailuresPage({
   const view = await orNotFound(generationFailures(db, project, generation, sp.policy || undefined));
   const clusters = sp.category ? view.clusters.filter((c) => c.category === sp.category) : view.clusters;
   const selectedId = sp.cluster ?? clusters[0]?.id ?? null;
-  const detail = selectedId ? await failureClusterDetail(db, project, generation, selectedId, sp.policy || undefined).catch(() => null) : null;
+  const detail = selectedId
+    ? await failureClusterDetail(db, project, generation, selectedId, sp.policy || undefined).catch(() => null)
+    : null;
 
   const base = `/projects/${encodeURIComponent(slug)}`;
   const here = (q: { category?: string | null; cluster?: string | null }) => {
@@ -86,14 +88,20 @@ export default async function FailuresPage({
         <Panel title="Categories">
           <ul className="space-y-0.5" data-testid="category-list">
             <li>
-              <Link href={here({ category: null })} className={`flex justify-between rounded px-1.5 py-1 ${!sp.category ? "bg-zinc-900 text-white" : "hover:bg-zinc-100"}`}>
+              <Link
+                href={here({ category: null })}
+                className={`flex justify-between rounded px-1.5 py-1 ${!sp.category ? "bg-zinc-900 text-white" : "hover:bg-zinc-100"}`}
+              >
                 <span>all</span>
                 <span className="num">{count(view.failures)}</span>
               </Link>
             </li>
             {policyCats.map((c) => (
               <li key={c.category}>
-                <Link href={here({ category: c.category })} className={`flex justify-between rounded px-1.5 py-1 ${sp.category === c.category ? "bg-zinc-900 text-white" : "hover:bg-zinc-100"}`}>
+                <Link
+                  href={here({ category: c.category })}
+                  className={`flex justify-between rounded px-1.5 py-1 ${sp.category === c.category ? "bg-zinc-900 text-white" : "hover:bg-zinc-100"}`}
+                >
                   <span>{c.category}</span>
                   <span className="num">{count(c.count)}</span>
                 </Link>
@@ -103,10 +111,15 @@ export default async function FailuresPage({
           {infraCats.length > 0 && (
             <div className="mt-3 border-t border-dashed border-zinc-300 pt-2">
               <div className="mb-1 text-xs text-zinc-500" data-testid="infra-note">
-                Infrastructure, not the policy&apos;s doing: left out of the policy-failure count. Success rate, mean reward and pass@k still count these attempts as failed, as Harbor does, so the headline figures stay comparable with Harbor&apos;s.
+                Infrastructure, not the policy&apos;s doing: left out of the policy-failure count. Success rate, mean reward and pass@k
+                still count these attempts as failed, as Harbor does, so the headline figures stay comparable with Harbor&apos;s.
               </div>
               {infraCats.map((c) => (
-                <Link key={c.category} href={here({ category: c.category })} className={`flex justify-between rounded px-1.5 py-1 ${sp.category === c.category ? "bg-zinc-900 text-white" : "bg-zinc-50 hover:bg-zinc-100"}`}>
+                <Link
+                  key={c.category}
+                  href={here({ category: c.category })}
+                  className={`flex justify-between rounded px-1.5 py-1 ${sp.category === c.category ? "bg-zinc-900 text-white" : "bg-zinc-50 hover:bg-zinc-100"}`}
+                >
                   <span>{c.category}</span>
                   <span className="num">{count(c.count)}</span>
                 </Link>
@@ -149,19 +162,26 @@ export default async function FailuresPage({
                 {detail.cluster.category}
                 {detail.cluster.infra ? " (infrastructure)" : ""} · {count(detail.cluster.environments)} environments
               </div>
-              <pre className="mb-3 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-50 p-2 font-mono text-xs">{detail.cluster.signature || "(no message)"}</pre>
+              <pre className="mb-3 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-50 p-2 font-mono text-xs">
+                {detail.cluster.signature || "(no message)"}
+              </pre>
               <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Exemplars</h3>
               <ul className="mb-3 space-y-1">
                 {detail.cluster.exemplarRolloutIds.map((id) => {
                   const r = detail.rollouts.find((x) => String(x.id) === id);
                   return (
                     <li key={id}>
-                      <Link href={`${base}/rollouts/${id}`} className="font-mono text-xs text-blue-700 hover:underline" data-testid="exemplar-link">
+                      <Link
+                        href={`${base}/rollouts/${id}`}
+                        className="font-mono text-xs text-blue-700 hover:underline"
+                        data-testid="exemplar-link"
+                      >
                         rollout {id}
                       </Link>{" "}
                       {r && (
                         <span className="text-xs text-zinc-500">
-                          {r.environmentKey} · {r.policy} · {r.turns ?? "?"} turns{r.errorMessage ? ` · ${r.errorMessage.slice(0, 120)}` : ""}
+                          {r.environmentKey} · {r.policy} · {r.turns ?? "?"} turns
+                          {r.errorMessage ? ` · ${r.errorMessage.slice(0, 120)}` : ""}
                         </span>
                       )}
                     </li>
@@ -201,7 +221,9 @@ export default async function FailuresPage({
                   },
                 ]}
               />
-              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Rollouts{detail.truncated ? ` (first ${detail.rollouts.length})` : ""}</h3>
+              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">
+                Rollouts{detail.truncated ? ` (first ${detail.rollouts.length})` : ""}
+              </h3>
               <Table
                 numeric
                 size="xs"

@@ -4,8 +4,11 @@ import { generationDetail } from "@/lib/generations/overview";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ slug: string; index: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, params, project }) => {
-  const generation = await getGeneration(db, project, intParam(params.index, "index"));
-  const policy = new URL(req.url).searchParams.get("policy") ?? undefined;
-  return generationDetail(db, project, generation, policy);
-});
+export const GET = apiRoute<{ slug: string; index: string }>(
+  { scope: "projects:read", project: "slug" },
+  async ({ req, db, params, project }) => {
+    const generation = await getGeneration(db, project, intParam(params.index, "index"));
+    const policy = new URL(req.url).searchParams.get("policy") ?? undefined;
+    return generationDetail(db, project, generation, policy);
+  },
+);

@@ -13,8 +13,11 @@ const query = z.object({
   margin: z.coerce.number().min(0).max(1).default(0.2),
 });
 
-export const GET = apiRoute<{ slug: string; index: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, params, project }) => {
-  const generation = await getGeneration(db, project, intParam(params.index, "index"));
-  const q = parseOrThrow(query, searchParamsOf(req), "query", 400);
-  return comparePolicies(db, project, generation, q.a, q.b, q.margin);
-});
+export const GET = apiRoute<{ slug: string; index: string }>(
+  { scope: "projects:read", project: "slug" },
+  async ({ req, db, params, project }) => {
+    const generation = await getGeneration(db, project, intParam(params.index, "index"));
+    const q = parseOrThrow(query, searchParamsOf(req), "query", 400);
+    return comparePolicies(db, project, generation, q.a, q.b, q.margin);
+  },
+);

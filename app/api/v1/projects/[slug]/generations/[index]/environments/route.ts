@@ -8,13 +8,16 @@ import { environmentTable, wantsEnvironmentTable } from "@/lib/generations/envir
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ slug: string; index: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, params, project }) => {
-  const generation = await getGeneration(db, project, intParam(params.index, "index"));
-  const search = new URL(req.url).searchParams;
-  if (wantsEnvironmentTable(search)) {
-    // filters or a sort by a stat: the whole generation is aggregated, then paged by (value, key)
-    return environmentTable(db, project, await getFamily(db, project.familyId), generation, search);
-  }
-  const query = parseOrThrow(cursorQuerySchema, searchParamsOf(req), "query", 400);
-  return generationEnvironmentsPage(db, project, generation, query.cursor, query.limit);
-});
+export const GET = apiRoute<{ slug: string; index: string }>(
+  { scope: "projects:read", project: "slug" },
+  async ({ req, db, params, project }) => {
+    const generation = await getGeneration(db, project, intParam(params.index, "index"));
+    const search = new URL(req.url).searchParams;
+    if (wantsEnvironmentTable(search)) {
+      // filters or a sort by a stat: the whole generation is aggregated, then paged by (value, key)
+      return environmentTable(db, project, await getFamily(db, project.familyId), generation, search);
+    }
+    const query = parseOrThrow(cursorQuerySchema, searchParamsOf(req), "query", 400);
+    return generationEnvironmentsPage(db, project, generation, query.cursor, query.limit);
+  },
+);

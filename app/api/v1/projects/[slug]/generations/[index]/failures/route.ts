@@ -4,7 +4,10 @@ import { generationFailures } from "@/lib/generations/analytics";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ slug: string; index: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, params, project }) => {
-  const generation = await getGeneration(db, project, intParam(params.index, "index"));
-  return generationFailures(db, project, generation, new URL(req.url).searchParams.get("policy") ?? undefined);
-});
+export const GET = apiRoute<{ slug: string; index: string }>(
+  { scope: "projects:read", project: "slug" },
+  async ({ req, db, params, project }) => {
+    const generation = await getGeneration(db, project, intParam(params.index, "index"));
+    return generationFailures(db, project, generation, new URL(req.url).searchParams.get("policy") ?? undefined);
+  },
+);
