@@ -8,6 +8,7 @@ import { apiFetch } from "@/components/ui/api-client";
 import { pct } from "@/components/ui/format";
 import { useShortcuts } from "@/components/ui/shortcuts";
 import { ConfigDiff } from "./config-diff";
+import { ItemHistory } from "./item-history";
 import type { ProposalData } from "./proposal-view";
 import { Button } from "@/components/ui/button";
 
@@ -26,7 +27,6 @@ const DECISION_STYLE: Record<string, string> = {
   rejected: "border-l-4 border-l-red-500 opacity-70",
   pending: "border-l-4 border-l-transparent",
 };
-const toDecision = (d: string): Decision => (d === "approved" ? "approve" : d === "rejected" ? "reject" : "pending");
 
 function EvidenceLink({ slug, base, e }: { slug: string; base: number; e: { kind: string; ref: string; note?: string } }) {
   const root = `/projects/${encodeURIComponent(slug)}`;
@@ -175,7 +175,7 @@ export function ReviewList({
   const [selected, setSelected] = useState(0);
   const [editing, setEditing] = useState<string | null>(null);
   const [openIds, setOpenIds] = useState<Set<string>>(() => new Set());
-  const undo = useRef<{ itemId: string; decision: Decision }[]>([]);
+  const [historyFor, setHistoryFor] = useState<string | null>(null);
   const rows = useRef(new Map<string, HTMLLIElement | null>());
   const [commentFor, setCommentFor] = useState<string | null>(null);
 
@@ -183,6 +183,19 @@ export function ReviewList({
     mutationFn: (body: { decisions: { itemId: string; decision: Decision; config?: Record<string, unknown> }[]; comment?: string }) =>
       apiFetch<ProposalData>(`/api/v1/proposals/${proposal.id}/review`, { method: "POST", body: JSON.stringify(body) }),
     onSuccess: (data) => queryClient.setQueryData(["proposal", proposal.id], data),
+  });
+  // undo is the server's: the item's last change, or (u) my last request as a whole, after a reload too
+  const undo = useMutation({
+    mutationFn: (body: { itemId?: string }) =>
+      apiFetch<{ undone: { itemIds: string[] }; proposal: ProposalData }>(`/api/v1/proposals/${proposal.id}/undo`, {
+        method: "POST",
+        body: JSON.stringify(body),
+      }),
+    onSuccess: (data) => {
+      queryClient.setQueryData(["proposal", proposal.id], data.proposal);
+      const at = ordered.findIndex((i) => i.id === data.undone.itemIds[0]);
+      if (at >= 0) setSelected(at);
+    },
   });
   const comment = useMutation({
     mutationFn: (body: { body: string; itemId?: string }) =>
@@ -192,7 +205,6 @@ export function ReviewList({
 
   const decide = (items: Item[], decision: Decision, config?: Record<string, unknown>) => {
     if (!reviewable || items.length === 0) return;
-    for (const it of items) undo.current.push({ itemId: it.id, decision: toDecision(it.decision) });
     review.mutate({ decisions: items.map((it) => ({ itemId: it.id, decision, ...(config ? { config } : {}) })) });
   };
   const current = ordered[Math.min(selected, ordered.length - 1)];
@@ -221,11 +233,10 @@ export function ReviewList({
       setEditing(current.id);
     },
     u: () => {
-      const last = undo.current.pop();
-      if (!last || !reviewable) return;
-      review.mutate({ decisions: [{ itemId: last.itemId, decision: last.decision }] });
-      const at = ordered.findIndex((i) => i.id === last.itemId);
-      if (at >= 0) setSelected(at);
+      if (reviewable && !undo.isPending) undo.mutate({});
+    },
+    h: () => {
+      if (current) setHistoryFor(historyFor === current.id ? null : current.id);
     },
     o: () => {
       if (!current) return;
@@ -274,12 +285,19 @@ export function ReviewList({
               </>
             );
           })()}
-          <span className="text-zinc-400">keys: j/k move · a approve · r reject · e edit · u undo · o open diff</span>
-          {review.isPending && <span className="text-zinc-500">saving…</span>}
+          <span className="text-zinc-400">
+            keys: j/k move · a approve · r reject · e edit · u undo my last change · h history · o open diff
+          </span>
+          {(review.isPending || undo.isPending) && <span className="text-zinc-500">saving…</span>}
         </div>
       )}
       {!canReview && <p className="mb-2 text-xs text-zinc-500">Your role can read this proposal but not decide on it.</p>}
       {review.error && !editing && <p className="mb-2 text-xs text-red-700">{(review.error as Error).message}</p>}
+      {undo.error && (
+        <p className="mb-2 text-xs text-red-700" data-testid="undo-error">
+          {(undo.error as Error).message}
+        </p>
+      )}
       <ul className="space-y-2">
         {ordered.map((item, i) => {
           const isSel = i === selected;
@@ -355,7 +373,6 @@ export function ReviewList({
                   error={review.error ? (review.error as Error).message : null}
                   onCancel={() => setEditing(null)}
                   onSave={(config) => {
-                    undo.current.push({ itemId: item.id, decision: toDecision(item.decision) });
                     review.mutate({ decisions: [{ itemId: item.id, decision: "approve", config }] }, { onSuccess: () => setEditing(null) });
                   }}
                 />
@@ -387,6 +404,26 @@ export function ReviewList({
                     Comment
                   </Button>
                 </div>
+              )}
+              <Button
+                variant="ghost"
+                size="xs"
+                className="mt-1"
+                aria-expanded={historyFor === item.id}
+                onClick={() => setHistoryFor(historyFor === item.id ? null : item.id)}
+                data-testid="item-history-toggle"
+              >
+                History ({item.changes})
+              </Button>
+              {historyFor === item.id && (
+                <ItemHistory
+                  proposalId={proposal.id}
+                  itemId={item.id}
+                  version={item.changes}
+                  canUndo={reviewable}
+                  undoing={undo.isPending}
+                  onUndo={() => undo.mutate({ itemId: item.id })}
+                />
               )}
               {commentFor === item.id && (
                 <form

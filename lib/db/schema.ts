@@ -413,6 +413,33 @@ export const proposalItems = pgTable(
   (t) => [index("proposal_items_proposal_idx").on(t.proposalId, t.position)],
 );
 
+// One row per change of a proposal item (a decision, an edit, an undo): the item's history, and what undo reverts.
+export const proposalItemEvents = pgTable(
+  "proposal_item_events",
+  {
+    id: serial("id").primaryKey(),
+    proposalId: uuid("proposal_id")
+      .notNull()
+      .references(() => proposals.id, { onDelete: "cascade" }),
+    itemId: uuid("item_id")
+      .notNull()
+      .references(() => proposalItems.id, { onDelete: "cascade" }),
+    // the changes of one request share a batch: undo takes a bulk action back as a whole
+    batchId: uuid("batch_id").notNull(),
+    action: text("action").notNull(), // approve | reject | pending | edit | undo
+    actor: text("actor").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    // { decision, editedConfig } of the item before and after this change
+    before: jsonb("before").notNull(),
+    after: jsonb("after").notNull(),
+    // an undo event names the event it reverted; a reverted event says when and by whom
+    revertsEventId: integer("reverts_event_id"),
+    undoneAt: timestamp("undone_at", { withTimezone: true }),
+    undoneBy: text("undone_by"),
+  },
+  (t) => [index("proposal_item_events_item_idx").on(t.itemId, t.id), index("proposal_item_events_proposal_idx").on(t.proposalId, t.id)],
+);
+
 export const comments = pgTable(
   "comments",
   {

@@ -9,6 +9,8 @@ import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { difficultyTier, type DifficultyTier } from "@/lib/analytics/metrics";
 import { listComments } from "@/lib/review/decisions";
+import { historyCounts } from "@/lib/review/history";
+import { configHash } from "@/lib/families/hash";
 import type { EvidenceRef } from "@/lib/engineer/types";
 import { configsByKey, latestEngineerRun, projectSlug, proposalItemRows, proposalRow, storedSummary } from "./repository";
 
@@ -25,12 +27,16 @@ export async function getProposal(db: Db, id: string, principal: Principal) {
   const p = await proposalRow(db, id);
   if (!p) throw new NotFound(`Proposal ${id} does not exist.`);
   requireScope(principal, "projects:read", p.projectId);
-  const [slug, items, run, summary] = await Promise.all([
+  const [slug, items, run, summary, changes, comments] = await Promise.all([
     projectSlug(db, p.projectId),
     proposalItemRows(db, id),
     latestEngineerRun(db, id),
     storedSummary(db, p.summaryId),
+    historyCounts(db, id),
+    listComments(db, id),
   ]);
+  const commentCounts = new Map<string, number>();
+  for (const c of comments) if (c.itemId) commentCounts.set(c.itemId, (commentCounts.get(c.itemId) ?? 0) + 1);
   const parentConfig = await configsByKey(db, p.projectId, [...new Set(items.map((i) => i.parentKey).filter((k): k is string => !!k))]);
   const byOp = { keep: 0, mutate: 0, add: 0, retire: 0 } as Record<string, number>;
   const byDirection: Record<string, number> = {};
@@ -89,8 +95,13 @@ export async function getProposal(db: Db, id: string, principal: Principal) {
       decision: i.decision,
       decidedBy: i.decidedBy ?? undefined,
       editedConfig: i.editedConfig ?? undefined,
+      // the rationale argues for the proposed config: once an edit changed it, it may no longer hold
+      rationaleStale:
+        i.editedConfig != null && configHash(i.editedConfig as Record<string, unknown>) !== configHash(i.config as Record<string, unknown>),
+      changes: changes.get(i.id) ?? 0,
+      commentCount: commentCounts.get(i.id) ?? 0,
     })),
-    comments: await listComments(db, id),
+    comments,
     summary,
   };
 }

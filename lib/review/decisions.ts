@@ -16,6 +16,9 @@ import { getFamily } from "@/lib/family-store";
 import type { ProjectRow } from "@/lib/projects/service";
 import { insertMembership, upsertEnvironments } from "@/lib/generations/service";
 import { recordAudit } from "@/lib/audit";
+import { itemStateOf, recordItemChanges, syncProposalStatus, type ItemChange, type ItemState } from "./history";
+
+export { proposalStatusFrom } from "./history";
 
 export const reviewSchema = z.strictObject({
   decisions: z
@@ -53,14 +56,6 @@ async function loadProposal(db: Db | DbTx, id: string, lock = false) {
   if (!p) throw new NotFound(`Proposal ${id} does not exist.`);
   const [project] = await db.select().from(projects).where(eq(projects.id, p.projectId));
   return { proposal: p, project: project as ProjectRow };
-}
-
-/** The proposal's status from its items: approved, rejected, partially_approved, or ready while any is pending. */
-export function proposalStatusFrom(decisions: string[]): string {
-  if (decisions.length === 0 || decisions.some((d) => d === "pending")) return "ready";
-  if (decisions.every((d) => d === "approved")) return "approved";
-  if (decisions.every((d) => d === "rejected")) return "rejected";
-  return "partially_approved";
 }
 
 /** Check an edited config against the family; field paths are reported under `prefix`. */
@@ -147,21 +142,33 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
     const { proposal: locked } = await loadProposal(tx, id, true);
     if (locked.materializedGeneration !== null) throw new Conflict(`Proposal ${id} was materialized meanwhile; its decisions are final.`);
     const now = new Date();
+    const changes: ItemChange[] = [];
     for (const [i, d] of input.decisions.entries()) {
       const item = byId.get(d.itemId)!;
       const decision = DECISION[d.decision];
       const edited = edits.get(i);
-      const before = { decision: item.decision, editedConfig: item.editedConfig ?? undefined };
-      const after = { decision, editedConfig: edited ?? item.editedConfig ?? undefined };
+      const before = itemStateOf(item);
+      const after: ItemState = {
+        decision,
+        decidedBy: decision === "pending" ? null : principal.actor,
+        decidedAt: decision === "pending" ? null : now.toISOString(),
+        editedConfig: edited ?? before.editedConfig,
+      };
       await tx
         .update(proposalItems)
         .set({
           decision,
-          decidedBy: decision === "pending" ? null : principal.actor,
+          decidedBy: after.decidedBy,
           decidedAt: decision === "pending" ? null : now,
           ...(edited ? { editedConfig: edited } : {}),
         })
         .where(eq(proposalItems.id, item.id));
+      // later requests in the same body see this one's result
+      item.decision = decision;
+      item.decidedBy = after.decidedBy;
+      item.decidedAt = decision === "pending" ? null : now;
+      item.editedConfig = after.editedConfig;
+      changes.push({ itemId: item.id, action: edited ? "edit" : d.decision, before, after });
       await recordAudit(tx, {
         projectId: project.id,
         actor: principal.actor,
@@ -174,10 +181,17 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
               : "proposal_item.reject",
         entity: "proposal_item",
         entityId: item.id,
-        before,
-        after: { ...after, proposalId: id, op: item.op, environmentKey: item.environmentKey },
+        before: { decision: before.decision, editedConfig: before.editedConfig ?? undefined },
+        after: {
+          decision,
+          editedConfig: after.editedConfig ?? undefined,
+          proposalId: id,
+          op: item.op,
+          environmentKey: item.environmentKey,
+        },
       });
     }
+    await recordItemChanges(tx, id, principal.actor, changes);
     if (input.comment) {
       const [c] = await tx.insert(comments).values({ proposalId: id, author: principal.actor, body: input.comment }).returning();
       await recordAudit(tx, {
@@ -189,20 +203,7 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
         after: { proposalId: id, body: input.comment },
       });
     }
-    const all = await tx.select({ decision: proposalItems.decision }).from(proposalItems).where(eq(proposalItems.proposalId, id));
-    const status = proposalStatusFrom(all.map((a) => a.decision));
-    if (status !== locked.status) {
-      await tx.update(proposals).set({ status, updatedAt: now }).where(eq(proposals.id, id));
-      await recordAudit(tx, {
-        projectId: project.id,
-        actor: principal.actor,
-        action: "proposal.status",
-        entity: "proposal",
-        entityId: id,
-        before: { status: locked.status },
-        after: { status },
-      });
-    }
+    await syncProposalStatus(tx, project.id, id, locked.status, principal.actor);
   });
 }
 
@@ -280,6 +281,23 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
         .set({ decision: "rejected", decidedBy: principal.actor, decidedAt: now })
         .where(and(eq(proposalItems.proposalId, id), eq(proposalItems.decision, "pending")))
         .returning({ id: proposalItems.id, op: proposalItems.op, environmentKey: proposalItems.environmentKey });
+      const edits = new Map(pendingItems.map((i) => [i.id, itemStateOf(i)]));
+      await recordItemChanges(
+        tx,
+        id,
+        principal.actor,
+        rejected.map((r) => ({
+          itemId: r.id,
+          action: "reject",
+          before: edits.get(r.id) ?? { decision: "pending", decidedBy: null, decidedAt: null, editedConfig: null },
+          after: {
+            ...(edits.get(r.id) ?? { editedConfig: null }),
+            decision: "rejected",
+            decidedBy: principal.actor,
+            decidedAt: now.toISOString(),
+          },
+        })),
+      );
       for (const item of rejected) {
         await recordAudit(tx, {
           projectId: project.id,

@@ -1,0 +1,248 @@
+/**
+ * Each proposal item's history on the server: every decision, edit and undo is a row of
+ * proposal_item_events with the item's state before and after, so undo works across reloads and
+ * by anyone with the right to review, and undoing an edit restores the config it replaced.
+ */
+import { randomUUID } from "node:crypto";
+import { and, asc, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, DbTx, Queryable } from "@/lib/db/client";
+import { projects, proposalItemEvents, proposalItems, proposals } from "@/lib/db/schema";
+import { Conflict, Invalid, NotFound, parseOrThrow } from "@/lib/errors";
+import type { Principal } from "@/lib/auth/principal";
+import { requireScope } from "@/lib/auth/principal";
+import { recordAudit } from "@/lib/audit";
+
+/** What a change of an item changes: its decision (with who made it and when) and its edited config. */
+export interface ItemState {
+  decision: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  editedConfig: Record<string, unknown> | null;
+}
+
+/** One change of one item, as recorded. */
+export interface ItemChange {
+  itemId: string;
+  action: "approve" | "reject" | "pending" | "edit" | "undo";
+  before: ItemState;
+  after: ItemState;
+  revertsEventId?: number;
+}
+
+export const undoSchema = z.strictObject({
+  /** undo this item's last change; without it, the caller's last change on the proposal (a bulk action as a whole) */
+  itemId: z.uuid("must be an item id").optional(),
+});
+
+/** The state of an item row as history records it. */
+export function itemStateOf(row: { decision: string; decidedBy: string | null; decidedAt: Date | null; editedConfig: unknown }): ItemState {
+  return {
+    decision: row.decision,
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt ? row.decidedAt.toISOString() : null,
+    editedConfig: (row.editedConfig as Record<string, unknown> | null) ?? null,
+  };
+}
+
+/** Append the changes of one request as one batch (undo takes a batch back as a whole). */
+export async function recordItemChanges(db: Queryable, proposalId: string, actor: string, changes: ItemChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const batchId = randomUUID();
+  // one insert per few thousand rows keeps a 100,000-item bulk decision within Postgres' parameter limit
+  for (let i = 0; i < changes.length; i += 4000) {
+    await db.insert(proposalItemEvents).values(
+      changes.slice(i, i + 4000).map((c) => ({
+        proposalId,
+        itemId: c.itemId,
+        batchId,
+        action: c.action,
+        actor,
+        before: c.before,
+        after: c.after,
+        revertsEventId: c.revertsEventId ?? null,
+      })),
+    );
+  }
+}
+
+/** How many changes each item of a proposal has had (for "history (n)" on the item). */
+export async function historyCounts(db: Queryable, proposalId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .select({ itemId: proposalItemEvents.itemId, n: sql<number>`count(*)::int` })
+    .from(proposalItemEvents)
+    .where(eq(proposalItemEvents.proposalId, proposalId))
+    .groupBy(proposalItemEvents.itemId);
+  return new Map(rows.map((r) => [r.itemId, r.n]));
+}
+
+async function loadProposal(db: Db | DbTx, id: string, lock = false) {
+  if (!z.uuid().safeParse(id).success) throw new NotFound(`Proposal ${id} does not exist.`);
+  const q = db
+    .select({
+      id: proposals.id,
+      projectId: proposals.projectId,
+      status: proposals.status,
+      materializedGeneration: proposals.materializedGeneration,
+    })
+    .from(proposals)
+    .where(eq(proposals.id, id));
+  const [p] = lock ? await q.for("update") : await q;
+  if (!p) throw new NotFound(`Proposal ${id} does not exist.`);
+  return p;
+}
+
+/** GET /proposals/{id}/items/{itemId}/history: the item's changes, oldest first. */
+export async function itemHistory(db: Db, proposalId: string, itemId: string, principal: Principal) {
+  const p = await loadProposal(db, proposalId);
+  requireScope(principal, "projects:read", p.projectId);
+  if (!z.uuid().safeParse(itemId).success) throw new NotFound(`Item ${itemId} is not an item of proposal ${proposalId}.`);
+  const [item] = await db
+    .select({ id: proposalItems.id, config: proposalItems.config })
+    .from(proposalItems)
+    .where(and(eq(proposalItems.id, itemId), eq(proposalItems.proposalId, proposalId)));
+  if (!item) throw new NotFound(`Item ${itemId} is not an item of proposal ${proposalId}.`);
+  const rows = await db.select().from(proposalItemEvents).where(eq(proposalItemEvents.itemId, itemId)).orderBy(asc(proposalItemEvents.id));
+  return {
+    itemId,
+    proposedConfig: item.config,
+    events: rows.map((r) => ({
+      id: r.id,
+      action: r.action,
+      actor: r.actor,
+      at: r.at.toISOString(),
+      before: r.before as ItemState,
+      after: r.after as ItemState,
+      revertsEventId: r.revertsEventId ?? undefined,
+      undoneAt: r.undoneAt?.toISOString(),
+      undoneBy: r.undoneBy ?? undefined,
+    })),
+  };
+}
+
+/** The proposal's status from its items: approved, rejected, partially_approved, or ready while any is pending. */
+export function proposalStatusFrom(decisions: string[]): string {
+  if (decisions.length === 0 || decisions.some((d) => d === "pending")) return "ready";
+  if (decisions.every((d) => d === "approved")) return "approved";
+  if (decisions.every((d) => d === "rejected")) return "rejected";
+  return "partially_approved";
+}
+
+/** Recompute a proposal's status from its items after decisions changed; audited when it moves. */
+export async function syncProposalStatus(tx: DbTx, projectId: number, proposalId: string, previous: string, actor: string): Promise<void> {
+  const all = await tx.select({ decision: proposalItems.decision }).from(proposalItems).where(eq(proposalItems.proposalId, proposalId));
+  const status = proposalStatusFrom(all.map((a) => a.decision));
+  if (status === previous) return;
+  await tx.update(proposals).set({ status, updatedAt: new Date() }).where(eq(proposals.id, proposalId));
+  await recordAudit(tx, {
+    projectId,
+    actor,
+    action: "proposal.status",
+    entity: "proposal",
+    entityId: proposalId,
+    before: { status: previous },
+    after: { status },
+  });
+}
+
+const undoable = and(ne(proposalItemEvents.action, "undo"), isNull(proposalItemEvents.undoneAt));
+
+/**
+ * POST /proposals/{id}/undo: take back the last change of an item (`itemId`), or the caller's last
+ * change on the proposal (every item of that request). The item returns to its state before the
+ * change, edited config included. Refused (409) once materialized, or when someone changed the
+ * item since.
+ */
+export async function undoItemChange(db: Db, proposalId: string, body: unknown, principal: Principal) {
+  const input = parseOrThrow(undoSchema, body ?? {});
+  const p = await loadProposal(db, proposalId);
+  requireScope(principal, "proposals:review", p.projectId);
+  const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, p.projectId));
+  if (input.itemId) {
+    const [item] = await db
+      .select({ id: proposalItems.id })
+      .from(proposalItems)
+      .where(and(eq(proposalItems.id, input.itemId), eq(proposalItems.proposalId, proposalId)));
+    if (!item)
+      throw new Invalid("itemId is not an item of this proposal.", [{ path: "itemId", message: "is not an item of this proposal" }]);
+  }
+  return db.transaction(async (tx) => {
+    const locked = await loadProposal(tx, proposalId, true);
+    if (locked.materializedGeneration !== null)
+      throw new Conflict(
+        `Proposal ${proposalId} was materialized into generation ${locked.materializedGeneration}; its decisions are final.`,
+      );
+    const [last] = await tx
+      .select()
+      .from(proposalItemEvents)
+      .where(
+        and(
+          eq(proposalItemEvents.proposalId, proposalId),
+          undoable,
+          input.itemId ? eq(proposalItemEvents.itemId, input.itemId) : eq(proposalItemEvents.actor, principal.actor),
+        ),
+      )
+      .orderBy(desc(proposalItemEvents.id))
+      .limit(1);
+    if (!last)
+      throw new Conflict(input.itemId ? "This item has no change left to undo." : "You have no change left to undo on this proposal.");
+    const events = input.itemId
+      ? [last]
+      : await tx
+          .select()
+          .from(proposalItemEvents)
+          .where(and(eq(proposalItemEvents.batchId, last.batchId), undoable))
+          .orderBy(asc(proposalItemEvents.id));
+    const itemIds = events.map((e) => e.itemId);
+    // an item changed by someone after this event is theirs now: undo their change first
+    const later = await tx
+      .select({ itemId: proposalItemEvents.itemId, actor: proposalItemEvents.actor, id: proposalItemEvents.id })
+      .from(proposalItemEvents)
+      .where(and(inArray(proposalItemEvents.itemId, itemIds), undoable, sql`${proposalItemEvents.id} > ${last.id}`));
+    const newer = later.filter((l) => !events.some((e) => e.id === l.id));
+    if (newer.length)
+      throw new Conflict(
+        `${newer[0].actor} changed this item after the change being undone; undo their change first (item ${newer[0].itemId}).`,
+      );
+    const rows = await tx.select().from(proposalItems).where(inArray(proposalItems.id, itemIds)).for("update");
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const now = new Date();
+    const changes: ItemChange[] = [];
+    for (const e of events) {
+      const row = byId.get(e.itemId)!;
+      const restored = e.before as ItemState;
+      const current = itemStateOf(row);
+      await tx
+        .update(proposalItems)
+        .set({
+          decision: restored.decision,
+          decidedBy: restored.decidedBy,
+          decidedAt: restored.decidedAt ? new Date(restored.decidedAt) : null,
+          editedConfig: restored.editedConfig,
+        })
+        .where(eq(proposalItems.id, e.itemId));
+      changes.push({ itemId: e.itemId, action: "undo", before: current, after: restored, revertsEventId: e.id });
+      await recordAudit(tx, {
+        projectId: project.id,
+        actor: principal.actor,
+        action: "proposal_item.undo",
+        entity: "proposal_item",
+        entityId: e.itemId,
+        before: current,
+        after: { ...restored, proposalId, reverts: { event: e.id, action: e.action, by: e.actor } },
+      });
+    }
+    await tx
+      .update(proposalItemEvents)
+      .set({ undoneAt: now, undoneBy: principal.actor })
+      .where(
+        inArray(
+          proposalItemEvents.id,
+          events.map((e) => e.id),
+        ),
+      );
+    await recordItemChanges(tx, proposalId, principal.actor, changes);
+    await syncProposalStatus(tx, project.id, proposalId, locked.status, principal.actor);
+    return { undone: events.length, action: last.action, itemIds };
+  });
+}
