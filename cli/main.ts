@@ -32,12 +32,14 @@ Commands:
       engineer met its goal; --json writes the full report; --upload sends it to the server's
       Arena page (--server, --token). Defaults: 10 seeds, search-agent.
 
-  run-dispatch --dispatch <url> [--policy <name>] -- <command> [args...]
+  run-dispatch --dispatch <url> [--policy <name>] [--no-finish] -- <command> [args...]
       The job side of a dispatch (a Ray entrypoint or a Kubernetes container command): fetches the
       dispatch's payload, runs <command> once per environment with the rendered task (stdin and
       ENVFORGE_TASK_JSON), posts each rollout and the progress back, with retries. The key is
       ENVFORGE_API_KEY (set by EnvForge for the job) or --token. The command's last stdout line
-      may be JSON {reward, success, trajectory, ...}; else its exit code decides.
+      may be JSON {reward, success, trajectory, ...}; else its exit code decides. At the end it
+      reports the job finished (the dispatch succeeds, its key stops working); --no-finish leaves
+      the dispatch running, for one shard of several.
 
 Options for every command:
   --server <url>   EnvForge's address (ENVFORGE_SERVER, default http://127.0.0.1:3000)
@@ -73,6 +75,7 @@ export async function run(argv: string[]): Promise<number> {
       "create-environments": { type: "boolean" },
       url: { type: "string" },
       dispatch: { type: "string" },
+      "no-finish": { type: "boolean" },
       key: { type: "string" },
       api: { type: "string" },
       quiet: { type: "boolean" },
@@ -103,6 +106,7 @@ export async function run(argv: string[]): Promise<number> {
       key: values.token ?? env.ENVFORGE_API_KEY ?? env.ENVFORGE_TOKEN,
       policy: values.policy,
       quiet: values.quiet,
+      finish: !values["no-finish"],
     });
     console.log(
       `ran ${r.environments} environments: ${r.succeeded} finished, ${r.failed} errored; ${r.posted} rollouts posted, ${r.rejected} rejected`,

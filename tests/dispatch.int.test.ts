@@ -316,6 +316,15 @@ describe("adapters through the service", () => {
       expect(d.status).toBe("succeeded");
       expect(d.externalId).toMatch(new RegExp(`^envforge-${id.slice(0, 8)}`));
       expect(k8s.jobs.size).toBe(1);
+      // the job's key went in a Secret of its own, which goes when the Job has ended (the key is revoked too)
+      expect(k8s.requests.some((r) => r.method === "POST" && r.path.endsWith("/secrets"))).toBe(true);
+      for (let i = 0; k8s.secrets.size > 0; i++) {
+        if (i > 100) throw new Error(`the key Secret is still there: ${[...k8s.secrets.keys()].join(", ")}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(k8s.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([
+        `/api/v1/namespaces/envforge/secrets/${d.externalId}-key`,
+      ]);
     } finally {
       await k8s.close();
     }

@@ -15,6 +15,8 @@ import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
 import { workerHandlers } from "@/lib/worker/handlers";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { sql } from "drizzle-orm";
+import { revokeIdleDispatchKeys } from "@/lib/dispatch/callback-key";
 
 const TOKEN = "test-bootstrap-token-rundispatch-1";
 const SECRET = "webhook-shared-secret-rundispatch-9";
@@ -110,9 +112,11 @@ describe("envforge run-dispatch", () => {
     expect(payload.callbacks.baseUrl).toBe(server.url);
     expect(delivery.rawBody.toString("utf8")).not.toContain(key);
 
-    const run = await cli(["run-dispatch", "--dispatch", payload.callbacks.payload, "--policy", "py-agent", "--", "python3", "-c", AGENT], {
-      ENVFORGE_API_KEY: key,
-    });
+    // one shard of several (--no-finish): the dispatch keeps running and the key keeps working
+    const run = await cli(
+      ["run-dispatch", "--dispatch", payload.callbacks.payload, "--policy", "py-agent", "--no-finish", "--", "python3", "-c", AGENT],
+      { ENVFORGE_API_KEY: key },
+    );
     expect(run.err).toContain("agent crashed on e2");
     expect(run.out).toContain("ran 3 environments: 2 finished, 1 errored; 3 rollouts posted, 0 rejected");
     expect(run.code).toBe(0);
@@ -148,15 +152,55 @@ describe("envforge run-dispatch", () => {
     expect(denied).toBeInstanceOf(ApiError);
     expect((denied as ApiError).status).toBe(403);
 
-    // the dispatch ends: the key stops working, and a rerun says so
-    await admin.request("POST", `/api/v1/dispatches/${dispatchId}/cancel`);
+    // a run without --no-finish reports the job's end: the dispatch succeeds (nothing polls a webhook) and the key stops working
+    const last = await cli(
+      ["run-dispatch", "--dispatch", payload.callbacks.payload, "--policy", "py-agent", "--", "python3", "-c", AGENT],
+      {
+        ENVFORGE_API_KEY: key,
+      },
+    );
+    expect(last.out).toContain("3 rollouts posted, 0 rejected");
+    const ended = await until(dispatchId, ["succeeded"]);
+    expect(ended.events.at(-1)).toMatchObject({ status: "succeeded", data: { completed: 3, total: 3, failed: 1 } });
+    expect(ended.events.at(-1)?.message).toContain("the job reported it finished");
     const after = await asJob.request("GET", `/api/v1/dispatches/${dispatchId}/payload`).catch((e: unknown) => e);
     expect((after as ApiError).status).toBe(401);
+    const late = await admin
+      .request("POST", `/api/v1/dispatches/${dispatchId}/progress`, { json: { completed: 3, total: 3, status: "failed" } })
+      .catch((e: unknown) => e);
+    expect((late as ApiError).status).toBe(409);
     const again = await cli(["run-dispatch", "--dispatch", payload.callbacks.payload, "--", "python3", "-c", AGENT], {
       ENVFORGE_API_KEY: key,
     });
     expect(again.code).not.toBe(0);
     expect(again.err).toMatch(/revoked/);
+  });
+
+  it("revokes a dispatch key nobody used for ENVFORGE_DISPATCH_KEY_IDLE_HOURS, and says so on the dispatch", async () => {
+    const { dispatchId } = await admin.request<{ dispatchId: string }>("POST", "/api/v1/projects/rd/generations/0/dispatch", {
+      json: { target: "hook" },
+    });
+    await until(dispatchId, ["delivered"]);
+    const key = receiver.requests.find((r) => r.idempotencyKey === dispatchId)!.headers["x-envforge-callback-key"] as string;
+    const asJob = new EnvForgeClient({ server: server.url, token: key });
+    await asJob.request("GET", `/api/v1/dispatches/${dispatchId}/payload`);
+    // used a minute ago: the sweep leaves it alone
+    await db.db.execute(sql`update api_keys set last_used_at = now() - interval '1 minute' where dispatch_id = ${dispatchId}`);
+    expect(await revokeIdleDispatchKeys(db.db, 168)).toBe(0);
+    await asJob.request("GET", `/api/v1/dispatches/${dispatchId}/payload`);
+    // idle for 169 hours: dead at once, then revoked by the sweep with an event naming the setting
+    await db.db.execute(sql`update api_keys set last_used_at = now() - interval '169 hours' where dispatch_id = ${dispatchId}`);
+    const idle = await asJob.request("GET", `/api/v1/dispatches/${dispatchId}/payload`).catch((e: unknown) => e);
+    expect((idle as ApiError).status).toBe(401);
+    expect(await revokeIdleDispatchKeys(db.db, 168)).toBe(1);
+    const d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${dispatchId}`);
+    expect(d.events.at(-1)?.message).toContain("ENVFORGE_DISPATCH_KEY_IDLE_HOURS");
+    const [row] = (
+      await db.db.execute<{ revoked: boolean }>(
+        sql`select revoked_at is not null as revoked from api_keys where dispatch_id = ${dispatchId}`,
+      )
+    ).rows;
+    expect(row.revoked).toBe(true);
   });
 
   it("refuses a remote target while ENVFORGE_PUBLIC_URL is unset, naming the setting", async () => {

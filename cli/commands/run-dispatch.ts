@@ -29,6 +29,8 @@ export interface RunDispatchOptions {
   backoffMs?: number;
   quiet?: boolean;
   log?: (line: string) => void;
+  /** report the end of the job (default true): the dispatch succeeds and its key stops working; false for one shard of several */
+  finish?: boolean;
 }
 
 export interface RunDispatchResult {
@@ -171,13 +173,19 @@ export async function runDispatch(opts: RunDispatchOptions): Promise<RunDispatch
   const total = payload.environments.length;
   const result: RunDispatchResult = { environments: total, succeeded: 0, failed: 0, posted: 0, rejected: 0 };
   const progressUrl = payload.callbacks.progress ?? payloadUrl(opts.dispatch).replace(/\/payload$/, "/progress");
-  const progress = async (message?: string) => {
+  const progress = async (message?: string, status?: "succeeded") => {
     try {
       await call(
         "POST",
         progressUrl,
         opts.key,
-        { completed: result.succeeded + result.failed, total, failed: result.failed, ...(message ? { message } : {}) },
+        {
+          completed: result.succeeded + result.failed,
+          total,
+          failed: result.failed,
+          ...(message ? { message } : {}),
+          ...(status ? { status } : {}),
+        },
         tries,
         backoff,
       );
@@ -222,5 +230,8 @@ export async function runDispatch(opts: RunDispatchOptions): Promise<RunDispatch
     );
     await progress();
   }
+  // the job is done: the dispatch ends and its key stops working (every rollout is posted by now)
+  if (opts.finish !== false && result.rejected === 0)
+    await progress(`ran ${total} environments: ${result.succeeded} finished, ${result.failed} errored`, "succeeded");
   return result;
 }

@@ -1,5 +1,6 @@
 /** Who is calling: an API key (Bearer) or a signed-in browser session (cookie), with role and project limit. */
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { loadSettings } from "@/lib/config/env";
 import type { Db } from "@/lib/db/client";
 import { apiKeys, sessions, users } from "@/lib/db/schema";
 import { Forbidden, Unauthorized } from "@/lib/errors";
@@ -43,11 +44,18 @@ export async function principalFromKey(db: Db, secret: string): Promise<Principa
       projectId: apiKeys.projectId,
       dispatchId: apiKeys.dispatchId,
       generationIndex: apiKeys.generationIndex,
+      idle: sql<boolean>`coalesce(${apiKeys.lastUsedAt}, ${apiKeys.createdAt}) < now() - make_interval(hours => ${loadSettings().ENVFORGE_DISPATCH_KEY_IDLE_HOURS})`,
+      touched: sql<boolean>`${apiKeys.lastUsedAt} > now() - interval '1 minute'`,
     })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, digestToken(secret)), isNull(apiKeys.revokedAt)))
     .limit(1);
   if (!row) return null;
+  if (row.dispatchId) {
+    // a dispatch key lives while its job uses it: idle past the limit it is dead even before the sweep revokes it
+    if (row.idle) return null;
+    if (!row.touched) await db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, row.id));
+  }
   return {
     kind: "key",
     id: row.id,

@@ -83,6 +83,7 @@ const envSchema = z.object({
     .min(0, "must be 0 or more")
     .default(2000),
   ENVFORGE_DISPATCH_POLL_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).positive("must be above 0").default(5),
+  ENVFORGE_DISPATCH_KEY_IDLE_HOURS: z.coerce.number({ error: "must be a number of hours" }).positive("must be above 0").default(168),
   ENVFORGE_DISPATCH_LEASE_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).positive("must be above 0").default(60),
   ...importLimitsShape,
 });

@@ -6,9 +6,10 @@
  * the dispatch ends (succeeded, failed or cancelled). Adapters pass it as a secret, never in the
  * payload: a Kubernetes Secret, Ray's runtime env, the local process's env, a webhook header.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { apiKeys, dispatches, generations } from "@/lib/db/schema";
+import { apiKeys, dispatchEvents, dispatches, generations } from "@/lib/db/schema";
+import { loadSettings } from "@/lib/config/env";
 import { digestToken, newApiKeySecret } from "@/lib/auth/secrets";
 import { DeliveryError } from "./types";
 import { decryptSecret, encryptSecret } from "./secrets";
@@ -57,4 +58,34 @@ export async function revokeDispatchKey(db: Db, dispatchId: string): Promise<voi
     .set({ revokedAt: new Date() })
     .where(and(eq(apiKeys.dispatchId, dispatchId), isNull(apiKeys.revokedAt)));
   await db.update(dispatches).set({ callbackKeyCiphertext: null }).where(eq(dispatches.id, dispatchId));
+}
+
+/**
+ * Revoke dispatch keys nobody has used for ENVFORGE_DISPATCH_KEY_IDLE_HOURS: a dispatch whose job
+ * never reports its end (a webhook receiver that only posts rollouts) must not hold a key forever.
+ */
+export async function revokeIdleDispatchKeys(db: Db, idleHours = loadSettings().ENVFORGE_DISPATCH_KEY_IDLE_HOURS): Promise<number> {
+  const idle = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(
+      and(
+        sql`${apiKeys.dispatchId} is not null`,
+        isNull(apiKeys.revokedAt),
+        sql`coalesce(${apiKeys.lastUsedAt}, ${apiKeys.createdAt}) < now() - make_interval(hours => ${idleHours})`,
+      ),
+    )
+    .returning({ dispatchId: apiKeys.dispatchId });
+  for (const { dispatchId } of idle) {
+    if (!dispatchId) continue;
+    await db.update(dispatches).set({ callbackKeyCiphertext: null }).where(eq(dispatches.id, dispatchId));
+    const [d] = await db.select({ status: dispatches.status }).from(dispatches).where(eq(dispatches.id, dispatchId));
+    if (d)
+      await db.insert(dispatchEvents).values({
+        dispatchId,
+        status: d.status,
+        message: `the job's key was revoked: unused for ${idleHours} hours (ENVFORGE_DISPATCH_KEY_IDLE_HOURS); a resend mints a new one`,
+      });
+  }
+  return idle.length;
 }

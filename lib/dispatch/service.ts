@@ -29,7 +29,7 @@ import { backoffDelayMs } from "@/lib/retry/backoff";
 import { recordAudit } from "@/lib/audit";
 import { enqueue } from "@/lib/queue/boss";
 import { getAdapter } from "./adapters";
-import { dispatchCallbackKey, revokeDispatchKey } from "./callback-key";
+import { dispatchCallbackKey, revokeDispatchKey, revokeIdleDispatchKeys } from "./callback-key";
 import { callbackBase } from "./callback-url";
 import { decryptSecret } from "./secrets";
 import { ADAPTERS, DeliveryError, type DeliveryContext, type GenerationPayload } from "./types";
@@ -254,6 +254,23 @@ function contextFor(db: Db, d: typeof dispatches.$inferSelect, t: typeof dispatc
   };
 }
 
+/** The dispatch ended at its target (a poll or the job's own report said so): let the adapter clean up there. */
+async function finishAtTarget(db: Db, id: string) {
+  const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
+  if (!d?.externalId) return;
+  const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
+  const adapter = t && getAdapter(t.adapter as (typeof ADAPTERS)[number]);
+  if (!adapter?.finish) return;
+  try {
+    await adapter.finish(contextFor(db, d, t), d.externalId);
+  } catch (err) {
+    // the key is revoked already; what is left at the target is said, not retried forever
+    await db
+      .insert(dispatchEvents)
+      .values({ dispatchId: id, status: d.status, message: `clean-up at the target failed: ${(err as Error).message}` });
+  }
+}
+
 /** The worker's job: deliver (claimed under a lease, so each dispatch is sent by one worker at a time) or poll. */
 export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-${process.pid}`): Promise<void> {
   const job = dispatchJobSchema.parse(data);
@@ -374,7 +391,10 @@ async function pollDispatch(db: Db, id: string) {
         .set({ status: result.status, updatedAt: new Date() })
         .where(and(eq(dispatches.id, id), eq(dispatches.status, d.status)))
         .returning({ id: dispatches.id });
-      if (updated.length) await addEvent(db, id, result.status, result.message, result.data);
+      if (updated.length) {
+        await addEvent(db, id, result.status, result.message, result.data);
+        if (FINAL.has(result.status)) await finishAtTarget(db, id);
+      }
     }
     if (result.status === "delivered" || result.status === "running") await enqueueDispatch(id, "poll", pollDelaySeconds(polls));
   } catch (err) {
@@ -392,6 +412,7 @@ export async function sweepDispatches(db: Db): Promise<number> {
        or (status in ('delivered', 'running') and updated_at < now() - interval '2 minutes')
     limit 500`);
   for (const r of rows.rows) await enqueueDispatch(r.id, r.status === "delivered" || r.status === "running" ? "poll" : "deliver");
+  await revokeIdleDispatchKeys(db);
   return rows.rows.length;
 }
 
@@ -564,6 +585,8 @@ export const progressReportSchema = z.strictObject({
   total: z.number().int().min(0),
   failed: z.number().int().min(0).default(0),
   message: z.string().max(1000).optional(),
+  /** the job is over: the dispatch ends with this status and its key stops working */
+  status: z.enum(["succeeded", "failed"]).optional(),
 });
 
 /** POST /dispatches/{id}/progress: a running job says how far it is (a timeline event; a delivered dispatch becomes running). */
@@ -578,10 +601,18 @@ export async function reportProgress(db: Db, id: string, body: unknown, principa
       .where(and(eq(dispatches.id, id), eq(dispatches.status, "delivered")));
   const message =
     input.message ?? `${input.completed} of ${input.total} environments done${input.failed ? `, ${input.failed} failed` : ""}`;
-  await addEvent(db, id, d.status === "delivered" ? "running" : d.status, message, {
-    completed: input.completed,
-    total: input.total,
-    failed: input.failed,
-  });
+  const data = { completed: input.completed, total: input.total, failed: input.failed };
+  if (input.status) {
+    const ended = await db
+      .update(dispatches)
+      .set({ status: input.status, updatedAt: new Date() })
+      .where(and(eq(dispatches.id, id), sql`${dispatches.status} not in ('succeeded', 'failed', 'cancelled')`))
+      .returning({ id: dispatches.id });
+    if (!ended.length) throw new Conflict(`Dispatch ${id} has ended meanwhile; it takes no more progress.`);
+    await addEvent(db, id, input.status, `the job reported it ${input.status === "succeeded" ? "finished" : "failed"}: ${message}`, data);
+    await finishAtTarget(db, id);
+    return { status: input.status };
+  }
+  await addEvent(db, id, d.status === "delivered" ? "running" : d.status, message, data);
   return { status: d.status === "delivered" ? "running" : d.status };
 }

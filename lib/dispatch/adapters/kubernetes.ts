@@ -431,6 +431,14 @@ async function cancel(ctx: DeliveryContext, externalId: string): Promise<void> {
   throw client.failure(res, "delete");
 }
 
+/** The Job ended: its key Secret goes now (the Job itself stays until ttlSecondsAfterFinished, for its logs). */
+async function finish(ctx: DeliveryContext, externalId: string): Promise<void> {
+  const client = await clientFor(ctx);
+  const res = await client.request("DELETE", client.secretsPath(`${externalId}-key`));
+  if (res.status === 404 || (res.status >= 200 && res.status < 300)) return;
+  throw client.failure(res, "delete", "Secrets");
+}
+
 /** The Kubernetes adapter. */
 export const kubernetesAdapter: DispatchAdapter = {
   name: "kubernetes",
@@ -441,4 +449,5 @@ export const kubernetesAdapter: DispatchAdapter = {
   deliver,
   poll,
   cancel,
+  finish,
 };

@@ -104,7 +104,7 @@ describe("verl export: rendered tasks scored by envforge_reward.py", () => {
       const scores = pythonScores(folder, asked);
       expect(scores.filter((_, k) => k % 2 === 0)).toEqual(Array(12).fill(1));
       expect(scores.filter((_, k) => k % 2 === 1)).toEqual(Array(12).fill(0));
-    });
+    }, 30_000); // a python3 child process per family: slow on a busy machine, not a speed check
   }
 
   it("frozenlake plans are checked on the map: holes, swaps under block_both, ending off the goal", async () => {
