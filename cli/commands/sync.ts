@@ -36,7 +36,7 @@ export async function syncAgentLightning(client: EnvForgeClient, opts: SyncOptio
   const total: UploadSummary = { accepted: 0, duplicates: 0, rejected: [], sent: 0 };
   const unreadable: ImportResult["unreadable"] = [];
   const progress = new Progress("syncing", null, opts.quiet);
-  for await (const page of syncPages(store, { after: saved.cursor ?? undefined, policy: opts.policy })) {
+  for await (const page of syncPages(store, { after: saved.cursor ?? undefined, policy: opts.policy, project: opts.project })) {
     unreadable.push(...page.skipped.map((s) => ({ ref: `rollout ${s.rolloutId}`, reason: s.message })));
     if (page.rollouts.length) {
       const items = page.rollouts.map((r) => ({

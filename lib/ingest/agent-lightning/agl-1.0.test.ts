@@ -84,6 +84,15 @@ describe("Agent Lightning 1.0", () => {
     expect(byEnv["g3-0002"]).toMatchObject({ reward: 0, status: "errored" });
     expect(byEnv["g3-0001"].trajectory?.map((m) => m.role)).toEqual(["user", "assistant"]);
 
+    // synced without naming the project, no generation is claimed; synced into the project it came from, the dispatched one is kept
+    expect(synced.every((r) => r.generation === undefined)).toBe(true);
+    const intoProject = [];
+    for await (const page of syncPages(client, { project: payload.project.slug })) intoProject.push(...page.rollouts);
+    expect(intoProject.map((r) => r.generation)).toEqual(synced.map(() => payload.generation.index));
+    const intoOther = [];
+    for await (const page of syncPages(client, { project: `${payload.project.slug}-other` })) intoOther.push(...page.rollouts);
+    expect(intoOther.every((r) => r.generation === undefined)).toBe(true);
+
     // a rerun from the saved cursor reads nothing new
     const again = [];
     for await (const page of syncPages(client, { after: "3" })) again.push(page);

@@ -33,6 +33,8 @@ export interface ToNormalizedOptions {
   policy?: string;
   /** environment key of a rollout; wins over the built-in derivation */
   environmentKeyFrom?: (rollout: AgentLightningRollout) => string | undefined | null;
+  /** the project synced into: a rollout EnvForge exported from this project keeps the generation it was dispatched for */
+  project?: string;
 }
 
 /** Flag set when a rollout's model calls could not be read as a chat trajectory. */
@@ -77,6 +79,19 @@ function toIso(v: unknown): string | undefined {
 function idLike(v: unknown): string | undefined {
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
   return str(v);
+}
+
+/**
+ * The generation a rollout was dispatched for: `metadata.generation` of a row EnvForge exported
+ * (lib/dispatch/adapters/export/agent-lightning.ts), only when it was exported from the project
+ * synced into; otherwise undefined (the environment's newest generation then).
+ */
+function generationOf(rollout: AgentLightningRollout, opts: ToNormalizedOptions): number | undefined {
+  const meta = rollout.metadata ?? {};
+  const g = meta.generation;
+  if (typeof g !== "number" || !Number.isSafeInteger(g) || g < 0) return undefined;
+  if (opts.project === undefined || meta.project !== opts.project) return undefined;
+  return g;
 }
 
 function environmentKeyOf(rollout: AgentLightningRollout, opts: ToNormalizedOptions): string {
@@ -279,6 +294,8 @@ export function toNormalizedRollout(
     policy,
     metadata,
   };
+  const generation = generationOf(r, opts);
+  if (generation !== undefined) out.generation = generation;
   if (reward) out.reward = reward.value;
   if (status) out.status = status;
   if (error) out.error = error;
