@@ -41,7 +41,8 @@ async function main() {
   const workers = defaultWorkers();
   console.log(`[bench:arena] ${machine()}; ${SEEDS} seeds, ${workers} worker threads`);
   const started = performance.now();
-  const { report } = await arenaCommand({ seeds: SEEDS, json: json ?? undefined, workers });
+  const { cells } = await arenaCommand({ seeds: SEEDS, json: json ?? undefined, workers });
+  const report = cells[0];
   const wallS = (performance.now() - started) / 1000;
   const g = report.goal;
   const ratio = (x: number | null) => (x === null ? "n/a" : x.toFixed(2));

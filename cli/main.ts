@@ -5,6 +5,7 @@ import { importHarbor, importNdjson, type ImportResult } from "./commands/import
 import { importHarborTasks } from "./commands/import-tasks";
 import { syncAgentLightning } from "./commands/sync";
 import { arenaCommand } from "./commands/arena";
+import { LEARNER_IDS, type LearnerId, type ValidatorMode } from "@/lib/arena/types";
 import { runDispatch } from "./commands/run-dispatch";
 import { cliSettings } from "@/lib/config/cli";
 
@@ -26,11 +27,16 @@ Commands:
                        [--api envforge|agl-v1] [--create-environments]
       Finished rollouts of an Agent Lightning store since the last sync (the cursor is kept per
       project and store URL). --api agl-v1 talks to a LightningStore server's /v1/agl routes.
-  arena [--seeds N] [--quick] [--json <file>] [--family <id>] [--strategies a,b] [--workers N] [--upload]
+  arena [--seeds N] [--seed-base N] [--family id[,id]] [--learner id[,id]] [--traps share[,share]] [--quick]
+        [--validator shared-charged|none] [--validator-cost N] [--strategies a,b] [--jobs N] [--json <file>] [--upload]
       The curriculum arena: every curriculum strategy on a simulated learner, clean and with traps
-      (runs here, no server needed). Prints the strategy x setting table and whether the heuristic
-      engineer met its goal; --json writes the full report; --upload sends it to the server's
-      Arena page (--server, --token). Defaults: 10 seeds, search-agent.
+      (runs here, no server needed). Prints the strategy x setting table and the goal checks the
+      heuristic engineer won and lost; --json writes the full report; --upload sends it to the
+      server's Arena page (--server, --token). Several families, learners (default, drift, tangled)
+      or trap shares (up to 0.3) make a matrix, one report per cell. --jobs splits the runs over
+      worker threads (default: one per core). Defaults: 10 seeds from seed base 1000 (evaluation
+      seeds; 0-99 are the tuning seeds), search-agent, learner default, traps 0.15, validator
+      shared-charged at 1 rollout a call.
 
   run-dispatch --dispatch <url> [--policy <name>] [--no-finish] -- <command> [args...]
       The job side of a dispatch (a Ray entrypoint or a Kubernetes container command): fetches the
@@ -85,6 +91,12 @@ export async function run(argv: string[]): Promise<number> {
       family: { type: "string" },
       strategies: { type: "string" },
       workers: { type: "string" },
+      jobs: { type: "string" },
+      "seed-base": { type: "string" },
+      learner: { type: "string" },
+      traps: { type: "string" },
+      validator: { type: "string" },
+      "validator-cost": { type: "string" },
       upload: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -121,16 +133,33 @@ export async function run(argv: string[]): Promise<number> {
       return n;
     };
     if (values.json === "") throw new UsageError("--json needs a file name.");
-    const { report: result, code } = await arenaCommand({
-      seeds: whole("seeds", values.seeds, 1) ?? 10,
-      quick: values.quick,
-      json: values.json,
-      family: values.family,
-      strategies: values.strategies
+    const list = (raw: string | undefined) =>
+      raw
         ?.split(",")
         .map((s) => s.trim())
-        .filter(Boolean),
-      workers: whole("workers", values.workers, 0),
+        .filter(Boolean);
+    const traps = list(values.traps)?.map((raw) => {
+      const share = Number(raw);
+      if (!(share > 0 && share <= 0.3)) throw new UsageError(`--traps takes shares in (0, 0.3] (got ${raw}).`);
+      return share;
+    });
+    if (values.validator !== undefined && values.validator !== "shared-charged" && values.validator !== "none")
+      throw new UsageError(`--validator is shared-charged or none (got ${values.validator}).`);
+    const learners = list(values.learner);
+    const unknownLearner = learners?.find((l) => !(LEARNER_IDS as readonly string[]).includes(l));
+    if (unknownLearner) throw new UsageError(`--learner is one of ${LEARNER_IDS.join(", ")} (got ${unknownLearner}).`);
+    const { report: result, code } = await arenaCommand({
+      seeds: whole("seeds", values.seeds, 1) ?? 10,
+      seedBase: whole("seed-base", values["seed-base"], 0),
+      quick: values.quick,
+      json: values.json,
+      families: list(values.family),
+      learners: learners as LearnerId[] | undefined,
+      trapShares: traps,
+      validator: values.validator as ValidatorMode | undefined,
+      validatorCost: whole("validator-cost", values["validator-cost"], 0),
+      strategies: list(values.strategies),
+      workers: whole("jobs", values.jobs, 0) ?? whole("workers", values.workers, 0),
       quiet: values.quiet,
     });
     if (values.upload) {

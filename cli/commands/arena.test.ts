@@ -23,15 +23,29 @@ const report: ArenaReport = {
   version: 1,
   createdAt: "2026-11-30T00:00:00.000Z",
   seeds: 2,
+  seedBase: 1000,
   quick: true,
   family: "search-agent",
+  learner: "default",
+  trapShare: 0.15,
+  validator: { mode: "shared-charged", cost: 1 },
   budget: { rollouts: 1000 },
   settings: {
     clean: { uniform: result(600, 2), heuristic: result(300, 2) },
     traps: { uniform: result(700, 1), heuristic: result(350, 2) },
   },
   curves: { clean: {}, traps: {} },
-  goal: { heuristicVsUniform50: { clean: 0.5, traps: 0.5 }, heuristicVsPlr50: { clean: null, traps: null }, met: false },
+  goal: {
+    heuristicVsUniform50: { clean: 0.5, traps: 0.5 },
+    heuristicVsPlr50: { clean: null, traps: null },
+    checks: [
+      { setting: "clean", level: 50, baseline: "uniform", heuristic: 300, other: 600, ratio: 0.5, limit: 0.6, won: true },
+      { setting: "traps", level: 80, baseline: "uniform", heuristic: 1000, other: 1000, ratio: 1, limit: 0.6, won: false },
+    ],
+    won: 1,
+    lost: 1,
+    met: false,
+  },
   notes: [],
   durationMs: 1234,
 };
@@ -48,7 +62,7 @@ describe("envforge arena output", () => {
 
   it("ends with a summary line that says whether the goal was met", () => {
     expect(arenaSummaryLine(report)).toBe(
-      "arena (search-agent, 2 seeds, quick): heuristic/uniform rollouts to 50% 0.50 clean, 0.50 traps (goal <= 0.60); heuristic/PLR n/a clean, n/a traps (goal <= 1.00); goal not met in 1.2 s",
+      "arena (search-agent, learner default, traps 0.15, 2 seeds from 1000, quick): heuristic/uniform rollouts to 50% 0.50 clean, 0.50 traps (goal <= 0.60); heuristic/PLR n/a clean, n/a traps (goal <= 1.00); 1/2 goal checks won; goal not met in 1.2 s",
     );
   });
 

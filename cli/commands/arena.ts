@@ -1,14 +1,32 @@
 /** `envforge arena`: the curriculum arena, in this process (no server needed). */
 import fs from "node:fs";
 import path from "node:path";
-import { ARENA_SETTINGS, defaultWorkers, runArena, type ArenaReport, type StrategyResult } from "@/lib/arena";
+import {
+  ARENA_SETTINGS,
+  DEFAULT_ARENA_FAMILY,
+  DEFAULT_TRAP_SHARE,
+  defaultWorkers,
+  runArenaMatrix,
+  type ArenaMatrixReport,
+  type ArenaReport,
+  type LearnerId,
+  type StrategyResult,
+  type ValidatorMode,
+} from "@/lib/arena";
 import { Progress } from "../progress";
 
 export interface ArenaCommandOptions {
   seeds: number;
+  seedBase?: number;
   quick?: boolean;
   json?: string;
+  /** one family, or several for a matrix */
   family?: string;
+  families?: string[];
+  learners?: LearnerId[];
+  trapShares?: number[];
+  validator?: ValidatorMode;
+  validatorCost?: number;
   strategies?: string[];
   workers?: number;
   quiet?: boolean;
@@ -43,20 +61,67 @@ export function arenaTable(report: ArenaReport): string {
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
-/** One line: the goal ratios and whether the goal was met. */
+/** The goal checks a report lost, one line each ("" when none was lost). */
+export function lostChecks(report: ArenaReport): string {
+  return (report.goal.checks ?? [])
+    .filter((c) => !c.won)
+    .map(
+      (c) =>
+        `  lost: ${c.setting} to ${c.level}%: heuristic ${c.heuristic} vs ${c.baseline} ${c.other} (ratio ${c.ratio.toFixed(2)}, goal <= ${c.limit})`,
+    )
+    .join("\n");
+}
+
+/** One line: the cell, the goal checks won and lost, and the headline ratios. */
 export function arenaSummaryLine(report: ArenaReport): string {
   const r = (x: number | null) => (x === null ? "n/a" : x.toFixed(2));
   const g = report.goal;
-  return `arena (${report.family}, ${report.seeds} seeds${report.quick ? ", quick" : ""}): heuristic/uniform rollouts to 50% ${r(g.heuristicVsUniform50.clean)} clean, ${r(g.heuristicVsUniform50.traps)} traps (goal <= 0.60); heuristic/PLR ${r(g.heuristicVsPlr50.clean)} clean, ${r(g.heuristicVsPlr50.traps)} traps (goal <= 1.00); goal ${g.met ? "met" : "not met"} in ${(report.durationMs / 1000).toFixed(1)} s`;
+  const cell = [
+    report.family,
+    report.learner ? `learner ${report.learner}` : null,
+    report.trapShare !== undefined ? `traps ${report.trapShare}` : null,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const checks = g.checks ? `${g.won}/${g.checks.length} goal checks won` : `goal ${g.met ? "met" : "not met"}`;
+  return `arena (${cell}, ${report.seeds} seeds${report.seedBase !== undefined ? ` from ${report.seedBase}` : ""}${report.quick ? ", quick" : ""}): heuristic/uniform rollouts to 50% ${r(g.heuristicVsUniform50.clean)} clean, ${r(g.heuristicVsUniform50.traps)} traps (goal <= 0.60); heuristic/PLR ${r(g.heuristicVsPlr50.clean)} clean, ${r(g.heuristicVsPlr50.traps)} traps (goal <= 1.00); ${checks}; goal ${g.met ? "met" : "not met"} in ${(report.durationMs / 1000).toFixed(1)} s`;
 }
 
-/** Run the arena with progress on stderr, print the table and the summary line, write the JSON report when asked. */
-export async function arenaCommand(opts: ArenaCommandOptions): Promise<{ report: ArenaReport; code: number }> {
+/** A matrix of reports as one JSON document (several families, learners or trap shares). */
+export function matrixReport(cells: ArenaReport[], durationMs: number): ArenaMatrixReport {
+  const won = cells.reduce((a, c) => a + c.goal.won, 0);
+  const lost = cells.reduce((a, c) => a + c.goal.lost, 0);
+  const first = cells[0];
+  return {
+    version: 1,
+    kind: "matrix",
+    createdAt: new Date().toISOString(),
+    seeds: first.seeds,
+    seedBase: first.seedBase,
+    quick: first.quick,
+    validator: first.validator,
+    budget: first.budget,
+    cells,
+    goal: { won, lost, met: lost === 0 && won > 0 },
+    durationMs,
+  };
+}
+
+/** Run the arena (one cell, or a matrix) with progress on stderr, print the tables and summary lines, write the JSON report when asked. */
+export async function arenaCommand(
+  opts: ArenaCommandOptions,
+): Promise<{ report: ArenaReport | ArenaMatrixReport; cells: ArenaReport[]; code: number }> {
   let progress: Progress | null = null;
-  const report = await runArena({
+  const started = Date.now();
+  const cells = await runArenaMatrix({
     seeds: opts.seeds,
+    seedBase: opts.seedBase,
     quick: opts.quick,
-    family: opts.family,
+    families: opts.families ?? [opts.family ?? DEFAULT_ARENA_FAMILY],
+    learners: opts.learners ?? ["default"],
+    trapShares: opts.trapShares ?? [DEFAULT_TRAP_SHARE],
+    validator: opts.validator,
+    validatorCost: opts.validatorCost,
     strategies: opts.strategies,
     workers: opts.workers ?? defaultWorkers(),
     onProgress(done, total, label) {
@@ -65,13 +130,21 @@ export async function arenaCommand(opts: ArenaCommandOptions): Promise<{ report:
     },
   });
   (progress as Progress | null)?.done();
-  console.log(arenaTable(report));
+  for (const cell of cells) {
+    if (cells.length > 1) console.log(`\n${cell.family}, learner ${cell.learner}, traps ${cell.trapShare}`);
+    console.log(arenaTable(cell));
+  }
+  const report = cells.length === 1 ? cells[0] : matrixReport(cells, Date.now() - started);
   if (opts.json) {
     const file = path.resolve(process.cwd(), opts.json);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify(report, null, 2) + "\n");
     console.log(`wrote ${file}`);
   }
-  console.log(arenaSummaryLine(report));
-  return { report, code: 0 };
+  for (const cell of cells) {
+    console.log(arenaSummaryLine(cell));
+    const lost = lostChecks(cell);
+    if (lost) console.log(lost);
+  }
+  return { report, cells, code: 0 };
 }

@@ -10,6 +10,8 @@
  *   and `history` carries the earlier generations' success rates; the engineer is told G
  *   (options.groupSize), as the product tells it a GRPO trainer's group size;
  * - an invalid member counts its rollouts as spent with 0 successes (validation state "invalid");
+ * - the engineers see the same validator as every strategy (ArenaWorld.validate: charged, never
+ *   p_max); without one (mode "none") every member is "unvalidated" and every child passes;
  * - a proposal smaller than the population size is topped up with validated fresh samples, and
  *   members a proposal neither keeps nor retires (the LLM may skip some) stay.
  */
@@ -34,11 +36,11 @@ interface Member {
   history: number[];
 }
 
-/** The family as the arena's engineers see it: the arena's validator and generator. */
+/** The family as the arena's engineers see it: the arena's validator (when the run shares one, else one that passes everything) and generator. */
 export function arenaFamily(world: ArenaWorld): FamilyDefinition {
   return {
     ...world.family,
-    validate: (config: unknown) => world.validate(config),
+    validate: (config: unknown) => (world.hasValidator ? world.validate(config) : { state: "valid", errors: [] }),
     sample: (rng, opts) => world.generate(rng, opts),
   };
 }
@@ -66,7 +68,7 @@ export function engineerStrategy(
         const config = world.generate(rng);
         const hash = configHash(config);
         if (known.has(hash)) continue;
-        if (validated && world.validate(config).state !== "valid") continue;
+        if (validated && !world.screen(config)) continue;
         known.add(hash);
         out.push({
           key: `${prefix}${String(out.length + 1).padStart(3, "0")}`,
@@ -86,7 +88,7 @@ export function engineerStrategy(
       const results = world.run(members.map((m) => m.config));
       if (results.length < members.length) break;
       const population: PopulationMember[] = members.map((m, i) => {
-        const validation = world.validate(m.config);
+        const validation = world.hasValidator ? world.validate(m.config) : { state: "unvalidated", pMax: undefined };
         return {
           key: m.key,
           config: m.config,

@@ -2,6 +2,12 @@
 export * from "./types";
 export {
   runArena,
+  runArenaMatrix,
+  DEFAULT_SEED_BASE,
+  DEFAULT_TRAP_SHARE,
+  DEFAULT_VALIDATOR_COST,
+  type MatrixCell,
+  type MatrixOptions,
   runSeed,
   arenaConfig,
   createWorld,
@@ -13,7 +19,7 @@ export {
   type ArenaConfig,
   type ArenaJob,
 } from "./run";
-export { ArenaWorld, trapCell, trapMap, type GroupResult, type WorldParams } from "./world";
+export { ArenaWorld, MIN_TARGET_SIZE, targetConfigs, trapCell, trapMap, type GroupResult, type WorldParams } from "./world";
 export {
   Learner,
   DEFAULT_LEARNER,
@@ -26,7 +32,9 @@ export {
   type HiddenTask,
   type LearnerParams,
 } from "./learner";
-export { BASELINE_DEFAULTS } from "./strategies";
+export { BASELINE_DEFAULTS, KNOB_GRID } from "./strategies";
+export { GOAL_LIMITS, goalChecks } from "./goal";
+export { learnerVariant } from "./learners";
 export { ENGINEER_POPULATION, engineerStrategy } from "./engineer-strategy";
 export { arenaSummary } from "./summary";
 export { bootstrapInterval, firstCrossing, iqm, normalizedArea } from "./stats";

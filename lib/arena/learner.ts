@@ -12,7 +12,12 @@
  *   dice, not the policy's), and 0 for a noisy TV, whose coin flips do not depend on the skill.
  * - cross-skill transfer: a share `transfer` of every update spreads evenly over all skills.
  * - forgetting: every group of G rollouts pulls theta back toward theta0 by the factor
- *   (1 - forgetting), so it is a function of rollouts spent, not of how they are batched.
+ *   (1 - forgetting), so it is a function of rollouts spent, not of how they are batched; a list
+ *   gives every skill its own rate (the held-out learners).
+ * - interference (held-out learners): a negative `transfer` takes from the skills a config does not
+ *   load on what it gives to those it does.
+ * - a deceptive trap looks like a normal config (its success follows the skills) but its update
+ *   points the other way, at half strength: a shortcut that unlearns.
  */
 import type { TrapKind } from "./types";
 
@@ -36,9 +41,9 @@ export interface LearnerParams {
   initialSkill: number;
   /** (x, y) of the gain p^x (1-p)^y */
   gainShape: GainShape;
-  /** share of (theta - theta0) lost per group of G rollouts */
-  forgetting: number;
-  /** share of each update spread evenly over all skills */
+  /** share of (theta - theta0) lost per group of G rollouts (one rate, or one per skill) */
+  forgetting: number | readonly number[];
+  /** share of each update spread evenly over all skills (negative: interference between skills) */
   transfer: number;
   /** attempts per config in a training step (GRPO group size) */
   groupSize: number;
@@ -80,20 +85,31 @@ export function relativeSuccess(theta: ArrayLike<number>, task: HiddenTask, slop
   return sigmoid(slope * (dot(task.skills, theta) - task.difficulty));
 }
 
-/** Success probability of one attempt: p_max * sigmoid(...); a noisy TV is 0.5 whatever the skill; unsolvable and invalid configs 0. */
+/**
+ * Success probability of one attempt: p_max * sigmoid(...); a noisy TV is 0.5 whatever the skill;
+ * unsolvable (seen by the validator or not) and invalid configs 0; a deceptive config looks normal.
+ * A drifting TV's success depends on how often it was played, which the world tracks (ArenaWorld).
+ */
 export function successProbability(theta: ArrayLike<number>, task: HiddenTask, slope: number): number {
-  if (task.trap === "noisy_tv") return 0.5;
-  if (task.trap === "unsolvable" || task.trap === "invalid") return 0;
+  if (task.trap === "noisy_tv" || task.trap === "drifting_tv") return 0.5;
+  if (task.trap === "unsolvable" || task.trap === "invalid" || task.trap === "hidden_unsolvable") return 0;
   return task.pMax * relativeSuccess(theta, task, slope);
 }
 
-/** Share of the success variance the skill explains: (1 - sigma) / (1 - p_max sigma) in [0, 1]; 0 for traps. */
+/** Weight of a deceptive config's update: it unlearns at half the strength a normal config teaches. */
+export const DECEPTIVE_SIGN = -0.5;
+
+/**
+ * Share of the success variance the skill explains: (1 - sigma) / (1 - p_max sigma) in [0, 1]; 0 for
+ * traps, negative (DECEPTIVE_SIGN times the normal share) for a deceptive config.
+ */
 export function skillShare(theta: ArrayLike<number>, task: HiddenTask, slope: number): number {
-  if (task.trap !== null || task.pMax <= 0) return 0;
+  if ((task.trap !== null && task.trap !== "deceptive") || task.pMax <= 0) return 0;
   const s = relativeSuccess(theta, task, slope);
   const denominator = 1 - task.pMax * s;
   if (denominator <= 1e-12) return 0;
-  return Math.min(1, Math.max(0, (1 - s) / denominator));
+  const share = Math.min(1, Math.max(0, (1 - s) / denominator));
+  return task.trap === "deceptive" ? DECEPTIVE_SIGN * share : share;
 }
 
 /** The gain shape p^x (1-p)^y, rescaled to peak at 1/4 (the peak of p(1-p)). */
@@ -107,7 +123,7 @@ export function gainShapeValue(p: number, shape: GainShape): number {
 
 /** Expected gain of one group of G attempts at success probability p (binomial expectation of the shape), times the skill share. */
 export function expectedGroupGain(p: number, share: number, shape: GainShape, groupSize: number): number {
-  if (share <= 0) return 0;
+  if (share === 0) return 0;
   let sum = 0;
   let coefficient = 1;
   for (let s = 0; s <= groupSize; s++) {
@@ -153,17 +169,20 @@ export class Learner {
    */
   update(groups: readonly GroupOutcome[]): number {
     const { learningRate, forgetting, transfer, gainShape, skills } = this.params;
-    const keep = Math.pow(1 - forgetting, groups.length);
     const delta = new Float64Array(skills);
     let total = 0;
     for (const g of groups) {
-      if (g.attempts <= 0 || g.share <= 0) continue;
+      if (g.attempts <= 0 || g.share === 0) continue;
       const gain = gainShapeValue(g.successes / g.attempts, gainShape) * g.share;
-      if (gain <= 0) continue;
+      if (gain === 0) continue;
       total += gain;
       for (let j = 0; j < skills; j++) delta[j] += learningRate * gain * ((1 - transfer) * g.task.skills[j] + transfer / skills);
     }
-    for (let j = 0; j < skills; j++) this.theta[j] = this.theta0[j] + keep * (this.theta[j] - this.theta0[j]) + delta[j];
+    for (let j = 0; j < skills; j++) {
+      const rate = typeof forgetting === "number" ? forgetting : (forgetting[j] ?? 0);
+      const keep = Math.pow(1 - rate, groups.length);
+      this.theta[j] = this.theta0[j] + keep * (this.theta[j] - this.theta0[j]) + delta[j];
+    }
     return total;
   }
 }

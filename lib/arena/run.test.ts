@@ -116,6 +116,7 @@ describe("summaries", () => {
     diversity: 0.3,
     probeRollouts: 0,
     trapRollouts: 0,
+    validatorRollouts: 0,
     ...over,
   });
 
@@ -177,12 +178,17 @@ describe("runArena", () => {
       }
       expect(report.settings[setting].oracle!.invalidRate).toBe(0);
     }
+    // with the shared validator, uniform screens its levels and never plays an invalid one
     expect(report.settings.clean.uniform!.invalidRate).toBe(0);
-    expect(report.settings.traps.uniform!.invalidRate).toBeGreaterThan(0);
+    expect(report.settings.traps.uniform!.invalidRate).toBe(0);
     for (const ratio of [report.goal.heuristicVsUniform50, report.goal.heuristicVsPlr50]) {
       for (const setting of ARENA_SETTINGS) if (ratio[setting] !== null) expect(ratio[setting]).toBeGreaterThan(0);
     }
-    expect(typeof report.goal.met).toBe("boolean");
+    // 2 settings x 2 levels x 6 baselines
+    expect(report.goal.checks).toHaveLength(24);
+    for (const c of report.goal.checks) expect(c.won).toBe(c.heuristic <= c.limit * c.other);
+    expect(report.goal.met).toBe(report.goal.lost === 0);
+    expect(report).toMatchObject({ seedBase: 1000, learner: "default", trapShare: 0.15, validator: { mode: "shared-charged", cost: 1 } });
     expect(report.notes.length).toBeGreaterThan(0);
     expect(report.durationMs).toBeGreaterThan(0);
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);

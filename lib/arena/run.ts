@@ -15,6 +15,7 @@ import { ENGINEER_POPULATION, engineerStrategy } from "./engineer-strategy";
 import { DEFAULT_LEARNER, type LearnerParams } from "./learner";
 import { bootstrapInterval, firstCrossing, iqm, normalizedArea, valueAt } from "./stats";
 import {
+  type KnobOverrides,
   accelStrategy,
   oracleStrategy,
   plrStrategy,
@@ -26,7 +27,10 @@ import {
 } from "./strategies";
 import {
   ARENA_SETTINGS,
+  MAX_TRAP_SHARE,
   STRATEGY_IDS,
+  type LearnerId,
+  type ValidatorMode,
   type ArenaCurve,
   type ArenaOptions,
   type ArenaReport,
@@ -35,7 +39,9 @@ import {
   type StrategyId,
   type StrategyResult,
 } from "./types";
-import { ArenaWorld, gainShapeForSeed, type WorldParams } from "./world";
+import { ArenaWorld, type WorldParams } from "./world";
+import { learnerVariant } from "./learners";
+import { goalChecks } from "./goal";
 import { processEnvironment } from "@/lib/config/env";
 
 /**
@@ -67,13 +73,24 @@ export function arenaConfig(quick = false): ArenaConfig {
     learner: DEFAULT_LEARNER,
     difficultyNoise: 0.25,
     skillNoise: 0.25,
-    trapShare: 0.15,
+    trapShare: DEFAULT_TRAP_SHARE,
     targetSize: 128,
     targetHardness: { min: 0.75, max: 1 },
   };
   if (!quick) return full;
   return { ...full, budget: full.budget / 4, learner: { ...full.learner, learningRate: 4 * full.learner.learningRate }, targetSize: 64 };
 }
+
+/**
+ * Seeds: the heuristic engineer and every baseline's knob were tuned on seeds 0-99 (seed base 0);
+ * the evaluation seeds start at DEFAULT_SEED_BASE, so `envforge arena` by default judges on seeds
+ * no rule or knob was ever fitted to.
+ */
+export const DEFAULT_SEED_BASE = 1000;
+/** Rollouts a first validator call on a config costs by default (mode shared-charged). */
+export const DEFAULT_VALIDATOR_COST = 1;
+/** Trap share of the traps setting by default. */
+export const DEFAULT_TRAP_SHARE = 0.15;
 
 /** One run to do. */
 export interface ArenaJob {
@@ -82,6 +99,13 @@ export interface ArenaJob {
   setting: ArenaSetting;
   seed: number;
   quick: boolean;
+  learner?: LearnerId;
+  /** share of the generator's mass in trap regions in the traps setting (default DEFAULT_TRAP_SHARE) */
+  trapShare?: number;
+  validator?: ValidatorMode;
+  validatorCost?: number;
+  /** knob overrides of a baseline (tuning) */
+  knobs?: KnobOverrides;
 }
 
 function familyOrThrow(id: string): FamilyDefinition {
@@ -91,22 +115,22 @@ function familyOrThrow(id: string): FamilyDefinition {
   return family;
 }
 
-function strategyRun(id: StrategyId, llm: LlmEngineerConfig | null): StrategyRun {
+function strategyRun(id: StrategyId, llm: LlmEngineerConfig | null, knobs?: KnobOverrides): StrategyRun {
   switch (id) {
     case "uniform":
-      return uniformStrategy;
+      return uniformStrategy();
     case "threshold":
-      return thresholdStrategy;
+      return thresholdStrategy(knobs);
     case "rlve":
-      return rlveStrategy;
+      return rlveStrategy(knobs);
     case "sfl":
-      return sflStrategy;
+      return sflStrategy(knobs);
     case "plr":
-      return plrStrategy;
+      return plrStrategy(knobs);
     case "accel":
-      return accelStrategy;
+      return accelStrategy(knobs);
     case "oracle":
-      return oracleStrategy;
+      return oracleStrategy();
     case "heuristic":
       return engineerStrategy((input) => heuristicEngineer(input), { label: "heuristic" });
     case "llm": {
@@ -144,19 +168,23 @@ function strategyRun(id: StrategyId, llm: LlmEngineerConfig | null): StrategyRun
 
 /** The world of one run. */
 export function createWorld(job: ArenaJob, config: ArenaConfig = arenaConfig(job.quick)): ArenaWorld {
+  const variant = learnerVariant(job.learner ?? "default");
   const params: WorldParams = {
     family: familyOrThrow(job.family),
     seed: job.seed,
     setting: job.setting,
     budget: config.budget,
     batchSize: config.batchSize,
-    learner: { ...config.learner, gainShape: gainShapeForSeed(job.seed) },
+    learner: variant.params(config.learner, job.seed),
     difficultyNoise: config.difficultyNoise,
     skillNoise: config.skillNoise,
-    trapShare: config.trapShare,
+    trapShare: job.trapShare ?? config.trapShare,
     targetSize: config.targetSize,
     targetHardness: config.targetHardness,
     stream: job.strategy,
+    validator: job.validator ?? "shared-charged",
+    validatorCost: job.validatorCost ?? DEFAULT_VALIDATOR_COST,
+    difficultyWarp: variant.difficultyWarp,
   };
   return new ArenaWorld(params);
 }
@@ -169,7 +197,7 @@ export async function runSeed(
 ): Promise<SeedRun> {
   const world = createWorld(job, config);
   const rng = createRng(`arena:strategy:${job.strategy}:${job.seed}:${job.setting}`);
-  await strategyRun(job.strategy, job.strategy === "llm" ? (llm ?? llmEngineerConfigFromEnv()) : null)(world, rng);
+  await strategyRun(job.strategy, job.strategy === "llm" ? (llm ?? llmEngineerConfigFromEnv()) : null, job.knobs)(world, rng);
   const { rollouts, success } = world.curve;
   const stats = world.stats();
   return {
@@ -188,6 +216,7 @@ export async function runSeed(
     diversity: stats.diversity,
     probeRollouts: world.probeRollouts,
     trapRollouts: world.trapRollouts,
+    validatorRollouts: world.validatorRollouts,
   };
 }
 
@@ -290,79 +319,137 @@ export function defaultWorkers(): number {
   return typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
 }
 
+/** One cell of the goal matrix: a family, a learner and the trap share of its traps setting. */
+export interface MatrixCell {
+  family: string;
+  learner: LearnerId;
+  trapShare: number;
+}
+
+/** Options of runArenaMatrix: ArenaOptions without the single cell, plus the cells. */
+export interface MatrixOptions extends Omit<ArenaOptions, "family" | "learner" | "traps"> {
+  families: string[];
+  learners: LearnerId[];
+  trapShares: number[];
+}
+
+function checkTrapShare(share: number): number {
+  if (!(share > 0 && share <= MAX_TRAP_SHARE)) throw new Error(`traps must be a share in (0, ${MAX_TRAP_SHARE}] (got ${share}).`);
+  return share;
+}
+
 /**
- * Run every strategy on `seeds` seeds in the clean and the trap setting and report IQMs with 95%
- * bootstrap intervals, curves and whether the heuristic engineer met its goal (<= 0.6 x uniform's
- * and <= PLR-rank's rollouts to 50% target success in both settings).
+ * Run every strategy on `seeds` seeds (from seedBase) for every family x learner x trap share: the
+ * clean setting once per family and learner, the traps setting once per share; one report per cell
+ * (family, learner, trap share) with both settings, IQMs with 95% bootstrap intervals, curves and
+ * the goal checks (goal.ts). All runs of all cells share one pool of workers.
  */
-export async function runArena(options: ArenaOptions): Promise<ArenaReport> {
+export async function runArenaMatrix(options: MatrixOptions): Promise<ArenaReport[]> {
   const started = Date.now();
   const seeds = Math.floor(options.seeds);
   if (!(seeds >= 1)) throw new Error(`seeds must be a whole number >= 1 (got ${options.seeds}).`);
+  const seedBase = Math.floor(options.seedBase ?? DEFAULT_SEED_BASE);
+  if (!(seedBase >= 0)) throw new Error(`seed base must be a whole number >= 0 (got ${options.seedBase}).`);
   const quick = options.quick === true;
-  const familyId = options.family ?? DEFAULT_ARENA_FAMILY;
-  familyOrThrow(familyId);
+  const validator = options.validator ?? "shared-charged";
+  const validatorCost = options.validatorCost ?? DEFAULT_VALIDATOR_COST;
+  if (!(validatorCost >= 0)) throw new Error(`validator cost must be >= 0 rollouts (got ${validatorCost}).`);
+  for (const f of options.families) familyOrThrow(f);
+  for (const l of options.learners) learnerVariant(l);
+  options.trapShares.forEach(checkTrapShare);
   const llmConfigured = options.strategies?.includes("llm") || !options.strategies ? llmEngineerConfigFromEnv() !== null : false;
   const strategies = resolveStrategies(options.strategies, llmConfigured);
   const config = arenaConfig(quick);
   const jobs: ArenaJob[] = [];
-  for (const setting of ARENA_SETTINGS)
-    for (const strategy of strategies)
-      for (let seed = 0; seed < seeds; seed++) jobs.push({ family: familyId, strategy, setting, seed, quick });
-
+  const common = { quick, validator, validatorCost } as const;
+  for (const family of options.families)
+    for (const learner of options.learners) {
+      for (const strategy of strategies)
+        for (let i = 0; i < seeds; i++) jobs.push({ ...common, family, learner, strategy, setting: "clean", seed: seedBase + i });
+      for (const trapShare of options.trapShares)
+        for (const strategy of strategies)
+          for (let i = 0; i < seeds; i++)
+            jobs.push({ ...common, family, learner, strategy, setting: "traps", trapShare, seed: seedBase + i });
+    }
+  const keyOf = (job: ArenaJob) => `${job.family}/${job.learner}/${job.setting === "clean" ? "clean" : job.trapShare}/${job.strategy}`;
   const runs = new Map<string, SeedRun[]>();
   let done = 0;
   await runJobs(jobs, options.workers ?? 0, (run, job) => {
-    const key = `${job.setting}/${job.strategy}`;
-    runs.set(key, [...(runs.get(key) ?? []), run]);
+    runs.set(keyOf(job), [...(runs.get(keyOf(job)) ?? []), run]);
     done += 1;
-    options.onProgress?.(done, jobs.length, `${job.strategy} ${job.setting} seed ${job.seed}`);
+    options.onProgress?.(
+      done,
+      jobs.length,
+      `${job.family} ${job.learner} ${job.strategy} ${job.setting === "clean" ? "clean" : `traps ${job.trapShare}`} seed ${job.seed}`,
+    );
   });
 
-  const settings = { clean: {}, traps: {} } as ArenaReport["settings"];
-  const curves = { clean: {}, traps: {} } as ArenaReport["curves"];
-  for (const setting of ARENA_SETTINGS) {
-    for (const strategy of strategies) {
-      const list = (runs.get(`${setting}/${strategy}`) ?? []).sort((a, b) => a.seed - b.seed);
-      settings[setting][strategy] = summarizeRuns(list, config.budget);
-      curves[setting][strategy] = summarizeCurve(list, config.budget);
-    }
-  }
-  const ratio = (setting: ArenaSetting, baseline: StrategyId): number | null => {
-    const h = settings[setting].heuristic?.rolloutsTo50;
-    const b = settings[setting][baseline]?.rolloutsTo50;
-    if (h === undefined || b === undefined || h === null) return null;
-    return round((h as number) / (b ?? config.budget), 3);
-  };
-  const heuristicVsUniform50 = { clean: ratio("clean", "uniform"), traps: ratio("traps", "uniform") };
-  const heuristicVsPlr50 = { clean: ratio("clean", "plr"), traps: ratio("traps", "plr") };
-  const met = ARENA_SETTINGS.every((s) => {
-    const u = heuristicVsUniform50[s];
-    const p = heuristicVsPlr50[s];
-    return u !== null && u <= 0.6 && p !== null && p <= 1;
-  });
-  return {
-    version: 1,
-    createdAt: new Date().toISOString(),
-    seeds,
-    quick,
-    family: familyId,
-    budget: { rollouts: config.budget },
-    settings,
-    curves,
-    goal: { heuristicVsUniform50, heuristicVsPlr50, met },
-    notes: reportNotes(config, familyId),
-    durationMs: Date.now() - started,
-  };
+  const reports: ArenaReport[] = [];
+  for (const family of options.families)
+    for (const learner of options.learners)
+      for (const trapShare of options.trapShares) {
+        const settings = { clean: {}, traps: {} } as ArenaReport["settings"];
+        const curves = { clean: {}, traps: {} } as ArenaReport["curves"];
+        for (const setting of ARENA_SETTINGS)
+          for (const strategy of strategies) {
+            const job = { family, learner, setting, trapShare, strategy } as ArenaJob;
+            const list = (runs.get(keyOf(job)) ?? []).sort((a, b) => a.seed - b.seed);
+            settings[setting][strategy] = summarizeRuns(list, config.budget);
+            curves[setting][strategy] = summarizeCurve(list, config.budget);
+          }
+        const goal = goalChecks(settings, config.budget);
+        reports.push({
+          version: 1,
+          createdAt: new Date().toISOString(),
+          seeds,
+          seedBase,
+          quick,
+          family,
+          learner,
+          trapShare,
+          validator: { mode: validator, cost: validatorCost },
+          budget: { rollouts: config.budget },
+          settings,
+          curves,
+          goal,
+          notes: reportNotes(config, family, learner, trapShare, validator, validatorCost, seedBase, seeds),
+          durationMs: Date.now() - started,
+        });
+      }
+  return reports;
 }
 
-function reportNotes(config: ArenaConfig, family: string): string[] {
+/**
+ * Run every strategy on `seeds` seeds in the clean and the trap setting for one family and learner
+ * and report IQMs with 95% bootstrap intervals, curves and the goal checks (see goal.ts).
+ */
+export async function runArena(options: ArenaOptions): Promise<ArenaReport> {
+  const [report] = await runArenaMatrix({
+    ...options,
+    families: [options.family ?? DEFAULT_ARENA_FAMILY],
+    learners: [options.learner ?? "default"],
+    trapShares: [options.traps ?? DEFAULT_TRAP_SHARE],
+  });
+  return report;
+}
+
+function reportNotes(
+  config: ArenaConfig,
+  family: string,
+  learnerId: LearnerId,
+  trapShare: number,
+  validator: ValidatorMode,
+  validatorCost: number,
+  seedBase: number,
+  seeds: number,
+): string[] {
   const L = config.learner;
   return [
-    `Family ${family}; learner: ${L.skills} skills starting at ${L.initialSkill}, p = p_max * sigmoid(${L.slope} (a.theta - b)), eta ${L.learningRate} per group of ${L.groupSize}, forgetting ${L.forgetting} per group, transfer ${L.transfer}; the gain shape p^x (1-p)^y takes turns across seeds: (1,1), (1,2), (2,1).`,
-    `Hidden difficulty and loadings from the family's difficulty() with per-seed noise (difficulty sd ${config.difficultyNoise}, loadings log-sd ${config.skillNoise}); p_max 0 where the family's validator says unsolvable.`,
-    `Target: ${config.targetSize} configs of the hard end (hardness ${config.targetHardness.min}-${config.targetHardness.max}), outside trap regions and with p_max >= 0.02; target success is the mean of p / p_max, evaluated exactly after every batch of ${config.batchSize} groups and never counted as rollouts.`,
-    `Rollouts: every attempt a strategy asks for counts, probes included (SFL's candidate scoring), and every rollout trains the learner. Traps (traps setting): ${Math.round(config.trapShare * 100)}% of the generator's mass in regions that are unsolvable, noisy TVs (p = 0.5, teaching nothing) or invalid (rollouts spent, nothing learned), a third each.`,
+    `Family ${family}; learner ${learnerId}: ${learnerVariant(learnerId).description}. Base: ${L.skills} skills starting at ${L.initialSkill}, p = p_max * sigmoid(${L.slope} (a.theta - b)), eta ${L.learningRate} per group of ${L.groupSize}.`,
+    `Seeds ${seedBase}-${seedBase + seeds - 1}; the heuristic and every baseline knob were tuned on seeds 0-99 (seed base 0), so seed base ${DEFAULT_SEED_BASE} and up are evaluation seeds.`,
+    `Validator: ${validator === "none" ? "given to no strategy" : `given to every strategy, ${validatorCost} rollout(s) a first call on a config, counted in the budget; it answers valid, unsolvable or invalid, never p_max`}. No strategy but the oracle (which reads the learner, the upper bound) sees p_max or trap flags.`,
+    `Target: at least 64 configs of the hard end (hardness from ${config.targetHardness.min}, widened toward the middle where the hard end has too few), outside every trap region and with p_max >= 0.02; target success is the mean of p / p_max, evaluated exactly after every batch of ${config.batchSize} groups and never counted as rollouts.`,
+    `Rollouts: every attempt a strategy asks for counts, probes included, and every rollout trains the learner. Traps setting: ${Math.round(trapShare * 100)}% of the generator's mass in trap regions, a sixth each: unsolvable, noisy TV (p = 0.5), invalid, and the held-out kinds drifting TV (success drifting 0.2 -> 0.8 with play, teaching nothing), unsolvable that the validator passes, deceptive (looks learnable, unlearns).`,
     `Per strategy: interquartile means over seeds with 95% percentile-bootstrap intervals (2,000 resamples); a seed that never reaches 50% or 80% target success counts as the budget (${config.budget} rollouts) in rolloutsTo50/80, and reached50/reached80 say how many seeds did.`,
   ];
 }

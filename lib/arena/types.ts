@@ -8,8 +8,25 @@ export type StrategyId = (typeof STRATEGY_IDS)[number];
 export const ARENA_SETTINGS = ["clean", "traps"] as const;
 export type ArenaSetting = (typeof ARENA_SETTINGS)[number];
 
-/** What a trap does to the configs of its region (ENGINEER.md: unsolvable, noisy TV, invalid). */
-export type TrapKind = "unsolvable" | "noisy_tv" | "invalid";
+/**
+ * What a trap does to the configs of its region. ENGINEER.md's three (unsolvable, noisy TV,
+ * invalid), which the heuristic's rules were written against, and three held out from them:
+ * a drifting TV (its success rises with play to mimic progress, teaching nothing), an unsolvable
+ * config the validator passes as valid, and a deceptive config (looks learnable, unlearns).
+ */
+export const TRAP_KINDS = ["unsolvable", "noisy_tv", "invalid", "drifting_tv", "hidden_unsolvable", "deceptive"] as const;
+export type TrapKind = (typeof TRAP_KINDS)[number];
+
+/** Largest trap share the arena accepts (`--traps`); the target set avoids the trap regions of this share on every seed. */
+export const MAX_TRAP_SHARE = 0.3;
+
+/** Validator modes: given to every strategy, each call charged in rollouts, or given to none. */
+export const VALIDATOR_MODES = ["shared-charged", "none"] as const;
+export type ValidatorMode = (typeof VALIDATOR_MODES)[number];
+
+/** Simulated learners: the default one (the heuristic was tuned on it) and two held out from tuning. */
+export const LEARNER_IDS = ["default", "drift", "tangled"] as const;
+export type LearnerId = (typeof LEARNER_IDS)[number];
 
 /** IQMs over seeds of one strategy in one setting; a seed that never reaches a level counts as the budget. */
 export interface StrategyResult {
@@ -48,25 +65,76 @@ export interface ArenaReport {
   version: 1;
   createdAt: string;
   seeds: number;
+  /** the first seed; seeds seedBase .. seedBase + seeds - 1 */
+  seedBase: number;
   quick: boolean;
   family: string;
+  learner: LearnerId;
+  /** share of the generator's mass in trap regions in the traps setting */
+  trapShare: number;
+  validator: { mode: ValidatorMode; cost: number };
   budget: { rollouts: number };
   settings: Record<ArenaSetting, Partial<Record<StrategyId, StrategyResult>>>;
   curves: Record<ArenaSetting, Partial<Record<StrategyId, ArenaCurve>>>;
-  goal: {
-    /** heuristic / uniform rollouts to 50% target success (IQMs); the goal is <= 0.6 */
-    heuristicVsUniform50: Record<ArenaSetting, number | null>;
-    /** heuristic / PLR-rank rollouts to 50% target success (IQMs); the goal is <= 1 */
-    heuristicVsPlr50: Record<ArenaSetting, number | null>;
-    met: boolean;
-  };
+  goal: ArenaGoal;
   /** how the figures were made (learner, budget, accounting), for the reader of the JSON */
   notes: string[];
   durationMs: number;
 }
 
+/** One comparison of the goal: heuristic vs a baseline, in one setting, to one target level. */
+export interface GoalCheck {
+  setting: ArenaSetting;
+  level: 50 | 80;
+  baseline: StrategyId;
+  /** IQM rollouts (a seed that never got there counts as the budget) */
+  heuristic: number;
+  other: number;
+  ratio: number;
+  /** the ratio may be at most this (0.6 for uniform, 1 for the others) */
+  limit: number;
+  won: boolean;
+}
+
+/** The goal of a report: every check won (see lib/arena/goal.ts). */
+export interface ArenaGoal {
+  /** heuristic / uniform rollouts to 50% target success (IQMs); the goal is <= 0.6 */
+  heuristicVsUniform50: Record<ArenaSetting, number | null>;
+  /** heuristic / PLR rollouts to 50% target success (IQMs); the goal is <= 1 */
+  heuristicVsPlr50: Record<ArenaSetting, number | null>;
+  checks: GoalCheck[];
+  won: number;
+  lost: number;
+  met: boolean;
+}
+
+/** Several cells (family x learner x trap share) of one run: `envforge arena` with lists, `npm run bench:arena`. */
+export interface ArenaMatrixReport {
+  version: 1;
+  kind: "matrix";
+  createdAt: string;
+  seeds: number;
+  seedBase: number;
+  quick: boolean;
+  validator: { mode: ValidatorMode; cost: number };
+  budget: { rollouts: number };
+  cells: ArenaReport[];
+  /** goal checks won and lost over all cells */
+  goal: { won: number; lost: number; met: boolean };
+  durationMs: number;
+}
+
 /** Options of `runArena`. */
 export interface ArenaOptions {
+  /** the first seed (default DEFAULT_SEED_BASE: evaluation seeds; the tuning seeds are 0-99) */
+  seedBase?: number;
+  /** simulated learner (default "default") */
+  learner?: LearnerId;
+  /** trap share of the traps setting, up to MAX_TRAP_SHARE (default 0.15) */
+  traps?: number;
+  /** validator mode (default shared-charged) and rollouts a first call costs (default 1) */
+  validator?: ValidatorMode;
+  validatorCost?: number;
   /** seeds per strategy and setting (ENGINEER.md asks for at least 10) */
   seeds: number;
   /** a smaller budget and target set, for a fast look */
@@ -101,4 +169,6 @@ export interface SeedRun {
   probeRollouts: number;
   /** rollouts spent on trap configs (traps setting) */
   trapRollouts: number;
+  /** rollouts charged for validator calls, included in the budget */
+  validatorRollouts: number;
 }

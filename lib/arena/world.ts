@@ -9,7 +9,15 @@
  * - every rollout trains the learner: in this simulation extra gradient never hurts, so the
  *   probe-only designs of PLR-robust, ACCEL and SFL would only make those baselines weaker;
  * - the target is evaluated after every batch by its exact expectation, free of charge (it is the
- *   benchmark's measurement, not a strategy's).
+ *   benchmark's measurement, not a strategy's);
+ * - the validator is the same for every strategy: in mode "shared-charged" any strategy may call
+ *   it and the first call on a config costs `validatorCost` rollouts (counted in the budget, not
+ *   trained on; a repeat call on the same config is free, as a strategy could remember the answer);
+ *   in mode "none" nobody has one. It answers valid, unsolvable or invalid, never p_max, and it
+ *   cannot see noisy or drifting TVs, deceptive configs or the hidden-unsolvable trap;
+ * - the level generator is a fixed catalogue per family and hardness window (GENERATOR_CATALOGUE
+ *   configs drawn once, in a fixed order, shared by every seed and strategy): frozenlake-mapf and
+ *   persuasion-game take milliseconds a sample, which a run of thousands of draws cannot afford.
  */
 import { canonicalJson } from "@/lib/families/hash";
 import { fieldPosition, numericPosition } from "@/lib/families/hardness";
@@ -17,16 +25,8 @@ import { getFieldValue } from "@/lib/families/field-path";
 import { distance } from "@/lib/families/operators";
 import { createRng, hashSeed, type Rng } from "@/lib/families/rng";
 import type { DifficultyEstimate, FamilyConfig, FamilyDefinition, SampleOptions, ValidationResult } from "@/lib/families/types";
-import {
-  expectedGroupGain,
-  GAIN_SHAPES,
-  Learner,
-  relativeSuccess,
-  type GroupOutcome,
-  type HiddenTask,
-  type LearnerParams,
-} from "./learner";
-import type { ArenaSetting, TrapKind } from "./types";
+import { expectedGroupGain, Learner, relativeSuccess, type GroupOutcome, type HiddenTask, type LearnerParams } from "./learner";
+import { MAX_TRAP_SHARE, TRAP_KINDS, type ArenaSetting, type TrapKind, type ValidatorMode } from "./types";
 
 /** Below this p_max a config counts as unsolvable (the families use 1e-6 to 1e-9). */
 export const UNSOLVABLE_PMAX = 1e-6;
@@ -52,7 +52,20 @@ export interface WorldParams {
   targetHardness: { min: number; max: number };
   /** a label that separates the random streams of strategies sharing a seed */
   stream: string;
+  /** who gets a validator and what a call costs (rollouts, first call per config) */
+  validator: ValidatorMode;
+  validatorCost: number;
+  /** amplitude of the seeded warp of the hidden difficulty (held-out learner "tangled"); 0 for none */
+  difficultyWarp: number;
 }
+
+/** Configs in the generator's catalogue, and per hardness window (strategies ask for a few dozen windows at most). */
+export const GENERATOR_CATALOGUE = 4096;
+export const WINDOW_CATALOGUE = 256;
+/** Target configs at least, on every family and seed. */
+export const MIN_TARGET_SIZE = 64;
+/** Groups a drifting TV needs to drift halfway from its start to its end. */
+export const DRIFT_HALF_LIFE = 6;
 
 /** What a strategy learns from one group of attempts. */
 export interface GroupResult {
@@ -70,6 +83,25 @@ const CACHE_LIMIT = 200_000;
 const validationCache = new Map<string, Map<string, ValidationResult>>();
 const difficultyCache = new Map<string, Map<string, DifficultyEstimate>>();
 const trapMassCache = new Map<string, { cell: string; mass: number }[]>();
+const catalogueCache = new Map<string, { rng: Rng; configs: FamilyConfig[] }>();
+const targetCache = new Map<string, FamilyConfig[]>();
+
+/**
+ * Config `index` of the generator's catalogue for a hardness window: the catalogue is drawn in a
+ * fixed order from its own seeded stream, up to the highest index asked for, so what a world sees
+ * never depends on which worlds ran before it in this process.
+ */
+export function catalogueConfig(family: FamilyDefinition, index: number, opts?: SampleOptions): FamilyConfig {
+  const window = opts?.hardness ? `${opts.hardness.min.toFixed(4)}-${opts.hardness.max.toFixed(4)}` : "all";
+  const key = `${family.id}:${window}`;
+  let entry = catalogueCache.get(key);
+  if (!entry) {
+    entry = { rng: createRng(`arena:catalogue:${key}`), configs: [] };
+    catalogueCache.set(key, entry);
+  }
+  while (entry.configs.length <= index) entry.configs.push(family.sample(entry.rng, opts) as FamilyConfig);
+  return entry.configs[index];
+}
 
 function cacheFor<V>(caches: Map<string, Map<string, V>>, familyId: string): Map<string, V> {
   let cache = caches.get(familyId);
@@ -148,11 +180,13 @@ function trapCellMass(family: FamilyDefinition): { cell: string; mass: number }[
 
 /**
  * Trap regions of a seed: cells in a seeded random order until they hold `share` of the generator's
- * mass; the first third of that mass unsolvable, the second noisy TVs, the last invalid. Cells the
- * generator never hit in the mass sample are trapped with probability `share`, split the same way.
+ * mass, split into six equal parts of that mass, one per TRAP_KINDS entry. Cells the generator
+ * never hit in the mass sample are trapped with probability `share`, split the same way. The
+ * regions of a smaller share are a subset of those of a larger one (same order, shorter prefix).
  */
 export function trapMap(family: FamilyDefinition, seed: number, share: number): (cell: string) => TrapKind | null {
-  const kinds: TrapKind[] = ["unsolvable", "noisy_tv", "invalid"];
+  const kinds = TRAP_KINDS;
+  const last = kinds.length - 1;
   const ordered = trapCellMass(family)
     .map((c) => ({ ...c, order: hashSeed(`arena:trap:${seed}:${c.cell}`) }))
     .sort((a, b) => a.order - b.order);
@@ -160,7 +194,7 @@ export function trapMap(family: FamilyDefinition, seed: number, share: number): 
   let cumulative = 0;
   for (const c of ordered) {
     if (cumulative >= share) break;
-    assigned.set(c.cell, kinds[Math.min(2, Math.floor((3 * cumulative) / share))]);
+    assigned.set(c.cell, kinds[Math.min(last, Math.floor((kinds.length * cumulative) / share))]);
     cumulative += c.mass;
   }
   const known = new Set(ordered.map((c) => c.cell));
@@ -169,7 +203,7 @@ export function trapMap(family: FamilyDefinition, seed: number, share: number): 
     if (kind) return kind;
     if (known.has(cell)) return null;
     const u = hashSeed(`arena:trap:${seed}:${cell}`) / 2 ** 32;
-    return u < share ? kinds[Math.min(2, Math.floor((3 * u) / share))] : null;
+    return u < share ? kinds[Math.min(last, Math.floor((kinds.length * u) / share))] : null;
   };
 }
 
@@ -183,12 +217,19 @@ export class ArenaWorld {
   rollouts = 0;
   probeRollouts = 0;
   trapRollouts = 0;
+  /** rollouts charged for validator calls (mode shared-charged), included in `rollouts` */
+  validatorRollouts = 0;
+  validatorCalls = 0;
   /** (rollouts, target success) after every batch, starting at (0, initial) */
   readonly curve: { rollouts: number[]; success: number[] } = { rollouts: [], success: [] };
   private readonly tasks = new Map<string, HiddenTask>();
   private readonly trapOf: ((cell: string) => TrapKind | null) | null;
   private readonly target: HiddenTask[];
   private readonly attemptRng: Rng;
+  private readonly validated = new Map<string, ValidationResult>();
+  /** groups played per drifting-TV config */
+  private readonly plays = new Map<string, number>();
+  private readonly warp: number[];
   private readonly diversityRng: Rng;
   private groups = 0;
   private invalidGroups = 0;
@@ -203,9 +244,13 @@ export class ArenaWorld {
     this.batchSize = params.batchSize;
     this.groupSize = params.learner.groupSize;
     this.learner = new Learner(params.learner);
-    const traps = trapMap(params.family, params.seed, params.trapShare);
-    this.trapOf = params.setting === "traps" ? traps : null;
-    this.target = this.buildTarget(traps);
+    this.trapOf = params.setting === "traps" ? trapMap(params.family, params.seed, Math.min(MAX_TRAP_SHARE, params.trapShare)) : null;
+    const warpRng = createRng(`arena:warp:${params.family.id}:${params.seed}`);
+    this.warp = params.family.fields.map(() => params.difficultyWarp * warpRng.normal());
+    this.target = targetConfigs(params.family, params.seed, params.targetSize, params.targetHardness).map((config) => {
+      const key = canonicalJson(config);
+      return this.hidden(config, key, familyValidation(this.family, config, key), null);
+    });
     this.attemptRng = createRng(`arena:attempts:${params.seed}:${params.setting}:${params.stream}`);
     this.diversityRng = createRng(`arena:diversity:${params.seed}:${params.setting}:${params.stream}`);
     this.record();
@@ -221,20 +266,43 @@ export class ArenaWorld {
     return Math.max(0, this.budget - this.rollouts);
   }
 
-  /** The level generator: a fresh config from the family's sampler (traps included, as the generator cannot see them). */
+  /** The level generator: a config from the family's catalogue for the hardness window (traps included, as the generator cannot see them). */
   generate(rng: Rng, opts?: SampleOptions): FamilyConfig {
-    return this.params.family.sample(rng, opts) as FamilyConfig;
+    return catalogueConfig(this.params.family, rng.int(0, (opts?.hardness ? WINDOW_CATALOGUE : GENERATOR_CATALOGUE) - 1), opts);
+  }
+
+  /** Whether strategies have a validator (mode shared-charged). */
+  get hasValidator(): boolean {
+    return this.params.validator === "shared-charged";
   }
 
   /**
-   * The validator engineers may call: the family's own validation, with p_max from the hidden model,
-   * and the unsolvable and invalid trap regions flagged as a real validator would (solvability
-   * check, schema and semantic checks). A noisy TV passes: no validator can see it.
+   * The validator every strategy may call (mode shared-charged; throws in mode "none"): the family's
+   * own validation plus the unsolvable and invalid trap regions, flagged as a real validator would
+   * (solvability check, schema and semantic checks). It never returns p_max. The first call on a
+   * config costs validatorCost rollouts. TVs, deceptive configs and hidden-unsolvable traps pass.
    */
   validate(config: unknown): ValidationResult {
+    if (!this.hasValidator) throw new Error("This arena run gives no strategy a validator (validator mode none).");
     const key = canonicalJson(config);
+    const known = this.validated.get(key);
+    if (known) return known;
+    this.validatorCalls += 1;
+    this.validatorRollouts += this.params.validatorCost;
+    this.rollouts += this.params.validatorCost;
+    const result = this.judge(config, key);
+    this.validated.set(key, result);
+    return result;
+  }
+
+  /** Whether a config passes the validator; true for every config when there is none (nothing is charged then). */
+  screen(config: FamilyConfig): boolean {
+    return !this.hasValidator || this.validate(config).state === "valid";
+  }
+
+  private judge(config: unknown, key: string): ValidationResult {
     const base = familyValidation(this.family, config, key);
-    if (base.state === "invalid") return base;
+    if (base.state === "invalid") return { state: "invalid", errors: base.errors };
     const task = this.taskFor(config as FamilyConfig, key);
     if (task.trap === "invalid") {
       return {
@@ -246,10 +314,10 @@ export class ArenaWorld {
       return {
         state: "unsolvable",
         pMax: 0,
-        errors: base.errors.length > 0 ? base.errors : [{ path: "", message: "No policy can succeed here (p_max 0)." }],
+        errors: base.errors.length > 0 ? base.errors : [{ path: "", message: "No policy can succeed here." }],
       };
     }
-    return { state: "valid", pMax: task.pMax, errors: [] };
+    return { state: "valid", errors: [] };
   }
 
   /** The hidden parameters of a config for this seed (cached). */
@@ -280,7 +348,8 @@ export class ArenaWorld {
   private hidden(config: FamilyConfig, key: string, validation: ValidationResult, trap: TrapKind | null): HiddenTask {
     const estimate = familyDifficulty(this.family, config, key);
     const noise = createRng(`arena:noise:${this.params.seed}:${key}`);
-    const difficulty = estimate.difficulty + this.params.difficultyNoise * noise.normal();
+    let difficulty = estimate.difficulty + this.params.difficultyNoise * noise.normal();
+    if (this.params.difficultyWarp > 0) difficulty += this.warpOf(config);
     const raw = estimate.skills.map((a) => a * Math.exp(this.params.skillNoise * noise.normal()));
     const sum = raw.reduce((a, b) => a + b, 0);
     const skills = sum > 0 ? raw.map((a) => a / sum) : raw.map(() => 1 / raw.length);
@@ -288,22 +357,21 @@ export class ArenaWorld {
     return { difficulty, skills, pMax, trap };
   }
 
-  /** The target: hard-end configs of the family, outside every trap region and with p_max >= 0.02, the same for both settings. */
-  private buildTarget(traps: (cell: string) => TrapKind | null): HiddenTask[] {
-    const rng = createRng(`arena:target:${this.params.family.id}:${this.params.seed}`);
-    const out: HiddenTask[] = [];
-    for (let attempt = 0; out.length < this.params.targetSize && attempt < 200 * this.params.targetSize; attempt++) {
-      const config = this.params.family.sample(rng, { hardness: this.params.targetHardness }) as FamilyConfig;
-      if (traps(trapCell(this.family, config)) !== null) continue;
-      const key = canonicalJson(config);
-      const validation = familyValidation(this.family, config, key);
-      if (validation.state !== "valid") continue;
-      const task = this.hidden(config, key, validation, null);
-      if (task.pMax < 0.02) continue;
-      out.push(task);
-    }
-    if (out.length === 0) throw new Error(`Could not draw a target set for ${this.params.family.id}.`);
-    return out;
+  /**
+   * The warp of the held-out "tangled" learner: per difficulty-signed field, a seeded weight (of
+   * either sign) times its centred position plus a bend (the position squared), so the family's
+   * difficulty signs only approximate the hidden difficulty.
+   */
+  private warpOf(config: FamilyConfig): number {
+    let sum = 0;
+    this.family.fields.forEach((field, i) => {
+      if (!field.difficulty) return;
+      const position = fieldPosition(field, getFieldValue(config, field.path));
+      if (position === undefined) return;
+      const x = position - 0.5;
+      sum += this.warp[i] * x + 0.5 * Math.abs(this.warp[i]) * (x * x - 1 / 12);
+    });
+    return sum;
   }
 
   /** Mean relative success sigmoid(k (a.theta - b)) over the target set: success as a share of the best achievable. */
@@ -325,12 +393,37 @@ export class ArenaWorld {
     return this.target.length;
   }
 
-  /** What one group on this config would teach now, in expectation (the oracle's view). */
+  /** What one group on this config would teach now, in expectation (the oracle's view; negative for a deceptive trap). */
   expectedGain(config: FamilyConfig): number {
     const task = this.task(config);
-    if (task.trap !== null) return 0;
+    if (task.trap !== null && task.trap !== "deceptive") return 0;
     const p = this.learner.successProbability(task);
     return expectedGroupGain(p, this.learner.skillShare(task), this.params.learner.gainShape, this.groupSize);
+  }
+
+  /**
+   * How much one group on `config` would raise the target success now, to first order (the oracle's
+   * view): expected gain x (the target's gradient in theta . the config's update direction).
+   */
+  expectedTargetGain(config: FamilyConfig, gradient: ArrayLike<number>): number {
+    const gain = this.expectedGain(config);
+    if (gain === 0) return 0;
+    const { skills, transfer } = this.params.learner;
+    const a = this.task(config).skills;
+    let dot = 0;
+    for (let j = 0; j < skills; j++) dot += gradient[j] * ((1 - transfer) * a[j] + transfer / skills);
+    return gain * dot;
+  }
+
+  /** The gradient of the target success in theta (the oracle's view). */
+  targetGradient(): Float64Array {
+    const { skills, slope } = this.params.learner;
+    const out = new Float64Array(skills);
+    for (const task of this.target) {
+      const q = relativeSuccess(this.learner.theta, task, slope);
+      for (let j = 0; j < skills; j++) out[j] += (slope * q * (1 - q) * task.skills[j]) / this.target.length;
+    }
+    return out;
   }
 
   /**
@@ -356,7 +449,13 @@ export class ArenaWorld {
     for (const config of configs) {
       const key = canonicalJson(config);
       const task = this.taskFor(config, key);
-      const p = this.learner.successProbability(task);
+      let p = this.learner.successProbability(task);
+      if (task.trap === "drifting_tv") {
+        // Its success drifts from 0.2 toward 0.8 as it is played, mimicking progress; it teaches nothing.
+        const played = this.plays.get(key) ?? 0;
+        this.plays.set(key, played + 1);
+        p = 0.2 + (0.6 * played) / (played + DRIFT_HALF_LIFE);
+      }
       let s = 0;
       for (let i = 0; i < G; i++) if (this.attemptRng.next() < p) s += 1;
       const invalid = task.trap === "invalid";
@@ -406,7 +505,40 @@ export class ArenaWorld {
   }
 }
 
-/** The learner's gain shape for a seed: the three shapes of ENGINEER.md take turns across seeds. */
-export function gainShapeForSeed(seed: number): LearnerParams["gainShape"] {
-  return GAIN_SHAPES[((seed % GAIN_SHAPES.length) + GAIN_SHAPES.length) % GAIN_SHAPES.length];
+/**
+ * The target configs of a family and seed (cached): the hard end of the generator (hardness window
+ * `hardness`), valid, outside the trap regions of the largest trap share (so the target is the same
+ * in every setting) and with p_max >= 0.02. Where the hard end has too few such configs (frozenlake-mapf's
+ * sampler backs off hard draws, persuasion-game's hard end is mostly p_max ~ 0), the window widens
+ * toward the middle in steps of 0.1 until `size` configs (at least MIN_TARGET_SIZE) are found.
+ */
+export function targetConfigs(
+  family: FamilyDefinition,
+  seed: number,
+  size: number,
+  hardness: { min: number; max: number },
+): FamilyConfig[] {
+  const want = Math.max(MIN_TARGET_SIZE, size);
+  const cacheKey = `${family.id}:${seed}:${want}:${hardness.min}:${hardness.max}`;
+  const cached = targetCache.get(cacheKey);
+  if (cached) return cached;
+  const traps = trapMap(family, seed, MAX_TRAP_SHARE);
+  const rng = createRng(`arena:target:${family.id}:${seed}`);
+  const out: FamilyConfig[] = [];
+  const seen = new Set<string>();
+  for (let min = hardness.min; out.length < want && min >= 0; min = Math.round((min - 0.1) * 1000) / 1000) {
+    for (let attempt = 0; out.length < want && attempt < 4 * want; attempt++) {
+      const config = family.sample(rng, { hardness: { min, max: hardness.max } }) as FamilyConfig;
+      const key = canonicalJson(config);
+      if (seen.has(key) || traps(trapCell(family, config)) !== null) continue;
+      seen.add(key);
+      if (familyValidation(family, config, key).state !== "valid") continue;
+      if (familyDifficulty(family, config, key).pMax < 0.02) continue;
+      out.push(config);
+    }
+  }
+  if (out.length < MIN_TARGET_SIZE)
+    throw new Error(`Could not draw ${MIN_TARGET_SIZE} target configs for ${family.id} (seed ${seed}): ${out.length}.`);
+  targetCache.set(cacheKey, out);
+  return out;
 }

@@ -1,0 +1,48 @@
+/**
+ * The arena's goal (issue 16): to 50% and to 80% target success, the heuristic engineer needs at
+ * most 0.6x uniform's rollouts and at most each of threshold, RLVE, SFL, PLR and ACCEL's, in the
+ * clean and the traps setting. Rollouts are IQMs over seeds where a seed that never gets there
+ * counts as the budget, so a strategy that reaches a level on no seed scores the budget.
+ */
+import type { ArenaGoal, ArenaReport, ArenaSetting, GoalCheck, StrategyId, StrategyResult } from "./types";
+import { ARENA_SETTINGS } from "./types";
+
+/** The baselines the goal compares with and the ratio each allows. */
+export const GOAL_LIMITS: readonly { baseline: StrategyId; limit: number }[] = [
+  { baseline: "uniform", limit: 0.6 },
+  { baseline: "threshold", limit: 1 },
+  { baseline: "rlve", limit: 1 },
+  { baseline: "sfl", limit: 1 },
+  { baseline: "plr", limit: 1 },
+  { baseline: "accel", limit: 1 },
+];
+
+const rolloutsTo = (r: StrategyResult | undefined, level: 50 | 80, budget: number): number | undefined =>
+  r === undefined ? undefined : ((level === 50 ? r.rolloutsTo50 : r.rolloutsTo80) ?? budget);
+
+/** Every check of the goal that the settings allow (baselines not run are left out). */
+export function goalChecks(settings: ArenaReport["settings"], budget: number): ArenaGoal {
+  const checks: GoalCheck[] = [];
+  for (const setting of ARENA_SETTINGS)
+    for (const level of [50, 80] as const) {
+      const heuristic = rolloutsTo(settings[setting].heuristic, level, budget);
+      if (heuristic === undefined) continue;
+      for (const { baseline, limit } of GOAL_LIMITS) {
+        const other = rolloutsTo(settings[setting][baseline], level, budget);
+        if (other === undefined) continue;
+        const ratio = Math.round((heuristic / Math.max(1, other)) * 1000) / 1000;
+        checks.push({ setting, level, baseline, heuristic, other, ratio, limit, won: heuristic <= limit * other });
+      }
+    }
+  const ratio = (setting: ArenaSetting, baseline: StrategyId) =>
+    checks.find((c) => c.setting === setting && c.level === 50 && c.baseline === baseline)?.ratio ?? null;
+  const won = checks.filter((c) => c.won).length;
+  return {
+    heuristicVsUniform50: { clean: ratio("clean", "uniform"), traps: ratio("traps", "uniform") },
+    heuristicVsPlr50: { clean: ratio("clean", "plr"), traps: ratio("traps", "plr") },
+    checks,
+    won,
+    lost: checks.length - won,
+    met: checks.length > 0 && won === checks.length,
+  };
+}
