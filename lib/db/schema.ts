@@ -9,6 +9,7 @@ import {
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   primaryKey,
   serial,
@@ -257,6 +258,65 @@ export const rollouts = pgTable(
     index("rollouts_environment_idx").on(t.environmentId, t.policyId),
     index("rollouts_generation_category_idx").on(t.generationId, t.failureCategory),
   ],
+);
+
+/**
+ * Rollout sums per generation × environment × policy, kept by triggers on rollouts in the same
+ * transaction as every insert, delete and update (drizzle/*_rollout_aggregates SQL; ADR 0005). The dashboards read these
+ * instead of scanning rollouts; a row disappears when its last rollout does.
+ */
+export const rolloutAggregates = pgTable(
+  "rollout_aggregates",
+  {
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    environmentId: bigint("environment_id", { mode: "number" })
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    policyId: integer("policy_id")
+      .notNull()
+      .references(() => policies.id, { onDelete: "cascade" }),
+    n: integer("n").notNull(),
+    successes: integer("successes").notNull(),
+    /** numeric: sums and differences of rewards stay exact whatever the order of inserts and deletes */
+    rewardSum: numeric("reward_sum").notNull(),
+    infraErrors: integer("infra_errors").notNull(),
+    errored: integer("errored").notNull(),
+    unrewarded: integer("unrewarded").notNull(),
+    /** sum over rollouts reporting tests, and how many did (a sum over none is null) */
+    testsPassed: bigint("tests_passed", { mode: "number" }).notNull(),
+    testsPassedN: integer("tests_passed_n").notNull(),
+    testsRun: bigint("tests_run", { mode: "number" }).notNull(),
+    testsRunN: integer("tests_run_n").notNull(),
+    turnsSum: bigint("turns_sum", { mode: "number" }).notNull(),
+    inputTokensSum: bigint("input_tokens_sum", { mode: "number" }).notNull(),
+    outputTokensSum: bigint("output_tokens_sum", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId] })],
+);
+
+/** Failed rollouts per generation × environment × policy × failure category × signature, kept like rollout_aggregates. */
+export const failureAggregates = pgTable(
+  "failure_aggregates",
+  {
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    environmentId: bigint("environment_id", { mode: "number" })
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    policyId: integer("policy_id")
+      .notNull()
+      .references(() => policies.id, { onDelete: "cascade" }),
+    category: text("category").notNull(),
+    /** the rollout's failure_signature, '' for none */
+    signature: text("signature").notNull(),
+    n: integer("n").notNull(),
+    /** the smallest rollout id of the group (the cluster's exemplar for this environment) */
+    firstRolloutId: bigint("first_rollout_id", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId, t.category, t.signature] })],
 );
 
 export const rolloutPayloads = pgTable("rollout_payloads", {

@@ -4,7 +4,16 @@
  */
 import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { environments, generationEnvironments, generations, proposalItems, proposals, rollouts } from "@/lib/db/schema";
+import {
+  environments,
+  failureAggregates,
+  generationEnvironments,
+  generations,
+  proposalItems,
+  proposals,
+  rollouts,
+  rolloutAggregates,
+} from "@/lib/db/schema";
 import { clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { difficultyTier, populationMetrics, tierHistogram } from "@/lib/analytics/metrics";
 import type { FamilyDefinition } from "@/lib/families/types";
@@ -120,10 +129,10 @@ async function proposalHistory(db: Db, projectId: number, beforeGeneration: numb
       : (
           await db.execute<{ key: string; predicted: number; n: number; s: number }>(sql`
             select i.environment_key as key, i.predicted_success as predicted,
-                   count(r.id)::int as n, count(r.id) filter (where r.success)::int as s
+                   coalesce(sum(a.n), 0)::int as n, coalesce(sum(a.successes), 0)::int as s
             from ${proposalItems} i
             join ${environments} e on e.project_id = ${projectId} and e.key = i.environment_key
-            left join ${rollouts} r on r.environment_id = e.id
+            left join ${rolloutAggregates} a on a.environment_id = e.id
             where i.proposal_id in (${sql.join(
               ids.map((id) => sql`${id}::uuid`),
               sql`, `,
@@ -194,7 +203,7 @@ export async function buildEngineerContext(
   budget = SUMMARY_TOKEN_BUDGET,
 ) {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
-  const policyFilter = policy ? sql`and r.policy_id = ${policy.id}` : sql``;
+  const policyFilter = policy ? sql`and a.policy_id = ${policy.id}` : sql``;
   const [members, aggs, categories, clusters, dist, history, hashes, memberships, earlier, envClusters] = await Promise.all([
     generationMembers(db, g.id),
     environmentPolicyAggregates(db, g.id, policy?.id),
@@ -210,13 +219,13 @@ export async function buildEngineerContext(
       .where(and(eq(generations.projectId, project.id), sql`${generations.index} <= ${g.index}`))
       .groupBy(generationEnvironments.environmentId),
     db.execute<{ environment_id: number; idx: number; n: number; s: number }>(sql`
-      select r.environment_id, gg.index as idx, count(*)::int as n, count(*) filter (where r.success)::int as s
-      from ${rollouts} r join ${generations} gg on gg.id = r.generation_id
+      select a.environment_id, gg.index as idx, sum(a.n)::int as n, sum(a.successes)::int as s
+      from ${rolloutAggregates} a join ${generations} gg on gg.id = a.generation_id
       where gg.project_id = ${project.id} and gg.index < ${g.index} ${policyFilter}
-      group by r.environment_id, gg.index order by r.environment_id, gg.index`),
+      group by a.environment_id, gg.index order by a.environment_id, gg.index`),
     db.execute<{ environment_id: number; category: string; signature: string; n: number }>(sql`
-      select r.environment_id, r.failure_category as category, coalesce(r.failure_signature, '') as signature, count(*)::int as n
-      from ${rollouts} r where r.generation_id = ${g.id} and r.failure_category is not null ${policyFilter}
+      select a.environment_id, a.category, a.signature, sum(a.n)::int as n
+      from ${failureAggregates} a where a.generation_id = ${g.id} ${policyFilter}
       group by 1, 2, 3 order by 1, 4 desc, 2, 3`),
   ]);
 

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { environments, policies, rollouts } from "@/lib/db/schema";
+import { environments, failureAggregates, policies, rollouts, rolloutAggregates } from "@/lib/db/schema";
 import { BadRequest, NotFound } from "@/lib/errors";
 import {
   difficultyTier,
@@ -32,7 +32,7 @@ import type {
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "./service";
-import { resolvePolicy, rolloutAggregateColumns } from "./overview";
+import { resolvePolicy, storedAggregateColumns } from "./overview";
 
 /** Categories outside the policy's control, shown apart and left out of its failure figures. */
 export const INFRA_CATEGORIES: ReadonlySet<FailureCategory> = new Set(["infra_error"]);
@@ -43,19 +43,15 @@ export interface EnvironmentPolicyAggregate extends EnvironmentAggregate {
   policy: string;
 }
 
-/** Aggregates per environment and policy, computed in SQL (optionally one policy). */
+/** Aggregates per environment and policy (optionally one policy), read from rollout_aggregates. */
 export async function environmentPolicyAggregates(db: Db, generationId: number, policyId?: number): Promise<EnvironmentPolicyAggregate[]> {
-  const rows = await db
-    .select({
-      environmentId: rollouts.environmentId,
-      policy: policies.name,
-      ...rolloutAggregateColumns,
-    })
-    .from(rollouts)
-    .innerJoin(policies, eq(policies.id, rollouts.policyId))
-    .where(and(eq(rollouts.generationId, generationId), policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined))
-    .groupBy(rollouts.environmentId, policies.name);
-  return rows;
+  return db
+    .select({ environmentId: rolloutAggregates.environmentId, policy: policies.name, ...storedAggregateColumns })
+    .from(rolloutAggregates)
+    .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
+    .where(
+      and(eq(rolloutAggregates.generationId, generationId), policyId !== undefined ? eq(rolloutAggregates.policyId, policyId) : undefined),
+    );
 }
 
 /** Sum per-policy aggregates into one aggregate per environment. */
@@ -124,30 +120,28 @@ export function familyFieldBreakdowns(
     }));
 }
 
+/** Failed rollouts per failure category of a generation (optionally one policy), from failure_aggregates. */
 export async function categoryCounts(db: Db, generationId: number, policyId?: number) {
   const rows = await db
-    .select({ category: rollouts.failureCategory, count: sql<number>`count(*)::int` })
-    .from(rollouts)
+    .select({ category: failureAggregates.category, count: sql<number>`sum(${failureAggregates.n})::int` })
+    .from(failureAggregates)
     .where(
-      and(
-        eq(rollouts.generationId, generationId),
-        sql`${rollouts.failureCategory} is not null`,
-        policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined,
-      ),
+      and(eq(failureAggregates.generationId, generationId), policyId !== undefined ? eq(failureAggregates.policyId, policyId) : undefined),
     )
-    .groupBy(rollouts.failureCategory);
+    .groupBy(failureAggregates.category);
   const order = (c: string) => FAILURE_CATEGORIES.indexOf(c as FailureCategory);
   return rows
     .map((r) => ({ category: r.category as FailureCategory, count: r.count, infra: INFRA_CATEGORIES.has(r.category as FailureCategory) }))
     .sort((a, b) => b.count - a.count || order(a.category) - order(b.category));
 }
 
-async function generationPolicies(db: Db, generationId: number) {
+/** Names of the policies with rollouts in a generation, sorted. */
+export async function generationPolicies(db: Db, generationId: number) {
   const rows = await db
     .selectDistinct({ name: policies.name })
-    .from(rollouts)
-    .innerJoin(policies, eq(policies.id, rollouts.policyId))
-    .where(eq(rollouts.generationId, generationId))
+    .from(rolloutAggregates)
+    .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
+    .where(eq(rolloutAggregates.generationId, generationId))
     .orderBy(asc(policies.name));
   return rows.map((r) => r.name);
 }
@@ -202,12 +196,18 @@ interface ClusterRow {
   environments: number;
   /** smallest rollout id per environment, ascending */
   firstIds: string[];
-  /** smallest rollout ids overall, to pad exemplars when the cluster spans few environments */
+  /** the cluster's smallest rollout ids, to pad exemplars when it spans fewer environments than exemplars */
   someIds: string[];
 }
 
+/**
+ * Clusters from failure_aggregates: counts, environments and each environment's first rollout id.
+ * A cluster on fewer environments than exemplars pads with its smallest other ids, looked up in
+ * rollouts through those few environments only.
+ */
 async function clusterRows(db: Db, generationId: number, policyId?: number): Promise<ClusterRow[]> {
   const policyFilter = policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``;
+  const rolloutPolicyFilter = policyId !== undefined ? sql`and r.policy_id = ${policyId}` : sql``;
   const result = await db.execute<{
     category: string;
     signature: string;
@@ -217,23 +217,30 @@ async function clusterRows(db: Db, generationId: number, policyId?: number): Pro
     some_ids: string[];
   }>(sql`
     with per_env as (
-      select failure_category as category, coalesce(failure_signature, '') as signature, environment_id,
-             count(*)::int as n, min(id) as first_id, (array_agg(id order by id))[1:${EXEMPLARS}] as ids
-      from ${rollouts}
-      where generation_id = ${generationId} and failure_category is not null ${policyFilter}
+      select category, signature, environment_id, sum(n)::int as n, min(first_rollout_id) as first_id
+      from ${failureAggregates}
+      where generation_id = ${generationId} ${policyFilter}
       group by 1, 2, 3
+    ), clusters as (
+      select category, signature, sum(n)::int as count, count(*)::int as environments,
+             (array_agg(first_id order by first_id))[1:${EXEMPLARS}] as first_ids,
+             case when count(*) < ${EXEMPLARS} then array_agg(environment_id) end as few_envs
+      from per_env group by category, signature
     )
-    select category, signature, sum(n)::int as count, count(*)::int as environments,
-           (array_agg(first_id::text order by first_id))[1:${EXEMPLARS}] as first_ids,
-           (array_agg(ids[1]::text order by first_id))[1:${EXEMPLARS}] || coalesce((array_agg(ids[2]::text order by first_id))[1:${EXEMPLARS}], '{}') || coalesce((array_agg(ids[3]::text order by first_id))[1:${EXEMPLARS}], '{}') as some_ids
-    from per_env group by category, signature`);
+    select c.category, c.signature, c.count, c.environments, c.first_ids::text[] as first_ids,
+      case when c.few_envs is not null and c.count > c.environments then array(
+        select r.id::text from ${rollouts} r
+        where r.environment_id = any(c.few_envs) and r.generation_id = ${generationId} and r.failure_category = c.category
+          and coalesce(r.failure_signature, '') = c.signature ${rolloutPolicyFilter}
+        order by r.id limit ${EXEMPLARS}) else '{}'::text[] end as some_ids
+    from clusters c`);
   return result.rows.map((r) => ({
     category: r.category as FailureCategory,
     signature: r.signature,
     count: r.count,
     environments: r.environments,
     firstIds: r.first_ids ?? [],
-    someIds: (r.some_ids ?? []).filter((x) => x !== null),
+    someIds: r.some_ids ?? [],
   }));
 }
 
@@ -270,14 +277,13 @@ export async function generationClusters(db: Db, generationId: number, policyId?
 /** GET .../generations/{index}/failures: categories, clusters and exception types. */
 export async function generationFailures(db: Db, project: ProjectRow, g: GenerationRow, policyName?: string): Promise<FailuresView> {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
-  const where = and(eq(rollouts.generationId, g.id), policy ? eq(rollouts.policyId, policy.id) : undefined);
   const [categories, clusters, [totals], exceptions, behaviours] = await Promise.all([
     categoryCounts(db, g.id, policy?.id),
     generationClusters(db, g.id, policy?.id),
     db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(rollouts)
-      .where(where),
+      .select({ n: sql<number>`coalesce(sum(${rolloutAggregates.n}), 0)::int` })
+      .from(rolloutAggregates)
+      .where(and(eq(rolloutAggregates.generationId, g.id), policy ? eq(rolloutAggregates.policyId, policy.id) : undefined)),
     generationExceptions(db, g.id, policy?.id),
     generationBehaviours(db, g.id, policy?.id),
   ]);

@@ -1,11 +1,11 @@
 /** One environment of a project: config, validation, lineage (ancestors and children), generations, results by policy. */
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { environments, generationEnvironments, generations, policies, rollouts } from "@/lib/db/schema";
+import { environments, generationEnvironments, generations, policies, rollouts, rolloutAggregates } from "@/lib/db/schema";
 import { NotFound } from "@/lib/errors";
 import { environmentLearnability, passAtKCurve } from "@/lib/analytics/metrics";
 import type { ProjectRow } from "@/lib/projects/service";
-import { rolloutAggregateColumns } from "./overview";
+import { storedAggregateColumns } from "./overview";
 
 /** How far up the lineage is followed (a guard against a cycle written by hand). */
 const MAX_DEPTH = 100;
@@ -49,13 +49,12 @@ export async function environmentDetail(db: Db, project: ProjectRow, key: string
       .select({
         generation: generations.index,
         policy: policies.name,
-        ...rolloutAggregateColumns,
+        ...storedAggregateColumns,
       })
-      .from(rollouts)
-      .innerJoin(generations, eq(generations.id, rollouts.generationId))
-      .innerJoin(policies, eq(policies.id, rollouts.policyId))
-      .where(eq(rollouts.environmentId, env.id))
-      .groupBy(generations.index, policies.name)
+      .from(rolloutAggregates)
+      .innerJoin(generations, eq(generations.id, rolloutAggregates.generationId))
+      .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
+      .where(eq(rolloutAggregates.environmentId, env.id))
       .orderBy(asc(generations.index), asc(policies.name)),
     // the pair the compare view opens by default: the latest passing and the latest failing attempt
     db

@@ -5,7 +5,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { rollouts } from "@/lib/db/schema";
+import { failureAggregates, rolloutAggregates } from "@/lib/db/schema";
 import { BadRequest, parseOrThrow } from "@/lib/errors";
 import { DIFFICULTY_TIERS, difficultyTier, environmentLearnability, type DifficultyTier } from "@/lib/analytics/metrics";
 import type { FamilyDefinition } from "@/lib/families/types";
@@ -139,26 +139,34 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
   const q = parseOrThrow(environmentTableQuery, Object.fromEntries([...params].filter(([k]) => !k.startsWith("field."))), "query", 400);
   const fields = fieldFilters(family, params);
   const policy = q.policy ? await resolvePolicy(db, project.id, q.policy) : undefined;
-  const [members, aggs, categoryRows] = await Promise.all([
+  const [members, aggs, categoryRows, testRows] = await Promise.all([
     generationMembers(db, g.id),
     environmentPolicyAggregates(db, g.id, policy?.id),
     db
       .select({
-        environmentId: rollouts.environmentId,
-        categories: sql<
-          string[] | null
-        >`array_agg(distinct ${rollouts.failureCategory}) filter (where ${rollouts.failureCategory} is not null)`,
-        testsPassed: sql<number | null>`sum(${rollouts.testsPassed})::int`,
-        testsRun: sql<number | null>`sum(${rollouts.testsPassed} + ${rollouts.testsFailed})::int`,
+        environmentId: failureAggregates.environmentId,
+        categories: sql<string[]>`array_agg(distinct ${failureAggregates.category})`,
       })
-      .from(rollouts)
-      .where(and(eq(rollouts.generationId, g.id), policy ? eq(rollouts.policyId, policy.id) : undefined))
-      .groupBy(rollouts.environmentId),
+      .from(failureAggregates)
+      .where(and(eq(failureAggregates.generationId, g.id), policy ? eq(failureAggregates.policyId, policy.id) : undefined))
+      .groupBy(failureAggregates.environmentId),
+    db
+      .select({
+        environmentId: rolloutAggregates.environmentId,
+        // a sum over no rollout that reported tests is null, as SQL's sum over the rollouts would be
+        testsPassed: sql<
+          number | null
+        >`case when sum(${rolloutAggregates.testsPassedN}) > 0 then sum(${rolloutAggregates.testsPassed}) end::int`,
+        testsRun: sql<number | null>`case when sum(${rolloutAggregates.testsRunN}) > 0 then sum(${rolloutAggregates.testsRun}) end::int`,
+      })
+      .from(rolloutAggregates)
+      .where(and(eq(rolloutAggregates.generationId, g.id), policy ? eq(rolloutAggregates.policyId, policy.id) : undefined))
+      .groupBy(rolloutAggregates.environmentId),
   ]);
   const byEnv = combineByEnvironment(aggs, new Map(members.map((m) => [m.id, m.pMax])));
   const tiers = tiersByEnvironment(aggs);
-  const categories = new Map(categoryRows.map((r) => [r.environmentId, r.categories ?? []]));
-  const tests = new Map(categoryRows.map((r) => [r.environmentId, { passed: r.testsPassed, run: r.testsRun }]));
+  const categories = new Map(categoryRows.map((r) => [r.environmentId, r.categories]));
+  const tests = new Map(testRows.map((r) => [r.environmentId, { passed: r.testsPassed, run: r.testsRun }]));
   const needle = q.q?.trim().toLowerCase();
 
   const rows: EnvironmentTableRow[] = [];

@@ -1,7 +1,7 @@
 /** Read models of generations: headline metrics per generation, per policy, and environment pages. */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { environments, generationEnvironments, policies, rollouts } from "@/lib/db/schema";
+import { environments, generationEnvironments, policies, rolloutAggregates } from "@/lib/db/schema";
 import { NotFound } from "@/lib/errors";
 import { environmentLearnability, populationMetrics, type EnvironmentAggregate } from "@/lib/analytics/metrics";
 import { projectView, type ProjectRow } from "@/lib/projects/service";
@@ -11,17 +11,27 @@ export interface EnvironmentAggregateRow extends EnvironmentAggregate {
   environmentId: number;
 }
 
-/** The columns of an EnvironmentAggregate over a group of rollouts (the metrics' one grouped scan). */
-export const rolloutAggregateColumns = {
-  n: sql<number>`count(*)::int`,
-  s: sql<number>`count(*) filter (where ${rollouts.success})::int`,
-  rewardSum: sql<number>`coalesce(sum(${rollouts.reward}), 0)::float8`,
-  infraErrors: sql<number>`count(*) filter (where ${rollouts.failureCategory} = 'infra_error')::int`,
-  errored: sql<number>`count(*) filter (where ${rollouts.status} = 'errored')::int`,
-  unrewarded: sql<number>`count(*) filter (where ${rollouts.reward} is null)::int`,
+/** The columns of an EnvironmentAggregate read from rollout_aggregates (one row per generation × environment × policy). */
+export const storedAggregateColumns = {
+  n: rolloutAggregates.n,
+  s: rolloutAggregates.successes,
+  rewardSum: sql<number>`${rolloutAggregates.rewardSum}::float8`,
+  infraErrors: rolloutAggregates.infraErrors,
+  errored: rolloutAggregates.errored,
+  unrewarded: rolloutAggregates.unrewarded,
 };
 
-/** Per-environment rollout aggregates of generations (optionally one policy, or some environments), computed in SQL. */
+/** The same columns summed over policies (a group of rollout_aggregates rows). */
+const summedAggregateColumns = {
+  n: sql<number>`sum(${rolloutAggregates.n})::int`,
+  s: sql<number>`sum(${rolloutAggregates.successes})::int`,
+  rewardSum: sql<number>`sum(${rolloutAggregates.rewardSum})::float8`,
+  infraErrors: sql<number>`sum(${rolloutAggregates.infraErrors})::int`,
+  errored: sql<number>`sum(${rolloutAggregates.errored})::int`,
+  unrewarded: sql<number>`sum(${rolloutAggregates.unrewarded})::int`,
+};
+
+/** Per-environment rollout aggregates of generations (optionally one policy, or some environments), from rollout_aggregates. */
 export async function environmentAggregates(
   db: Db,
   generationIds: number[],
@@ -30,21 +40,21 @@ export async function environmentAggregates(
   if (generationIds.length === 0) return new Map<number, EnvironmentAggregateRow[]>();
   const rows = await db
     .select({
-      generationId: rollouts.generationId,
-      environmentId: rollouts.environmentId,
-      ...rolloutAggregateColumns,
+      generationId: rolloutAggregates.generationId,
+      environmentId: rolloutAggregates.environmentId,
+      ...summedAggregateColumns,
       pMax: environments.pMax,
     })
-    .from(rollouts)
-    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .from(rolloutAggregates)
+    .innerJoin(environments, eq(environments.id, rolloutAggregates.environmentId))
     .where(
       and(
-        inArray(rollouts.generationId, generationIds),
-        filter.policyId !== undefined ? eq(rollouts.policyId, filter.policyId) : undefined,
-        filter.environmentIds ? inArray(rollouts.environmentId, filter.environmentIds) : undefined,
+        inArray(rolloutAggregates.generationId, generationIds),
+        filter.policyId !== undefined ? eq(rolloutAggregates.policyId, filter.policyId) : undefined,
+        filter.environmentIds ? inArray(rolloutAggregates.environmentId, filter.environmentIds) : undefined,
       ),
     )
-    .groupBy(rollouts.generationId, rollouts.environmentId, environments.pMax);
+    .groupBy(rolloutAggregates.generationId, rolloutAggregates.environmentId, environments.pMax);
   const byGeneration = new Map<number, EnvironmentAggregateRow[]>();
   for (const r of rows) {
     const list = byGeneration.get(r.generationId) ?? [];
@@ -109,9 +119,9 @@ export async function generationDetail(db: Db, project: ProjectRow, g: Generatio
     memberCounts(db, [g.id]),
     db
       .selectDistinct({ name: policies.name })
-      .from(rollouts)
-      .innerJoin(policies, eq(policies.id, rollouts.policyId))
-      .where(eq(rollouts.generationId, g.id))
+      .from(rolloutAggregates)
+      .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
+      .where(eq(rolloutAggregates.generationId, g.id))
       .orderBy(asc(policies.name)),
   ]);
   return {

@@ -1,0 +1,167 @@
+/**
+ * rollout_aggregates and failure_aggregates (kept by triggers on rollouts, ADR 0005) always equal a
+ * from-scratch recomputation over the rollouts table: ingest in many small batches with duplicates
+ * inside and across batches, a re-import, two overlapping imports at once, reclassification and
+ * moves (updates), deletes of single rollouts and cascades, and the migration's backfill.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { freshDatabase } from "./db";
+import { createProject, type ProjectRow } from "@/lib/projects/service";
+import { getFamily } from "@/lib/family-store";
+import { ingestRollouts, type IngestLine } from "@/lib/ingest/store";
+import type { FamilyDefinition } from "@/lib/families/types";
+import type { RolloutInput } from "@/lib/ingest/normalized";
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let project: ProjectRow;
+let family: FamilyDefinition;
+
+const lake = (seed: number) => ({
+  size: 5,
+  num_agents: 1,
+  obstacle_density: 0.1,
+  slip_probability: 0,
+  max_steps: 40,
+  min_goal_distance: 2,
+  collision: "soft",
+  seed,
+});
+
+/** Rollout i: skewed over environments, two policies, two generations, fractional and missing rewards, errors, tests, turns. */
+function rollout(i: number): RolloutInput {
+  const env = i % 10 < 6 ? 0 : i % 10 < 8 ? 1 : (i % 5) + 2;
+  const reward = i % 9 === 8 ? undefined : [0, 0.1, 0.3, 1, 0.7][i % 5];
+  return {
+    externalId: `r${i}`,
+    environmentKey: `e${env}`,
+    environmentConfig: lake(env),
+    generation: 1 + (i % 3 === 0 ? 1 : 0),
+    policy: i % 4 === 0 ? "pol-b" : "pol-a",
+    ...(reward === undefined ? {} : { reward }),
+    ...(i % 11 === 3
+      ? { status: "errored" as const, error: { type: i % 2 ? "SandboxStartError" : "AgentTimeoutError", message: `boom ${i % 3}` } }
+      : {}),
+    ...(i % 6 === 1 ? {} : { turns: (i * 7) % 23, inputTokens: i * 13, outputTokens: (i * 31) % 500 }),
+    ...(i % 4 === 2 ? { metadata: { tests: { passed: i % 3, failed: i % 2 } } } : {}),
+    ...(i % 7 === 5 ? { verifierOutput: `FAILED tests/test_${i % 4}.py::test_x - AssertionError` } : {}),
+  };
+}
+
+const lines = (ids: number[]): IngestLine[] => ids.map((i, n) => ({ line: n + 1, value: rollout(i) }));
+const range = (lo: number, hi: number) => Array.from({ length: hi - lo }, (_, k) => lo + k);
+const ingest = (ids: number[], batchSize: number) =>
+  ingestRollouts(db.db, project, family, lines(ids), { createEnvironments: true, batchSize });
+
+/** The stored aggregates next to the same sums recomputed from every rollout, both in key order. */
+async function storedAndRecomputed() {
+  const q = async (text: ReturnType<typeof sql>) => (await db.db.execute(text)).rows;
+  const stored = await q(sql`
+    select generation_id, environment_id::int, policy_id, n, successes, reward_sum::text, infra_errors, errored, unrewarded,
+      tests_passed::int, tests_passed_n, tests_run::int, tests_run_n, turns_sum::int, input_tokens_sum::int, output_tokens_sum::int
+    from rollout_aggregates order by 1, 2, 3`);
+  const recomputed = await q(sql`
+    select generation_id, environment_id::int, policy_id, count(*)::int as n, sum(case when success then 1 else 0 end)::int as successes,
+      coalesce(sum(reward::numeric), 0)::text as reward_sum,
+      sum(case when failure_category = 'infra_error' then 1 else 0 end)::int as infra_errors,
+      sum(case when status = 'errored' then 1 else 0 end)::int as errored,
+      sum(case when reward is null then 1 else 0 end)::int as unrewarded,
+      coalesce(sum(tests_passed), 0)::int as tests_passed, sum(case when tests_passed is null then 0 else 1 end)::int as tests_passed_n,
+      coalesce(sum(tests_passed + tests_failed), 0)::int as tests_run,
+      sum(case when tests_passed is null or tests_failed is null then 0 else 1 end)::int as tests_run_n,
+      coalesce(sum(turns), 0)::int as turns_sum, coalesce(sum(input_tokens), 0)::int as input_tokens_sum,
+      coalesce(sum(output_tokens), 0)::int as output_tokens_sum
+    from rollouts group by 1, 2, 3 order by 1, 2, 3`);
+  const storedFailures = await q(sql`
+    select generation_id, environment_id::int, policy_id, category, signature, n, first_rollout_id::int
+    from failure_aggregates order by 1, 2, 3, 4, 5`);
+  const recomputedFailures = await q(sql`
+    select generation_id, environment_id::int, policy_id, failure_category as category, coalesce(failure_signature, '') as signature,
+      count(*)::int as n, min(id)::int as first_rollout_id
+    from rollouts where failure_category is not null group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`);
+  return { stored, recomputed, storedFailures, recomputedFailures };
+}
+
+async function expectExact() {
+  const s = await storedAndRecomputed();
+  expect(s.recomputed.length).toBeGreaterThan(0);
+  expect(s.stored).toEqual(s.recomputed);
+  expect(s.storedFailures).toEqual(s.recomputedFailures);
+  return s;
+}
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  project = await createProject(db.db, { slug: "agg", name: "agg", family: "frozenlake-mapf" }, { actor: "test" });
+  family = await getFamily(db.db, "frozenlake-mapf");
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe("incremental rollout aggregates", () => {
+  it("equal a recomputation after batches with duplicates, a re-import and overlapping concurrent imports", async () => {
+    // duplicates inside one request (r5 three times) and batches of 7
+    const first = await ingest([...range(0, 60), 5, 5], 7);
+    expect(first).toMatchObject({ accepted: 60, duplicates: 2, rejected: [] });
+    const afterFirst = await expectExact();
+    expect(afterFirst.storedFailures.length).toBeGreaterThan(0);
+    // a re-import overlapping the first by 20 rollouts, batches of 11
+    const second = await ingest(range(40, 120), 11);
+    expect(second).toMatchObject({ accepted: 60, duplicates: 20 });
+    // the same rollouts again: nothing changes
+    const before = await storedAndRecomputed();
+    expect(await ingest(range(0, 120), 50)).toMatchObject({ accepted: 0, duplicates: 120 });
+    expect((await storedAndRecomputed()).stored).toEqual(before.stored);
+    // two imports at once that overlap: each rollout counted once
+    const [a, b] = await Promise.all([ingest(range(100, 220), 13), ingest(range(150, 260), 17)]);
+    expect(a.accepted + b.accepted).toBe(140);
+    const all = await expectExact();
+    expect(all.stored.reduce((acc, r) => acc + Number(r.n), 0)).toBe(260);
+  });
+
+  it("follow reclassification, reward corrections and moves between generations and policies", async () => {
+    await db.db.execute(sql`update rollouts set failure_category = 'infra_error', failure_signature = 'sandbox down', success = false
+      where id % 5 = 0`);
+    await expectExact();
+    await db.db.execute(sql`update rollouts set reward = 1, success = true, failure_category = null, failure_signature = null
+      where id % 13 = 1`);
+    await expectExact();
+    const [g2] = (await db.db.execute<{ id: number }>(sql`select id from generations where project_id = ${project.id} and index = 2`)).rows;
+    const [pb] = (await db.db.execute<{ id: number }>(sql`select id from policies where name = 'pol-b'`)).rows;
+    await db.db.execute(sql`update rollouts set generation_id = ${g2.id}, policy_id = ${pb.id} where id % 8 = 3`);
+    await expectExact();
+    // an update touching no aggregated column leaves the sums alone
+    await db.db.execute(sql`update rollouts set trial_name = 'renamed'`);
+    await expectExact();
+  });
+
+  it("follow deletes, including each group's smallest rollout id and cascades from environments and generations", async () => {
+    await db.db.execute(sql`delete from rollouts where id % 7 = 0`);
+    await expectExact();
+    // the first failed rollout of every group: exemplars must move on to the next one
+    await db.db.execute(sql`delete from rollouts where id in (select first_rollout_id from failure_aggregates)`);
+    await expectExact();
+    await db.db.execute(sql`delete from environments where project_id = ${project.id} and key = 'e1'`);
+    await expectExact();
+    await db.db.execute(sql`delete from generations where project_id = ${project.id} and index = 2`);
+    const left = await expectExact();
+    expect(left.stored.every((r) => Number(r.n) > 0)).toBe(true);
+    // every rollout gone: no row left behind with n = 0
+    await db.db.execute(sql`delete from rollouts where project_id = ${project.id}`);
+    expect((await db.db.execute(sql`select count(*)::int as n from rollout_aggregates`)).rows[0].n).toBe(0);
+    expect((await db.db.execute(sql`select count(*)::int as n from failure_aggregates`)).rows[0].n).toBe(0);
+  });
+
+  it("are rebuilt exactly by the migration's backfill over rollouts already stored", async () => {
+    await ingest(range(0, 300), 100);
+    const expected = await expectExact();
+    await db.db.execute(sql`delete from rollout_aggregates`);
+    await db.db.execute(sql`delete from failure_aggregates`);
+    await db.db.execute(sql`do $$ declare stmt text; begin
+      foreach stmt in array envforge_aggregates_add_sql('rollouts') loop execute stmt; end loop; end $$`);
+    const rebuilt = await expectExact();
+    expect(rebuilt.stored).toEqual(expected.stored);
+  });
+});
