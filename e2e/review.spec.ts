@@ -140,3 +140,102 @@ test("dispatch the materialized generation to a webhook and see it delivered", a
     receiver.close();
   }
 });
+
+test("judgement, not rubber-stamping: URL filters, save as pending, stale rationale, history and undo across reloads, multi-line comments", async ({
+  page,
+  request,
+}) => {
+  const auth = { authorization: `Bearer ${E2E_TOKEN}` };
+  const created = await request.post(`/api/v1/projects/demo-frozenlake/generations/3/proposals`, {
+    headers: auth,
+    data: { engineer: "heuristic", options: { seed: 11 } },
+  });
+  expect(created.status()).toBe(202);
+  const { proposalId } = (await created.json()) as { proposalId: string };
+  await expect
+    .poll(
+      async () => ((await (await request.get(`/api/v1/proposals/${proposalId}`, { headers: auth })).json()) as { status: string }).status,
+      {
+        timeout: 30_000,
+      },
+    )
+    .toBe("ready");
+  const url = `${DEMO}/proposals/${proposalId}`;
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page);
+  // filter chips live in the URL: a reload keeps them
+  await page.goto(url);
+  await hydrated(page);
+  await page.getByTestId("filter-op-mutate").click();
+  await expect(page).toHaveURL(/[?&]op=mutate/);
+  await page.getByTestId("filter-decision-pending").click();
+  await expect(page).toHaveURL(/decision=pending/);
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByTestId("filter-op-mutate")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("filter-decision-pending")).toHaveAttribute("aria-pressed", "true");
+  const items = page.getByTestId("proposal-item");
+  expect(await items.count()).toBeGreaterThan(0);
+  expect(await page.locator('[data-testid="proposal-item"]:not([data-op="mutate"])').count()).toBe(0);
+  await page.getByTestId("filter-decision-all").click();
+  await expect(page).not.toHaveURL(/decision=/);
+
+  // save an edit as pending: no approval, and the rationale written for the proposed config says it is stale
+  const first = items.first();
+  await expect(first.getByTestId("rationale-stale")).toHaveCount(0);
+  await first.click();
+  await page.keyboard.press("e");
+  const editor = page.getByTestId("config-editor").getByLabel("Edit config");
+  await editor.fill((await editor.inputValue()).replace(/"seed": \d+/, '"seed": 123123123'));
+  await expect(page.getByTestId("config-check")).toHaveText("Valid for the family");
+  await page.getByTestId("config-save-pending").click();
+  await expect(page.getByTestId("config-editor")).toHaveCount(0);
+  await expect(first).toHaveAttribute("data-decision", "pending");
+  await expect(first).toContainText("edited");
+  await expect(first.getByTestId("rationale-stale")).toContainText("stale");
+  await page.keyboard.press("a");
+  await expect(first).toHaveAttribute("data-decision", "approved");
+
+  // after a reload, u still undoes my last change (the approval), and the item's history shows it all
+  await page.reload();
+  await hydrated(page);
+  await page.keyboard.press("u");
+  await expect(first).toHaveAttribute("data-decision", "pending");
+  await expect(first).toContainText("edited");
+  await first.getByTestId("item-history-toggle").click();
+  const history = first.getByTestId("item-history");
+  await expect(history.getByTestId("history-event")).toHaveCount(3);
+  await expect(history.getByTestId("history-event").nth(0)).toHaveAttribute("data-action", "edit");
+  await expect(history.getByTestId("history-event").nth(2)).toContainText('undid "approved"');
+  await page.screenshot({ path: "test-results/screens/review-history.png", fullPage: true });
+  // undoing the edit restores the proposed config; the rationale is current again
+  await history.getByTestId("item-undo").click();
+  await expect(first.getByTestId("rationale-stale")).toHaveCount(0);
+  await expect(first.getByText("edited", { exact: true })).toHaveCount(0);
+  await expect(first.getByTestId("item-history-toggle")).toHaveText("History (4)");
+
+  // comments: an empty one is explained; Enter makes a new line, shortcuts pause while typing, Ctrl+Enter posts
+  await first.getByRole("button", { name: /^Comment/ }).click();
+  const box = first.getByLabel("Item comment");
+  await first.getByRole("button", { name: "Post" }).click();
+  await expect(first.getByTestId("comment-empty")).toContainText("empty comment");
+  await box.pressSequentially("a reason, j and k");
+  await box.press("Enter");
+  await box.pressSequentially("second line: retry");
+  await expect(box).toHaveValue("a reason, j and k\nsecond line: retry");
+  await expect(first).toHaveAttribute("data-decision", "pending"); // "a" and "r" were typed, not shortcuts
+  await expect(first.getByTestId("comment-empty")).toHaveCount(0);
+  await box.press("Control+Enter");
+  await expect(first.getByTestId("item-comment-count")).toHaveText("1 comment");
+  await expect(first.getByTestId("item-comment").first()).toContainText("second line: retry");
+  await page.screenshot({ path: "test-results/screens/review-comments.png", fullPage: true });
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByTestId("filter-op-mutate")).toHaveAttribute("aria-pressed", "true");
+  const filtersBox = await page.getByTestId("review-filters").boundingBox();
+  expect(filtersBox!.x + filtersBox!.width).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: "test-results/screens/review-390.png", fullPage: true });
+});

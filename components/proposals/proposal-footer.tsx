@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { apiFetch } from "@/components/ui/api-client";
 import { Panel } from "@/components/ui/shell";
 import type { ProposalData } from "./proposal-view";
+import { CommentForm } from "./comment-form";
 
 /** Proposal-level comments and materializing the approved items into the next generation. */
 export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData; canReview: boolean }) {
@@ -42,38 +43,26 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
   const general = proposal.comments.filter((c) => !c.itemId);
   return (
     <div className="mt-3 grid grid-cols-1 gap-3 lg:grid-cols-2">
-      <Panel title={`Comments (${proposal.comments.length})`}>
+      <Panel title={`Comments (${general.length} on the proposal, ${proposal.comments.length - general.length} on items)`}>
         <ul className="mb-2 space-y-1 text-sm" data-testid="proposal-comments">
           {general.map((c) => (
-            <li key={c.id}>
+            <li key={c.id} data-testid="proposal-comment">
               <span className="font-medium">{c.author}</span>{" "}
-              <span className="text-xs text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span> {c.body}
+              <span className="text-xs text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span>
+              <p className="whitespace-pre-wrap break-words">{c.body}</p>
             </li>
           ))}
           {general.length === 0 && <li className="text-zinc-500">No comments on the proposal yet.</li>}
         </ul>
         {canReview && (
-          <form
-            className="flex gap-2"
-            onSubmit={(e) => {
-              e.preventDefault();
-              const form = e.currentTarget;
-              const body = (new FormData(form).get("body") as string).trim();
-              if (body) comment.mutate(body, { onSuccess: () => form.reset() });
-            }}
-          >
-            <input
-              name="body"
-              className="flex-1 rounded border border-zinc-300 px-2 py-1 text-sm"
-              placeholder="Comment on the proposal"
-              aria-label="Proposal comment"
-            />
-            <Button type="submit" variant="primary">
-              Post
-            </Button>
-          </form>
+          <CommentForm
+            label="Proposal comment"
+            placeholder="Comment on the proposal"
+            posting={comment.isPending}
+            error={comment.error ? (comment.error as Error).message : null}
+            onPost={(body, done) => comment.mutate(body, { onSuccess: done })}
+          />
         )}
-        {comment.error && <p className="mt-1 text-xs text-red-700">{(comment.error as Error).message}</p>}
       </Panel>
       <Panel title="Next generation">
         {proposal.materializedGeneration !== null ? (

@@ -2,7 +2,6 @@
 
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { getProposal } from "@/lib/proposals";
 import { apiFetch } from "@/components/ui/api-client";
@@ -11,6 +10,7 @@ import { Panel } from "@/components/ui/shell";
 import { Tile } from "@/components/ui/tile";
 import { ReviewList } from "./review-list";
 import { ProposalFooter } from "./proposal-footer";
+import { ReviewFilterChips, useReviewFilters } from "./review-filters";
 
 /** The proposal as GET /api/v1/proposals/{id} returns it. */
 export type ProposalData = Awaited<ReturnType<typeof getProposal>>;
@@ -46,8 +46,7 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
     initialData: initial,
     refetchInterval: (q) => (q.state.data && (q.state.data.status === "queued" || q.state.data.status === "running") ? 1000 : false),
   });
-  const [changedOnly, setChangedOnly] = useState(true);
-  const [opFilter, setOpFilter] = useState<string>("all");
+  const [filters, setFilters] = useReviewFilters();
   const p = data ?? initial;
   const slug = p.project ?? "";
   const progress = p.progress as {
@@ -151,21 +150,8 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
               )}
             </Panel>
           </div>
-          <div className="mb-2 flex flex-wrap items-center gap-2 text-xs">
-            {["all", ...OPS].map((op) => (
-              <button
-                key={op}
-                onClick={() => setOpFilter(op)}
-                className={`rounded px-2 py-0.5 ${opFilter === op ? "bg-zinc-900 text-white" : "bg-zinc-100 hover:bg-zinc-200"}`}
-              >
-                {op} {op === "all" ? p.items.length : (p.population.byOp[op] ?? 0)}
-              </button>
-            ))}
-            <label className="ml-auto flex items-center gap-1">
-              <input type="checkbox" checked={changedOnly} onChange={(e) => setChangedOnly(e.target.checked)} /> changed fields only
-            </label>
-          </div>
-          <ReviewList proposal={p} canReview={canReview} opFilter={opFilter} changedOnly={changedOnly} />
+          <ReviewFilterChips items={p.items} filters={filters} onChange={setFilters} />
+          <ReviewList proposal={p} canReview={canReview} filters={filters} />
           <ProposalFooter proposal={p} canReview={canReview} />
         </>
       )}

@@ -9,6 +9,8 @@ import { pct } from "@/components/ui/format";
 import { useShortcuts } from "@/components/ui/shortcuts";
 import { ConfigDiff } from "./config-diff";
 import { ItemHistory } from "./item-history";
+import { CommentForm } from "./comment-form";
+import { filterWords, matchesFilters, type ReviewFilters } from "./review-filters";
 import type { ProposalData } from "./proposal-view";
 import { Button } from "@/components/ui/button";
 
@@ -67,7 +69,7 @@ function ConfigEditor({
 }: {
   slug: string;
   item: Item;
-  onSave: (config: Record<string, unknown>) => void;
+  onSave: (config: Record<string, unknown>, decision: "approve" | "pending") => void;
   onCancel: () => void;
   saving: boolean;
   error: string | null;
@@ -97,9 +99,9 @@ function ConfigEditor({
     }, 250);
     return () => clearTimeout(t);
   }, [parsed, slug]);
-  const save = () => {
+  const save = (decision: "approve" | "pending") => {
     try {
-      onSave(JSON.parse(text));
+      onSave(JSON.parse(text), decision);
     } catch {
       // the parse error is on screen already
     }
@@ -111,7 +113,7 @@ function ConfigEditor({
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
-          if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) save();
+          if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) save("approve");
           if (e.key === "Escape") onCancel();
         }}
         rows={Math.min(16, text.split("\n").length + 1)}
@@ -136,12 +138,20 @@ function ConfigEditor({
           variant="primary"
           size="sm"
           className="ml-auto"
-          onClick={save}
+          onClick={() => save("approve")}
           busy={saving}
           disabled={!!parseError || (check !== null && !check.valid)}
           data-testid="config-save"
         >
           Save and approve (Ctrl+Enter)
+        </Button>
+        <Button
+          size="sm"
+          onClick={() => save("pending")}
+          disabled={saving || !!parseError || (check !== null && !check.valid)}
+          data-testid="config-save-pending"
+        >
+          Save as pending
         </Button>
         <Button variant="ghost" size="sm" onClick={onCancel}>
           Cancel (Esc)
@@ -153,25 +163,14 @@ function ConfigEditor({
 }
 
 /** The items of a proposal, grouped by op, with review by mouse or keyboard (j/k, a, r, e, u). */
-export function ReviewList({
-  proposal,
-  canReview,
-  opFilter,
-  changedOnly,
-}: {
-  proposal: ProposalData;
-  canReview: boolean;
-  opFilter: string;
-  changedOnly: boolean;
-}) {
+export function ReviewList({ proposal, canReview, filters }: { proposal: ProposalData; canReview: boolean; filters: ReviewFilters }) {
+  const changedOnly = filters.changedOnly;
   const queryClient = useQueryClient();
   const slug = proposal.project ?? "";
   const final = proposal.materializedGeneration !== null;
   const reviewable = canReview && !final && ["ready", "approved", "rejected", "partially_approved"].includes(proposal.status);
-  const ordered = useMemo(
-    () => OPS.flatMap((op) => (opFilter === "all" || opFilter === op ? proposal.items.filter((i) => i.op === op) : [])),
-    [proposal.items, opFilter],
-  );
+  // a filter pass over at most a few thousand items: cheap enough on every render
+  const ordered = OPS.flatMap((op) => proposal.items.filter((i) => i.op === op && matchesFilters(i, filters)));
   const [selected, setSelected] = useState(0);
   const [editing, setEditing] = useState<string | null>(null);
   const [openIds, setOpenIds] = useState<Set<string>>(() => new Set());
@@ -257,7 +256,7 @@ export function ReviewList({
           <span className="text-zinc-500">{pending.length} pending</span>
           {(() => {
             const shown = ordered.filter((i) => i.decision === "pending");
-            const which = opFilter !== "all" ? ` ${opFilter}` : "";
+            const which = filterWords(filters) ? ` ${filterWords(filters)}` : "";
             const n = `${shown.length} pending${which} item${shown.length === 1 ? "" : "s"}`;
             return (
               <>
@@ -339,6 +338,11 @@ export function ReviewList({
                     {f}
                   </span>
                 ))}
+                {item.commentCount > 0 && (
+                  <span className="rounded bg-sky-50 px-1.5 py-0.5 text-xs text-sky-800" data-testid="item-comment-count">
+                    {item.commentCount} comment{item.commentCount === 1 ? "" : "s"}
+                  </span>
+                )}
                 <span className="ml-auto text-xs text-zinc-500">
                   {item.proposer} · predicted {pct(item.predictedSuccess ?? null)}
                 </span>
@@ -350,7 +354,20 @@ export function ReviewList({
                   {item.decidedBy ? ` by ${item.decidedBy}` : ""}
                 </span>
               </div>
-              <p className="mt-1 text-sm text-zinc-800" data-testid="item-rationale">
+              <p
+                className={`mt-1 text-sm ${item.rationaleStale ? "text-zinc-500" : "text-zinc-800"}`}
+                data-testid="item-rationale"
+                data-stale={item.rationaleStale}
+              >
+                {item.rationaleStale && (
+                  <span
+                    className="mr-1.5 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900"
+                    title="The engineer wrote this rationale for the proposed config; the config was edited since, so it may no longer hold."
+                    data-testid="rationale-stale"
+                  >
+                    stale: written for the original config
+                  </span>
+                )}
                 {item.rationale}
               </p>
               {item.evidence.length > 0 && (
@@ -372,17 +389,18 @@ export function ReviewList({
                   saving={review.isPending}
                   error={review.error ? (review.error as Error).message : null}
                   onCancel={() => setEditing(null)}
-                  onSave={(config) => {
-                    review.mutate({ decisions: [{ itemId: item.id, decision: "approve", config }] }, { onSuccess: () => setEditing(null) });
+                  onSave={(config, decision) => {
+                    review.mutate({ decisions: [{ itemId: item.id, decision, config }] }, { onSuccess: () => setEditing(null) });
                   }}
                 />
               )}
               {itemComments.length > 0 && (
                 <ul className="mt-2 space-y-1 border-t border-zinc-100 pt-1 text-xs">
                   {itemComments.map((c) => (
-                    <li key={c.id}>
+                    <li key={c.id} data-testid="item-comment">
                       <span className="font-medium">{c.author}</span>{" "}
-                      <span className="text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span> {c.body}
+                      <span className="text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span>
+                      <p className="whitespace-pre-wrap break-words">{c.body}</p>
                     </li>
                   ))}
                 </ul>
@@ -401,7 +419,7 @@ export function ReviewList({
                     </Button>
                   )}
                   <Button variant="ghost" size="sm" onClick={() => setCommentFor(commentFor === item.id ? null : item.id)}>
-                    Comment
+                    Comment{item.commentCount ? ` (${item.commentCount})` : ""}
                   </Button>
                 </div>
               )}
@@ -426,25 +444,27 @@ export function ReviewList({
                 />
               )}
               {commentFor === item.id && (
-                <form
-                  className="mt-2 flex gap-2"
-                  onSubmit={(e) => {
-                    e.preventDefault();
-                    const body = new FormData(e.currentTarget).get("body") as string;
-                    comment.mutate({ body, itemId: item.id }, { onSuccess: () => setCommentFor(null) });
-                  }}
-                >
-                  <input
-                    name="body"
-                    className="flex-1 rounded border border-zinc-300 px-2 py-1 text-xs"
+                <div className="mt-2">
+                  <CommentForm
+                    label="Item comment"
                     placeholder="A comment on this item"
-                    aria-label="Item comment"
+                    size="xs"
                     autoFocus
+                    posting={comment.isPending}
+                    error={comment.error && comment.variables?.itemId === item.id ? (comment.error as Error).message : null}
+                    onPost={(body, done) =>
+                      comment.mutate(
+                        { body, itemId: item.id },
+                        {
+                          onSuccess: () => {
+                            done();
+                            setCommentFor(null);
+                          },
+                        },
+                      )
+                    }
                   />
-                  <Button type="submit" variant="primary" size="sm" busy={comment.isPending}>
-                    Post
-                  </Button>
-                </form>
+                </div>
               )}
             </li>
           );

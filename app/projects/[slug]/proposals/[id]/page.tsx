@@ -13,7 +13,8 @@ const SHORTCUTS = [
   { keys: "a", description: "approve the item and move on" },
   { keys: "r", description: "reject the item and move on" },
   { keys: "e", description: "edit the config of a mutate or add item" },
-  { keys: "u", description: "undo the last decision" },
+  { keys: "u", description: "undo your last change (a bulk action as a whole), after a reload too" },
+  { keys: "h", description: "show or hide the item's history" },
   { keys: "o", description: "show or hide an item's diff" },
   { keys: "?", description: "this list" },
 ];
