@@ -42,6 +42,7 @@ describe("export adapter", () => {
     expect(exportFolderName(payload)).toBe(path.basename(folder));
     expect(result).toMatchObject({ status: "succeeded", externalId: folder });
     expect(readdirSync(folder).sort()).toEqual([
+      "agent-lightning-enqueue.json",
       "agent-lightning-rollouts.json",
       "agent-lightning.jsonl",
       "envforge_reward.py",
@@ -85,7 +86,7 @@ describe("export adapter", () => {
       payload.environments.map((e) => ({
         id: e.key,
         input: e.config,
-        metadata: { generation: 3, weight: e.weight, family: "terminal-task" },
+        metadata: { environment_key: e.key, generation: 3, weight: e.weight, family: "terminal-task", project: "tb-curriculum" },
       })),
     );
 
@@ -118,6 +119,7 @@ describe("export adapter", () => {
       expect.stringMatching(/^g3-0003: /),
     ]);
     expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual([
+      "agent-lightning-enqueue.json",
       "agent-lightning-rollouts.json",
       "agent-lightning.jsonl",
       "envforge_reward.py",
@@ -143,6 +145,7 @@ describe("export adapter", () => {
     const folder = second.externalId!;
     // no harbor.agents in this target: no harbor-job.json (never agents: []), and the manifest says why
     expect(readdirSync(folder).sort()).toEqual([
+      "agent-lightning-enqueue.json",
       "agent-lightning-rollouts.json",
       "agent-lightning.jsonl",
       "envforge_reward.py",
@@ -171,6 +174,7 @@ describe("export adapter", () => {
     };
     const result = await exportAdapter.deliver(deliveryContext(payload, { directory: path.join(root, "lake") }));
     expect(readdirSync(result.externalId!).sort()).toEqual([
+      "agent-lightning-enqueue.json",
       "agent-lightning-rollouts.json",
       "agent-lightning.jsonl",
       "envforge_reward.py",

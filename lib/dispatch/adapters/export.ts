@@ -5,7 +5,8 @@
  *   verl.parquet           verl RL dataset rows (data_source, prompt, ability, reward_model, extra_info): the
  *                          rendered task as the prompt, rows repeated in proportion to the weights
  *   envforge_reward.py     verl custom reward function scoring those rows (export/verl.ts)
- *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata }, 0.3)
+ *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata }: one dataset row per environment)
+ *   agent-lightning-enqueue.json  Agent Lightning 0.3 queue request (POST /v1/agl/queues/rollouts/enqueue)
  *   agent-lightning-rollouts.json  Agent Lightning 1.0 RolloutCreate bodies (POST /api/rollouts)
  *   harbor-dataset/<task>/ every terminal task with its files, a complete Harbor task folder (export/harbor-dataset.ts)
  *   harbor-job.json        a Harbor JobConfig running them (terminal-task projects with harbor.agents set)
@@ -18,7 +19,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload } from "../types";
 import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlRewardModule, verlRows } from "./export/verl";
-import { agentLightningRolloutCreates } from "./export/agent-lightning";
+import { agentLightningEnqueueRequest, agentLightningRolloutCreates } from "./export/agent-lightning";
 import { configErrors, parseTargetConfig } from "./target-config";
 import { resolveExportDirectory } from "../server-paths";
 import { harborJobConfig, planHarborTasks, writeHarborDataset } from "./export/harbor-dataset";
@@ -81,7 +82,13 @@ export function agentLightningRows(payload: GenerationPayload): Record<string, u
   return payload.environments.map((env) => ({
     id: env.key,
     input: env.config,
-    metadata: { generation: payload.generation.index, weight: env.weight, family: payload.project.family },
+    metadata: {
+      environment_key: env.key,
+      generation: payload.generation.index,
+      weight: env.weight,
+      family: payload.project.family,
+      project: payload.project.slug,
+    },
   }));
 }
 
@@ -110,6 +117,11 @@ export async function writeExport(
     {
       name: "agent-lightning-rollouts.json",
       content: `${JSON.stringify(agentLightningRolloutCreates(payload), null, 2)}\n`,
+      rows: payload.environments.length,
+    },
+    {
+      name: "agent-lightning-enqueue.json",
+      content: `${JSON.stringify(agentLightningEnqueueRequest(payload), null, 2)}\n`,
       rows: payload.environments.length,
     },
     { name: "agent-lightning.jsonl", content: jsonl(agentLightningRows(payload)), rows: payload.environments.length },

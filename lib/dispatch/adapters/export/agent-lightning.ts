@@ -32,3 +32,15 @@ export function agentLightningRolloutCreates(payload: GenerationPayload): Record
     };
   });
 }
+
+/**
+ * The same rows for an Agent Lightning 0.3 store: the body of its `POST /v1/agl/queues/rollouts/enqueue`
+ * (agentlightning/store/client_server.py at v0.3.0: { rollouts: [EnqueueRolloutRequest { input, mode,
+ * resources_id?, config?, metadata? }] }); 0.3 assigns the rollout ids, so the environment rides in
+ * `input.environment_key` and `metadata.environment_key`.
+ */
+export function agentLightningEnqueueRequest(payload: GenerationPayload): { rollouts: Record<string, unknown>[] } {
+  return {
+    rollouts: agentLightningRolloutCreates(payload).map((row) => ({ input: row.input, mode: "train", metadata: row.metadata })),
+  };
+}
