@@ -447,6 +447,7 @@ describe("llmEngineer on vLLM, SGLang, llama.cpp and Ollama (an 8k context)", ()
   const cases: { server: FakeServerKind; settles: string; refusedStatus: number; source: string }[] = [
     { server: "vllm-xgrammar", settles: "json_object", refusedStatus: 400, source: "/v1/models max_model_len" },
     { server: "vllm-guidance", settles: "json_object", refusedStatus: 500, source: "/v1/models max_model_len" },
+    { server: "vllm-outlines", settles: "none", refusedStatus: 400, source: "/v1/models max_model_len" },
     { server: "sglang", settles: "json_object", refusedStatus: 400, source: "/v1/models max_model_len" },
     { server: "llamacpp", settles: "json_object", refusedStatus: 400, source: "/props n_ctx" },
     { server: "ollama", settles: "none", refusedStatus: 500, source: "/api/show num_ctx" },
@@ -477,7 +478,7 @@ describe("llmEngineer on vLLM, SGLang, llama.cpp and Ollama (an 8k context)", ()
       expect((fake.requests[before].body?.response_format as { type: string } | undefined)?.type).toBe(
         c.settles === "none" ? undefined : c.settles,
       );
-    });
+    }, 30_000); // two engineer runs over HTTP with an 8k prompt each: slow on a busy machine, not a speed check
   }
 
   it("ENVFORGE_ENGINEER_CONTEXT_TOKENS fits a server that reports no window; without it the server refuses the prompt", async () => {

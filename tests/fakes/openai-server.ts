@@ -27,7 +27,7 @@ export type FakeOpenAIStep =
   | { echoHeaders: true; status?: 400 | 500 };
 
 /** Servers the fake can play. */
-export type FakeServerKind = "vllm-xgrammar" | "vllm-guidance" | "sglang" | "llamacpp" | "ollama";
+export type FakeServerKind = "vllm-xgrammar" | "vllm-guidance" | "vllm-outlines" | "sglang" | "llamacpp" | "ollama";
 
 export interface FakeServerOptions {
   server?: FakeServerKind;
@@ -41,6 +41,10 @@ export interface FakeServerOptions {
  *   body as quoted in vllm-project/vllm#16321;
  * - vLLM, guidance backend: 500 "Grammar error: Unimplemented keys" (noonghunna/club-3090#45), in vLLM's
  *   nested ErrorResponse shape;
+ * - vLLM, outlines backend: 400 from validate_structured_output_request_outlines
+ *   (vllm/v1/structured_output/backend_outlines.py): "Failed to transform json schema into a regex: …" for a
+ *   schema outlines_core cannot compile, and "Outlines structured outputs backend does not support json_object
+ *   specifications" for every json_object request, in vLLM's nested ErrorResponse shape;
  * - SGLang: the scheduler aborts with FINISH_ABORT status 400 "Invalid grammar request..." (sglang
  *   srt/managers/scheduler.py set_finish_with_abort; test_scheduler_grammar asserts the 400);
  * - llama.cpp server: 400 invalid_request_error "JSON schema conversion failed" (browseros-ai/BrowserOS#255);
@@ -64,6 +68,21 @@ const REFUSALS: Record<FakeServerKind, { refuses: string[]; status: number; body
     status: 500,
     body: () => ({
       error: { message: 'Grammar error: Unimplemented keys: ["propertyNames"]', type: "InternalServerError", param: null, code: 500 },
+    }),
+  },
+  "vllm-outlines": {
+    refuses: ["json_schema", "json_object"],
+    status: 400,
+    body: (type) => ({
+      error: {
+        message:
+          type === "json_object"
+            ? "Outlines structured outputs backend does not support json_object specifications"
+            : "Failed to transform json schema into a regex: Unsupported JSON Schema structure {'propertyNames': {'type': 'string'}}",
+        type: "BadRequestError",
+        param: null,
+        code: 400,
+      },
     }),
   },
   sglang: {
