@@ -30,6 +30,9 @@ test("a quick arena runs on a worker and its curves and table appear", async ({ 
   await expect(page.getByTestId("arena-curves-clean").locator("svg").first()).toBeVisible();
   await expect(page.getByTestId("arena-curves-traps").locator("svg").first()).toBeVisible();
   await expect(page.getByTestId("arena-table").first()).toContainText("heuristic");
-  await expect(page.getByTestId("arena-goal")).toContainText(/goal (met|not met)/);
+  await expect(page.getByTestId("arena-goal")).toContainText(/\d+\/24 comparisons won/);
+  await expect(page.getByTestId("arena-goal-text")).toContainText("at most 60% of what plain random sampling");
+  await expect(page.getByTestId("arena-matrix")).toContainText("search-agent · default");
+  await expect(page.getByTestId("arena-matrix-cell").first()).toContainText(/won|lost/);
   await page.screenshot({ path: "test-results/screens/arena.png", fullPage: true });
 });

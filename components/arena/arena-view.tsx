@@ -3,7 +3,9 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { ArenaCurve, ArenaSetting, StrategyResult } from "@/lib/arena/types";
+import { useState } from "react";
+import type { ArenaCurve, ArenaMatrixReport, ArenaReport, ArenaSetting, StrategyResult } from "@/lib/arena/types";
+import { GoalExplanation, GoalMatrix } from "./goal-matrix";
 import type { ArenaRunView } from "@/lib/arena-runs/service";
 import { apiFetch } from "@/components/ui/api-client";
 import { count, fixed, pct } from "@/components/ui/format";
@@ -163,7 +165,10 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
       return 1500;
     },
   });
-  const report = latest?.report ?? null;
+  const stored = (latest?.report ?? null) as ArenaReport | ArenaMatrixReport | null;
+  const cells: ArenaReport[] = stored ? ("cells" in stored ? stored.cells : [stored]) : [];
+  const [picked, setPicked] = useState(0);
+  const report = cells[Math.min(picked, cells.length - 1)] ?? null;
   const busy = progress ? progress.status === "queued" || progress.status === "running" : false;
   return (
     <div>
@@ -182,9 +187,13 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
         )}
         {run.error && <span className="text-sm text-red-700">{(run.error as Error).message}</span>}
         <span className="ml-auto text-xs text-zinc-500">
-          The full benchmark: <code>npx envforge arena --seeds 10 --json out.json --upload</code>
+          The full matrix:{" "}
+          <code>npx envforge arena --family search-agent,frozenlake-mapf --learner default,drift,tangled --traps 0.15,0.3 --upload</code>
         </span>
       </div>
+      <GoalExplanation />
+      <div className="mb-3" />
+      {cells.some((c) => c.goal.checks) && <GoalMatrix cells={cells} onPick={cells.length > 1 ? setPicked : undefined} />}
       {!report ? (
         <Panel>
           <p className="text-zinc-600">No arena report yet. Run a quick arena here, or the full one from the command line with --upload.</p>
@@ -195,7 +204,9 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
             <span
               className={`rounded px-2 py-0.5 font-medium ${report.goal.met ? "bg-green-100 text-green-800" : "bg-amber-100 text-amber-800"}`}
             >
-              goal {report.goal.met ? "met" : "not met"}
+              {report.goal.checks
+                ? `${report.goal.won}/${report.goal.checks.length} comparisons won`
+                : `goal ${report.goal.met ? "met" : "not met"}`}
             </span>
             {report.quick && (
               <span className="text-xs text-zinc-500">
@@ -209,8 +220,13 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
               </span>
             ))}
             <span className="text-xs text-zinc-500">
-              {report.family} · {report.seeds} seeds{report.quick ? " (quick)" : ""} · budget {count(report.budget.rollouts)} rollouts ·{" "}
-              {report.createdAt.slice(0, 16).replace("T", " ")} · {Math.round(report.durationMs / 1000)} s
+              {report.family}
+              {report.learner ? ` · learner ${report.learner}` : ""}
+              {report.trapShare !== undefined ? ` · traps ${Math.round(report.trapShare * 100)}%` : ""}
+              {report.seedBase !== undefined ? ` · seeds ${report.seedBase}–${report.seedBase + report.seeds - 1}` : ""}
+              {report.validator ? ` · validator ${report.validator.mode}` : ""} · {report.seeds} seeds{report.quick ? " (quick)" : ""} ·
+              budget {count(report.budget.rollouts)} rollouts · {report.createdAt.slice(0, 16).replace("T", " ")} ·{" "}
+              {Math.round(report.durationMs / 1000)} s
             </span>
           </div>
           <div className="mb-3 grid grid-cols-1 gap-3 xl:grid-cols-2">

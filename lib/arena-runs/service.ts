@@ -14,7 +14,7 @@ import { arenaRuns } from "@/lib/db/schema";
 import { Conflict, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
-import type { ArenaReport } from "@/lib/arena/types";
+import type { ArenaMatrixReport, ArenaReport } from "@/lib/arena/types";
 import { processEnvironment } from "@/lib/config/env";
 
 export const arenaRunSchema = z.strictObject({
@@ -24,8 +24,8 @@ export const arenaRunSchema = z.strictObject({
 
 export const arenaJobSchema = z.object({ runId: z.number().int().positive() });
 
-/** Just enough of a report to draw it; the rest is kept as sent. */
-const reportSchema = z.looseObject({
+/** Just enough of a report (one cell) to draw it; the rest is kept as sent. */
+const cellSchema = z.looseObject({
   version: z.literal(1),
   seeds: z.number().int().positive(),
   quick: z.boolean(),
@@ -35,6 +35,19 @@ const reportSchema = z.looseObject({
   curves: z.object({ clean: z.record(z.string(), z.unknown()), traps: z.record(z.string(), z.unknown()) }),
   goal: z.looseObject({ met: z.boolean() }),
 });
+
+/** A report: one cell, or a matrix of cells (several families, learners or trap shares). */
+const reportSchema = z.union([
+  cellSchema,
+  z.looseObject({
+    version: z.literal(1),
+    kind: z.literal("matrix"),
+    seeds: z.number().int().positive(),
+    quick: z.boolean(),
+    cells: z.array(cellSchema).min(1).max(200),
+    goal: z.looseObject({ met: z.boolean() }),
+  }),
+]);
 
 /** An arena run as the API and the page show it. */
 export type ArenaRunView = ReturnType<typeof view>;
@@ -49,7 +62,7 @@ function view(r: typeof arenaRuns.$inferSelect) {
     createdBy: r.createdBy,
     createdAt: r.createdAt.toISOString(),
     finishedAt: r.finishedAt?.toISOString(),
-    report: (r.report ?? null) as ArenaReport | null,
+    report: (r.report ?? null) as ArenaReport | ArenaMatrixReport | null,
   };
 }
 

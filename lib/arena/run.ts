@@ -365,11 +365,21 @@ export async function runArenaMatrix(options: MatrixOptions): Promise<ArenaRepor
   for (const family of options.families)
     for (const learner of options.learners) {
       for (const strategy of strategies)
-        for (let i = 0; i < seeds; i++) jobs.push({ ...common, family, learner, strategy, setting: "clean", seed: seedBase + i });
+        for (let i = 0; i < seeds; i++)
+          jobs.push({ ...common, family, learner, strategy, setting: "clean", seed: seedBase + i, knobs: options.knobs?.[strategy] });
       for (const trapShare of options.trapShares)
         for (const strategy of strategies)
           for (let i = 0; i < seeds; i++)
-            jobs.push({ ...common, family, learner, strategy, setting: "traps", trapShare, seed: seedBase + i });
+            jobs.push({
+              ...common,
+              family,
+              learner,
+              strategy,
+              setting: "traps",
+              trapShare,
+              seed: seedBase + i,
+              knobs: options.knobs?.[strategy],
+            });
     }
   const keyOf = (job: ArenaJob) => `${job.family}/${job.learner}/${job.setting === "clean" ? "clean" : job.trapShare}/${job.strategy}`;
   const runs = new Map<string, SeedRun[]>();

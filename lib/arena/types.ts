@@ -143,6 +143,8 @@ export interface ArenaOptions {
   family?: string;
   /** strategy ids to run (default: all, `llm` only when an endpoint is configured) */
   strategies?: string[];
+  /** knob overrides per baseline (tuning, bench/arena-tune.ts) */
+  knobs?: Partial<Record<StrategyId, Partial<Record<string, number>>>>;
   /** worker threads across runs; 0 or 1 runs in this thread (default 0) */
   workers?: number;
   /** called after every finished run (strategy x setting x seed) */
