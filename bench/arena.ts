@@ -13,7 +13,10 @@ import { jsonTarget, machine, recordSection } from "./lib";
 const argv = process.argv.slice(2);
 const QUICK = argv.includes("--quick");
 const SEEDS = argv.includes("--seeds") ? Number(argv[argv.indexOf("--seeds") + 1]) : 10;
-const FAMILIES = ["search-agent", "frozenlake-mapf"];
+const arg = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+// --family a,b and --no-none narrow the matrix (a loaded machine); the default is the whole goal matrix.
+const FAMILIES = (arg("--family") ?? "search-agent,frozenlake-mapf").split(",");
+const NONE_CELL = !argv.includes("--no-none");
 const LEARNERS: LearnerId[] = ["default", "drift", "tangled"];
 const TRAPS = [0.15, 0.3];
 const BASELINES = ["uniform", "threshold", "rlve", "sfl", "plr", "accel", "oracle"] as const;
@@ -92,12 +95,14 @@ async function main() {
   });
   const matrixS = (performance.now() - started) / 1000;
   const noneStarted = performance.now();
-  const { cells: none } = await arenaCommand({ seeds: SEEDS, quick: QUICK, validator: "none", workers, quiet: true });
+  const { cells: none } = NONE_CELL
+    ? await arenaCommand({ seeds: SEEDS, quick: QUICK, validator: "none", workers, quiet: true })
+    : { cells: [] as ArenaReport[] };
   const noneS = (performance.now() - noneStarted) / 1000;
   const won = cells.reduce((a, c) => a + c.goal.won, 0);
   const total = cells.reduce((a, c) => a + c.goal.checks.length, 0);
-  const noneCell = none[0];
-  const defaultCell = cells.find((c) => c.family === "search-agent" && c.learner === "default" && c.trapShare === 0.15)!;
+  const noneCell = none[0] as ArenaReport | undefined;
+  const defaultCell = cells.find((c) => c.family === "search-agent" && c.learner === "default" && c.trapShare === 0.15);
   const ratio = (cell: ArenaReport, setting: "clean" | "traps", baseline: string, level: 50 | 80) =>
     cell.goal.checks.find((c) => c.setting === setting && c.baseline === baseline && c.level === level)?.ratio.toFixed(2) ?? "—";
   recordSection(
@@ -112,7 +117,11 @@ Rollouts to 50% and 80% target success (IQM; seeds of ${SEEDS} that got there in
 
 ${figuresTable(cells)}
 
-Both validator modes (search-agent, default learner, traps 0.15): heuristic/uniform to 50% ${ratio(defaultCell, "clean", "uniform", 50)} clean, ${ratio(defaultCell, "traps", "uniform", 50)} traps with the validator shared and charged; ${ratio(noneCell, "clean", "uniform", 50)} clean, ${ratio(noneCell, "traps", "uniform", 50)} traps with no validator for anyone (${noneCell.goal.won}/${noneCell.goal.checks.length} comparisons won without one).`,
+${
+  noneCell && defaultCell
+    ? `Both validator modes (search-agent, default learner, traps 0.15): heuristic/uniform to 50% ${ratio(defaultCell, "clean", "uniform", 50)} clean, ${ratio(defaultCell, "traps", "uniform", 50)} traps with the validator shared and charged; ${ratio(noneCell, "clean", "uniform", 50)} clean, ${ratio(noneCell, "traps", "uniform", 50)} traps with no validator for anyone (${noneCell.goal.won}/${noneCell.goal.checks.length} comparisons won without one).`
+    : "The validator-none cell was not run (--no-none)."
+}`,
   );
   console.log(`[bench:arena] ${won}/${total} comparisons won; matrix ${matrixS.toFixed(0)} s`);
 }
