@@ -47,6 +47,17 @@ describe("rolloutBehaviours", () => {
     expect(rolloutBehaviours({ success: true, turns: 2, maxSteps: 64, trajectory })).not.toContain("gave_up_early");
     expect(rolloutBehaviours({ success: false, formatErrors: 3, trajectory: [] })).toEqual(["format_errors"]);
   });
+  it("does not say an agent without a shell (a game, a chat) never ran the tests", () => {
+    const trajectory = normalizeOpenAIMessages([
+      { role: "user", content: "Frozen lake 5x5: reach G" },
+      { role: "assistant", content: "RIGHT RIGHT DOWN" },
+      { role: "user", content: "You fell into a hole." },
+    ]);
+    expect(rolloutBehaviours({ success: false, turns: 1, maxSteps: 40, trajectory })).not.toContain("never_ran_tests");
+    // the same agent with a shell that only looked around did not run them
+    const shell = normalizeOpenAIMessages([{ role: "user", content: "task" }, call("a", "ls"), result("a", "x", 0)]);
+    expect(rolloutBehaviours({ success: false, turns: 1, maxSteps: 40, trajectory: shell })).toContain("never_ran_tests");
+  });
 });
 
 describe("clusterBehaviours", () => {

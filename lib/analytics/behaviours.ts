@@ -70,7 +70,8 @@ export function rolloutBehaviours(input: BehaviourInput, commands?: readonly Age
   const formatFeedback = trajectory.some((m) => (m.role === "user" || m.role === "tool") && FORMAT_FEEDBACK.test(capped(m.content)));
   if ((input.formatErrors ?? 0) > 0 || formatFeedback) out.add("format_errors");
 
-  if (trajectory.length > 0 && !cmds.some((c) => RUNS_TESTS.test(capped(c.command)))) out.add("never_ran_tests");
+  // only an agent with a shell can run tests: a chat or game trajectory without commands is not flagged
+  if (cmds.length > 0 && !cmds.some((c) => RUNS_TESTS.test(capped(c.command)))) out.add("never_ran_tests");
 
   if (!input.success && !input.errorType && !stepCap) {
     const lastAssistant = [...trajectory].reverse().find((m) => m.role === "assistant");

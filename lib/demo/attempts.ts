@@ -74,7 +74,8 @@ export function simulatedAttempt(
     verifierOutput: infra
       ? "Fatal Python error: Segmentation fault (simulator worker)"
       : ok
-        ? `${agents} passed in 0.${Math.floor(rng.next() * 90) + 10}s`
-        : `FAILED test_goals.py::test_agent_${failedAgent}_reaches_goal - agent ${failedAgent} ${rng.next() < 0.6 ? "fell into a hole" : "did not reach its goal"}\n1 failed, ${agents - 1} passed`,
+        ? `${"=".repeat(29)} ${agents} passed in 0.${Math.floor(rng.next() * 90) + 10}s ${"=".repeat(29)}`
+        : // pytest's own shape: the short summary, then the counts banner (what the rollout page's test counts read)
+          `${"=".repeat(27)} short test summary info ${"=".repeat(28)}\nFAILED test_goals.py::test_agent_${failedAgent}_reaches_goal - agent ${failedAgent} ${rng.next() < 0.6 ? "fell into a hole" : "did not reach its goal"}\n${"=".repeat(25)} 1 failed${agents > 1 ? `, ${agents - 1} passed` : ""} in 0.${(steps % 90) + 10}s ${"=".repeat(25)}`,
   } as RolloutInput;
 }
