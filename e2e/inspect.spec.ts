@@ -2,6 +2,8 @@
  * From the generation page to a failure cluster, to a trajectory, to the compare view; the
  * environment table's filters and keyboard; a long trajectory stays navigable.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { E2E_TOKEN } from "./global-setup";
 import { hydrated, signIn } from "./session";
@@ -172,4 +174,102 @@ test("a 3,000-message trajectory: jump to the end, deep link to a turn, expand a
   await expect(page.locator('[data-turn-index="1500"]')).toBeVisible();
   await expect(page.locator('[data-turn-index="1500"]')).toContainText("output of turn 1500");
   await page.screenshot({ path: "test-results/screens/long-trajectory.png" });
+});
+
+test("reading a real Terminal-Bench trial: trial name, verifier summary first, reasoning folded apart, commands as code, j/k keep the turn in view", async ({
+  page,
+  request,
+}) => {
+  // harbor-tb2 tmax-9b extract-elf__opDBqDJ: agent/trajectory.json (OpenAI messages), verifier/test-stdout.txt, result.json
+  const trial = path.resolve(import.meta.dirname, "../../shared/fixtures/harbor-tb2/tmax-9b/terminal-bench-2-0/extract-elf__opDBqDJ");
+  if (!fs.existsSync(trial)) throw new Error(`the shared fixtures are missing at ${trial}; put shared/fixtures beside the clone`);
+  type OpenAiMessage = {
+    role: string;
+    content: string | null;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  };
+  const messages = JSON.parse(fs.readFileSync(path.join(trial, "agent/trajectory.json"), "utf8")) as OpenAiMessage[];
+  const result = JSON.parse(fs.readFileSync(path.join(trial, "result.json"), "utf8")) as { trial_name: string };
+  const trajectory = messages.map((m) => ({
+    role: m.role,
+    content: m.content ?? "",
+    ...(m.tool_calls?.length
+      ? { toolCalls: m.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
+      : {}),
+    ...(m.tool_call_id ? { toolCallId: m.tool_call_id } : {}),
+  }));
+  const auth = { authorization: `Bearer ${E2E_TOKEN}` };
+  const g3 = await (await request.get(`/api/v1/projects/demo-frozenlake/generations/3/environments?limit=1`, { headers: auth })).json();
+  const line = {
+    externalId: "e2e-tb2-extract-elf",
+    environmentKey: g3.items[0].key,
+    generation: 3,
+    policy: "e2e-tb2",
+    reward: 0,
+    verifierOutput: fs.readFileSync(path.join(trial, "verifier/test-stdout.txt"), "utf8"),
+    metadata: { trialName: result.trial_name },
+    trajectory,
+  };
+  const res = await request.post(`/api/v1/projects/demo-frozenlake/rollouts`, {
+    headers: { ...auth, "content-type": "application/x-ndjson" },
+    data: JSON.stringify(line),
+  });
+  expect(res.status()).toBe(200);
+  const list = await (await request.get(`/api/v1/projects/demo-frozenlake/rollouts?policy=e2e-tb2`, { headers: auth })).json();
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page);
+  await page.goto(`${DEMO}/rollouts/${list.items[0].id}`);
+  await hydrated(page);
+  await expect(page.getByTestId("trial-name")).toHaveText("extract-elf__opDBqDJ");
+
+  // the verifier's output opens with its verdict and summary; the apt-get noise stays folded under "Full output"
+  const verifier = page.getByTestId("verifier-details");
+  await expect(verifier).not.toHaveAttribute("open", /.*/);
+  await expect(page.getByTestId("verifier-headline")).toHaveText("1 failed, 1 passed in 0.40s");
+  await verifier.locator("summary").first().click();
+  await expect(page.getByTestId("verifier-summary")).toBeVisible();
+  await expect(page.getByTestId("verifier-summary")).toContainText("FAILED ../tests/test_outputs.py::test_output_matches_reference");
+  await expect(page.getByTestId("verifier-summary")).not.toContainText("Get:1");
+  await expect(page.getByTestId("verifier-output")).toBeHidden();
+
+  // reasoning (a lone </think> in the content) is apart and folded; the bash command is a code block
+  const turn2 = page.locator('[data-turn-index="2"]');
+  await expect(turn2).toBeVisible();
+  await expect(turn2).not.toContainText("</think>");
+  const toggle = turn2.getByTestId("reasoning-toggle");
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await expect(turn2.getByTestId("reasoning-text")).toHaveCount(0);
+  await expect(turn2.getByTestId("tool-command").first()).toHaveText("$ ls -la /app/");
+  await toggle.click();
+  await expect(turn2.getByTestId("reasoning-text")).toContainText("Let me analyze this task");
+  // an opened call shows its command as code too, not as escaped JSON
+  await turn2.getByTestId("tool-call").first().click();
+  await expect(turn2.getByTestId("tool-call-arguments").getByTestId("tool-command")).toHaveText("$ ls -la /app/");
+  await page.screenshot({ path: "test-results/screens/rollout-reading.png", fullPage: true });
+
+  // j/k: the selected turn stays in view, in the list and on the page
+  await page.locator("h1").click();
+  const scroller = page.getByTestId("trajectory-scroll");
+  const inView = async () => {
+    const row = page.locator("article[data-selected]");
+    const [r, s] = [await row.boundingBox(), await scroller.boundingBox()];
+    if (!r || !s) return false;
+    const viewport = page.viewportSize()!;
+    const top = Math.max(r.y, 0);
+    return top >= s.y - 1 && top < Math.min(s.y + s.height, viewport.height) && r.y + Math.min(r.height, 40) <= viewport.height;
+  };
+  for (let i = 0; i < 20; i++) await page.keyboard.press("j");
+  await expect(page.locator("article[data-selected]")).toBeVisible();
+  await expect.poll(inView).toBe(true);
+  for (let i = 0; i < 7; i++) await page.keyboard.press("k");
+  await expect.poll(inView).toBe(true);
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.keyboard.press("j");
+  await expect.poll(inView).toBe(true);
+  const trajectoryBox = await scroller.boundingBox();
+  expect(trajectoryBox!.x + trajectoryBox!.width).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: "test-results/screens/rollout-reading-390.png", fullPage: true });
 });

@@ -196,24 +196,90 @@ function TurnContent({ rolloutId, turn, query }: { rolloutId: number; turn: Turn
   );
 }
 
+/** The model's reasoning, apart from what it said and folded until asked for; the full text comes with the message's slice. */
+function Reasoning({ rolloutId, turn, query }: { rolloutId: number; turn: TurnOutline; query?: string }) {
+  const [open, setOpen] = useRemembered(`${rolloutId}:${turn.index}:reasoning`, false);
+  const length = turn.reasoningLength ?? 0;
+  const cut = length > (turn.reasoningPreview?.length ?? 0);
+  const slices = useTurnSlices(rolloutId, turn.index, open && cut);
+  if (length === 0) return null;
+  const text = cut ? slices.data?.pages[0]?.reasoning : turn.reasoningPreview;
+  return (
+    <div className="mt-1" data-testid="turn-reasoning">
+      <button
+        type="button"
+        className="text-xs text-zinc-500 hover:text-zinc-800"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        data-testid="reasoning-toggle"
+      >
+        {open ? "▾" : "▸"} Reasoning <span className="num">({count(length)} chars)</span>
+      </button>
+      {open && (
+        <div
+          className="mt-1 max-h-[40vh] overflow-auto rounded border-l-2 border-violet-200 bg-violet-50/40 py-1 pl-2 pr-1"
+          data-testid="reasoning-text"
+        >
+          {text !== undefined ? (
+            <div className={`${TEXT} italic text-zinc-600`}>{highlight(text, query)}</div>
+          ) : slices.error ? (
+            <div className="text-xs text-red-700">{slices.error.message}</div>
+          ) : (
+            <div className="text-xs text-zinc-500">Loading…</div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
 function oneLine(s: string, max: number): string {
   const flat = s.replace(/\s+/g, " ");
   return flat.length > max ? flat.slice(0, max) : flat;
 }
 
-/** Arguments of a tool call: JSON pretty-printed when small enough, long text shown 20,000 characters at a time. */
+/** The shell command of a tool call's arguments (`command`, `cmd` or `keystrokes` as a string), and the other arguments. */
+export function commandOf(args: unknown): { command: string; rest: Record<string, unknown> } | null {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return null;
+  const record = args as Record<string, unknown>;
+  const key = ["command", "cmd", "keystrokes"].find((k) => typeof record[k] === "string");
+  if (!key) return null;
+  const { [key]: command, ...rest } = record;
+  return { command: command as string, rest };
+}
+
+/** A shell command as a code block. */
+function CommandBlock({ command, query }: { command: string; query?: string }) {
+  return (
+    <pre className="overflow-x-auto rounded bg-zinc-900 px-2 py-1.5 font-mono text-xs text-zinc-100" data-testid="tool-command">
+      <code>
+        <span className="select-none text-zinc-500">$ </span>
+        {highlight(command, query)}
+      </code>
+    </pre>
+  );
+}
+
+/** Arguments of a tool call: a command as a code block, JSON pretty-printed when small enough, long text shown 20,000 characters at a time. */
 function ArgumentsText({ text, query }: { text: string; query?: string }) {
   const [shown, setShown] = useState(SLICE_CHARS);
   let pretty = text;
+  let command: string | null = null;
   if (text.length <= 100_000) {
     try {
-      pretty = JSON.stringify(JSON.parse(text), null, 2);
+      const parsed = JSON.parse(text) as unknown;
+      const split = commandOf(parsed);
+      if (split) {
+        command = split.command;
+        pretty = Object.keys(split.rest).length ? JSON.stringify(split.rest, null, 2) : "";
+      } else pretty = JSON.stringify(parsed, null, 2);
     } catch {
       // not JSON (or cut): show as sent
     }
   }
   return (
     <>
+      {command !== null && <CommandBlock command={command} query={query} />}
       <div className={TEXT}>
         {highlight(pretty.slice(0, shown), query)}
         {pretty.length > shown && <span className="text-zinc-400">…</span>}
@@ -267,6 +333,7 @@ function ToolCalls({ rolloutId, turn, query }: { rolloutId: number; turn: TurnOu
           );
         })}
       </div>
+      {!call && <InlineCommands calls={turn.toolCalls} query={query} />}
       {call && (
         <div className="mt-1 max-h-[50vh] overflow-auto rounded border border-zinc-100 bg-zinc-50 p-2" data-testid="tool-call-arguments">
           <div className="mb-1 text-xs text-zinc-500">
@@ -282,6 +349,27 @@ function ToolCalls({ rolloutId, turn, query }: { rolloutId: number; turn: TurnOu
           )}
         </div>
       )}
+    </div>
+  );
+}
+
+/** The commands of a message's tool calls shown as code right away, when the outline carries them whole. */
+function InlineCommands({ calls, query }: { calls: ToolCallOutline[]; query?: string }) {
+  const commands = calls.flatMap((c) => {
+    if (c.argumentsLength > c.argumentsPreview.length) return [];
+    try {
+      const split = commandOf(JSON.parse(c.argumentsPreview));
+      return split ? [{ key: c.id, command: split.command }] : [];
+    } catch {
+      return [];
+    }
+  });
+  if (commands.length === 0) return null;
+  return (
+    <div className="mt-1 space-y-1">
+      {commands.map((c, i) => (
+        <CommandBlock key={c.key || i} command={c.command} query={query} />
+      ))}
     </div>
   );
 }
@@ -416,6 +504,7 @@ export const TurnCard = memo(function TurnCard({
           <span className="num text-zinc-400">{count(turn.length)} chars</span>
         </span>
       </header>
+      <Reasoning rolloutId={rolloutId} turn={turn} query={query} />
       <TurnContent rolloutId={rolloutId} turn={turn} query={query} />
       {turn.toolCalls.length > 0 && <ToolCalls rolloutId={rolloutId} turn={turn} query={query} />}
       {docsOpen && turn.documents.length > 0 && <DocumentList documents={turn.documents} query={query} />}

@@ -81,10 +81,26 @@ export function useTurnList({ count, sources }: { count: number; sources: TurnPa
     setSelected(index);
   }, []);
 
+  // j/k: once the row is rendered and measured, bring all of it into view, inside the list and on the page
+  const reveal = useRef(false);
+  useEffect(() => {
+    if (selected === null || !reveal.current) return;
+    reveal.current = false;
+    const frame = requestAnimationFrame(() => {
+      const box = scrollRef.current;
+      const row = box?.querySelector<HTMLElement>(`[data-index="${selected}"]`);
+      if (!box || !row) return;
+      const tall = row.offsetHeight > Math.min(box.clientHeight, window.innerHeight);
+      row.scrollIntoView({ block: tall ? "start" : "nearest" });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [selected, versions]);
+
   function step(delta: number) {
     if (count === 0) return;
     // nothing selected yet: j and k both start at the top row on screen
     const top = virtualizer.range?.startIndex ?? first;
+    reveal.current = true;
     go((selected ?? top - delta) + delta, "auto");
   }
   useShortcuts({ j: () => step(1), k: () => step(-1) });

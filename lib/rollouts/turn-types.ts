@@ -31,6 +31,10 @@ export interface TurnOutline {
   length: number;
   /** the first characters of the content (the whole content when length <= preview size) */
   preview: string;
+  /** the model's reasoning, apart from the content (`<think>` blocks, ATIF reasoning_content): its first characters */
+  reasoningPreview?: string;
+  /** characters of the full reasoning */
+  reasoningLength?: number;
   toolCalls: ToolCallOutline[];
   toolCallId?: string;
   documents: DocumentOutline[];
@@ -55,6 +59,9 @@ export interface TurnSlice {
   offset: number;
   /** content.slice(offset, offset + length asked) */
   content: string;
+  /** the whole reasoning (cut at 200,000 characters) when the message has any */
+  reasoning?: string;
+  reasoningLength?: number;
   toolCalls: { id: string; name: string; arguments: string }[];
   toolCallId?: string;
   documents: { id?: string; title?: string; url?: string; relevant?: boolean; text?: string }[];

@@ -11,9 +11,11 @@ import { NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import type { DocumentOutline, TurnOutline, TurnPage, TurnSearchResult, TurnSlice } from "./turn-types";
+import { splitReasoning } from "./reasoning";
 
 const ARG_PREVIEW = 240;
 const DOC_PREVIEW = 240;
+const REASONING_MAX = 200_000;
 
 export const turnPageQuery = z.object({
   from: z.coerce.number().int().min(0).default(0),
@@ -46,6 +48,7 @@ type RawMessage = {
   toolCallId?: string;
   retrievedDocuments?: { id?: string; title?: string; text?: string; url?: string; relevant?: boolean }[];
   tokens?: number;
+  reasoning?: string;
 };
 
 function cut(s: string | undefined, n: number): string {
@@ -55,7 +58,7 @@ function cut(s: string | undefined, n: number): string {
 
 /** The list form of one message: every string cut to a preview. */
 export function outlineMessage(m: RawMessage, index: number, preview: number): TurnOutline {
-  const content = typeof m.content === "string" ? m.content : "";
+  const { content, reasoning } = splitReasoning(typeof m.content === "string" ? m.content : "", m.reasoning);
   const documents: DocumentOutline[] = (m.retrievedDocuments ?? []).map((d) => ({
     id: d.id,
     title: d.title,
@@ -69,6 +72,7 @@ export function outlineMessage(m: RawMessage, index: number, preview: number): T
     role: m.role ?? "unknown",
     length: content.length,
     preview: cut(content, preview),
+    ...(reasoning ? { reasoningPreview: cut(reasoning, preview), reasoningLength: reasoning.length } : {}),
     toolCalls: (m.toolCalls ?? []).map((c) => ({
       id: c.id,
       name: c.name,
@@ -112,13 +116,15 @@ export async function turnSlice(db: Db, rolloutId: number, index: number, query:
     select ${rolloutPayloads.trajectory} -> ${index}::int as m from ${rolloutPayloads} where ${rolloutPayloads.rolloutId} = ${rolloutId}`);
   const m = result.rows[0]?.m;
   if (!m) throw new NotFound(`Rollout ${rolloutId} has no message ${index}.`);
-  const content = typeof m.content === "string" ? m.content : "";
+  // offsets count in the content without its reasoning, as the outline's length does
+  const { content, reasoning } = splitReasoning(typeof m.content === "string" ? m.content : "", m.reasoning);
   return {
     index,
     role: m.role ?? "unknown",
     length: content.length,
     offset: q.offset,
     content: content.slice(q.offset, q.offset + q.length),
+    ...(reasoning ? { reasoning: cut(reasoning, REASONING_MAX), reasoningLength: reasoning.length } : {}),
     toolCalls: m.toolCalls ?? [],
     ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
     documents: m.retrievedDocuments ?? [],

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { getRolloutHeader } from "@/lib/rollouts/read";
 import { readTurnPage } from "@/lib/rollouts/turns";
+import { verifierSummary } from "@/lib/rollouts/verifier-summary";
 import { newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Tile } from "@/components/ui/tile";
@@ -25,7 +26,7 @@ export async function generateMetadata({ params }: { params: Promise<{ slug: str
 }
 
 const SHORTCUTS = [
-  { keys: "j / k", description: "next / previous turn" },
+  { keys: "j / k", description: "next / previous turn (kept in view)" },
   { keys: "/", description: "search in the trajectory" },
   { keys: "Enter / Shift+Enter", description: "next / previous match (in the search field)" },
   { keys: "Esc", description: "leave the search field" },
@@ -51,6 +52,7 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
   const duration = r.startedAt && r.finishedAt ? (r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
   const meta = (r.metadata ?? {}) as Record<string, unknown>;
   const report = r.verifierOutput ? parseVerifierOutput(r.verifierOutput) : null;
+  const verifier = r.verifierOutput ? verifierSummary(r.verifierOutput) : null;
   const rewards = meta.rewards && typeof meta.rewards === "object" ? Object.entries(meta.rewards as Record<string, number | null>) : [];
   const damage = Array.isArray(meta.environmentDamage) ? (meta.environmentDamage as EnvironmentDamage[]) : [];
   const steps = Array.isArray(meta.steps) ? (meta.steps as StepView[]) : [];
@@ -177,17 +179,32 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           </div>
         </Panel>
       )}
-      {r.verifierOutput && (
+      {r.verifierOutput && verifier && (
         <details className="mb-3 rounded-md border border-zinc-200 bg-white" data-testid="verifier-details">
-          <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">
-            Verifier output ({count(r.verifierOutput.length)} chars)
+          <summary className="cursor-pointer px-3 py-2 text-sm text-zinc-800">
+            <span className="font-semibold">Verifier output</span>
+            {verifier.headline && (
+              <span className="ml-2 font-mono text-xs text-zinc-700" data-testid="verifier-headline">
+                {verifier.headline}
+              </span>
+            )}
+            <span className="ml-2 text-xs text-zinc-500">({count(r.verifierOutput.length)} chars)</span>
           </summary>
-          <pre
-            className="max-h-96 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs"
-            data-testid="verifier-output"
-          >
-            {r.verifierOutput.slice(0, VERIFIER_INLINE)}
-          </pre>
+          <div className="border-t border-zinc-100 p-3">
+            <h3 className="mb-1 text-xs font-semibold text-zinc-600">Summary (the end of the output)</h3>
+            <pre
+              className="max-h-60 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-50 p-2 font-mono text-xs"
+              data-testid="verifier-summary"
+            >
+              {verifier.summary}
+            </pre>
+            <details className="mt-2">
+              <summary className="cursor-pointer text-xs text-zinc-600">Full output</summary>
+              <pre className="mt-1 max-h-96 overflow-auto whitespace-pre-wrap break-all font-mono text-xs" data-testid="verifier-output">
+                {r.verifierOutput.slice(0, VERIFIER_INLINE)}
+              </pre>
+            </details>
+          </div>
         </details>
       )}
       {steps.length > 0 && (
