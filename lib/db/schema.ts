@@ -458,6 +458,10 @@ export const proposalItems = pgTable(
     parentKey: text("parent_key"),
     config: jsonb("config").notNull(),
     editedConfig: jsonb("edited_config"),
+    // an evolved terminal task: the file edits and task.toml changes that make it from its parent (lib/tasks/edits)
+    taskEdits: jsonb("task_edits"),
+    // the reviewer's version of taskEdits (inline edits before approving)
+    editedTaskEdits: jsonb("edited_task_edits"),
     direction: text("direction"),
     rationale: text("rationale").notNull(),
     evidence: jsonb("evidence")

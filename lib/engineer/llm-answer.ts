@@ -2,7 +2,8 @@
 import { jsonrepair } from "jsonrepair";
 import { getFieldValue, setFieldValue } from "@/lib/families/field-path";
 import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
-import type { EngineerInput, ProposedItem } from "./types";
+import { applyTaskEdits, evolvedConfig, parseTaskEdits, type TaskEditError } from "@/lib/tasks/edits";
+import type { EngineerInput, PopulationMember, ProposedItem } from "./types";
 import { EVIDENCE_KINDS, PROPOSAL_DIRECTIONS, PROPOSAL_OPS, validateItems, type ItemError } from "./validate-items";
 
 /** Errors quoted in one repair message. */
@@ -38,6 +39,28 @@ export function proposalJsonSchema(family: FamilyDefinition): Record<string, unk
               },
             },
             predictedSuccess: { type: "number", minimum: 0, maximum: 1 },
+            fileEdits: {
+              type: "array",
+              description:
+                "mutate of a task with files: edits of the parent's files, each {path, search, replace} (search occurs exactly once), {path, patch} (unified diff) or {path, content} (a new file)",
+              items: {
+                type: "object",
+                properties: {
+                  path: { type: "string" },
+                  search: { type: "string" },
+                  replace: { type: "string" },
+                  patch: { type: "string" },
+                  content: { type: "string" },
+                },
+                required: ["path"],
+                additionalProperties: false,
+              },
+            },
+            taskToml: {
+              type: "object",
+              description: 'mutate of a task with files: task.toml keys and new values, e.g. {"agent.timeout_sec": 600}',
+              additionalProperties: true,
+            },
           },
           required: ["op", "rationale", "evidence"],
           additionalProperties: false,
@@ -111,13 +134,20 @@ function expandItems(input: EngineerInput, rawItems: readonly unknown[]): { item
     const item: Record<string, unknown> = { ...raw };
     delete item.proposer;
     delete item.flags;
+    delete item.taskEdits;
     if (item.op !== "mutate" && item.op !== "add") {
       delete item.edits;
+      delete item.fileEdits;
+      delete item.taskToml;
       return item;
     }
     child += 1;
     item.environmentKey = `${input.keyPrefix}llm-${child}`;
     const parent = typeof item.parentKey === "string" ? members.get(item.parentKey) : undefined;
+    if (item.fileEdits !== undefined || item.taskToml !== undefined) {
+      errors.push(...expandTaskEdits(input, item, parent, index));
+      return item;
+    }
     if (item.edits !== undefined && item.edits !== null) {
       const edits = item.edits;
       delete item.edits;
@@ -165,6 +195,44 @@ function expandItems(input: EngineerInput, rawItems: readonly unknown[]): { item
     return item;
   });
   return { items, errors };
+}
+
+/** A file-edit mutate item: its edits applied to the parent's files, its config the evolved task's; the errors (paths under items.N). */
+function expandTaskEdits(
+  input: EngineerInput,
+  item: Record<string, unknown>,
+  parent: PopulationMember | undefined,
+  index: number,
+): ItemError[] {
+  const base = `items.${index}`;
+  const raw = { files: item.fileEdits ?? [], taskToml: item.taskToml ?? {} };
+  delete item.fileEdits;
+  delete item.taskToml;
+  const parentFiles = parent ? input.tasks?.[parent.key] : undefined;
+  const withFiles = Object.keys(input.tasks ?? {});
+  if (item.op !== "mutate" || !parent || !parentFiles) {
+    const message = `fileEdits and taskToml evolve a task with files: use op "mutate" with the parentKey of one of ${withFiles.slice(0, 20).join(", ") || "(none: no task has files)"}.`;
+    return [{ item: index, path: `${base}.fileEdits`, message }];
+  }
+  if (item.edits !== undefined && item.edits !== null) {
+    delete item.edits;
+    return [
+      { item: index, path: `${base}.edits`, message: "a task with files changes task.toml through taskToml, not edits: move them there." },
+    ];
+  }
+  const where = (e: TaskEditError) =>
+    e.path.startsWith("files")
+      ? `${base}.fileEdits${e.path.slice("files".length)}`
+      : e.path.startsWith("taskToml")
+        ? `${base}.${e.path}`
+        : `${base}.fileEdits`;
+  const parsed = parseTaskEdits(raw);
+  if (parsed.errors.length) return parsed.errors.map((e) => ({ item: index, path: where(e), message: e.message }));
+  const applied = applyTaskEdits(parentFiles, parsed.edits);
+  if (!applied.ok) return applied.errors.map((e) => ({ item: index, path: where(e), message: e.message }));
+  item.config = evolvedConfig(parent.config, applied.fields, applied.filesDigest);
+  item.taskEdits = parsed.edits;
+  return [];
 }
 
 export type Interpretation = { ok: true; items: ProposedItem[] } | { ok: false; errors: ItemError[]; parseError?: string };

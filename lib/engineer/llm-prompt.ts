@@ -132,6 +132,67 @@ function countsText(facts: readonly MemberFacts[]): string {
 
 export const estimateTokens = (chars: number) => Math.ceil(chars / 4);
 
+/** Characters of one file shown to the engineer at most (the rest is cut with a note). */
+const TASK_FILE_CHARS = 6000;
+/** Files of a task shown to the engineer: what the agent reads and what checks it. */
+const SHOWN_TASK_FILE = /^(instruction\.md|task\.toml|tests\/.+|steps\/[^/]+\/(instruction\.md|tests\/.+))$/;
+
+const TASK_RULES = [
+  "# Evolving tasks by their files",
+  "The tasks below are Harbor task folders. A mutate item of such a task evolves the task itself: the child is the parent's files plus your edits.",
+  '- fileEdits: a list of {"path", "search", "replace"}: search is copied exactly from the file (whitespace and line breaks included) and occurs in it exactly once; or {"path", "content"} for a new file.',
+  '- taskToml: task.toml keys and new values, e.g. {"agent.timeout_sec": 600, "verifier.timeout_sec": 300}.',
+  "- Directions: horizon (more steps or sub-goals), uncertainty (hidden or noisy information, distractors), precision (stricter checks, tighter tolerances, less time).",
+  "- Keep tests/ (you may make checks stricter); change instruction and tests together so the task stays solvable; do not edit config fields for these tasks (give no edits).",
+  'Example: {"op": "mutate", "parentKey": "<task>", "direction": "precision", "fileEdits": [{"path": "instruction.md", "search": "<exact text>", "replace": "<new text>"}], "taskToml": {"agent.timeout_sec": 300}, "rationale": "<one sentence>", "evidence": [...], "predictedSuccess": 0.4}',
+].join("\n");
+
+/**
+ * The files of the tasks that have them (instruction, task.toml, tests) and their failure excerpts,
+ * in learnability order, as many whole tasks as fit in `chars`; null when no task has files.
+ */
+function taskFilesSection(input: EngineerInput, keysByRank: readonly string[], chars: number): string | null {
+  const tasks = input.tasks ?? {};
+  const keys = keysByRank.filter((k) => tasks[k]);
+  if (keys.length === 0) return null;
+  const blocks: string[] = [TASK_RULES];
+  let left = chars - TASK_RULES.length - 200;
+  const omitted: string[] = [];
+  for (const key of keys) {
+    const files = tasks[key];
+    const excerpts = input.summary.failures.clusters
+      .filter((c) => c.environmentKeys.includes(key) && !c.infra)
+      .slice(0, 3)
+      .map((c) => `- ${c.id} (${c.count} failures): ${c.excerpt}`);
+    const lines = [`## Task ${key}`, `Files: ${files.map((f) => f.path).join(", ")}`];
+    if (excerpts.length) lines.push("Failing trajectories (excerpts):", ...excerpts);
+    for (const f of files) {
+      if (!SHOWN_TASK_FILE.test(f.path)) continue;
+      if (f.text === null) {
+        lines.push(`### ${f.path} (binary or too large to show or edit)`);
+        continue;
+      }
+      const cut = f.text.length > TASK_FILE_CHARS;
+      lines.push(
+        `### ${f.path}${cut ? ` (first ${TASK_FILE_CHARS} of ${f.text.length} characters)` : ""}`,
+        "````",
+        cut ? f.text.slice(0, TASK_FILE_CHARS) : f.text,
+        "````",
+      );
+    }
+    const block = lines.join("\n");
+    if (block.length + 1 > left) {
+      omitted.push(key);
+      continue;
+    }
+    blocks.push(block);
+    left -= block.length + 1;
+  }
+  if (omitted.length)
+    blocks.push(`Files left out for the token budget: ${omitted.join(", ")} (mutate these by taskToml only, or keep/retire them).`);
+  return blocks.join("\n");
+}
+
 /**
  * The engineer's messages: a system message with the role and the rules, and one user message
  * with the family's fields, the structured summary (JSON), the population (one line per
@@ -211,7 +272,15 @@ export function buildEngineerPrompt(input: EngineerInput, budgetTokens = DEFAULT
       `Left out for the token budget: ${omitted.length} environments with lower learnability (${countsText(omitted)}); write no items for them.`,
     );
   }
-  body.push(totals, task);
+  body.push(totals);
+  const usedChars = SYSTEM_PROMPT.length + body.reduce((sum, line) => sum + line.length + 1, 0) + task.length;
+  const taskFiles = taskFilesSection(
+    input,
+    ranked.map((r) => r.f.member.key).filter((_, i) => shown.has(ranked[i].index)),
+    budgetTokens * 4 - usedChars,
+  );
+  if (taskFiles) body.push(taskFiles);
+  body.push(task);
 
   const messages: ChatMessage[] = [
     { role: "system", content: SYSTEM_PROMPT },

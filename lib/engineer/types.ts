@@ -5,6 +5,7 @@
 import type { Direction, FamilyConfig, FamilyDefinition } from "@/lib/families/types";
 import type { DifficultyTier } from "@/lib/analytics/metrics";
 import type { FailureCategory } from "@/lib/analytics/failures";
+import type { ParentTaskFile, TaskEdits } from "@/lib/tasks/edits";
 
 /** One environment of the base generation with its measured results. */
 export interface PopulationMember {
@@ -126,6 +127,8 @@ export interface ProposedItem {
   proposer: "heuristic" | "llm";
   /** e.g. "no_evidence" (LLM item citing nothing), "crossover" */
   flags?: string[];
+  /** a task evolved by its files (terminal tasks with imported files): the edits that make it from its parent; they applied when validated */
+  taskEdits?: TaskEdits;
 }
 
 /** Options of an engineer run (API: options), all optional. */
@@ -153,6 +156,13 @@ export interface EngineerInput {
   knownHashes: ReadonlySet<string>;
   /** prefix for new keys, e.g. "g4-"; keys must be unique in the project */
   keyPrefix: string;
+  /** terminal tasks with files, by environment key: the files (text where readable) that file edits apply to */
+  tasks?: Record<string, ParentTaskFile[]>;
+  /**
+   * imported tasks of the project outside the population (the pool the heuristic adds from instead
+   * of inventing tasks), with their measured results across earlier generations
+   */
+  taskPool?: PopulationMember[];
 }
 
 /** What an engineer returns. */

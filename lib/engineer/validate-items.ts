@@ -229,6 +229,8 @@ export function validateItems(
     if ((typedOp === "mutate" || typedOp === "add") && nonEmptyString(raw.parentKey)) item.parentKey = raw.parentKey;
     if ((typedOp === "mutate" || typedOp === "add") && nonEmptyString(raw.secondParentKey)) item.secondParentKey = raw.secondParentKey;
     if (direction) item.direction = direction;
+    // set by the LLM answer's expansion after the edits applied (never taken from the model's text as such)
+    if (typedOp === "mutate" && isRecord(raw.taskEdits)) item.taskEdits = raw.taskEdits as unknown as ProposedItem["taskEdits"];
     if (predictedSuccess !== undefined) item.predictedSuccess = predictedSuccess;
     if (flags.length > 0) item.flags = flags;
     valid.push(item);

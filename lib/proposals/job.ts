@@ -12,6 +12,7 @@ import { heuristicEngineer } from "@/lib/engineer/heuristic";
 import { llmEngineer, llmEngineerConfigFromEnv, LlmEngineerError, type LlmRunRecord } from "@/lib/engineer/llm";
 import { validateItems } from "@/lib/engineer/validate-items";
 import type { EngineerInput, EngineerOutput, ProposedItem } from "@/lib/engineer/types";
+import { taskFilesByKey } from "@/lib/tasks/evolve";
 import { progress, proposalJobSchema, proposalOptionsSchema, type ProposalProgress } from "./contracts";
 import {
   deleteProposalItems,
@@ -79,6 +80,16 @@ export async function runProposal(
       },
       knownHashes: ctx.knownHashes,
       keyPrefix: `g${g.index + 1}-${proposalId.slice(0, 4)}-`,
+      // terminal tasks with files are evolved by their files (the LLM engineer edits them)
+      ...(project.familyId === "terminal-task"
+        ? {
+            tasks: await taskFilesByKey(
+              db,
+              project.id,
+              ctx.population.map((m) => m.key),
+            ),
+          }
+        : {}),
     };
     let output: EngineerOutput;
     if (p.engineer === "llm") {
@@ -152,6 +163,7 @@ function itemRow(proposalId: string, position: number, it: ProposedItem): typeof
     evidence: it.evidence,
     predictedSuccess: it.predictedSuccess ?? null,
     proposer: it.proposer,
+    taskEdits: it.taskEdits ?? null,
     flags: { flags: it.flags ?? [], ...(it.secondParentKey ? { secondParentKey: it.secondParentKey } : {}) },
   };
 }

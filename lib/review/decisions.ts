@@ -19,6 +19,8 @@ import { recordAudit } from "@/lib/audit";
 import { itemStateOf, recordItemChanges, syncProposalStatus, type ItemChange, type ItemState } from "./history";
 
 export { proposalStatusFrom } from "./history";
+import type { TaskEdits } from "@/lib/tasks/edits";
+import { materializeTaskChildren } from "@/lib/tasks/evolve";
 
 export const reviewSchema = z.strictObject({
   decisions: z
@@ -342,6 +344,19 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
         };
       }),
     );
+    if (project.familyId === "terminal-task") {
+      // evolved tasks are written as files now (content-addressed), so the generation exports as Harbor task folders
+      await materializeTaskChildren(
+        tx,
+        project.id,
+        fresh.map((i) => ({
+          environmentId: envIds.get(i.environmentKey!)!,
+          key: i.environmentKey!,
+          parentKey: i.parentKey,
+          edits: (i.editedTaskEdits ?? i.taskEdits) as TaskEdits | null,
+        })),
+      );
+    }
     const keptKeys = approved.filter((i) => i.op === "keep").map((i) => i.environmentKey!);
     const kept = keptKeys.length
       ? await tx

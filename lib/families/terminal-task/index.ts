@@ -178,6 +178,12 @@ export const terminalTaskSchema = z.strictObject({
   gpus: int(f.gpus).optional(),
   tags: z.array(z.string().min(1).max(100)).max(100).optional().describe("tags from task.toml [metadata]"),
   steps: z.array(z.string().min(1).max(200)).max(100).optional().describe("step names of a multi-step task"),
+  // Not a field the engineers edit: set when an evolved task's files differ from its parent's, so two tasks with other files never share a config hash.
+  files_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe("sha256 over the evolved task's file list (paths and content hashes)"),
 });
 
 export type TerminalTaskConfig = z.infer<typeof terminalTaskSchema>;
