@@ -156,3 +156,41 @@ describe("the LLM engineer evolves imported tasks by their files", () => {
     expect(run.rawOutput).toBe(bad);
   });
 });
+
+describe("the heuristic engineer schedules terminal tasks from the pool of imported tasks", () => {
+  it("adds unused imported tasks (never a synthetic one) with weights, and materializes them as the same environments", async () => {
+    const project = await createProject(db.db, { slug: "pool", name: "pool", family: "terminal-task" }, admin);
+    const [row] = await db.db.select().from(projects).where(eq(projects.id, project.id));
+    const family = await getFamily(db.db, "terminal-task");
+    await importTaskFolders(db.db, row, family, path.join(TASKS, "hello-world"), { generation: 0, actor: "test" });
+    await importTaskFolders(db.db, row, family, TASKS, { actor: "test" }); // the rest join the pool only
+    const [p] = await db.db
+      .insert(proposals)
+      .values({
+        projectId: project.id,
+        baseGeneration: 0,
+        engineer: "heuristic",
+        status: "queued",
+        options: { populationSize: 4, addShare: 0.5, seed: 3 },
+      })
+      .returning();
+    await runProposal(db.db, { proposalId: p.id });
+    const [done] = await db.db.select().from(proposals).where(eq(proposals.id, p.id));
+    expect(done.status, done.error ?? "").toBe("ready");
+    const items = await db.db.select().from(proposalItems).where(eq(proposalItems.proposalId, p.id));
+    const poolKeys = keys.filter((k) => k !== "hello-world");
+    const adds = items.filter((i) => i.op === "add");
+    expect(adds.length).toBeGreaterThan(0);
+    for (const a of adds) expect(poolKeys).toContain(a.environmentKey);
+    for (const i of items) expect(String((i.config as { task_name: string }).task_name)).not.toMatch(/^synthetic-/);
+    for (const i of items.filter((i) => i.op !== "retire")) expect((i.flags as { weight?: number }).weight).toBeGreaterThan(0);
+    await reviewProposal(db.db, p.id, { decisions: items.map((i) => ({ itemId: i.id, decision: "approve" })) }, admin);
+    await materializeProposal(db.db, p.id, {}, admin);
+    const envCount = await db.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(environments)
+      .where(eq(environments.projectId, project.id));
+    // the pool tasks joined as themselves: only mutated children are new rows
+    expect(envCount[0].n).toBe(keys.length + items.filter((i) => i.op === "mutate").length);
+  });
+});

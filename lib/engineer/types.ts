@@ -129,6 +129,8 @@ export interface ProposedItem {
   flags?: string[];
   /** a task evolved by its files (terminal tasks with imported files): the edits that make it from its parent; they applied when validated */
   taskEdits?: TaskEdits;
+  /** share of attempts relative to the other items (terminal tasks scheduled from the pool); default: the member's weight, or 1 */
+  weight?: number;
 }
 
 /** Options of an engineer run (API: options), all optional. */

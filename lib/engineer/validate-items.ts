@@ -66,6 +66,7 @@ export function validateItems(
   const { family, population, summary, knownHashes } = input;
   const members = new Map(population.map((m) => [m.key, m]));
   const populationHashes = new Set(population.map((m) => m.configHash));
+  const poolHashes = new Map((input.taskPool ?? []).map((m) => [m.key, m.configHash]));
   const clusterIds = summary.failures.clusters.map((c) => c.id);
   const clusterSet = new Set(clusterIds);
   const rolloutIds = summary.failures.clusters.flatMap((c) => c.exemplarRolloutIds);
@@ -147,7 +148,9 @@ export function validateItems(
             for (const e of reasons) fail(configPath(base, e.path), `${result.state}: ${e.message}`);
           } else {
             const hash = configHash(parsed.config);
-            if (knownHashes.has(hash) || populationHashes.has(hash)) {
+            // an unused imported task of the pool rejoins under its own key and config
+            const rejoins = typedOp === "add" && poolHashes.get(key as string) === hash;
+            if (!rejoins && (knownHashes.has(hash) || populationHashes.has(hash))) {
               fail(`${base}.config`, "This config already exists in the project (same config hash): change at least one field.");
             } else if (hashes.has(hash)) {
               fail(`${base}.config`, `Same config as items.${hashes.get(hash)}: every new environment must differ.`);
@@ -232,6 +235,8 @@ export function validateItems(
     // set by the LLM answer's expansion after the edits applied (never taken from the model's text as such)
     if (typedOp === "mutate" && isRecord(raw.taskEdits)) item.taskEdits = raw.taskEdits as unknown as ProposedItem["taskEdits"];
     if (predictedSuccess !== undefined) item.predictedSuccess = predictedSuccess;
+    if (typedOp !== "retire" && typeof raw.weight === "number" && Number.isFinite(raw.weight) && raw.weight > 0 && raw.weight <= 100)
+      item.weight = raw.weight;
     if (flags.length > 0) item.flags = flags;
     valid.push(item);
   });

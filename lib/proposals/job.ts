@@ -13,6 +13,7 @@ import { llmEngineer, llmEngineerConfigFromEnv, LlmEngineerError, type LlmRunRec
 import { validateItems } from "@/lib/engineer/validate-items";
 import type { EngineerInput, EngineerOutput, ProposedItem } from "@/lib/engineer/types";
 import { taskFilesByKey } from "@/lib/tasks/evolve";
+import { loadTaskPool } from "@/lib/engineer/task-pool";
 import { progress, proposalJobSchema, proposalOptionsSchema, type ProposalProgress } from "./contracts";
 import {
   deleteProposalItems,
@@ -87,6 +88,12 @@ export async function runProposal(
               db,
               project.id,
               ctx.population.map((m) => m.key),
+            ),
+            taskPool: await loadTaskPool(
+              db,
+              project.id,
+              ctx.population.map((m) => m.key),
+              g.index,
             ),
           }
         : {}),
@@ -164,6 +171,10 @@ function itemRow(proposalId: string, position: number, it: ProposedItem): typeof
     predictedSuccess: it.predictedSuccess ?? null,
     proposer: it.proposer,
     taskEdits: it.taskEdits ?? null,
-    flags: { flags: it.flags ?? [], ...(it.secondParentKey ? { secondParentKey: it.secondParentKey } : {}) },
+    flags: {
+      flags: it.flags ?? [],
+      ...(it.secondParentKey ? { secondParentKey: it.secondParentKey } : {}),
+      ...(it.weight !== undefined ? { weight: it.weight } : {}),
+    },
   };
 }

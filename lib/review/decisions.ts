@@ -22,6 +22,12 @@ export { proposalStatusFrom } from "./history";
 import type { TaskEdits } from "@/lib/tasks/edits";
 import { materializeTaskChildren } from "@/lib/tasks/evolve";
 
+/** The weight an engineer gave an item (terminal tasks scheduled from the pool), if any. */
+function itemWeight(flags: unknown): number | undefined {
+  const w = (flags as { weight?: unknown } | null)?.weight;
+  return typeof w === "number" && w > 0 ? w : undefined;
+}
+
 export const reviewSchema = z.strictObject({
   decisions: z
     .array(
@@ -395,12 +401,18 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
         i.op === "keep"
           ? {
               environmentId: keptByKey.get(i.environmentKey!)!.id,
-              weight: keptByKey.get(i.environmentKey!)!.weight ?? 1,
+              weight: itemWeight(i.flags) ?? keptByKey.get(i.environmentKey!)!.weight ?? 1,
               op: "keep",
               direction: null,
               rationale: i.rationale,
             }
-          : { environmentId: envIds.get(i.environmentKey!)!, weight: 1, op: i.op, direction: i.direction, rationale: i.rationale },
+          : {
+              environmentId: envIds.get(i.environmentKey!)!,
+              weight: itemWeight(i.flags) ?? 1,
+              op: i.op,
+              direction: i.direction,
+              rationale: i.rationale,
+            },
       ),
     );
     // a materialized proposal says so (its review is final), whatever its decisions were

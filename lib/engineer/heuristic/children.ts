@@ -131,6 +131,10 @@ export interface ChildContext {
   reference: readonly ReferenceConfig[];
   harderSteps: number;
   easierSteps: number;
+  /** the family id directed edits look unset starts up under (REAL_TASKS_SUFFIX for imported tasks); default family.id */
+  familyKey?: string;
+  /** terminal tasks: adds come from the pool of imported tasks (returns how many joined) instead of crossovers and fresh samples */
+  addFromPool?: (want: number) => number;
 }
 
 /** The context of the child strategies for one proposal. */
@@ -158,7 +162,7 @@ function directedChild(ctx: ChildContext, parent: Scored, sign: 1 | -1, attempt:
     sign,
     attempt >= 2 ? 1 : 0,
     sign > 0 ? ctx.harderSteps : ctx.easierSteps,
-    family.id,
+    ctx.familyKey ?? family.id,
     timeout,
   );
   if (!step) return null;
@@ -187,6 +191,10 @@ function directedChild(ctx: ChildContext, parent: Scored, sign: 1 | -1, attempt:
 export function proposeChildren(ctx: ChildContext): void {
   let carry = harderChildren(ctx);
   carry = replayChildren(ctx, carry);
+  if (ctx.addFromPool) {
+    ctx.addFromPool(ctx.budget.addTarget + carry);
+    return;
+  }
   carry = crossoverChildren(ctx, carry);
   freshChildren(ctx, carry);
 }

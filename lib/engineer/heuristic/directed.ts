@@ -8,6 +8,7 @@ import { stepHarder, type FieldEdit } from "@/lib/families/operators";
 import type { Rng } from "@/lib/families/rng";
 import type { FamilyConfig, FieldSpec } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS, MAX_STEPS_PER_FIELD, UNSET_DEFAULTS } from "./defaults";
+import { REAL_TASKS_SUFFIX } from "./task-pool";
 import type { DirectionEvidence, Scored, UnsetStart } from "./model";
 import { logit } from "./predict";
 
@@ -36,6 +37,8 @@ function unsetMove(familyId: string, field: FieldSpec, sign: 1 | -1, steps: numb
       return { to: dir > 0 };
     case "integer":
     case "number": {
+      // real tasks: an unset value is Harbor's own (no agent timeout at all), not a number to start from
+      if (familyId.endsWith(REAL_TASKS_SUFFIX)) return undefined;
       const known = UNSET_DEFAULTS[familyId]?.[field.path];
       let start: UnsetStart;
       if (typeof known === "number") start = { value: known, from: "default" };

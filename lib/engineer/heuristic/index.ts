@@ -74,7 +74,7 @@
  *   direction, the environment's own numbers; never an unrelated cluster of the parent.
  */
 import { createRng, hashSeed } from "@/lib/families/rng";
-import type { EngineerInput, EngineerOutput } from "../types";
+import type { EngineerInput, EngineerOutput, ProposedItem } from "../types";
 import { childBudget, clampShare } from "./budget";
 import { ChildBatch, childContext, noveltyReference, proposeChildren } from "./children";
 import { HEURISTIC_DEFAULTS } from "./defaults";
@@ -83,6 +83,7 @@ import { baseSuccessRate, predictChild } from "./predict";
 import { childRationale, keepItems, proposalNotes, retireItems } from "./rationale";
 import { scoreMembers } from "./score";
 import { learnabilityTies, selectKept } from "./select";
+import { poolAddItems, REAL_TASKS_SUFFIX, weightOf } from "./task-pool";
 
 export { HEURISTIC_DEFAULTS, UNSET_DEFAULTS } from "./defaults";
 
@@ -111,13 +112,22 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const cite = evidenceWriter(summary);
 
   // 3. Budgets and parent pools; 4. the child strategies fill them through one batch.
-  const budget = childBudget({ rng, scored, kept, target, addShare, evidence, familyId: family.id });
+  // Terminal tasks with a pool of imported tasks: no task is invented, adds come from the pool, unset fields stay Harbor's.
+  const pooled = input.taskPool !== undefined;
+  const familyKey = pooled ? `${family.id}${REAL_TASKS_SUFFIX}` : family.id;
+  const budget = childBudget({ rng, scored, kept, target, addShare, evidence, familyId: familyKey });
   const reference = noveltyReference(rng, scored);
   const baseRate = baseSuccessRate(summary, scored);
   const describe = childRationale({ family, cite, rankOf, reference });
   const predict = (cand: Parameters<typeof describe>[0], pMax: number | undefined) => predictChild(family, baseRate, cand, pMax);
   const batch = new ChildBatch(input, Math.ceil(1.5 * budget.childrenTarget) + 4, budget.childrenTarget, describe, predict);
-  proposeChildren(childContext({ rng, family, evidence, budget, batch, reference, scored }));
+  const poolItems: ProposedItem[] = [];
+  const addFromPool = (want: number) => poolItems.push(...poolAddItems(input, want));
+  proposeChildren({
+    ...childContext({ rng, family, evidence, budget, batch, reference, scored }),
+    familyKey,
+    ...(pooled ? { addFromPool } : {}),
+  });
 
   // 5. Items for the members: every one gets exactly one keep or retire; then the notes.
   const tiedOut = keepCut === null ? 0 : ranked.slice(kept.length).filter((sc) => learnabilityTies(sc.learnability, keepCut)).length;
@@ -128,5 +138,12 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const dropped = (Object.entries(batch.dropped) as [string, number][])
     .filter(([, count]) => count > 0)
     .map(([reason, count]) => ({ reason, count }));
-  return { items: [...keep, ...batch.items, ...retire], dropped, notes };
+  const items = [...keep, ...batch.items, ...poolItems, ...retire];
+  if (pooled) {
+    for (const item of items) if (item.op !== "retire") item.weight = weightOf(item.predictedSuccess);
+    notes.push(
+      `Terminal tasks scheduled from the project's ${input.taskPool!.length} unused imported task${input.taskPool!.length === 1 ? "" : "s"}: ${poolItems.length} joined by predicted learnability; no task is invented; weights follow predicted learnability (4p(1-p), at least 0.1).`,
+    );
+  }
+  return { items, dropped, notes };
 }

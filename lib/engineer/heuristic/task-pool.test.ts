@@ -1,0 +1,158 @@
+import { describe, expect, it } from "vitest";
+import { configHash } from "@/lib/families/hash";
+import { builtinFamilies } from "@/lib/families/registry";
+import { heuristicEngineer } from ".";
+import type { EngineerInput, PopulationMember, StructuredSummary } from "../types";
+import { rankPool } from "./task-pool";
+
+const family = builtinFamilies["terminal-task"];
+
+function task(key: string, n: number, s: number, extra: Record<string, unknown> = {}): PopulationMember {
+  const config = { task_name: key, source: "local", difficulty: "medium", cpus: 1, memory_mb: 2048, ...extra };
+  return {
+    key,
+    config,
+    configHash: configHash(config),
+    parentKey: null,
+    op: "import",
+    direction: null,
+    validation: { state: "valid", pMax: null },
+    n,
+    s,
+    age: 1,
+    history: [],
+    clusterIds: [],
+  };
+}
+
+function summary(population: PopulationMember[], mediumRate: number | null): StructuredSummary {
+  const rollouts = population.reduce((a, m) => a + m.n, 0);
+  return {
+    project: "tasks",
+    family: family.id,
+    generation: 0,
+    policy: null,
+    successThreshold: 1,
+    behaviour: {
+      rollouts,
+      environments: population.length,
+      successRate: rollouts ? population.reduce((a, m) => a + m.s, 0) / rollouts : null,
+      meanReward: null,
+      passAtK: {},
+      turns: { median: null, p90: null },
+      outputTokens: { median: null, p90: null },
+      infraErrorRate: 0,
+      zeroSignalFraction: null,
+      learnability: null,
+      tiers: { frontier: 0, advanced: 0, core: 0, solved: 0 },
+    },
+    failures: { categories: [], clusters: [] },
+    environments: {
+      fields:
+        mediumRate === null
+          ? []
+          : [
+              {
+                path: "difficulty",
+                kind: "nominal",
+                direction: null,
+                difficulty: null,
+                buckets: [
+                  { label: "medium", environments: 2, rollouts: 16, successRate: mediumRate },
+                  { label: "hard", environments: 1, rollouts: 8, successRate: 0.05 },
+                ],
+              },
+            ],
+      solved: [],
+      frontier: [],
+      hopeless: [],
+      unvalidated: [],
+      unsolvable: [],
+    },
+    history: { proposals: [], predictions: [] },
+    tokenEstimate: 0,
+    truncated: [],
+  };
+}
+
+// Three tasks in the base generation: one solved with a real agent timeout, one solved without one, one frontier.
+const population = [
+  task("solved-timed", 8, 8, { agent_timeout_sec: 120 }),
+  task("solved-untimed", 8, 8),
+  task("frontier", 8, 4, { agent_timeout_sec: 600 }),
+];
+const pool = [
+  task("pool-measured", 4, 2, { agent_timeout_sec: 300 }),
+  task("pool-medium", 0, 0),
+  task("pool-hard", 0, 0, { difficulty: "hard" }),
+  task("pool-solved", 8, 8),
+  { ...task("pool-invalid", 0, 0), validation: { state: "invalid", pMax: null } },
+];
+
+function input(withPool: boolean, populationSize = 6): EngineerInput {
+  return {
+    family,
+    summary: summary(population, 0.45),
+    population,
+    options: { seed: 7, populationSize, addShare: 0.5 },
+    knownHashes: new Set([...population, ...pool].map((m) => m.configHash)),
+    keyPrefix: "g1-",
+    ...(withPool ? { taskPool: pool } : {}),
+  };
+}
+
+describe("heuristic on terminal tasks: scheduling from the pool of imported tasks", () => {
+  it("never invents a task: adds are unused imported tasks, most learnable first, solved and invalid ones left out", () => {
+    const out = heuristicEngineer(input(true));
+    const names = out.items.map((i) => String(i.config.task_name));
+    expect(names.filter((n) => n.startsWith("synthetic-"))).toEqual([]);
+    const known = new Set([...population, ...pool].map((m) => m.key));
+    for (const i of out.items) expect(known.has(String(i.config.task_name))).toBe(true);
+    const adds = out.items.filter((i) => i.op === "add");
+    expect(adds.length).toBeGreaterThan(0);
+    expect(adds.map((i) => i.environmentKey)).toEqual(
+      rankPool(input(true))
+        .slice(0, adds.length)
+        .map((x) => x.member.key),
+    );
+    for (const a of adds) expect(a.config).toEqual(pool.find((m) => m.key === a.environmentKey)!.config);
+    expect(adds.map((i) => i.environmentKey)).not.toContain("pool-solved");
+    expect(adds.map((i) => i.environmentKey)).not.toContain("pool-invalid");
+    // the untested medium task (medium tasks succeed 45%) teaches more than the untested hard one (5%)
+    const ranked = rankPool(input(true)).map((x) => x.member.key);
+    expect(ranked.indexOf("pool-medium")).toBeLessThan(ranked.indexOf("pool-hard"));
+    expect(ranked[0]).toBe("pool-measured");
+    // the rule inverted (no pool): the old path samples synthetic tasks
+    const legacy = heuristicEngineer(input(false));
+    expect(legacy.items.some((i) => String(i.config.task_name).startsWith("synthetic-"))).toBe(true);
+  });
+
+  it("edits only honoured task.toml fields, from the task's real value, and never starts an unset agent timeout", () => {
+    const out = heuristicEngineer(input(true, 8));
+    const children = out.items.filter((i) => i.op === "mutate");
+    expect(children.length).toBeGreaterThan(0);
+    const honoured = new Set(["agent_timeout_sec", "cpus", "memory_mb", "allow_internet"]);
+    for (const c of children) {
+      const parent = population.find((m) => m.key === c.parentKey)!;
+      const changed = Object.keys({ ...parent.config, ...c.config }).filter(
+        (k) => JSON.stringify(parent.config[k]) !== JSON.stringify(c.config[k]),
+      );
+      for (const k of changed) expect(honoured.has(k), `${c.environmentKey} changed ${k}`).toBe(true);
+      if (parent.config.agent_timeout_sec === undefined) expect(c.config.agent_timeout_sec).toBeUndefined();
+    }
+    const harder = children.find((c) => c.parentKey === "solved-timed" && c.direction === "precision");
+    expect(harder, "the solved task with a 120 s budget gets less time").toBeDefined();
+    expect(harder!.config.agent_timeout_sec as number).toBeLessThan(120);
+    expect(harder!.config.agent_timeout_sec as number).toBeGreaterThan(60);
+  });
+
+  it("weights every scheduled item by predicted learnability", () => {
+    const out = heuristicEngineer(input(true));
+    for (const i of out.items) {
+      if (i.op === "retire") expect(i.weight).toBeUndefined();
+      else expect(i.weight).toBeCloseTo(Math.max(0.1, Math.round(400 * i.predictedSuccess! * (1 - i.predictedSuccess!)) / 100), 5);
+    }
+    const weights = out.items.filter((i) => i.op !== "retire").map((i) => i.weight!);
+    expect(new Set(weights).size).toBeGreaterThan(1);
+  });
+});
