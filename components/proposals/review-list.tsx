@@ -8,6 +8,7 @@ import { apiFetch } from "@/components/ui/api-client";
 import { pct } from "@/components/ui/format";
 import { useShortcuts } from "@/components/ui/shortcuts";
 import { ConfigDiff } from "./config-diff";
+import { TaskFilesReview } from "./task-files-review";
 import { ItemHistory } from "./item-history";
 import { CommentForm } from "./comment-form";
 import { filterWords, matchesFilters, type ReviewFilters } from "./review-filters";
@@ -380,6 +381,9 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
               {open && editing !== item.id && (
                 <div className="mt-2">
                   <ConfigDiff before={item.parentConfig} after={item.editedConfig ?? item.config} changedOnly={changedOnly} />
+                  {item.op === "mutate" && typeof (item.config as { task_name?: unknown }).task_name === "string" && (
+                    <TaskFilesReview proposalId={proposal.id} itemId={item.id} reviewable={reviewable} />
+                  )}
                 </div>
               )}
               {editing === item.id && (

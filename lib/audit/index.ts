@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   "proposal_item.reject",
   "proposal_item.undo",
   "proposal_item.edit",
+  "proposal_item.edit_files",
+  "proposal_item.revert_files",
   "comment.create",
   "label.create",
   "annotation.create",
