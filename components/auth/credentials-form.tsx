@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { safeNextPath } from "@/lib/auth/next-path";
 import { Button } from "@/components/ui/button";
+import { Field, fieldClass } from "@/components/ui/form";
 
 interface ApiError {
   error?: { message?: string; details?: { path?: string; message: string }[] };
@@ -36,11 +37,10 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
     e.preventDefault();
     mutation.mutate();
   };
-  const input = "mt-1 w-full rounded border border-zinc-300 px-2 py-1.5 outline-none focus:border-zinc-500";
+  const input = `${fieldClass} w-full py-1.5`;
   return (
     <form onSubmit={submit} className="space-y-3">
-      <label className="block">
-        <span className="text-zinc-700">Email</span>
+      <Field label="Email">
         <input
           className={input}
           name="email"
@@ -51,10 +51,9 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
           onChange={(e) => setFields({ ...fields, email: e.target.value })}
           autoFocus
         />
-      </label>
+      </Field>
       {mode === "setup" && (
-        <label className="block">
-          <span className="text-zinc-700">Name</span>
+        <Field label="Name">
           <input
             className={input}
             name="name"
@@ -62,10 +61,9 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
             value={fields.name}
             onChange={(e) => setFields({ ...fields, name: e.target.value })}
           />
-        </label>
+        </Field>
       )}
-      <label className="block">
-        <span className="text-zinc-700">Password{mode === "setup" && <span className="text-zinc-400"> (10 characters or more)</span>}</span>
+      <Field label="Password" help={mode === "setup" ? "10 characters or more" : undefined}>
         <input
           className={input}
           name="password"
@@ -76,7 +74,7 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
           value={fields.password}
           onChange={(e) => setFields({ ...fields, password: e.target.value })}
         />
-      </label>
+      </Field>
       {mutation.error && (
         <p role="alert" className="rounded bg-red-50 px-2 py-1.5 text-red-700">
           {mutation.error.message}

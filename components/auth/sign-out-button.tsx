@@ -1,14 +1,14 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { Button } from "@/components/ui/button";
 
 /** Ends the browser session. */
 export function SignOutButton() {
   const router = useRouter();
   return (
-    <button
-      type="button"
-      className="rounded px-2 py-1 text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900"
+    <Button
+      variant="ghost"
       onClick={async () => {
         await fetch("/api/auth/signout", { method: "POST" });
         router.push("/signin");
@@ -16,6 +16,6 @@ export function SignOutButton() {
       }}
     >
       Sign out
-    </button>
+    </Button>
   );
 }

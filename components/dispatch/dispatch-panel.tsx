@@ -155,7 +155,8 @@ export function DispatchPanel({
             confirmLabel="Dispatch again"
             onConfirm={() => mutation.mutate(undefined)}
             disabled={mutation.isPending}
-            className="rounded bg-zinc-900 px-3 py-1 font-medium text-white hover:bg-zinc-700 disabled:opacity-50"
+            variant="primary"
+            size="md"
             testId="dispatch-submit"
           >
             Dispatch generation {index} again

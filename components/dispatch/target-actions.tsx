@@ -4,7 +4,9 @@ import { useRouter } from "next/navigation";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
+import { Field, fieldClass } from "@/components/ui/form";
 
 interface TargetRow {
   name: string;
@@ -14,8 +16,6 @@ interface TargetRow {
   secret: string | null;
   maxAttempts: number;
 }
-
-const small = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-50 disabled:opacity-50";
 
 /** Per-target actions (admins): test the connection, edit config/secret/attempts, delete (confirmed). */
 export function TargetActions({ slug, target }: { slug: string; target: TargetRow }) {
@@ -51,18 +51,18 @@ export function TargetActions({ slug, target }: { slug: string; target: TargetRo
   return (
     <div className="space-y-1" data-testid={`target-actions-${target.name}`}>
       <div className="flex flex-wrap gap-1">
-        <button type="button" className={small} onClick={() => test.mutate()} disabled={test.isPending} data-testid="target-test">
+        <Button size="sm" onClick={() => test.mutate()} busy={test.isPending} data-testid="target-test">
           {test.isPending ? "Testing…" : "Test connection"}
-        </button>
-        <button type="button" className={small} onClick={() => setEditing((v) => !v)} aria-expanded={editing}>
+        </Button>
+        <Button size="sm" onClick={() => setEditing((v) => !v)} aria-expanded={editing}>
           Edit
-        </button>
+        </Button>
         <ConfirmButton
           message={`Delete ${target.name}? Its dispatches go with it.`}
           confirmLabel={`Delete ${target.name}`}
           tone="danger"
           onConfirm={() => remove.mutate()}
-          className={`${small} text-red-700`}
+          variant="danger"
           testId="target-delete"
         >
           Delete
@@ -84,42 +84,39 @@ export function TargetActions({ slug, target }: { slug: string; target: TargetRo
           }}
           autoComplete="off"
         >
-          <label className="flex flex-col gap-1">
-            Config
+          <Field label="Config">
             <textarea
               value={config}
               onChange={(e) => setConfig(e.target.value)}
               rows={5}
               spellCheck={false}
-              className="rounded border border-zinc-300 px-2 py-1 font-mono"
+              className={`${fieldClass} font-mono`}
               aria-label={`Config of ${target.name}`}
             />
-          </label>
+          </Field>
           <div className="flex flex-wrap items-end gap-2">
-            <label className="flex flex-col gap-1">
-              New secret ({target.secret ?? "none set"}; empty keeps it)
+            <Field label={`New secret (${target.secret ?? "none set"}; empty keeps it)`}>
               <input
                 type="password"
                 autoComplete="new-password"
                 value={secret}
                 onChange={(e) => setSecret(e.target.value)}
-                className="rounded border border-zinc-300 px-2 py-1"
+                className={fieldClass}
                 aria-label={`New secret of ${target.name}`}
               />
-            </label>
-            <label className="flex flex-col gap-1">
-              Attempts
+            </Field>
+            <Field label="Attempts">
               <input
                 value={attempts}
                 onChange={(e) => setAttempts(e.target.value)}
                 inputMode="numeric"
-                className="w-16 rounded border border-zinc-300 px-2 py-1"
+                className={`${fieldClass} w-16`}
                 aria-label={`Attempts of ${target.name}`}
               />
-            </label>
-            <button className="rounded bg-zinc-900 px-2.5 py-1 font-medium text-white disabled:opacity-50" disabled={save.isPending}>
+            </Field>
+            <Button type="submit" variant="primary" size="sm" busy={save.isPending}>
               Save
-            </button>
+            </Button>
           </div>
         </form>
       )}

@@ -4,10 +4,10 @@ import { useRouter } from "next/navigation";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { Field, fieldClass, InlineForm } from "@/components/ui/form";
 
-const button = "rounded bg-zinc-900 px-3 py-1 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50";
 const EMPTY = { slug: "", name: "", family: "", successThreshold: "1" };
 
 /** Admin: create a project (slug, name, family, success threshold); opens it on success. */
@@ -63,9 +63,9 @@ export function NewProjectForm({ families }: { families: string[] }) {
             aria-label="Success threshold"
           />
         </Field>
-        <button className={button} disabled={create.isPending}>
+        <Button type="submit" variant="primary" busy={create.isPending}>
           Create project
-        </button>
+        </Button>
       </InlineForm>
       {create.error && (
         <p className="mt-1 text-sm text-red-700" role="alert">
@@ -128,25 +128,21 @@ export function ProjectSettingsForm({ project, policies }: { project: ProjectSet
             ))}
           </select>
         </Field>
-        <button className={button} disabled={patch.isPending}>
+        <Button type="submit" variant="primary" busy={patch.isPending}>
           Save settings
-        </button>
+        </Button>
       </InlineForm>
       <div className="flex flex-wrap items-center gap-2 text-sm">
         {project.archivedAt ? (
-          <button
-            type="button"
-            className="rounded border border-zinc-300 px-2.5 py-1 hover:bg-zinc-50"
-            onClick={() => patch.mutate({ archived: false })}
-          >
+          <Button onClick={() => patch.mutate({ archived: false })} busy={patch.isPending}>
             Unarchive
-          </button>
+          </Button>
         ) : (
           <ConfirmButton
             message={`Archive ${project.slug}? It leaves the projects list (shown under “archived”); nothing is deleted.`}
             confirmLabel="Archive"
             onConfirm={() => patch.mutate({ archived: true })}
-            className="rounded border border-zinc-300 px-2.5 py-1 hover:bg-zinc-50"
+            size="md"
             testId="archive-project"
           >
             Archive
@@ -157,7 +153,8 @@ export function ProjectSettingsForm({ project, policies }: { project: ProjectSet
           confirmLabel={`Delete ${project.slug}`}
           tone="danger"
           onConfirm={() => remove.mutate()}
-          className="rounded border border-red-300 px-2.5 py-1 text-red-700 hover:bg-red-50"
+          variant="danger"
+          size="md"
           testId="delete-project"
         >
           Delete project…

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ConfirmButton } from "@/components/ui/confirm-button";
+import { Field, fieldClass } from "@/components/ui/form";
 import { Button } from "@/components/ui/button";
 import { apiFetch } from "@/components/ui/api-client";
 import { Panel } from "@/components/ui/shell";
@@ -83,26 +84,12 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
                 ? `${pending} item${pending === 1 ? " is" : "s are"} still pending: decide every item, or materialize the ${approved} approved and reject the rest.`
                 : `${approved} approved items become the next generation: kept environments stay the same rows; mutated and added ones record their parent, op and direction.`}
             </p>
-            <label className="flex flex-col gap-1">
-              Training steps
-              <input
-                value={steps}
-                onChange={(e) => setSteps(e.target.value)}
-                inputMode="numeric"
-                className="w-24 rounded border border-zinc-300 px-2 py-1"
-                aria-label="Training steps"
-              />
-            </label>
-            <label className="flex flex-col gap-1">
-              Mix weight
-              <input
-                value={mix}
-                onChange={(e) => setMix(e.target.value)}
-                inputMode="decimal"
-                className="w-20 rounded border border-zinc-300 px-2 py-1"
-                aria-label="Mix weight"
-              />
-            </label>
+            <Field label="Training steps">
+              <input value={steps} onChange={(e) => setSteps(e.target.value)} inputMode="numeric" className={`${fieldClass} w-24`} />
+            </Field>
+            <Field label="Mix weight">
+              <input value={mix} onChange={(e) => setMix(e.target.value)} inputMode="decimal" className={`${fieldClass} w-20`} />
+            </Field>
             {pending === 0 ? (
               <Button type="submit" variant="primary" disabled={approved === 0} busy={materialize.isPending} data-testid="materialize">
                 Materialize

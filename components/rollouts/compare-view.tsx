@@ -2,10 +2,11 @@
 
 import { useEffect, useMemo, useState } from "react";
 import { count } from "@/components/ui/format";
+import { Button } from "@/components/ui/button";
 import type { TurnOutline, TurnPage } from "@/lib/rollouts/turn-types";
 import { findDivergence, sameTurn, type Divergence } from "@/lib/rollouts/divergence";
 import { TurnCard, TurnSkeleton, TurnUiMemory } from "./turn-card";
-import { JumpControls, TOOL_BUTTON, TurnListFrame, useTurnList, type TurnList } from "./turn-list";
+import { JumpControls, TurnListFrame, useTurnList, type TurnList } from "./turn-list";
 import { useTurnPages, type TurnPages } from "./use-turn-pages";
 
 /** One of the two rollouts compared. */
@@ -177,9 +178,9 @@ function DivergenceNote({
     return (
       <span className="flex items-center gap-2 text-xs text-amber-800" data-testid="compare-divergence">
         <span className="num">First divergence at #{divergence.index}</span>
-        <button type="button" className={TOOL_BUTTON} onClick={() => onJump(divergence.index)} data-testid="compare-jump-divergence">
+        <Button size="sm" onClick={() => onJump(divergence.index)} data-testid="compare-jump-divergence">
           Jump there
-        </button>
+        </Button>
       </span>
     );
   }
@@ -198,9 +199,9 @@ function DivergenceNote({
           : `Roles match in the first ${count(divergence.scanned)} loaded rows`}
       </span>
       {!scanning && (
-        <button type="button" className={TOOL_BUTTON} onClick={onScan} data-testid="compare-find-divergence">
+        <Button size="sm" onClick={onScan} data-testid="compare-find-divergence">
           Find divergence
-        </button>
+        </Button>
       )}
     </span>
   );

@@ -3,12 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
 import { fieldClass } from "@/components/ui/form";
 import { count } from "@/components/ui/format";
 import { useSearchShortcut } from "@/components/ui/shortcuts";
 import type { TurnPage, TurnSearchResult } from "@/lib/rollouts/turn-types";
 import { TurnCard, TurnSkeleton, TurnUiMemory } from "./turn-card";
-import { JumpControls, TOOL_BUTTON, TurnListFrame, useTurnList } from "./turn-list";
+import { JumpControls, TurnListFrame, useTurnList } from "./turn-list";
 import { useDebounced } from "./turn-navigation";
 import { useTurnPages } from "./use-turn-pages";
 
@@ -96,26 +97,18 @@ function Trajectory({ rolloutId, initial }: { rolloutId: number; initial: TurnPa
         >
           {status}
         </span>
-        <button
-          type="button"
-          className={TOOL_BUTTON}
+        <Button
+          size="sm"
           disabled={matches.length === 0}
           onClick={() => step(-1)}
           aria-label="Previous match"
           title="Previous match (Shift+Enter)"
         >
           ↑
-        </button>
-        <button
-          type="button"
-          className={TOOL_BUTTON}
-          disabled={matches.length === 0}
-          onClick={() => step(1)}
-          aria-label="Next match"
-          title="Next match (Enter)"
-        >
+        </Button>
+        <Button size="sm" disabled={matches.length === 0} onClick={() => step(1)} aria-label="Next match" title="Next match (Enter)">
           ↓
-        </button>
+        </Button>
         <div className="ml-auto">
           <JumpControls total={pages.total} go={go} testIdPrefix="trajectory" />
         </div>

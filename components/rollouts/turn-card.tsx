@@ -3,6 +3,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { createContext, Fragment, memo, useCallback, useContext, useState, type MouseEvent, type ReactNode } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
 import { count } from "@/components/ui/format";
 import type { DocumentOutline, ToolCallOutline, TurnOutline, TurnSlice } from "@/lib/rollouts/turn-types";
 
@@ -13,7 +14,6 @@ const FOLD_TOOL_CHARS = 400;
 const FOLD_TOOL_LINES = 8;
 
 const TEXT = "whitespace-pre-wrap break-words font-mono text-xs text-zinc-800";
-const LINK_BUTTON = "text-xs text-sky-700 hover:text-sky-900 hover:underline disabled:text-zinc-400 disabled:no-underline";
 
 // Expansion state outlives the row: virtual rows unmount when scrolled away and must come back as they were.
 const TurnUiContext = createContext<Map<string, unknown>>(new Map());
@@ -102,9 +102,9 @@ export function TurnSkeleton({ index, error, onRetry }: { index: number; error?:
         <div className="mt-2 text-xs text-red-700">
           {error}{" "}
           {onRetry && (
-            <button type="button" className={LINK_BUTTON} onClick={onRetry}>
+            <Button variant="link" size="sm" onClick={onRetry}>
               Retry
-            </button>
+            </Button>
           )}
         </div>
       ) : (
@@ -155,17 +155,17 @@ function TurnContent({ rolloutId, turn, query }: { rolloutId: number; turn: Turn
         <div className="mt-1 flex items-center gap-3">
           {slices.hasNextPage && (
             <>
-              <button type="button" className={LINK_BUTTON} disabled={slices.isFetchingNextPage} onClick={() => slices.fetchNextPage()}>
+              <Button variant="link" size="sm" disabled={slices.isFetchingNextPage} onClick={() => slices.fetchNextPage()}>
                 {slices.isFetchingNextPage ? "Loading…" : "Show more"}
-              </button>
+              </Button>
               <span className="num text-xs text-zinc-500">
                 {count(shown)} of {count(turn.length)} chars
               </span>
             </>
           )}
-          <button type="button" className={LINK_BUTTON} onClick={() => setFull(false)}>
+          <Button variant="link" size="sm" onClick={() => setFull(false)}>
             Show preview
-          </button>
+          </Button>
         </div>
       </div>
     );
@@ -181,14 +181,14 @@ function TurnContent({ rolloutId, turn, query }: { rolloutId: number; turn: Turn
       {(foldable || truncated) && (
         <div className="mt-1 flex items-center gap-3">
           {foldable && (
-            <button type="button" className={LINK_BUTTON} aria-expanded={!folded} onClick={() => setUnfolded(!unfolded)}>
+            <Button variant="link" size="sm" aria-expanded={!folded} onClick={() => setUnfolded(!unfolded)}>
               {folded ? "Expand" : "Fold"}
-            </button>
+            </Button>
           )}
           {truncated && (
-            <button type="button" className={LINK_BUTTON} onClick={() => setFull(true)}>
+            <Button variant="link" size="sm" onClick={() => setFull(true)}>
               Show all ({count(turn.length)} chars)
-            </button>
+            </Button>
           )}
         </div>
       )}
@@ -286,9 +286,9 @@ function ArgumentsText({ text, query }: { text: string; query?: string }) {
       </div>
       {pretty.length > shown && (
         <div className="mt-1 flex items-center gap-3">
-          <button type="button" className={LINK_BUTTON} onClick={() => setShown(shown + SLICE_CHARS)}>
+          <Button variant="link" size="sm" onClick={() => setShown(shown + SLICE_CHARS)}>
             Show more
-          </button>
+          </Button>
           <span className="num text-xs text-zinc-500">
             {count(shown)} of {count(pretty.length)} chars
           </span>

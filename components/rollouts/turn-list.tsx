@@ -6,15 +6,13 @@ import { fieldClass } from "@/components/ui/form";
 import { useShortcuts } from "@/components/ui/shortcuts";
 import { useTurnHash, writeTurnHash } from "./turn-navigation";
 import type { TurnPages } from "./use-turn-pages";
-import { buttonClass } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 
 type Align = NonNullable<ScrollToOptions["align"]>;
 
 /** Estimated height of a row before it is measured: a skeleton (88) plus the gap below it (8). */
 const ROW_ESTIMATE = 96;
 const estimateSize = () => ROW_ESTIMATE;
-
-export const TOOL_BUTTON = buttonClass("secondary", "sm");
 
 /**
  * A virtual list of `count` rows over one or more paged trajectories (`sources`): loads the pages of the
@@ -147,24 +145,12 @@ export function JumpControls({
   const [target, setTarget] = useState("");
   return (
     <div className="flex items-center gap-1">
-      <button
-        type="button"
-        className={TOOL_BUTTON}
-        data-testid={`${testIdPrefix}-first`}
-        disabled={total === 0}
-        onClick={() => go(0, "start")}
-      >
+      <Button size="sm" data-testid={`${testIdPrefix}-first`} disabled={total === 0} onClick={() => go(0, "start")}>
         First
-      </button>
-      <button
-        type="button"
-        className={TOOL_BUTTON}
-        data-testid={`${testIdPrefix}-last`}
-        disabled={total === 0}
-        onClick={() => go(total - 1, "end")}
-      >
+      </Button>
+      <Button size="sm" data-testid={`${testIdPrefix}-last`} disabled={total === 0} onClick={() => go(total - 1, "end")}>
         Last
-      </button>
+      </Button>
       <form
         className="flex items-center gap-1"
         onSubmit={(e) => {

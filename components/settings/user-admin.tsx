@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
+import { Button } from "@/components/ui/button";
 import { fieldClass, RoleSelect } from "@/components/ui/form";
 
 function usePatchUser(id: number, onDone: (r: { sessionsEnded: number }) => void) {
@@ -46,13 +47,12 @@ export function PasswordReset({ id, email }: { id: number; email: string }) {
     setOpen(false);
     setNote(`New password set for ${email}; ${r.sessionsEnded} session(s) ended.`);
   });
-  const button = "rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-50 disabled:opacity-50";
   if (!open) {
     return (
       <span className="inline-flex flex-col items-end">
-        <button type="button" className={button} onClick={() => (setOpen(true), setNote(null))}>
+        <Button size="sm" onClick={() => (setOpen(true), setNote(null))}>
           Reset password
-        </button>
+        </Button>
         {note && (
           <span role="status" className="text-xs text-green-700">
             {note}
@@ -80,12 +80,12 @@ export function PasswordReset({ id, email }: { id: number; email: string }) {
         aria-label={`New password for ${email}`}
         placeholder="10+ characters"
       />
-      <button className={button} disabled={patch.isPending}>
+      <Button type="submit" size="sm" busy={patch.isPending}>
         Set
-      </button>
-      <button type="button" className={button} onClick={() => setOpen(false)}>
+      </Button>
+      <Button size="sm" onClick={() => setOpen(false)}>
         Cancel
-      </button>
+      </Button>
       {patch.error && (
         <span role="alert" className="text-xs text-red-700">
           {(patch.error as Error).message}

@@ -1,7 +1,10 @@
 import type { ComponentProps } from "react";
 
-/** How a button looks: the page's main action, an ordinary one, a destructive one, a quiet text button, or a reviewer's approval. */
-export type ButtonVariant = "primary" | "secondary" | "danger" | "ghost" | "approve";
+/**
+ * How a button looks: the page's main action, an ordinary one, a destructive one, a quiet text button, a
+ * reviewer's approval, or an inline action that reads like a link (show more, retry).
+ */
+export type ButtonVariant = "primary" | "secondary" | "danger" | "ghost" | "approve" | "link";
 export type ButtonSize = "xs" | "sm" | "md";
 
 const VARIANT: Record<ButtonVariant, string> = {
@@ -10,6 +13,7 @@ const VARIANT: Record<ButtonVariant, string> = {
   danger: "border border-red-700 bg-white text-red-700 hover:bg-red-50",
   ghost: "border border-transparent text-zinc-600 hover:text-zinc-900 hover:underline",
   approve: "border border-green-700 bg-white text-green-700 hover:bg-green-50",
+  link: "border border-transparent text-sky-700 hover:text-sky-900 hover:underline disabled:text-zinc-400 disabled:no-underline",
 };
 
 const SIZE: Record<ButtonSize, string> = {
@@ -20,8 +24,8 @@ const SIZE: Record<ButtonSize, string> = {
 
 /** The class list of a button; also for links that should look like buttons. */
 export function buttonClass(variant: ButtonVariant = "secondary", size: ButtonSize = "md", extra = ""): string {
-  // ghost buttons sit inline in text, so they carry no padding of their own
-  const padding = variant === "ghost" ? (size === "md" ? "text-sm" : "text-xs") : SIZE[size];
+  // ghost and link buttons sit inline in text, so they carry no padding of their own
+  const padding = variant === "ghost" || variant === "link" ? (size === "md" ? "text-sm" : "text-xs") : SIZE[size];
   return `inline-flex items-center justify-center gap-1.5 rounded ${padding} ${VARIANT[variant]} disabled:cursor-not-allowed disabled:opacity-50 ${extra}`.trim();
 }
 

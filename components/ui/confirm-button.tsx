@@ -2,10 +2,12 @@
 
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Button, type ButtonSize, type ButtonVariant } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
 
 /**
- * A button whose action runs only after a second, explicit confirmation that says what will happen
- * (bulk decisions, materializing, deleting): one click never does something wide.
+ * A button whose action runs only after a second, explicit confirmation in a modal Dialog that says
+ * what will happen (bulk decisions, materializing, deleting): one click never does something wide.
+ * The confirm button takes the focus, so Enter confirms and Escape cancels.
  */
 export function ConfirmButton({
   children,
@@ -33,41 +35,53 @@ export function ConfirmButton({
 }) {
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
+  // runs after the Dialog's own effect has opened it (a child's effects run first), so the focus sticks
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
   }, [asking]);
-  if (!asking) {
-    return (
-      <Button variant={variant} size={size} disabled={disabled} onClick={() => setAsking(true)} className={className} data-testid={testId}>
+  return (
+    <>
+      <Button
+        variant={variant}
+        size={size}
+        disabled={disabled}
+        onClick={() => setAsking(true)}
+        className={className}
+        data-testid={testId}
+        aria-haspopup="dialog"
+        // while the dialog asks, the page behind is inert; hiding the trigger keeps one button of each name in reach
+        aria-hidden={asking || undefined}
+        tabIndex={asking ? -1 : undefined}
+      >
         {children}
       </Button>
-    );
-  }
-  return (
-    <span
-      role="alertdialog"
-      aria-label="Confirm"
-      className="inline-flex flex-wrap items-center gap-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-zinc-800"
-      data-testid={testId ? `${testId}-confirm` : undefined}
-      onKeyDown={(e) => {
-        if (e.key === "Escape") setAsking(false);
-      }}
-    >
-      <span>{message}</span>
-      <Button
-        ref={confirmRef}
-        variant={tone === "danger" ? "danger" : "primary"}
-        size="sm"
-        onClick={() => {
-          setAsking(false);
-          onConfirm();
-        }}
+      <Dialog
+        open={asking}
+        onClose={() => setAsking(false)}
+        title="Confirm"
+        testId={testId ? `${testId}-confirm` : undefined}
+        width="w-96"
+        footer={
+          <>
+            <Button variant="ghost" size="sm" onClick={() => setAsking(false)}>
+              Cancel
+            </Button>
+            <Button
+              ref={confirmRef}
+              variant={tone === "danger" ? "danger" : "primary"}
+              size="sm"
+              onClick={() => {
+                setAsking(false);
+                onConfirm();
+              }}
+            >
+              {confirmLabel}
+            </Button>
+          </>
+        }
       >
-        {confirmLabel}
-      </Button>
-      <Button variant="ghost" size="sm" onClick={() => setAsking(false)}>
-        Cancel
-      </Button>
-    </span>
+        <p className="text-sm text-zinc-800">{message}</p>
+      </Dialog>
+    </>
   );
 }

@@ -13,7 +13,8 @@ export function isTypingTarget(el: EventTarget | null): boolean {
 
 /**
  * Calls `map[e.key]` on keydown anywhere in the window. Keys with ctrl/meta/alt are left to the
- * browser; while typing in a field everything is ignored except Escape, which leaves the field.
+ * browser; while typing in a field everything is ignored except Escape, which leaves the field, and
+ * nothing fires while a modal dialog is open.
  * The latest `map` is always used, so it needs no dependency list.
  */
 export function useShortcuts(map: Record<string, (e: KeyboardEvent) => void>) {
@@ -23,6 +24,8 @@ export function useShortcuts(map: Record<string, (e: KeyboardEvent) => void>) {
       if (e.key === "Escape") (e.target as HTMLElement).blur();
       return;
     }
+    // a modal dialog (a confirmation, the shortcut list) owns the keyboard: the page behind it is inert
+    if (document.querySelector("dialog[open]")) return;
     map[e.key]?.(e);
   });
   useEffect(() => {

@@ -6,7 +6,7 @@ import { Panel, Shell } from "@/components/ui/shell";
 import { Tile } from "@/components/ui/tile";
 import { Table } from "@/components/ui/table";
 import { Button } from "@/components/ui/button";
-import { fieldClass } from "@/components/ui/form";
+import { Field, fieldClass } from "@/components/ui/form";
 
 export const dynamic = "force-dynamic";
 
@@ -55,8 +55,7 @@ export default async function RunComparePage({
         <h1 className="text-lg font-semibold">Compare runs, task by task</h1>
         <form className="ml-auto flex flex-wrap items-end gap-2 text-xs" action={`${base}/compare`}>
           {(["a", "b"] as const).map((side) => (
-            <label key={side} className="flex flex-col text-zinc-500">
-              {side === "a" ? "A (before)" : "B (after)"}
+            <Field key={side} label={side === "a" ? "A (before)" : "B (after)"}>
               <select
                 name={side}
                 defaultValue={side === "a" ? a : b}
@@ -69,7 +68,7 @@ export default async function RunComparePage({
                   </option>
                 ))}
               </select>
-            </label>
+            </Field>
           ))}
           <Button type="submit" variant="primary" size="sm">
             Compare

@@ -4,6 +4,8 @@ import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { environmentAttempts, environmentDetail, newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
 import { getRolloutHeader } from "@/lib/rollouts/read";
 import { readTurnPage } from "@/lib/rollouts/turns";
+import { Button } from "@/components/ui/button";
+import { Field, fieldClass } from "@/components/ui/form";
 import { Panel, Shell } from "@/components/ui/shell";
 import { CompareView } from "@/components/rollouts/compare-view";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
@@ -85,18 +87,19 @@ export default async function ComparePage({
         <h1 className="text-lg font-semibold">Compare attempts</h1>
         <form className="ml-auto flex items-end gap-2 text-xs" action={`${envHref}/compare`}>
           {(["a", "b"] as const).map((side) => (
-            <label key={side} className="flex flex-col text-zinc-500">
-              {side === "a" ? "left" : "right"}
-              <select name={side} defaultValue={side === "a" ? a : b} className="rounded border border-zinc-300 px-1 py-1 text-zinc-900">
+            <Field key={side} label={side === "a" ? "left" : "right"}>
+              <select name={side} defaultValue={side === "a" ? a : b} className={`${fieldClass} max-w-full text-zinc-900`}>
                 {attempts.map((x) => (
                   <option key={x.id} value={x.id}>
                     #{x.id} {x.success ? "pass" : "fail"} · {x.policy} · G{x.generation}
                   </option>
                 ))}
               </select>
-            </label>
+            </Field>
           ))}
-          <button className="rounded bg-zinc-900 px-2.5 py-1 font-medium text-white">Compare</button>
+          <Button type="submit" variant="primary" size="sm">
+            Compare
+          </Button>
         </form>
       </div>
       <div className="mb-2 flex gap-3 text-xs">
