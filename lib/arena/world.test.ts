@@ -39,7 +39,7 @@ describe("traps", () => {
         if (kinds[i] !== null) expect(wider(trapCell(family, c))).not.toBeNull();
       });
     }
-  });
+  }, 60_000);
 
   it("exist only in the traps setting", () => {
     const clean = createWorld({ family: family.id, strategy: "uniform", setting: "clean", seed: 0, quick: true }, small);
