@@ -10,6 +10,7 @@ import * as generationsRoute from "@/app/api/v1/projects/[slug]/generations/rout
 import * as generationRoute from "@/app/api/v1/projects/[slug]/generations/[index]/route";
 import * as rolloutsRoute from "@/app/api/v1/projects/[slug]/rollouts/route";
 import * as rolloutRoute from "@/app/api/v1/rollouts/[id]/route";
+import * as timelineRoute from "@/app/api/v1/rollouts/[id]/timeline/route";
 
 const ADMIN = "test-bootstrap-token-rollouts-0123";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -156,6 +157,55 @@ describe("POST rollouts", () => {
     const x1 = all.json.items.find((i: { externalId: string }) => i.externalId === "x1");
     const one = await call(rolloutRoute.GET as never, "GET", `/api/v1/rollouts/${x1.id}`, { token: ADMIN, params: { id: String(x1.id) } });
     expect(one.json.trajectory).toEqual([{ role: "assistant", content: "go" }]);
+  });
+
+  it("gives a rollout's timeline: the phases, each timed step's duration and cost, the total cost; another project's key gets 403", async () => {
+    const line = JSON.stringify({
+      externalId: "timed-1",
+      environmentKey: "e1",
+      policy: "p",
+      reward: 0,
+      metadata: {
+        phases: {
+          agentExecution: { startedAt: "2026-01-01T00:00:00Z", finishedAt: "2026-01-01T00:00:30Z" },
+          verifier: { startedAt: "2026-01-01T00:00:31Z", finishedAt: "2026-01-01T00:00:35Z" },
+        },
+      },
+      trajectory: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: "a", timestamp: "2026-01-01T00:00:01Z", usage: { costUsd: 0.004, promptTokens: 100 } },
+        { role: "tool", content: "ok" },
+        { role: "assistant", content: "b", timestamp: "2026-01-01T00:00:09Z", usage: { costUsd: 0.001 } },
+        { role: "assistant", content: "c", timestamp: "2026-01-01T00:00:21Z" },
+      ],
+    });
+    expect((await post("rr", line)).json.accepted).toBe(1);
+    const list = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?q=timed-1", {
+      token: ADMIN,
+      params: { slug: "rr" },
+    });
+    const id = String(list.json.items.find((i: { externalId: string }) => i.externalId === "timed-1").id);
+    const res = await call(timelineRoute.GET as never, "GET", `/api/v1/rollouts/${id}/timeline`, { token: ADMIN, params: { id } });
+    expect(res.status).toBe(200);
+    expect(res.json.phases.map((p: { name: string; seconds: number }) => [p.name, p.seconds])).toEqual([
+      ["agentExecution", 30],
+      ["verifier", 4],
+    ]);
+    expect(res.json.steps.map((s: { index: number; seconds: number | null }) => [s.index, s.seconds])).toEqual([
+      [1, 8],
+      [3, 12],
+      [4, null],
+    ]);
+    expect(res.json.steps[0]).toMatchObject({ costUsd: 0.004, promptTokens: 100 });
+    expect(res.json.costUsd).toBeCloseTo(0.005, 6);
+    const other = await createApiKey(db.db, { name: "elsewhere-viewer", role: "viewer", project: "elsewhere" }, { actor: "test" });
+    const denied = await call(timelineRoute.GET as never, "GET", `/api/v1/rollouts/${id}/timeline`, { token: other.key, params: { id } });
+    expect(denied.status).toBe(403);
+    const missing = await call(timelineRoute.GET as never, "GET", "/api/v1/rollouts/999999/timeline", {
+      token: ADMIN,
+      params: { id: "999999" },
+    });
+    expect(missing.status).toBe(404);
   });
 });
 

@@ -17,6 +17,8 @@ import type { EnvironmentDamage } from "@/lib/analytics/blame";
 import { hasScope } from "@/lib/auth/roles";
 import { listAnnotations, listLabels } from "@/lib/annotations/service";
 import { AnnotationPanel } from "@/components/rollouts/annotation-panel";
+import { readRolloutTimeline } from "@/lib/rollouts/timeline";
+import { StepTimeline } from "@/components/rollouts/step-timeline";
 
 export const dynamic = "force-dynamic";
 
@@ -48,7 +50,11 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
   const base = `/projects/${encodeURIComponent(slug)}`;
   const envHref = `${base}/environments/${encodeURIComponent(r.environmentKey)}`;
   const counterpart = await newestAttemptWithOutcome(db, project, r.environmentKey, !r.success);
-  const [{ labels }, { annotations }] = await Promise.all([listLabels(db, project), listAnnotations(db, rid, user)]);
+  const [{ labels }, { annotations }, timeline] = await Promise.all([
+    listLabels(db, project),
+    listAnnotations(db, rid, user),
+    readRolloutTimeline(db, rid),
+  ]);
   const duration = r.startedAt && r.finishedAt ? (r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
   const meta = (r.metadata ?? {}) as Record<string, unknown>;
   const report = r.verifierOutput ? parseVerifierOutput(r.verifierOutput) : null;
@@ -239,6 +245,11 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
             {JSON.stringify(r.metadata, null, 2).slice(0, 64 * 1024)}
           </pre>
         </details>
+      )}
+      {(timeline.phases.length > 0 || timeline.steps.length > 1 || timeline.costUsd !== null) && (
+        <Panel title="Timeline" className="mb-3">
+          <StepTimeline timeline={timeline} />
+        </Panel>
       )}
       <Panel title="Annotations" className="mb-3">
         <AnnotationPanel
