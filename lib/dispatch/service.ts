@@ -9,22 +9,13 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { environmentFileList } from "@/lib/tasks/store";
 import { materializeTaskFiles, readBlob } from "@/lib/tasks/materialize";
-import {
-  apiKeys,
-  dispatchEvents,
-  dispatchTargets,
-  dispatches,
-  environments,
-  generationEnvironments,
-  generations,
-  projects,
-} from "@/lib/db/schema";
+import { apiKeys, dispatchEvents, dispatchTargets, dispatches, environments, generations, projects } from "@/lib/db/schema";
 import { Conflict, Forbidden, Invalid, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "@/lib/generations/service";
-import { generationMembers } from "@/lib/generations/repository";
+import { generationMemberIds, generationMembers, invalidMemberKeys } from "@/lib/generations/repository";
 import { backoffDelayMs } from "@/lib/retry/backoff";
 import { recordAudit } from "@/lib/audit";
 import { enqueue } from "@/lib/queue/boss";
@@ -88,14 +79,7 @@ export async function buildPayload(
   excludeKeys: string[] = [],
 ): Promise<GenerationPayload> {
   if (project.familyId === "terminal-task") {
-    const ids = await db
-      .select({ id: generationEnvironments.environmentId })
-      .from(generationEnvironments)
-      .where(eq(generationEnvironments.generationId, g.id));
-    await materializeTaskFiles(
-      db,
-      ids.map((r) => r.id),
-    );
+    await materializeTaskFiles(db, await generationMemberIds(db, g.id));
   }
   const rows = (await generationMembers(db, g.id)).map((m) => ({
     id: m.id,
@@ -163,20 +147,14 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
   }
   let exclude: string[] = [];
   if (target.kind === "trainer") {
-    const invalid = await db
-      .select({ key: environments.key })
-      .from(generationEnvironments)
-      .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
-      .where(and(eq(generationEnvironments.generationId, g.id), eq(environments.validationState, "invalid")))
-      .orderBy(asc(environments.key));
-    if (invalid.length && !input.invalidEnvironments) {
-      const names = invalid.map((r) => r.key);
+    const names = await invalidMemberKeys(db, g.id);
+    if (names.length && !input.invalidEnvironments) {
       throw new Conflict(
         `Generation ${g.index} has ${names.length} environment(s) the oracle marked invalid (${names.slice(0, 10).join(", ")}${names.length > 10 ? ", …" : ""}): send invalidEnvironments "exclude" to leave them out or "include" to train on them anyway.`,
         names.map((n) => ({ path: "invalidEnvironments", message: `${n} is invalid` })),
       );
     }
-    if (input.invalidEnvironments === "exclude") exclude = invalid.map((r) => r.key);
+    if (input.invalidEnvironments === "exclude") exclude = names;
   }
   // the same generation to the same target again is allowed (a rerun) but said out loud
   const earlier = await db

@@ -1,15 +1,27 @@
 /** Generations: numbered populations of environments, created through the API or by materializing a proposal. */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "@/lib/db/client";
-import { environments, generationEnvironments, generations } from "@/lib/db/schema";
+import type { generations } from "@/lib/db/schema";
 import { Conflict, Forbidden, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/errors";
 import { configHash } from "@/lib/families/hash";
 import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
 import { recordAudit } from "@/lib/audit";
 import type { ProjectRow } from "@/lib/projects/service";
-import { generationMembers } from "./repository";
+import {
+  environmentsByKey,
+  generationAt,
+  generationIdAt,
+  generationMemberIds,
+  generationMembers,
+  generationsOfProject,
+  insertEnvironments,
+  insertGeneration,
+  insertMembership,
+  linkParents,
+  lockProjectGenerations,
+  maxGenerationIndex,
+} from "./repository";
 
 export const environmentKeySchema = z
   .string()
@@ -89,27 +101,15 @@ export async function createGeneration(
     throw new Invalid(`A config does not fit the ${family.id} family: ${details[0].path}: ${details[0].message}`, details);
 
   return db.transaction(async (tx) => {
-    // serialise generation creation per project (index allocation, key reuse)
-    await tx.execute(sql`select pg_advisory_xact_lock(${project.id})`);
-    const [{ maxIndex }] = await tx
-      .select({ maxIndex: sql<number | null>`max(${generations.index})` })
-      .from(generations)
-      .where(eq(generations.projectId, project.id));
+    await lockProjectGenerations(tx, project.id);
+    const maxIndex = await maxGenerationIndex(tx, project.id);
     const index = input.index ?? (maxIndex === null ? 0 : maxIndex + 1);
-    const [taken] = await tx
-      .select({ id: generations.id })
-      .from(generations)
-      .where(and(eq(generations.projectId, project.id), eq(generations.index, index)));
-    if (taken) throw new Conflict(`Generation ${index} exists already in '${project.slug}'.`, [{ path: "index", message: "is taken" }]);
-    if (input.parentIndex !== undefined) {
-      const [parent] = await tx
-        .select({ id: generations.id })
-        .from(generations)
-        .where(and(eq(generations.projectId, project.id), eq(generations.index, input.parentIndex)));
-      if (!parent)
-        throw new Invalid(`parentIndex ${input.parentIndex} is not a generation of '${project.slug}'.`, [
-          { path: "parentIndex", message: "unknown generation" },
-        ]);
+    if ((await generationIdAt(tx, project.id, index)) !== undefined)
+      throw new Conflict(`Generation ${index} exists already in '${project.slug}'.`, [{ path: "index", message: "is taken" }]);
+    if (input.parentIndex !== undefined && (await generationIdAt(tx, project.id, input.parentIndex)) === undefined) {
+      throw new Invalid(`parentIndex ${input.parentIndex} is not a generation of '${project.slug}'.`, [
+        { path: "parentIndex", message: "unknown generation" },
+      ]);
     }
 
     const items = input.environments.map((e, i) => ({
@@ -120,27 +120,20 @@ export async function createGeneration(
     }));
     const envIds = await upsertEnvironments(tx, project, items);
 
-    const [gen] = await tx
-      .insert(generations)
-      .values({
-        projectId: project.id,
-        index,
-        status: input.status ?? "active",
-        source,
-        parentIndex: input.parentIndex ?? maxIndex ?? null,
-        trainingSteps: input.trainingSteps,
-        mixWeight: input.mixWeight,
-      })
-      .returning();
+    const gen = await insertGeneration(tx, {
+      projectId: project.id,
+      index,
+      status: input.status ?? "active",
+      source,
+      parentIndex: input.parentIndex ?? maxIndex ?? null,
+      trainingSteps: input.trainingSteps,
+      mixWeight: input.mixWeight,
+    });
     // an environment that was in the previous generation is kept (the same row), not a copy
     const previous = new Set<number>();
     if (maxIndex !== null) {
-      const rows = await tx
-        .select({ id: generationEnvironments.environmentId })
-        .from(generationEnvironments)
-        .innerJoin(generations, eq(generations.id, generationEnvironments.generationId))
-        .where(and(eq(generations.projectId, project.id), eq(generations.index, input.parentIndex ?? maxIndex)));
-      for (const r of rows) previous.add(r.id);
+      const previousId = await generationIdAt(tx, project.id, input.parentIndex ?? maxIndex);
+      if (previousId !== undefined) for (const id of await generationMemberIds(tx, previousId)) previous.add(id);
     }
     await insertMembership(
       tx,
@@ -174,13 +167,7 @@ export async function upsertEnvironments(
   const parentKeys = items.map((i) => i.parentKey).filter((k): k is string => !!k);
   const lookup = [...new Set([...keys, ...parentKeys])];
   const known = new Map<string, { id: number; hash: string }>();
-  for (let i = 0; i < lookup.length; i += 5000) {
-    const rows = await tx
-      .select({ id: environments.id, key: environments.key, hash: environments.configHash })
-      .from(environments)
-      .where(and(eq(environments.projectId, project.id), inArray(environments.key, lookup.slice(i, i + 5000))));
-    for (const r of rows) known.set(r.key, { id: r.id, hash: r.hash });
-  }
+  for (const r of await environmentsByKey(tx, project.id, lookup)) known.set(r.key, { id: r.id, hash: r.hash });
   const conflicts: ErrorDetail[] = [];
   const fresh: typeof items = [];
   items.forEach((item, i) => {
@@ -205,72 +192,36 @@ export async function upsertEnvironments(
   });
   if (badParents.length) throw new Invalid(`Unknown parentKey: ${badParents[0].message}.`, badParents);
 
-  for (let i = 0; i < fresh.length; i += 2000) {
-    const chunk = fresh.slice(i, i + 2000);
-    const rows = await tx
-      .insert(environments)
-      .values(
-        chunk.map((e) => ({
-          projectId: project.id,
-          key: e.key,
-          config: e.config,
-          configHash: e.hash,
-          op: e.op ?? (e.parentKey ? "mutate" : "seed"),
-          direction: e.direction ?? null,
-        })),
-      )
-      .returning({ id: environments.id, key: environments.key });
-    for (const r of rows) ids.set(r.key, r.id);
-  }
+  const inserted = await insertEnvironments(
+    tx,
+    fresh.map((e) => ({
+      projectId: project.id,
+      key: e.key,
+      config: e.config,
+      configHash: e.hash,
+      op: e.op ?? (e.parentKey ? "mutate" : "seed"),
+      direction: e.direction ?? null,
+    })),
+  );
+  for (const [key, id] of inserted) ids.set(key, id);
   // parents resolve after insertion so a parent may arrive in the same body; one statement for all
-  const links = fresh.filter((f) => f.parentKey).map((f) => [ids.get(f.key)!, ids.get(f.parentKey!) ?? known.get(f.parentKey!)!.id]);
-  if (links.length) {
-    await tx.execute(sql`
-      update ${environments} set parent_id = l.parent
-      from unnest(${sql.param(links.map((l) => l[0]))}::bigint[], ${sql.param(links.map((l) => l[1]))}::bigint[]) as l(child, parent)
-      where ${environments.id} = l.child`);
-  }
+  await linkParents(
+    tx,
+    fresh.filter((f) => f.parentKey).map((f) => [ids.get(f.key)!, ids.get(f.parentKey!) ?? known.get(f.parentKey!)!.id]),
+  );
   return ids;
-}
-
-/** Add environments to a generation (ignoring ones already members). */
-export async function insertMembership(
-  tx: Queryable,
-  generationId: number,
-  members: { environmentId: number; weight?: number; op?: string; direction?: string | null; rationale?: string | null }[],
-) {
-  for (let i = 0; i < members.length; i += 5000) {
-    const chunk = members.slice(i, i + 5000);
-    if (chunk.length === 0) continue;
-    await tx
-      .insert(generationEnvironments)
-      .values(
-        chunk.map((m) => ({
-          generationId,
-          environmentId: m.environmentId,
-          weight: m.weight ?? 1,
-          op: m.op ?? "seed",
-          direction: m.direction ?? null,
-          rationale: m.rationale ?? null,
-        })),
-      )
-      .onConflictDoNothing();
-  }
 }
 
 /** A project's generation by index, or 404. */
 export async function getGeneration(db: Db, project: ProjectRow, index: number): Promise<GenerationRow> {
-  const [g] = await db
-    .select()
-    .from(generations)
-    .where(and(eq(generations.projectId, project.id), eq(generations.index, index)));
+  const g = await generationAt(db, project.id, index);
   if (!g) throw new NotFound(`Generation ${index} does not exist in '${project.slug}'.`);
   return g;
 }
 
 /** All generations of a project, oldest first. */
 export async function listGenerationRows(db: Db, projectId: number) {
-  return db.select().from(generations).where(eq(generations.projectId, projectId)).orderBy(asc(generations.index));
+  return generationsOfProject(db, projectId);
 }
 
 /** A page of a generation's environments ordered by key, with a cursor. */

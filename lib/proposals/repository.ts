@@ -7,6 +7,7 @@ import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db, Queryable } from "@/lib/db/client";
 import { engineerRuns, environments, failureSummaries, policies, projects, proposalItems, proposals } from "@/lib/db/schema";
 import type { StructuredSummary } from "@/lib/engineer/types";
+import { projectById } from "@/lib/projects/repository";
 import type { ProposalProgress } from "./contracts";
 
 type ProposalInsert = typeof proposals.$inferInsert;
@@ -61,10 +62,7 @@ export async function proposalForRun(db: Queryable, id: string) {
 }
 
 /** The project row a proposal belongs to. */
-export async function projectOf(db: Queryable, projectId: number) {
-  const [project] = await db.select().from(projects).where(eq(projects.id, projectId));
-  return project;
-}
+export const projectOf = projectById;
 
 /** Starts an engineer run record; returns its id. */
 export async function insertEngineerRun(db: Queryable, proposalId: string, engineer: string): Promise<{ id: number }> {

@@ -2,10 +2,8 @@
  * Review of proposals: per-item decisions (with edited configs), comments, and materializing the
  * approved items into the next generation. Every change is written to the audit log with its actor.
  */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db, DbTx } from "@/lib/db/client";
-import { comments, environments, generationEnvironments, generations, projects, proposalItems, proposals } from "@/lib/db/schema";
+import type { Db, Queryable } from "@/lib/db/client";
 import { Conflict, Invalid, NotFound, parseOrThrow, type ErrorDetail } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
@@ -14,8 +12,29 @@ import { parseConfig } from "@/lib/families/parse";
 import type { FamilyDefinition } from "@/lib/families/types";
 import { getFamily } from "@/lib/family-store";
 import type { ProjectRow } from "@/lib/projects/service";
-import { insertMembership, upsertEnvironments } from "@/lib/generations/service";
+import { upsertEnvironments } from "@/lib/generations/service";
+import {
+  environmentsByConfigHash,
+  environmentsWithWeightIn,
+  generationIdAt,
+  insertGeneration,
+  insertMembership,
+  lockProjectGenerations,
+  maxGenerationIndex,
+} from "@/lib/generations/repository";
+import { projectById } from "@/lib/projects/repository";
 import { recordAudit } from "@/lib/audit";
+import {
+  commentsOf,
+  insertComment,
+  isItemOf,
+  itemsForDecision,
+  itemsForMaterialize,
+  proposalForReview,
+  rejectPendingItems,
+  setItemDecision,
+  setProposalStatus,
+} from "./repository";
 import { itemStateOf, recordItemChanges, syncProposalStatus, type ItemChange, type ItemState } from "./history";
 
 export { proposalStatusFrom } from "./history";
@@ -57,12 +76,11 @@ export const materializeSchema = z.strictObject({
 const DECISION: Record<string, string> = { approve: "approved", reject: "rejected", pending: "pending" };
 const REVIEWABLE = new Set(["ready", "approved", "rejected", "partially_approved"]);
 
-async function loadProposal(db: Db | DbTx, id: string, lock = false) {
+async function loadProposal(db: Queryable, id: string, lock = false) {
   if (!z.uuid().safeParse(id).success) throw new NotFound(`Proposal ${id} does not exist.`);
-  const q = db.select().from(proposals).where(eq(proposals.id, id));
-  const [p] = lock ? await q.for("update") : await q;
+  const p = await proposalForReview(db, id, lock);
   if (!p) throw new NotFound(`Proposal ${id} does not exist.`);
-  const [project] = await db.select().from(projects).where(eq(projects.id, p.projectId));
+  const project = await projectById(db, p.projectId);
   return { proposal: p, project: project as ProjectRow };
 }
 
@@ -98,12 +116,7 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
   const family = await getFamily(db, project.familyId);
 
   const itemIds = [...new Set(input.decisions.map((d) => d.itemId))];
-  const items = itemIds.length
-    ? await db
-        .select()
-        .from(proposalItems)
-        .where(and(eq(proposalItems.proposalId, id), inArray(proposalItems.id, itemIds)))
-    : [];
+  const items = await itemsForDecision(db, id, itemIds);
   const byId = new Map(items.map((i) => [i.id, i]));
   const details: ErrorDetail[] = [];
   const edits = new Map<number, Record<string, unknown>>();
@@ -124,18 +137,11 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
   // an edit must not duplicate an environment the project already has
   const editHashes = [...edits.entries()].map(([i, c]) => ({ i, hash: configHash(c) }));
   if (editHashes.length) {
-    const dupes = await db
-      .select({ key: environments.key, hash: environments.configHash })
-      .from(environments)
-      .where(
-        and(
-          eq(environments.projectId, project.id),
-          inArray(
-            environments.configHash,
-            editHashes.map((e) => e.hash),
-          ),
-        ),
-      );
+    const dupes = await environmentsByConfigHash(
+      db,
+      project.id,
+      editHashes.map((e) => e.hash),
+    );
     const known = new Map(dupes.map((d) => [d.hash, d.key]));
     const clash = editHashes.filter((e) => known.has(e.hash));
     if (clash.length) {
@@ -162,15 +168,12 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
         decidedAt: decision === "pending" ? null : now.toISOString(),
         editedConfig: edited ?? before.editedConfig,
       };
-      await tx
-        .update(proposalItems)
-        .set({
-          decision,
-          decidedBy: after.decidedBy,
-          decidedAt: decision === "pending" ? null : now,
-          ...(edited ? { editedConfig: edited } : {}),
-        })
-        .where(eq(proposalItems.id, item.id));
+      await setItemDecision(tx, item.id, {
+        decision,
+        decidedBy: after.decidedBy,
+        decidedAt: decision === "pending" ? null : now,
+        ...(edited ? { editedConfig: edited } : {}),
+      });
       // later requests in the same body see this one's result
       item.decision = decision;
       item.decidedBy = after.decidedBy;
@@ -201,7 +204,7 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
     }
     await recordItemChanges(tx, id, principal.actor, changes);
     if (input.comment) {
-      const [c] = await tx.insert(comments).values({ proposalId: id, author: principal.actor, body: input.comment }).returning();
+      const c = await insertComment(tx, { proposalId: id, author: principal.actor, body: input.comment });
       await recordAudit(tx, {
         projectId: project.id,
         actor: principal.actor,
@@ -220,19 +223,11 @@ export async function addComment(db: Db, id: string, body: unknown, principal: P
   const input = parseOrThrow(commentSchema, body);
   const { project } = await loadProposal(db, id);
   requireScope(principal, "proposals:review", project.id);
-  if (input.itemId) {
-    const [item] = await db
-      .select({ id: proposalItems.id })
-      .from(proposalItems)
-      .where(and(eq(proposalItems.id, input.itemId), eq(proposalItems.proposalId, id)));
-    if (!item)
-      throw new Invalid("itemId is not an item of this proposal.", [{ path: "itemId", message: "is not an item of this proposal" }]);
+  if (input.itemId && !(await isItemOf(db, id, input.itemId))) {
+    throw new Invalid("itemId is not an item of this proposal.", [{ path: "itemId", message: "is not an item of this proposal" }]);
   }
   return db.transaction(async (tx) => {
-    const [c] = await tx
-      .insert(comments)
-      .values({ proposalId: id, itemId: input.itemId ?? null, author: principal.actor, body: input.body })
-      .returning();
+    const c = await insertComment(tx, { proposalId: id, itemId: input.itemId ?? null, author: principal.actor, body: input.body });
     await recordAudit(tx, {
       projectId: project.id,
       actor: principal.actor,
@@ -247,7 +242,7 @@ export async function addComment(db: Db, id: string, body: unknown, principal: P
 
 /** Comments of a proposal, oldest first. */
 export async function listComments(db: Db, id: string) {
-  const rows = await db.select().from(comments).where(eq(comments.proposalId, id)).orderBy(asc(comments.createdAt), asc(comments.id));
+  const rows = await commentsOf(db, id);
   return rows.map((c) => ({ id: c.id, itemId: c.itemId, author: c.author, body: c.body, createdAt: c.createdAt.toISOString() }));
 }
 
@@ -264,7 +259,7 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
     throw new Conflict(`Proposal ${id} is materialized already, as generation ${proposal.materializedGeneration}.`);
   if (!REVIEWABLE.has(proposal.status))
     throw new Conflict(`Proposal ${id} is ${proposal.status}; only a reviewed proposal can be materialized.`);
-  const items = await db.select().from(proposalItems).where(eq(proposalItems.proposalId, id)).orderBy(asc(proposalItems.position));
+  const items = await itemsForMaterialize(db, id);
   const pendingItems = items.filter((i) => i.decision === "pending");
   const pending = pendingItems.length;
   if (pending && !input.rejectPending) {
@@ -277,18 +272,14 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
     throw new Conflict("No item that keeps, mutates or adds an environment is approved; there is nothing to materialize.");
 
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${project.id})`);
+    await lockProjectGenerations(tx, project.id);
     const { proposal: locked } = await loadProposal(tx, id, true);
     if (locked.materializedGeneration !== null)
       throw new Conflict(`Proposal ${id} is materialized already, as generation ${locked.materializedGeneration}.`);
     if (pending) {
       // the reviewer asked for it: the pending items are rejected, each audited like a rejection by hand
       const now = new Date();
-      const rejected = await tx
-        .update(proposalItems)
-        .set({ decision: "rejected", decidedBy: principal.actor, decidedAt: now })
-        .where(and(eq(proposalItems.proposalId, id), eq(proposalItems.decision, "pending")))
-        .returning({ id: proposalItems.id, op: proposalItems.op, environmentKey: proposalItems.environmentKey });
+      const rejected = await rejectPendingItems(tx, id, principal.actor, now);
       const edits = new Map(pendingItems.map((i) => [i.id, itemStateOf(i)]));
       await recordItemChanges(
         tx,
@@ -324,15 +315,8 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
         });
       }
     }
-    const [{ maxIndex }] = await tx
-      .select({ maxIndex: sql<number | null>`max(${generations.index})` })
-      .from(generations)
-      .where(eq(generations.projectId, project.id));
-    const index = (maxIndex ?? -1) + 1;
-    const [base] = await tx
-      .select()
-      .from(generations)
-      .where(and(eq(generations.projectId, project.id), eq(generations.index, proposal.baseGeneration)));
+    const index = ((await maxGenerationIndex(tx, project.id)) ?? -1) + 1;
+    const baseId = await generationIdAt(tx, project.id, proposal.baseGeneration);
 
     const fresh = approved.filter((i) => i.op === "mutate" || i.op === "add");
     const envIds = await upsertEnvironments(
@@ -364,36 +348,21 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
       );
     }
     const keptKeys = approved.filter((i) => i.op === "keep").map((i) => i.environmentKey!);
-    const kept = keptKeys.length
-      ? await tx
-          .select({ id: environments.id, key: environments.key, weight: generationEnvironments.weight })
-          .from(environments)
-          .leftJoin(
-            generationEnvironments,
-            and(
-              eq(generationEnvironments.environmentId, environments.id),
-              base ? eq(generationEnvironments.generationId, base.id) : sql`false`,
-            ),
-          )
-          .where(and(eq(environments.projectId, project.id), inArray(environments.key, keptKeys)))
-      : [];
+    const kept = await environmentsWithWeightIn(tx, project.id, keptKeys, baseId);
     const keptByKey = new Map(kept.map((k) => [k.key, k]));
     const missing = keptKeys.filter((k) => !keptByKey.has(k));
     if (missing.length) throw new Conflict(`Kept environment '${missing[0]}' no longer exists in '${project.slug}'.`);
 
-    const [gen] = await tx
-      .insert(generations)
-      .values({
-        projectId: project.id,
-        index,
-        status: "materialized",
-        source: "proposal",
-        parentIndex: proposal.baseGeneration,
-        proposalId: id,
-        trainingSteps: input.trainingSteps,
-        mixWeight: input.mixWeight,
-      })
-      .returning();
+    const gen = await insertGeneration(tx, {
+      projectId: project.id,
+      index,
+      status: "materialized",
+      source: "proposal",
+      parentIndex: proposal.baseGeneration,
+      proposalId: id,
+      trainingSteps: input.trainingSteps,
+      mixWeight: input.mixWeight,
+    });
     await insertMembership(
       tx,
       gen.id,
@@ -416,10 +385,7 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
       ),
     );
     // a materialized proposal says so (its review is final), whatever its decisions were
-    await tx
-      .update(proposals)
-      .set({ materializedGeneration: index, status: "materialized", updatedAt: new Date() })
-      .where(eq(proposals.id, id));
+    await setProposalStatus(tx, id, { status: "materialized", materializedGeneration: index });
     const counts = {
       keep: keptKeys.length,
       mutate: fresh.filter((i) => i.op === "mutate").length,

@@ -12,6 +12,7 @@ import { Conflict, Invalid, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit";
+import { itemDecisions, setProposalStatus } from "./repository";
 
 /** What a change of an item changes: its decision (with who made it and when) and its edited config. */
 export interface ItemState {
@@ -130,10 +131,9 @@ export function proposalStatusFrom(decisions: string[]): string {
 
 /** Recompute a proposal's status from its items after decisions changed; audited when it moves. */
 export async function syncProposalStatus(tx: DbTx, projectId: number, proposalId: string, previous: string, actor: string): Promise<void> {
-  const all = await tx.select({ decision: proposalItems.decision }).from(proposalItems).where(eq(proposalItems.proposalId, proposalId));
-  const status = proposalStatusFrom(all.map((a) => a.decision));
+  const status = proposalStatusFrom(await itemDecisions(tx, proposalId));
   if (status === previous) return;
-  await tx.update(proposals).set({ status, updatedAt: new Date() }).where(eq(proposals.id, proposalId));
+  await setProposalStatus(tx, proposalId, { status });
   await recordAudit(tx, {
     projectId,
     actor,
