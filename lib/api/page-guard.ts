@@ -41,11 +41,12 @@ export async function orNotFound<T>(lookup: Promise<T>): Promise<T> {
 }
 
 /**
- * What every project page starts with: the signed-in user (holding `scope` when given), the
- * database, and the project they may read; an unknown or hidden project renders the 404 page.
+ * What every project page starts with, its permission check: the signed-in user holding `scope`
+ * (reading by default), the database, and the project they may read (getProjectFor checks the
+ * scope against a key limited to one project); an unknown or hidden project renders the 404 page.
  */
-export async function projectPage(slug: string, next: string, scope?: Scope) {
-  const user = scope ? await requireUserWith(scope, next) : await requireUser(next);
+export async function projectPage(slug: string, next: string, scope: Scope = "projects:read") {
+  const user = await requireUserWith(scope, next);
   const db = getDb();
   const project = await orNotFound(getProjectFor(db, slug, user));
   return { user, db, project };

@@ -13,7 +13,6 @@ import type { Db } from "@/lib/db/client";
 import { arenaRuns } from "@/lib/db/schema";
 import { Conflict, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
-import { requireScope } from "@/lib/auth/principal";
 import type { ArenaMatrixReport, ArenaReport } from "@/lib/arena/types";
 import { processEnvironment } from "@/lib/config/env";
 
@@ -68,7 +67,6 @@ function view(r: typeof arenaRuns.$inferSelect) {
 
 /** POST /arena/reports: store a report made elsewhere (the CLI). */
 export async function uploadArenaReport(db: Db, body: unknown, principal: Principal) {
-  requireScope(principal, "generations:write");
   const report = parseOrThrow(reportSchema, body, "report");
   const [row] = await db
     .insert(arenaRuns)
@@ -90,7 +88,6 @@ export async function queueArenaRun(
   principal: Principal,
   enqueueJob: (data: z.infer<typeof arenaJobSchema>) => Promise<unknown>,
 ) {
-  requireScope(principal, "proposals:create");
   const options = parseOrThrow(arenaRunSchema, body ?? {});
   const [busy] = await db.select({ id: arenaRuns.id }).from(arenaRuns).where(eq(arenaRuns.status, "running")).limit(1);
   if (busy) throw new Conflict(`Arena run ${busy.id} is running; wait for it to finish.`);

@@ -11,7 +11,6 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { dispatches, generations, projects, proposals, rollouts } from "@/lib/db/schema";
 import type { Principal } from "@/lib/auth/principal";
-import { requireScope } from "@/lib/auth/principal";
 import { Conflict } from "@/lib/errors";
 import type { ProjectRow } from "@/lib/projects/service";
 import { getGeneration } from "@/lib/generations/service";
@@ -178,7 +177,6 @@ export async function requestDemoCycle(
   principal: Principal,
   enqueueJob: (data: z.infer<typeof demoLoopJobSchema>) => Promise<unknown>,
 ) {
-  requireScope(principal, "proposals:review", project.id);
   if (!project.isDemo) throw new Conflict(`'${project.slug}' is not a demo project; its generations come from your own trainer.`);
   if (demoBusy(project.demoState as DemoState | null)) throw new Conflict("A demo cycle is already running; wait for it to finish.");
   await queueDemoCycles(db, project, 1, enqueueJob);

@@ -5,7 +5,6 @@
 import type { Db } from "@/lib/db/client";
 import { Invalid, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
-import { requireScope } from "@/lib/auth/principal";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "@/lib/generations/service";
 import { recordAudit } from "@/lib/audit";
@@ -22,7 +21,6 @@ export function llmEngineerAvailable(env: NodeJS.ProcessEnv = processEnvironment
 
 /** POST .../generations/{index}/proposals: validate, record, queue; the worker does the run. */
 export async function createProposal(db: Db, project: ProjectRow, g: GenerationRow, body: unknown, principal: Principal) {
-  requireScope(principal, "proposals:create", project.id);
   const input = parseOrThrow(createProposalSchema, body);
   if (input.engineer === "llm" && !llmEngineerAvailable()) {
     throw new Invalid(
