@@ -17,6 +17,7 @@ const ENTITY_LOADERS: Record<string, string> = {
   "lib/proposals/view.ts": "getProposal",
   "lib/review/decisions.ts": "reviewProposal, addComment, materializeProposal (by proposal id)",
   "lib/review/history.ts": "itemHistory, undoItemChange (by proposal id)",
+  "lib/review/task-files.ts": "itemTaskDiff, editItemTaskFiles, revertItemTaskFiles (by proposal id)",
   "lib/annotations/service.ts": "rolloutFor (by rollout id)",
   "lib/rollouts/read.ts": "readRollout (by rollout id)",
   "lib/rollouts/turns.ts": "authorize (by rollout id)",
