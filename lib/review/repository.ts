@@ -81,6 +81,9 @@ export async function itemsForMaterialize(db: Queryable, proposalId: string) {
       editedConfig: proposalItems.editedConfig,
       direction: proposalItems.direction,
       rationale: proposalItems.rationale,
+      flags: proposalItems.flags,
+      taskEdits: proposalItems.taskEdits,
+      editedTaskEdits: proposalItems.editedTaskEdits,
     })
     .from(proposalItems)
     .where(eq(proposalItems.proposalId, proposalId))
