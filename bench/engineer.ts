@@ -1,6 +1,6 @@
 /**
- * npm run bench:engineer [-- --json <file>]
- * The heuristic engineer on 1,000 frozenlake-mapf environments with 50,000 rollouts in the real
+ * npm run bench:engineer [-- --environments E] [-- --rollouts N] [-- --json <file>]
+ * The heuristic engineer on E (default 1,000) frozenlake-mapf environments with N (default 50,000) rollouts in the real
  * app: the proposal computed against the app's database (summary, engineer, validation of every
  * child), and end to end through the API and the worker. Also the LLM prompt for that case, in
  * tokens, against its budget.
@@ -22,8 +22,12 @@ import { withValidationCache } from "../lib/families/validation-cache";
 import { jsonTarget, machine, recordSection, startApp } from "./lib";
 
 const argv = process.argv.slice(2);
-const ENVIRONMENTS = 1000;
-const ATTEMPTS = 50;
+const flag = (name: string, fallback: number) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && Number(argv[i + 1]) > 0 ? Math.floor(Number(argv[i + 1])) : fallback;
+};
+const ENVIRONMENTS = flag("--environments", 1000);
+const ATTEMPTS = Math.max(1, Math.round(flag("--rollouts", 50_000) / ENVIRONMENTS));
 const RUNS = 3;
 const PROMPT_BUDGET = 12_000;
 
@@ -44,9 +48,17 @@ async function main() {
     await client.request("POST", "/api/v1/projects/bench/generations", {
       json: { environments: configs.map((config, i) => ({ key: `env-${i}`, config })) },
     });
-    const lines: { ref: string; json: string }[] = [];
+    // rollouts go up in slices so a million of them never sit in memory at once
+    let lines: { ref: string; json: string }[] = [];
+    let loaded = 0;
+    const flush = async () => {
+      const summary = await uploadRollouts(client, "bench", lines);
+      if (summary.accepted !== lines.length) throw new Error(`accepted ${summary.accepted} of ${lines.length}`);
+      loaded += summary.accepted;
+      lines = [];
+    };
     const rng = createRng(42);
-    configs.forEach((config, i) => {
+    for (const [i, config] of configs.entries()) {
       const p = family.difficulty ? family.difficulty(config).pMax * (1 / (1 + Math.exp(2 * family.difficulty(config).difficulty))) : 0.5;
       for (let a = 0; a < ATTEMPTS; a++) {
         const ok = rng.next() < p;
@@ -68,10 +80,10 @@ async function main() {
           }),
         });
       }
-    });
-    const summary = await uploadRollouts(client, "bench", lines);
-    if (summary.accepted !== lines.length) throw new Error(`accepted ${summary.accepted} of ${lines.length}`);
-    console.log(`[bench:engineer] loaded ${summary.accepted} rollouts`);
+      if (lines.length >= 100_000) await flush();
+    }
+    await flush();
+    console.log(`[bench:engineer] loaded ${loaded} rollouts`);
 
     // in-process against the app's database: what the worker does for one proposal
     const handle = createDb(app.databaseUrl);
@@ -125,7 +137,12 @@ async function main() {
     console.log(`[bench:engineer] end to end (API, queue, worker): median ${median(endToEnd).toFixed(0)} ms`);
     console.log(`[bench:engineer] LLM prompt for this case: ${promptTokens} tokens (budget ${PROMPT_BUDGET})`);
 
-    const result = { heuristicProposalMs: Math.round(median(inProcess)), llmPromptTokens: promptTokens };
+    // the goal is end to end (issue 19): the API, the queue, the worker, the summary, the engineer, validation
+    const result = {
+      heuristicProposalMs: Math.round(median(endToEnd)),
+      heuristicInProcessMs: Math.round(median(inProcess)),
+      llmPromptTokens: promptTokens,
+    };
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
       "Engineer (`npm run bench:engineer`)",
@@ -133,8 +150,8 @@ async function main() {
 
 | measure | figure | goal |
 |---|---|---|
-| heuristic proposal: summary from the database, engineer, every child validated by the family | ${result.heuristicProposalMs} ms | <= 2,000 ms |
-| the same end to end: \`POST .../proposals\` until \`GET /proposals/{id}\` says ready (queue pickup included) | ${Math.round(median(endToEnd))} ms | |
+| heuristic proposal in process: summary from the database, engineer, every child validated by the family | ${result.heuristicInProcessMs} ms | |
+| the same end to end: \`POST .../proposals\` until \`GET /proposals/{id}\` says ready (queue pickup included) | ${result.heuristicProposalMs} ms | <= 5,000 ms |
 | LLM engineer prompt for this case | ${promptTokens.toLocaleString("en-US")} tokens | <= ${PROMPT_BUDGET.toLocaleString("en-US")} (budget) |`,
     );
     console.log(JSON.stringify(result));

@@ -140,6 +140,8 @@ async function main() {
     );
 
     let harborImportSeconds: number | null = null;
+    let harborTenJobsSeconds: number | null = null;
+    let harborTenJobsTrials = 0;
     const fixtures = fixturesDir();
     if (fixtures) {
       const dir = path.join(fixtures, "harbor-tb2", "tmax-9b", "terminal-bench-2-0");
@@ -147,6 +149,14 @@ async function main() {
       const r = await importHarbor(client, dir, { project: "bench-harbor", create: true, quiet: true });
       harborImportSeconds = (performance.now() - t2) / 1000;
       console.log(`[bench:ingest] Harbor tmax-9b: ${r.summary.accepted} rollouts in ${harborImportSeconds.toFixed(1)} s`);
+      // ten jobs at once (a team importing a sweep): the same job into ten projects, so none is a duplicate of another
+      const t3 = performance.now();
+      const ten = await Promise.all(
+        Array.from({ length: 10 }, (_, k) => importHarbor(client, dir, { project: `bench-harbor-${k}`, create: true, quiet: true })),
+      );
+      harborTenJobsSeconds = (performance.now() - t3) / 1000;
+      harborTenJobsTrials = ten.reduce((n, x) => n + x.summary.accepted, 0);
+      console.log(`[bench:ingest] ten Harbor jobs at once: ${harborTenJobsTrials} rollouts in ${harborTenJobsSeconds.toFixed(1)} s`);
     } else {
       console.log("[bench:ingest] Harbor import skipped: ../shared/fixtures not found (set ENVFORGE_FIXTURES)");
     }
@@ -156,6 +166,7 @@ async function main() {
       copyRowsPerSecond: Math.round(copyRowsPerSecond),
       ratioToCopy: Number(ratioToCopy.toFixed(3)),
       harborImportSeconds: harborImportSeconds === null ? null : Number(harborImportSeconds.toFixed(2)),
+      harborTenJobsSeconds: harborTenJobsSeconds === null ? null : Number(harborTenJobsSeconds.toFixed(2)),
     };
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
@@ -164,10 +175,11 @@ async function main() {
 
 | measure | figure | goal |
 |---|---|---|
-| ${total} rollouts, ${(bytes / total / 1024).toFixed(1)} KB each, through \`POST .../rollouts\` | ${result.rolloutsPerSecond} rollouts/s | >= 2,000 |
+| ${total} rollouts, ${(bytes / total / 1024).toFixed(1)} KB each, through \`POST .../rollouts\` | ${result.rolloutsPerSecond} rollouts/s | >= 10,000 |
 | raw COPY of the same rows into a scratch table | ${result.copyRowsPerSecond} rows/s | |
-| API rate / COPY rate | ${result.ratioToCopy} | >= 0.25 |
-| tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${harborImportSeconds === null ? "skipped (no fixtures)" : `${result.harborImportSeconds} s`} | <= 20 s |`,
+| API rate / COPY rate | ${result.ratioToCopy} | >= 0.5 |
+| tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${harborImportSeconds === null ? "skipped (no fixtures)" : `${result.harborImportSeconds} s`} | <= 20 s |
+| ten Harbor jobs at once (the tmax-9b job into ten projects, ${harborTenJobsTrials.toLocaleString("en-US")} trials) | ${harborTenJobsSeconds === null ? "skipped (no fixtures)" : `${result.harborTenJobsSeconds} s`} | <= 30 s |`,
     );
     console.log(JSON.stringify(result));
   } finally {

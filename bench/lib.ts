@@ -16,12 +16,18 @@ export interface RunningApp {
   url: string;
   token: string;
   databaseUrl: string;
-  stop(): Promise<void>;
+  /** the server process (its RSS is the app's memory) */
+  pid: number;
+  /** stop the app and its database; the data folder is removed unless `keepData` (to start again on it) */
+  stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-/** Start `npm start`'s script on a fresh embedded database (no demo) and wait until it is healthy. */
-export async function startApp(port = 3091): Promise<RunningApp> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ef-bench-"));
+/**
+ * Start `npm start`'s script on an embedded database (no demo) and wait until it is healthy: a fresh
+ * data folder, or `dataDir` to start again on the data of an earlier run (a restart).
+ */
+export async function startApp(port = 3091, opts: { dataDir?: string } = {}): Promise<RunningApp> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "ef-bench-"));
   fs.chmodSync(dataDir, 0o755);
   const token = "bench-bootstrap-token-0123456789";
   const log = fs.openSync(path.join(dataDir, "server.log"), "a");
@@ -51,17 +57,49 @@ export async function startApp(port = 3091): Promise<RunningApp> {
     await new Promise((r) => setTimeout(r, 500));
   }
   const text = fs.readFileSync(path.join(dataDir, "server.log"), "utf8");
-  const pgPort = /embedded PostgreSQL listening on 127\.0\.0\.1:(\d+)/.exec(text)?.[1];
+  // the last start's port: a restart on the same data folder appends to the log
+  const pgPort = [...text.matchAll(/embedded PostgreSQL listening on 127\.0\.0\.1:(\d+)/g)].pop()?.[1];
   const password = fs.readFileSync(path.join(dataDir, "pg-password"), "utf8").trim();
   return {
     url,
     token,
     databaseUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/envforge`,
-    async stop() {
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-      fs.rmSync(dataDir, { recursive: true, force: true });
+    pid: child.pid!,
+    async stop(stopOpts = {}) {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((r) => child.once("exit", r));
+      }
+      if (!stopOpts.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Resident memory of a process in MB (from /proc; 0 once it has exited). */
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples the RSS of the processes it watches every `everyMs` and keeps the maximum. */
+export function rssSampler(everyMs = 200) {
+  let max = 0;
+  const pids = new Set<number>();
+  const timer = setInterval(() => {
+    for (const pid of pids) max = Math.max(max, rssMb(pid));
+  }, everyMs);
+  timer.unref();
+  return {
+    watch(pid: number) {
+      pids.clear();
+      pids.add(pid);
+    },
+    maxMb: () => max,
+    stop: () => clearInterval(timer),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
- * npm run bench:viewer [-- --json <file>]
- * One rollout with a 5,000-message trajectory (about 10 MB) in the real app, opened in headless
+ * npm run bench:viewer [-- --messages N] [-- --json <file>]
+ * One rollout with an N-message trajectory (default 5,000, about 10 MB; 50,000 is about 100 MB) in the real app, opened in headless
  * Chromium: time from navigation until the first turns are visible, and from pressing "Last"
  * until the last turn is visible. Median of 5 runs after one warm-up.
  */
@@ -10,7 +10,7 @@ import { EnvForgeClient } from "../cli/client";
 import { jsonTarget, machine, recordSection, startApp } from "./lib";
 
 const argv = process.argv.slice(2);
-const MESSAGES = 5000;
+const MESSAGES = Number(argv[argv.indexOf("--messages") + 1]) > 2 ? Math.floor(Number(argv[argv.indexOf("--messages") + 1])) : 5000;
 const RUNS = 5;
 
 function chromiumPath(): string | undefined {
@@ -151,8 +151,8 @@ async function main() {
 
 | measure | median | worst | goal |
 |---|---|---|---|
-| navigation until the first turns are visible | ${result.firstTurnsVisibleMs} ms | ${Math.round(Math.max(...first))} ms | <= 1,500 ms |
-| "Last" pressed until the last turn is visible | ${result.scrollToEndMs} ms | ${Math.round(Math.max(...last))} ms | <= 1,500 ms |`,
+| navigation until the first turns are visible | ${result.firstTurnsVisibleMs} ms | ${Math.round(Math.max(...first))} ms | <= 1,000 ms |
+| "Last" pressed until the last turn is visible | ${result.scrollToEndMs} ms | ${Math.round(Math.max(...last))} ms | <= 1,000 ms |`,
     );
     console.log(JSON.stringify(result));
   } finally {

@@ -79,7 +79,27 @@ async function storedAndRecomputed() {
     select generation_id, environment_id::int, policy_id, failure_category as category, coalesce(failure_signature, '') as signature,
       count(*)::int as n, min(id)::int as first_rollout_id
     from rollouts where failure_category is not null group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`);
-  return { stored, recomputed, storedFailures, recomputedFailures };
+  const storedBehaviours = await q(sql`
+    select generation_id, environment_id::int, policy_id, behaviour, n, first_rollout_id::int from behaviour_aggregates order by 1, 2, 3, 4`);
+  const recomputedBehaviours = await q(sql`
+    select generation_id, environment_id::int, policy_id, b as behaviour, count(*)::int as n, min(id)::int as first_rollout_id
+    from rollouts, unnest(behaviours) as b where not success group by 1, 2, 3, 4 order by 1, 2, 3, 4`);
+  const storedExceptions = await q(
+    sql`select generation_id, policy_id, error_type, n, successes from exception_aggregates order by 1, 2, 3`,
+  );
+  const recomputedExceptions = await q(sql`
+    select generation_id, policy_id, error_type, count(*)::int as n, sum(case when success then 1 else 0 end)::int as successes
+    from rollouts where error_type is not null group by 1, 2, 3 order by 1, 2, 3`);
+  return {
+    stored,
+    recomputed,
+    storedFailures,
+    recomputedFailures,
+    storedBehaviours,
+    recomputedBehaviours,
+    storedExceptions,
+    recomputedExceptions,
+  };
 }
 
 async function expectExact() {
@@ -87,6 +107,8 @@ async function expectExact() {
   expect(s.recomputed.length).toBeGreaterThan(0);
   expect(s.stored).toEqual(s.recomputed);
   expect(s.storedFailures).toEqual(s.recomputedFailures);
+  expect(s.storedBehaviours).toEqual(s.recomputedBehaviours);
+  expect(s.storedExceptions).toEqual(s.recomputedExceptions);
   return s;
 }
 
@@ -125,6 +147,9 @@ describe("incremental rollout aggregates", () => {
     await db.db.execute(sql`update rollouts set failure_category = 'infra_error', failure_signature = 'sandbox down', success = false
       where id % 5 = 0`);
     await expectExact();
+    await db.db.execute(sql`update rollouts set behaviours = '{gave_up_early,step_cap}', error_type = 'RewardFileNotFoundError'
+      where id % 3 = 0`);
+    expect((await expectExact()).storedBehaviours.length).toBeGreaterThan(0);
     await db.db.execute(sql`update rollouts set reward = 1, success = true, failure_category = null, failure_signature = null
       where id % 13 = 1`);
     await expectExact();
@@ -156,11 +181,16 @@ describe("incremental rollout aggregates", () => {
 
   it("are rebuilt exactly by the migration's backfill over rollouts already stored", async () => {
     await ingest(range(0, 300), 100);
+    await db.db.execute(sql`update rollouts set behaviours = '{never_ran_tests}' where id % 4 = 1`);
     const expected = await expectExact();
+    expect(expected.storedBehaviours.length).toBeGreaterThan(0);
+    expect(expected.storedExceptions.length).toBeGreaterThan(0);
     await db.db.execute(sql`delete from rollout_aggregates`);
     await db.db.execute(sql`delete from failure_aggregates`);
+    await db.db.execute(sql`delete from behaviour_aggregates`);
+    await db.db.execute(sql`delete from exception_aggregates`);
     await db.db.execute(sql`do $$ declare stmt text; begin
-      foreach stmt in array envforge_aggregates_add_sql('rollouts') loop execute stmt; end loop; end $$`);
+      foreach stmt in array envforge_aggregates_add_sql('rollouts') || envforge_facets_add_sql('rollouts') loop execute stmt; end loop; end $$`);
     const rebuilt = await expectExact();
     expect(rebuilt.stored).toEqual(expected.stored);
   });

@@ -319,6 +319,43 @@ export const failureAggregates = pgTable(
   (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId, t.category, t.signature] })],
 );
 
+/** Behaviours of failed rollouts per generation × environment × policy × behaviour, kept like rollout_aggregates. */
+export const behaviourAggregates = pgTable(
+  "behaviour_aggregates",
+  {
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    environmentId: bigint("environment_id", { mode: "number" })
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    policyId: integer("policy_id")
+      .notNull()
+      .references(() => policies.id, { onDelete: "cascade" }),
+    behaviour: text("behaviour").notNull(),
+    n: integer("n").notNull(),
+    firstRolloutId: bigint("first_rollout_id", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId, t.behaviour] })],
+);
+
+/** Rollouts per generation × policy × error type the source reported (passing ones included), kept like rollout_aggregates. */
+export const exceptionAggregates = pgTable(
+  "exception_aggregates",
+  {
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    policyId: integer("policy_id")
+      .notNull()
+      .references(() => policies.id, { onDelete: "cascade" }),
+    errorType: text("error_type").notNull(),
+    n: integer("n").notNull(),
+    successes: integer("successes").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.errorType] })],
+);
+
 export const rolloutPayloads = pgTable("rollout_payloads", {
   rolloutId: bigint("rollout_id", { mode: "number" })
     .primaryKey()

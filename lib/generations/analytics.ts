@@ -5,7 +5,15 @@
  */
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { environments, failureAggregates, policies, rollouts, rolloutAggregates } from "@/lib/db/schema";
+import {
+  behaviourAggregates,
+  environments,
+  exceptionAggregates,
+  failureAggregates,
+  policies,
+  rollouts,
+  rolloutAggregates,
+} from "@/lib/db/schema";
 import { BadRequest, NotFound } from "@/lib/errors";
 import {
   difficultyTier,
@@ -310,20 +318,19 @@ export async function generationExceptions(
 ): Promise<{ type: string; count: number; rewarded: number }[]> {
   const rows = await db
     .select({
-      type: rollouts.errorType,
-      count: sql<number>`count(*)::int`,
-      rewarded: sql<number>`count(*) filter (where ${rollouts.success})::int`,
+      type: exceptionAggregates.errorType,
+      count: sql<number>`sum(${exceptionAggregates.n})::int`,
+      rewarded: sql<number>`sum(${exceptionAggregates.successes})::int`,
     })
-    .from(rollouts)
+    .from(exceptionAggregates)
     .where(
       and(
-        eq(rollouts.generationId, generationId),
-        policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined,
-        sql`${rollouts.errorType} is not null`,
+        eq(exceptionAggregates.generationId, generationId),
+        policyId !== undefined ? eq(exceptionAggregates.policyId, policyId) : undefined,
       ),
     )
-    .groupBy(rollouts.errorType)
-    .orderBy(sql`count(*) desc`, asc(rollouts.errorType));
+    .groupBy(exceptionAggregates.errorType)
+    .orderBy(sql`sum(${exceptionAggregates.n}) desc`, asc(exceptionAggregates.errorType));
   return rows.map((e) => ({ type: e.type as string, count: e.count, rewarded: e.rewarded }));
 }
 
@@ -332,13 +339,14 @@ export async function generationExceptions(
  * count, per policy, the environments involved and exemplars spread across them.
  */
 export async function generationBehaviours(db: Db, generationId: number, policyId?: number): Promise<BehaviourView[]> {
-  const failed = sql`select r.id, r.environment_id, r.policy_id, unnest(r.behaviours) as b from rollouts r
-    where r.generation_id = ${generationId} and not r.success ${policyId !== undefined ? sql`and r.policy_id = ${policyId}` : sql``}`;
+  const policyFilter = policyId !== undefined ? sql`and a.policy_id = ${policyId}` : sql``;
   const [perPolicy, perEnv] = await Promise.all([
     db.execute<{ b: string; policy: string; n: number }>(sql`
-      with f as (${failed}) select f.b, p.name as policy, count(*)::int as n from f join policies p on p.id = f.policy_id group by f.b, p.name`),
+      select a.behaviour as b, p.name as policy, sum(a.n)::int as n from ${behaviourAggregates} a join policies p on p.id = a.policy_id
+      where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, p.name`),
     db.execute<{ b: string; key: string; first_id: string }>(sql`
-      with f as (${failed}) select f.b, e.key, min(f.id)::text as first_id from f join environments e on e.id = f.environment_id group by f.b, e.key`),
+      select a.behaviour as b, e.key, min(a.first_rollout_id)::text as first_id from ${behaviourAggregates} a join environments e on e.id = a.environment_id
+      where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, e.key`),
   ]);
   const views = new Map<string, BehaviourView>();
   const viewOf = (b: string) => {
