@@ -77,6 +77,14 @@ describe("pass@k", () => {
     expect(Object.keys(curve)).toEqual(["1", "2", "3", "4", "5"]);
     expect(curve["2"]).toBeCloseTo((0.7 + 0 + 1) / 3, 12);
   });
+  it("gives the curve bit for bit equal to pass@k asked for each k, on skewed environments", () => {
+    // sizes from 1 to 400 attempts, successes anywhere from none to all
+    const envs = Array.from({ length: 60 }, (_, i) => env(1 + ((i * i * 37) % 400), 0)).map((e, i) => ({ ...e, s: (i * 53) % (e.n + 1) }));
+    const curve = passAtKCurve(envs);
+    const maxN = Math.max(...envs.map((e) => e.n));
+    expect(Object.keys(curve)).toHaveLength(maxN);
+    for (let k = 1; k <= maxN; k++) expect(curve[String(k)]).toBe(passAtK(envs, k));
+  });
 });
 
 describe("learnability", () => {
