@@ -51,7 +51,7 @@ export default async function ProjectsPage() {
                   <Link href={`/projects/${p.slug}`} className="font-medium text-zinc-900 hover:underline">
                     {p.name}
                   </Link>
-                  <span className="ml-2 text-zinc-400">{p.slug}</span>
+                  <span className="ml-2 text-zinc-500">{p.slug}</span>
                   {p.demo && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-800">demo</span>}
                 </>
               ),
@@ -80,7 +80,7 @@ export default async function ProjectsPage() {
                 <Link href={`/projects/${p.slug}`} className="text-zinc-700 hover:underline">
                   {p.name}
                 </Link>{" "}
-                <span className="text-zinc-400">
+                <span className="text-zinc-500">
                   {p.slug} · {count(p.generations)} generations · {count(p.rollouts)} rollouts
                 </span>
               </li>

@@ -8,7 +8,7 @@ import type { ArenaCurve, ArenaMatrixReport, ArenaReport, ArenaSetting, Strategy
 import { GoalExplanation, GoalMatrix } from "./goal-matrix";
 import type { ArenaRunView } from "@/lib/arena-runs/service";
 import { apiFetch } from "@/components/ui/api-client";
-import { count, fixed, pct } from "@/components/ui/format";
+import { count, fixed, pct, dateTime } from "@/components/ui/format";
 import { Panel } from "@/components/ui/shell";
 import { Button } from "@/components/ui/button";
 import { Table } from "@/components/ui/table";
@@ -82,7 +82,7 @@ function Curves({ curves, budget }: { curves: Partial<Record<string, ArenaCurve>
 
 function ci(c: [number, number] | undefined) {
   return c ? (
-    <span className="text-xs text-zinc-400">
+    <span className="text-xs text-zinc-500">
       {" "}
       [{count(Math.round(c[0]))}–{count(Math.round(c[1]))}]
     </span>
@@ -225,8 +225,7 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
               {report.trapShare !== undefined ? ` · traps ${Math.round(report.trapShare * 100)}%` : ""}
               {report.seedBase !== undefined ? ` · seeds ${report.seedBase}–${report.seedBase + report.seeds - 1}` : ""}
               {report.validator ? ` · validator ${report.validator.mode}` : ""} · {report.seeds} seeds{report.quick ? " (quick)" : ""} ·
-              budget {count(report.budget.rollouts)} rollouts · {report.createdAt.slice(0, 16).replace("T", " ")} ·{" "}
-              {Math.round(report.durationMs / 1000)} s
+              budget {count(report.budget.rollouts)} rollouts · {dateTime(report.createdAt)} · {Math.round(report.durationMs / 1000)} s
             </span>
           </div>
           <div className="mb-3 grid grid-cols-1 gap-3 xl:grid-cols-2">

@@ -36,7 +36,7 @@ function checksOf(column: MatrixColumn): GoalCheck[] {
 }
 
 function CellBadge({ checks }: { checks: GoalCheck[] }) {
-  if (checks.length === 0) return <span className="text-zinc-400">—</span>;
+  if (checks.length === 0) return <span className="text-zinc-500">—</span>;
   const lost = checks.filter((c) => !c.won);
   const won = checks.length - lost.length;
   return (
@@ -107,7 +107,7 @@ export function GoalMatrix({ cells, onPick }: { cells: ArenaReport[]; onPick?: (
                   </th>
                   {columns.map((col, i) => (
                     <td key={i} className="py-1.5 pr-3">
-                      {col ? <CellBadge checks={checksOf(col)} /> : <span className="text-zinc-400">—</span>}
+                      {col ? <CellBadge checks={checksOf(col)} /> : <span className="text-zinc-500">—</span>}
                     </td>
                   ))}
                 </tr>

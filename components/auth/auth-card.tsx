@@ -5,7 +5,7 @@ export function AuthCard({ title, children }: { title: string; children: ReactNo
   return (
     <main className="flex min-h-screen items-center justify-center p-4">
       <div className="w-full max-w-sm rounded-lg border border-zinc-200 bg-white p-6 shadow-sm">
-        <div className="mb-1 text-xs font-semibold uppercase tracking-wider text-zinc-400">EnvForge</div>
+        <div className="mb-1 text-xs font-semibold uppercase tracking-wider text-zinc-500">EnvForge</div>
         <h1 className="mb-4 text-lg font-semibold">{title}</h1>
         {children}
       </div>

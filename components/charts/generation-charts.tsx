@@ -27,6 +27,7 @@ import { defaultBreakdownField } from "@/lib/analytics/field-choice";
 import { count, pct } from "@/components/ui/format";
 import { fieldClass } from "@/components/ui/form";
 import { Table } from "@/components/ui/table";
+import { Button } from "@/components/ui/button";
 
 const AXIS_TICK = { fontSize: 12 };
 const GRID_STROKE = "#e4e4e7";
@@ -63,7 +64,7 @@ function percentPoints(delta: number): string {
 }
 
 function NoData() {
-  return <div className="flex h-56 items-center justify-center text-xs text-zinc-400">No data</div>;
+  return <div className="flex h-56 items-center justify-center text-xs text-zinc-500">No data</div>;
 }
 
 function TooltipBox({ children }: { children: ReactNode }) {
@@ -240,6 +241,21 @@ export function FailureCategoryBars({
               </BarChart>
             </ResponsiveContainer>
           </div>
+          {onSelect && (
+            // the bars take clicks only: the same choice as buttons, for a keyboard
+            <div
+              className="mt-1 flex flex-wrap items-center gap-1 text-xs text-zinc-600"
+              role="group"
+              aria-label="Inspect a failure category"
+            >
+              Inspect:
+              {categories.map((c) => (
+                <Button key={c.category} size="xs" onClick={() => onSelect(c.category)} data-testid="failure-category-button">
+                  {c.category} ({count(c.count)})
+                </Button>
+              ))}
+            </div>
+          )}
           {categories.some((c) => c.infra) && (
             <p className="mt-1 flex items-center gap-1.5 text-xs text-zinc-500">
               <span className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: INFRA_SWATCH }} />
@@ -456,7 +472,7 @@ export function PolicyScatter({ comparison, hrefFor }: { comparison: PolicyCompa
             </div>
           ))}
         </dl>
-        <p className="mt-1 text-zinc-400">
+        <p className="mt-1 text-zinc-500">
           {comparison.margin > 0 && <span>A change counts from {(comparison.margin * 100).toFixed(1)} pp. </span>}
           {oneSided > 0 && <span>{count(oneSided)} ran under one policy only.</span>}
         </p>
@@ -486,7 +502,7 @@ function MoverList({
     <div className="mt-3">
       <h3 className="mb-1 font-medium text-zinc-700">{title}</h3>
       {items.length === 0 ? (
-        <p className="text-zinc-400">None</p>
+        <p className="text-zinc-500">None</p>
       ) : (
         <ul className="space-y-0.5">
           {items.map((it) => (

@@ -7,6 +7,7 @@ import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
 import { fieldClass } from "@/components/ui/form";
 import { ConfirmButton } from "@/components/ui/confirm-button";
+import { dateTime } from "@/components/ui/format";
 
 interface DispatchView {
   id: string;
@@ -87,7 +88,7 @@ export function DispatchTimeline({
       <ol className="space-y-0.5">
         {data.events.map((e, i) => (
           <li key={i} className="flex gap-2">
-            <span className="num text-zinc-400">{e.at.slice(11, 19)}</span>
+            <span className="num text-zinc-500">{dateTime(e.at, { seconds: true })}</span>
             <span className="font-medium">{e.status}</span>
             <span className="break-all text-zinc-600">{e.message}</span>
           </li>

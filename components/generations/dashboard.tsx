@@ -53,7 +53,7 @@ export function GenerationDashboard({
         title="Failure categories"
         right={
           <span className="text-xs text-zinc-500">
-            {infra > 0 ? `${infra} infra failures shown apart, not counted against the policy · ` : ""}click a bar to inspect
+            {infra > 0 ? `${infra} infra failures shown apart, not counted against the policy · ` : ""}click a bar or a button to inspect
           </span>
         }
       >

@@ -223,7 +223,7 @@ export function EnvironmentTable({
                 <Link href={envHref(e)} className="hover:underline">
                   {e.key}
                 </Link>
-                {e.parentKey && <div className="text-zinc-400">← {e.parentKey}</div>}
+                {e.parentKey && <div className="text-zinc-500">← {e.parentKey}</div>}
               </>
             ),
           },

@@ -69,7 +69,7 @@ export function CommentForm({
         <Button type="submit" variant="primary" size="sm" busy={posting}>
           Post
         </Button>
-        <span className="text-zinc-400">Enter: new line · Ctrl+Enter: post</span>
+        <span className="text-zinc-500">Enter: new line · Ctrl+Enter: post</span>
         {empty && (
           <span id={hintId} className="text-red-700" role="alert" data-testid="comment-empty">
             Write something first: an empty comment is not posted.

@@ -5,6 +5,7 @@ import type { itemHistory } from "@/lib/review/history";
 import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
 import { ConfigDiff } from "./config-diff";
+import { dateTime } from "@/components/ui/format";
 
 type HistoryData = Awaited<ReturnType<typeof itemHistory>>;
 type HistoryEvent = HistoryData["events"][number];
@@ -64,9 +65,8 @@ export function ItemHistory({
           {events.map((e) => {
             const configChanged = JSON.stringify(e.before.editedConfig) !== JSON.stringify(e.after.editedConfig);
             return (
-              <li key={e.id} data-testid="history-event" data-action={e.action} className={e.undoneAt ? "text-zinc-400" : ""}>
-                <span className="font-medium">{e.actor}</span> {describe(e, byId)}{" "}
-                <span className="text-zinc-400">{e.at.slice(0, 16).replace("T", " ")}</span>
+              <li key={e.id} data-testid="history-event" data-action={e.action} className={e.undoneAt ? "text-zinc-500" : ""}>
+                <span className="font-medium">{e.actor}</span> {describe(e, byId)} <span className="text-zinc-500">{dateTime(e.at)}</span>
                 {e.undoneAt && <span className="ml-1 rounded bg-zinc-200 px-1 text-zinc-600">undone by {e.undoneBy}</span>}
                 {configChanged && (
                   <details className="mt-0.5">

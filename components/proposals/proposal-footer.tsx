@@ -10,6 +10,7 @@ import { apiFetch } from "@/components/ui/api-client";
 import { Panel } from "@/components/ui/shell";
 import type { ProposalData } from "./proposal-view";
 import { CommentForm } from "./comment-form";
+import { dateTime } from "@/components/ui/format";
 
 /** Proposal-level comments and materializing the approved items into the next generation. */
 export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData; canReview: boolean }) {
@@ -48,8 +49,7 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
         <ul className="mb-2 space-y-1 text-sm" data-testid="proposal-comments">
           {general.map((c) => (
             <li key={c.id} data-testid="proposal-comment">
-              <span className="font-medium">{c.author}</span>{" "}
-              <span className="text-xs text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span>
+              <span className="font-medium">{c.author}</span> <span className="text-xs text-zinc-500">{dateTime(c.createdAt)}</span>
               <p className="whitespace-pre-wrap break-words">{c.body}</p>
             </li>
           ))}

@@ -79,7 +79,7 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
             {STAGES.map((s, i) => (
               <li
                 key={s}
-                className={`rounded px-2 py-0.5 ${p.status === "failed" && i === Math.max(stageIndex, 0) ? "bg-red-100 text-red-800" : i < stageIndex ? "bg-green-100 text-green-800" : i === stageIndex ? "animate-pulse bg-blue-100 text-blue-800" : "bg-zinc-100 text-zinc-500"}`}
+                className={`rounded px-2 py-0.5 ${p.status === "failed" && i === Math.max(stageIndex, 0) ? "bg-red-100 text-red-800" : i < stageIndex ? "bg-green-100 text-green-800" : i === stageIndex ? "animate-pulse bg-blue-100 text-blue-800" : "bg-zinc-100 text-zinc-600"}`}
               >
                 {s}
               </li>
@@ -92,7 +92,10 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
               {p.run?.rawOutput && (
                 <details className="mt-1">
                   <summary className="cursor-pointer text-xs text-zinc-600">The engineer&apos;s last raw output</summary>
-                  <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all bg-zinc-50 p-2 font-mono text-xs text-zinc-800">
+                  <pre
+                    tabIndex={0}
+                    className="max-h-64 overflow-auto whitespace-pre-wrap break-all bg-zinc-50 p-2 font-mono text-xs text-zinc-800"
+                  >
                     {p.run.rawOutput.slice(0, 20000)}
                   </pre>
                 </details>

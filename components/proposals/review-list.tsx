@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { apiFetch } from "@/components/ui/api-client";
-import { pct } from "@/components/ui/format";
+import { pct, dateTime } from "@/components/ui/format";
 import { useShortcuts } from "@/components/ui/shortcuts";
 import { ConfigDiff } from "./config-diff";
 import { TaskFilesReview } from "./task-files-review";
@@ -46,7 +46,7 @@ function EvidenceLink({ slug, base, e }: { slug: string; base: number; e: { kind
   }
   const body = (
     <>
-      <span className="text-zinc-400">{e.kind}</span> {label}
+      <span className="text-zinc-500">{e.kind}</span> {label}
       {e.note ? <span className="text-zinc-500"> · {e.note}</span> : null}
     </>
   );
@@ -285,7 +285,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
               </>
             );
           })()}
-          <span className="text-zinc-400">
+          <span className="text-zinc-500">
             keys: j/k move · a approve · r reject · e edit · u undo my last change · h history · o open diff
           </span>
           {(review.isPending || undo.isPending) && <span className="text-zinc-500">saving…</span>}
@@ -402,8 +402,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
                 <ul className="mt-2 space-y-1 border-t border-zinc-100 pt-1 text-xs">
                   {itemComments.map((c) => (
                     <li key={c.id} data-testid="item-comment">
-                      <span className="font-medium">{c.author}</span>{" "}
-                      <span className="text-zinc-400">{c.createdAt.slice(0, 16).replace("T", " ")}</span>
+                      <span className="font-medium">{c.author}</span> <span className="text-zinc-500">{dateTime(c.createdAt)}</span>
                       <p className="whitespace-pre-wrap break-words">{c.body}</p>
                     </li>
                   ))}

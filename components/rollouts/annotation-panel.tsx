@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { apiFetch } from "@/components/ui/api-client";
 import { Field, fieldClass } from "@/components/ui/form";
 import { Button } from "@/components/ui/button";
+import { dateTime } from "@/components/ui/format";
 
 export interface AnnotationView {
   id: number;
@@ -88,8 +89,8 @@ export function AnnotationPanel({
               {a.score !== null && <span className="font-mono text-xs">score {a.score}</span>}
               {a.turn !== null && <span className="text-xs text-zinc-500">turn {a.turn}</span>}
               {a.note && <span className="whitespace-pre-wrap break-words">{a.note}</span>}
-              <span className="ml-auto text-xs text-zinc-400">
-                {a.actor} · {new Date(a.createdAt).toLocaleString()}
+              <span className="ml-auto text-xs text-zinc-500">
+                {a.actor} · {dateTime(a.createdAt)}
               </span>
             </li>
           ))}

@@ -125,7 +125,7 @@ function Cell({
   if (turn === null) {
     return (
       <div
-        className="rounded-md border border-dashed border-zinc-200 px-3 py-2 text-xs text-zinc-400"
+        className="rounded-md border border-dashed border-zinc-200 px-3 py-2 text-xs text-zinc-500"
         data-testid={`compare-${side}-empty`}
       >
         no turn #{index}

@@ -95,7 +95,7 @@ export function TurnSkeleton({ index, error, onRetry }: { index: number; error?:
       aria-busy={!error}
     >
       <div className="flex items-center gap-2">
-        <span className="num font-mono text-xs text-zinc-400">#{index}</span>
+        <span className="num font-mono text-xs text-zinc-500">#{index}</span>
         {!error && <span className="h-4 w-16 animate-pulse rounded bg-zinc-200" />}
       </div>
       {error ? (
@@ -133,7 +133,7 @@ function TurnContent({ rolloutId, turn, query }: { rolloutId: number; turn: Turn
   const slices = useTurnSlices(rolloutId, turn.index, full);
 
   if (turn.length === 0) {
-    return turn.toolCalls.length === 0 ? <div className="mt-1 text-xs italic text-zinc-400">(empty)</div> : null;
+    return turn.toolCalls.length === 0 ? <div className="mt-1 text-xs italic text-zinc-500">(empty)</div> : null;
   }
 
   if (full) {
@@ -147,7 +147,7 @@ function TurnContent({ rolloutId, turn, query }: { rolloutId: number; turn: Turn
               // one node per slice: the browser never lays out the whole string in one piece
               <span key={p.offset}>{highlight(p.content, query)}</span>
             ))}
-            {slices.hasNextPage && <span className="text-zinc-400">…</span>}
+            {slices.hasNextPage && <span className="text-zinc-500">…</span>}
           </div>
           {slices.isPending && <div className="text-xs text-zinc-500">Loading…</div>}
           {slices.error && <div className="text-xs text-red-700">{slices.error.message}</div>}
@@ -176,7 +176,7 @@ function TurnContent({ rolloutId, turn, query }: { rolloutId: number; turn: Turn
     <div className="mt-1">
       <div className={`${TEXT} ${folded ? "max-h-20 overflow-hidden [mask-image:linear-gradient(to_bottom,black_60%,transparent)]" : ""}`}>
         {highlight(turn.preview, query)}
-        {truncated && <span className="text-zinc-400">…</span>}
+        {truncated && <span className="text-zinc-500">…</span>}
       </div>
       {(foldable || truncated) && (
         <div className="mt-1 flex items-center gap-3">
@@ -282,7 +282,7 @@ function ArgumentsText({ text, query }: { text: string; query?: string }) {
       {command !== null && <CommandBlock command={command} query={query} />}
       <div className={TEXT}>
         {highlight(pretty.slice(0, shown), query)}
-        {pretty.length > shown && <span className="text-zinc-400">…</span>}
+        {pretty.length > shown && <span className="text-zinc-500">…</span>}
       </div>
       {pretty.length > shown && (
         <div className="mt-1 flex items-center gap-3">
@@ -398,7 +398,7 @@ function DocumentList({ documents, query }: { documents: DocumentOutline[]; quer
           <div className="min-w-0 flex-1">
             <div className="flex items-baseline gap-2">
               <span className="truncate text-xs font-medium text-zinc-800">{d.title ?? d.id ?? `Document ${i + 1}`}</span>
-              <span className="num ml-auto shrink-0 text-xs text-zinc-400">{count(d.textLength)} chars</span>
+              <span className="num ml-auto shrink-0 text-xs text-zinc-500">{count(d.textLength)} chars</span>
             </div>
             {d.url && (
               <a href={d.url} target="_blank" rel="noreferrer noopener" className="block truncate text-xs text-sky-700 hover:underline">
@@ -494,14 +494,14 @@ export const TurnCard = memo(function TurnCard({
         </a>
         <RoleBadge role={turn.role} />
         {turn.toolCallId && (
-          <span className="max-w-48 truncate font-mono text-zinc-400" title={`answers tool call ${turn.toolCallId}`}>
+          <span className="max-w-48 truncate font-mono text-zinc-500" title={`answers tool call ${turn.toolCallId}`}>
             ↳ {turn.toolCallId}
           </span>
         )}
         {turn.documents.length > 0 && <DocumentsBadge documents={turn.documents} open={docsOpen} onToggle={() => setDocsOpen(!docsOpen)} />}
         <span className="ml-auto flex items-center gap-2">
           {turn.tokens !== undefined && turn.tokens !== null && <span className="num">{count(turn.tokens)} tokens</span>}
-          <span className="num text-zinc-400">{count(turn.length)} chars</span>
+          <span className="num text-zinc-500">{count(turn.length)} chars</span>
         </span>
       </header>
       <Reasoning rolloutId={rolloutId} turn={turn} query={query} />

@@ -6,6 +6,7 @@ import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
 import { Field, fieldClass, InlineForm, RoleSelect } from "@/components/ui/form";
 import { Table } from "@/components/ui/table";
+import { dateTime } from "@/components/ui/format";
 
 interface KeyRow {
   id: number;
@@ -92,10 +93,10 @@ export function ApiKeys({ projects }: { projects: string[] }) {
           {
             key: "created",
             header: "Created",
-            cell: (k) => new Date(k.createdAt).toLocaleString(),
+            cell: (k) => dateTime(k.createdAt),
             className: "text-zinc-500 whitespace-nowrap",
           },
-          { key: "status", header: "Status", cell: (k) => (k.revokedAt ? <span className="text-zinc-400">revoked</span> : "active") },
+          { key: "status", header: "Status", cell: (k) => (k.revokedAt ? <span className="text-zinc-500">revoked</span> : "active") },
           {
             key: "actions",
             header: "Actions",

@@ -24,9 +24,7 @@ export function UserRole({ id, email, role }: { id: number; email: string; role:
   const patch = usePatchUser(id, (r) => setNote(`Role changed; ${r.sessionsEnded} session(s) ended.`));
   return (
     <span className="inline-flex flex-col">
-      <span aria-label={`Role of ${email}`} role="group">
-        <RoleSelect value={role} onChange={(next) => next !== role && patch.mutate({ role: next })} />
-      </span>
+      <RoleSelect aria-label={`Role of ${email}`} value={role} onChange={(next) => next !== role && patch.mutate({ role: next })} />
       {note && <span className="text-xs text-green-700">{note}</span>}
       {patch.error && (
         <span role="alert" className="text-xs text-red-700">

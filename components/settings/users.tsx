@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Field, fieldClass, InlineForm, RoleSelect } from "@/components/ui/form";
 import { Table } from "@/components/ui/table";
 import { PasswordReset, UserRole } from "./user-admin";
+import { dateTime } from "@/components/ui/format";
 
 interface UserRow {
   id: number;
@@ -110,7 +111,7 @@ export function Users({ selfId }: { selfId: number }) {
           {
             key: "created",
             header: "Created",
-            cell: (u) => new Date(u.createdAt).toLocaleString(),
+            cell: (u) => dateTime(u.createdAt),
             className: "text-zinc-500 whitespace-nowrap",
           },
           {

@@ -13,7 +13,7 @@ const VARIANT: Record<ButtonVariant, string> = {
   danger: "border border-red-700 bg-white text-red-700 hover:bg-red-50",
   ghost: "border border-transparent text-zinc-600 hover:text-zinc-900 hover:underline",
   approve: "border border-green-700 bg-white text-green-700 hover:bg-green-50",
-  link: "border border-transparent text-sky-700 hover:text-sky-900 hover:underline disabled:text-zinc-400 disabled:no-underline",
+  link: "border border-transparent text-sky-700 hover:text-sky-900 hover:underline disabled:text-zinc-500 disabled:no-underline",
 };
 
 const SIZE: Record<ButtonSize, string> = {

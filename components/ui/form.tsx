@@ -58,7 +58,7 @@ export function Field({
       </label>
       {control ? cloneElement(control, { id, "aria-describedby": describedBy, ...(error ? { "aria-invalid": true } : {}) }) : children}
       {help && (
-        <span id={helpId} className="mt-0.5 text-xs text-zinc-400">
+        <span id={helpId} className="mt-0.5 text-xs text-zinc-500">
           {help}
         </span>
       )}
@@ -72,7 +72,12 @@ export function Field({
 }
 
 /** A select of the four roles. */
-export function RoleSelect({ value, onChange, id, ...aria }: { value: string; onChange: (role: string) => void } & ControlProps) {
+export function RoleSelect({
+  value,
+  onChange,
+  id,
+  ...aria
+}: { value: string; onChange: (role: string) => void; "aria-label"?: string } & ControlProps) {
   return (
     <select id={id} {...aria} className={fieldClass} value={value} onChange={(e) => onChange(e.target.value)}>
       {ROLES.map((r) => (

@@ -57,3 +57,15 @@ export function roundedJson(value: unknown, indent?: number): string {
 /** What learnability means, in words: shown wherever the figure is. */
 export const LEARNABILITY_HELP =
   "Learnability: how much a policy can still learn from an environment, the expected q × (1 − q) where q is its success probability (estimated from s passes in n attempts as Beta(s+1, n−s+1), scaled by the best achievable rate). 0.25 at a coin flip, near 0 when it always passes or always fails; with few attempts 0/5 and 5/5 score alike.";
+
+/**
+ * A moment as the UI shows it everywhere: `2026-11-30 23:47 UTC` (with `seconds`, `23:47:05`). UTC and fixed
+ * digits, so the server's render and the browser's hydration agree and every page reads the same; an em dash when absent.
+ */
+export function dateTime(value: string | Date | null | undefined, options: { seconds?: boolean } = {}): string {
+  if (value === null || value === undefined || value === "") return "—";
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) return "—";
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, options.seconds ? 19 : 16)} UTC`;
+}

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import type { Principal } from "@/lib/auth/principal";
 import { hasScope } from "@/lib/auth/roles";
 import { SignOutButton } from "@/components/auth/sign-out-button";
+import { SiteNav } from "@/components/ui/site-nav";
 
 /** The page frame: top bar with navigation and the signed-in user, breadcrumbs, content. */
 export function Shell({
@@ -22,30 +23,18 @@ export function Shell({
         <Link href="/" className="font-semibold tracking-tight text-zinc-900">
           EnvForge
         </Link>
-        <nav className="flex flex-wrap items-center gap-x-3 gap-y-1 whitespace-nowrap text-zinc-600">
-          <Link href="/" className="hover:text-zinc-900">
-            Projects
-          </Link>
-          <Link href="/families" className="hover:text-zinc-900">
-            Families
-          </Link>
-          <Link href="/arena" className="hover:text-zinc-900">
-            Arena
-          </Link>
-          {hasScope(user.role, "keys:manage") && (
-            <Link href="/settings/keys" className="hover:text-zinc-900">
-              API keys
-            </Link>
-          )}
-          {hasScope(user.role, "users:manage") && (
-            <Link href="/settings/users" className="hover:text-zinc-900">
-              Accounts
-            </Link>
-          )}
-        </nav>
-        <div className="ml-auto flex items-center gap-3 whitespace-nowrap text-zinc-600">
+        <SiteNav
+          links={[
+            { href: "/", label: "Projects" },
+            { href: "/families", label: "Families" },
+            { href: "/arena", label: "Arena" },
+            ...(hasScope(user.role, "keys:manage") ? [{ href: "/settings/keys", label: "API keys" }] : []),
+            ...(hasScope(user.role, "users:manage") ? [{ href: "/settings/users", label: "Accounts" }] : []),
+          ]}
+        />
+        <div className="ml-auto flex items-center gap-2 whitespace-nowrap text-zinc-600 sm:gap-3">
           <span data-testid="current-user">
-            {user.name} <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-500">{user.role}</span>
+            {user.name} <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600">{user.role}</span>
           </span>
           <SignOutButton />
         </div>

@@ -38,7 +38,8 @@ export function useShortcuts(map: Record<string, (e: KeyboardEvent) => void>) {
 /** Props that mark a list row as the keyboard selection; spread them on a <tr> or <li>. */
 export interface RowProps {
   "data-selected": boolean;
-  "aria-selected": boolean;
+  /** "true" on the selected row: aria-selected is not allowed on list items and plain table rows, aria-current is */
+  "aria-current": "true" | undefined;
   tabIndex: number;
   ref: (el: HTMLElement | null) => void;
   onClick: () => void;
@@ -102,7 +103,7 @@ export function useListNavigation<T>({
     setSelected: setIndex,
     rowProps: (i) => ({
       "data-selected": i === selected,
-      "aria-selected": i === selected,
+      "aria-current": i === selected ? "true" : undefined,
       tabIndex: -1,
       ref: (el) => {
         rows.current[i] = el;

@@ -17,7 +17,7 @@ export interface Column<T> {
   cellTestId?: string;
 }
 
-/** Extra attributes for a <tr>: test ids, data-*, and useListNavigation's rowProps (ref, aria-selected, onClick). */
+/** Extra attributes for a <tr>: test ids, data-*, and useListNavigation's rowProps (ref, aria-current, onClick). */
 export type RowAttributes = Record<string, unknown>;
 
 const TEXT = { xs: "text-xs", sm: "text-sm", base: "" } as const;
@@ -25,7 +25,7 @@ const TEXT = { xs: "text-xs", sm: "text-sm", base: "" } as const;
 /**
  * A data table. Sortable headers are <button>s inside <th aria-sort>; `sort`/`onSort` are
  * controlled by the caller (URL state, useTableSort, …). With no rows it says `empty`. It scrolls
- * sideways inside its own box, so a wide table never widens the page. It uses no hooks, so server
+ * sideways inside its own box (focusable, named by `caption`), so a wide table never widens the page. It uses no hooks, so server
  * pages render it too (without sorting).
  */
 export function Table<T>({
@@ -64,7 +64,13 @@ export function Table<T>({
 }) {
   const edge = framed ? "first:pl-3 last:pr-3" : "";
   return (
-    <div className={`relative max-w-full overflow-x-auto ${framed ? "rounded-md border border-zinc-200 bg-white" : ""} ${className}`}>
+    // focusable so a keyboard can scroll a table wider than a phone (axe: scrollable-region-focusable)
+    <div
+      tabIndex={0}
+      role="region"
+      aria-label={caption ?? testId?.replace(/-/g, " ") ?? "table"}
+      className={`relative max-w-full overflow-x-auto focus-visible:outline-2 focus-visible:outline-zinc-400 ${framed ? "rounded-md border border-zinc-200 bg-white" : ""} ${className}`}
+    >
       <table className={`w-full ${TEXT[size]} ${numeric ? "num" : ""}`} data-testid={testId}>
         {caption && <caption className="sr-only">{caption}</caption>}
         <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
@@ -88,7 +94,7 @@ export function Table<T>({
                       className={`inline-flex w-full items-center gap-0.5 tracking-wide uppercase hover:text-zinc-900 ${c.align === "right" ? "justify-end" : ""}`}
                     >
                       {c.header}
-                      <span aria-hidden className="w-3 text-zinc-400">
+                      <span aria-hidden className="w-3 text-zinc-500">
                         {sort?.key === c.key ? (sort.direction === "asc" ? "↑" : "↓") : ""}
                       </span>
                     </button>

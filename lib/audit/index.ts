@@ -1,5 +1,6 @@
 /** The append-only audit log: every decision, edit, comment, materialization, dispatch and key change. */
 import { and, desc, eq, lt } from "drizzle-orm";
+import { z } from "zod";
 import type { Db, Queryable } from "@/lib/db/client";
 import { auditEvents } from "@/lib/db/schema";
 
@@ -69,13 +70,42 @@ export async function recordAudit(db: Queryable, e: AuditInput): Promise<void> {
   });
 }
 
-/** A page of a project's audit events, newest first, with an opaque cursor. */
-export async function listAudit(db: Db, projectId: number, cursor: string | undefined, limit = 100) {
+/** The audit log's query string: cursor paging plus exact-match filters; an action outside AUDIT_ACTIONS is a 400 naming `action`. */
+export const auditQuerySchema = z.object({
+  cursor: z.string().regex(/^\d+$/, "cursor must be the nextCursor of a previous page").optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  actor: z.string().min(1).max(200).optional(),
+  action: z.enum(AUDIT_ACTIONS).optional(),
+  entity: z.string().min(1).max(100).optional(),
+  entityId: z.string().min(1).max(200).optional(),
+});
+
+export type AuditQuery = z.infer<typeof auditQuerySchema>;
+
+/** Which events a reader wants: all by default; each given filter narrows (exact match). */
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  entity?: string;
+  entityId?: string;
+}
+
+/** A page of a project's audit events, newest first, with an opaque cursor; `filter` narrows by actor, action and entity. */
+export async function listAudit(db: Db, projectId: number, cursor: string | undefined, limit = 100, filter: AuditFilter = {}) {
   const before = cursor ? Number(cursor) : undefined;
   const rows = await db
     .select()
     .from(auditEvents)
-    .where(and(eq(auditEvents.projectId, projectId), before ? lt(auditEvents.id, before) : undefined))
+    .where(
+      and(
+        eq(auditEvents.projectId, projectId),
+        before ? lt(auditEvents.id, before) : undefined,
+        filter.actor ? eq(auditEvents.actor, filter.actor) : undefined,
+        filter.action ? eq(auditEvents.action, filter.action) : undefined,
+        filter.entity ? eq(auditEvents.entity, filter.entity) : undefined,
+        filter.entityId ? eq(auditEvents.entityId, filter.entityId) : undefined,
+      ),
+    )
     .orderBy(desc(auditEvents.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
@@ -92,4 +122,13 @@ export async function listAudit(db: Db, projectId: number, cursor: string | unde
     })),
     nextCursor: rows.length > limit ? String(page[page.length - 1].id) : null,
   };
+}
+
+/** The actors and entity kinds a project's audit log holds, for the audit page's filter choices. */
+export async function auditFacets(db: Db, projectId: number): Promise<{ actors: string[]; entities: string[] }> {
+  const [actors, entities] = await Promise.all([
+    db.selectDistinct({ v: auditEvents.actor }).from(auditEvents).where(eq(auditEvents.projectId, projectId)).orderBy(auditEvents.actor),
+    db.selectDistinct({ v: auditEvents.entity }).from(auditEvents).where(eq(auditEvents.projectId, projectId)).orderBy(auditEvents.entity),
+  ]);
+  return { actors: actors.map((a) => a.v), entities: entities.map((e) => e.v) };
 }

@@ -17,7 +17,7 @@ export default async function FamilyPage({ params }: { params: Promise<{ id: str
   return (
     <Shell user={user} crumbs={[{ href: "/families", label: "Families" }, { label: family.id }]}>
       <h1 className="text-xl font-semibold">
-        {family.id} <span className="text-sm font-normal text-zinc-400">v{family.version}</span>
+        {family.id} <span className="text-sm font-normal text-zinc-500">v{family.version}</span>
       </h1>
       <p className="mb-4 text-zinc-600">{family.description}</p>
       <Panel title="Fields">
@@ -52,7 +52,9 @@ export default async function FamilyPage({ params }: { params: Promise<{ id: str
         />
       </Panel>
       <Panel title="JSON Schema" className="mt-4">
-        <pre className="max-h-96 overflow-auto text-xs">{JSON.stringify(family.jsonSchema, null, 2)}</pre>
+        <pre tabIndex={0} className="max-h-96 overflow-auto text-xs">
+          {JSON.stringify(family.jsonSchema, null, 2)}
+        </pre>
       </Panel>
     </Shell>
   );

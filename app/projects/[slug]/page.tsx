@@ -4,7 +4,7 @@ import { listGenerationsWithMetrics } from "@/lib/generations/overview";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Tile } from "@/components/ui/tile";
 import { Table } from "@/components/ui/table";
-import { count, fixed, pct, LEARNABILITY_HELP } from "@/components/ui/format";
+import { count, fixed, pct, LEARNABILITY_HELP, dateTime } from "@/components/ui/format";
 import { GenerationTrend } from "@/components/charts/generation-trend";
 import { ImportPanel } from "@/components/imports/import-panel";
 import { hasScope } from "@/lib/auth/roles";
@@ -39,9 +39,9 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
         <Link href={`/families/${project.familyId}`} className="text-zinc-500 hover:underline">
           {project.familyId}
         </Link>
-        <span className="text-zinc-400">success threshold {project.successThreshold}</span>
+        <span className="text-zinc-500">success threshold {project.successThreshold}</span>
         {settings.archivedAt && <span className="rounded bg-zinc-200 px-1.5 py-0.5 text-xs text-zinc-700">archived</span>}
-        {settings.defaultPolicy && <span className="text-zinc-400">default policy {settings.defaultPolicy}</span>}
+        {settings.defaultPolicy && <span className="text-zinc-500">default policy {settings.defaultPolicy}</span>}
         <span className="ml-auto flex gap-3 text-sm">
           <Link href={`/projects/${slug}/compare`} className="text-zinc-600 hover:underline">
             Compare runs
@@ -163,7 +163,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
               {
                 key: "created",
                 header: "Created",
-                cell: (p) => p.createdAt.slice(0, 16).replace("T", " "),
+                cell: (p) => dateTime(p.createdAt),
                 className: "whitespace-nowrap text-zinc-500",
               },
             ]}

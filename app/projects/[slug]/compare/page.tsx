@@ -161,7 +161,7 @@ export default async function RunComparePage({
                         pass vs fail
                       </Link>
                     ) : (
-                      <span className="text-zinc-400">—</span>
+                      <span className="text-zinc-500">—</span>
                     ),
                 },
               ]}

@@ -49,7 +49,7 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
         <h1 className="font-mono text-lg font-semibold">{env.key}</h1>
         <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600">{env.op}</span>
         {env.direction && <span className="text-zinc-500">direction {env.direction}</span>}
-        <span className="text-xs text-zinc-400">hash {env.configHash.slice(0, 12)}</span>
+        <span className="text-xs text-zinc-500">hash {env.configHash.slice(0, 12)}</span>
         {env.compareDefault.passing && env.compareDefault.failing && (
           <Link href={`${envHref(env.key)}/compare`} className={buttonClass("primary", "sm", "ml-auto")} data-testid="open-compare">
             Compare a passing and a failing attempt →
@@ -65,7 +65,11 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
       {(env.validation.details as { by?: string; verifierOutput?: string | null } | null)?.by === "harbor-oracle" &&
         env.validation.state === "invalid" && (
           <Panel title="Harbor's oracle could not solve this task" className="mb-3">
-            <pre className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs text-red-800" data-testid="oracle-output">
+            <pre
+              tabIndex={0}
+              className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs text-red-800"
+              data-testid="oracle-output"
+            >
               {(env.validation.details as { verifierOutput?: string | null }).verifierOutput ?? "(no verifier output)"}
             </pre>
           </Panel>

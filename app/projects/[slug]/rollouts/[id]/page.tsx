@@ -89,7 +89,7 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
             {r.trialName}
           </span>
         )}
-        <span className="font-mono text-xs text-zinc-400">{r.externalId}</span>
+        <span className="font-mono text-xs text-zinc-500">{r.externalId}</span>
         {counterpart !== null ? (
           <Link
             href={`${envHref}/compare?${r.success ? `a=${rid}&b=${counterpart}` : `a=${counterpart}&b=${rid}`}`}

@@ -1,11 +1,10 @@
 import { apiRoute } from "@/lib/api/route";
-import { parseOrThrow } from "@/lib/errors";
-import { cursorQuerySchema, searchParamsOf } from "@/lib/api/contracts";
-import { listAudit } from "@/lib/audit";
+import { auditQuerySchema, listAudit, type AuditQuery } from "@/lib/audit";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ slug: string }>({ scope: "audit:read", project: "slug" }, async ({ req, db, project }) => {
-  const query = parseOrThrow(cursorQuerySchema, searchParamsOf(req), "query", 400);
-  return listAudit(db, project.id, query.cursor, query.limit);
-});
+/** The project's audit events, newest first; ?actor=&action=&entity=&entityId= narrow them (exact match). */
+export const GET = apiRoute<{ slug: string }, undefined, AuditQuery>(
+  { scope: "audit:read", project: "slug", query: auditQuerySchema },
+  async ({ db, project, query: { cursor, limit, ...filter } }) => listAudit(db, project.id, cursor, limit, filter),
+);

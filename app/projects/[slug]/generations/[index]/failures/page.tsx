@@ -162,7 +162,10 @@ export default async function FailuresPage({
                 {detail.cluster.category}
                 {detail.cluster.infra ? " (infrastructure)" : ""} · {count(detail.cluster.environments)} environments
               </div>
-              <pre className="mb-3 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-50 p-2 font-mono text-xs">
+              <pre
+                tabIndex={0}
+                className="mb-3 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-50 p-2 font-mono text-xs"
+              >
                 {detail.cluster.signature || "(no message)"}
               </pre>
               <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Exemplars</h3>
