@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { Table } from "@/components/ui/table";
 import { useTableSort } from "@/components/ui/use-table-sort";
+import { dateTime } from "@/components/ui/format";
 
 /** One dispatch as the Dispatches page lists it. */
 export interface DispatchRow {
@@ -83,7 +84,7 @@ export function DispatchTable({ slug, dispatches }: { slug: string; dispatches: 
           header: "Created",
           sortable: true,
           className: "num text-xs text-zinc-500",
-          cell: (d) => d.createdAt.slice(0, 16).replace("T", " "),
+          cell: (d) => dateTime(d.createdAt),
         },
         { key: "lastError", header: "Last error", className: "max-w-md break-all text-xs text-red-700", cell: (d) => d.lastError },
       ]}

@@ -120,9 +120,9 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
       {(report?.summaryLine || (report && report.failedTests.length > 0)) && (
         <Panel title="Tests" className="mb-3">
           <div data-testid="pytest-summary" className="text-sm">
-            {report.summaryLine && <div className="font-mono text-xs">{report.summaryLine}</div>}
+            {report.summaryLine && <div className="break-all font-mono text-xs">{report.summaryLine}</div>}
             {report.failedTests.length > 0 && (
-              <ul className="mt-1 list-disc pl-5 font-mono text-xs text-red-800">
+              <ul className="mt-1 list-disc break-all pl-5 font-mono text-xs text-red-800">
                 {report.failedTests.slice(0, 30).map((t) => (
                   <li key={t}>{t}</li>
                 ))}
@@ -199,6 +199,7 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           <div className="border-t border-zinc-100 p-3">
             <h3 className="mb-1 text-xs font-semibold text-zinc-600">Summary (the end of the output)</h3>
             <pre
+              tabIndex={0}
               className="max-h-60 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-50 p-2 font-mono text-xs"
               data-testid="verifier-summary"
             >
@@ -206,7 +207,11 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
             </pre>
             <details className="mt-2">
               <summary className="cursor-pointer text-xs text-zinc-600">Full output</summary>
-              <pre className="mt-1 max-h-96 overflow-auto whitespace-pre-wrap break-all font-mono text-xs" data-testid="verifier-output">
+              <pre
+                tabIndex={0}
+                className="mt-1 max-h-96 overflow-auto whitespace-pre-wrap break-all font-mono text-xs"
+                data-testid="verifier-output"
+              >
                 {r.verifierOutput.slice(0, VERIFIER_INLINE)}
               </pre>
             </details>
@@ -241,7 +246,7 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
       {r.metadata !== null && typeof r.metadata === "object" && Object.keys(r.metadata).length > 0 && (
         <details className="mb-3 rounded-md border border-zinc-200 bg-white">
           <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-zinc-800">Metadata</summary>
-          <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs">
+          <pre tabIndex={0} className="max-h-72 overflow-auto whitespace-pre-wrap break-all border-t border-zinc-100 p-3 font-mono text-xs">
             {JSON.stringify(r.metadata, null, 2).slice(0, 64 * 1024)}
           </pre>
         </details>

@@ -85,7 +85,7 @@ export default async function ComparePage({
     >
       <div className="mb-3 flex flex-wrap items-end gap-3">
         <h1 className="text-lg font-semibold">Compare attempts</h1>
-        <form className="ml-auto flex items-end gap-2 text-xs" action={`${envHref}/compare`}>
+        <form className="ml-auto flex max-w-full flex-wrap items-end gap-2 text-xs" action={`${envHref}/compare`}>
           {(["a", "b"] as const).map((side) => (
             <Field key={side} label={side === "a" ? "left" : "right"}>
               <select name={side} defaultValue={side === "a" ? a : b} className={`${fieldClass} max-w-full text-zinc-900`}>
