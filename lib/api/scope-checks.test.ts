@@ -21,6 +21,7 @@ const ENTITY_LOADERS: Record<string, string> = {
   "lib/annotations/service.ts": "rolloutFor (by rollout id)",
   "lib/rollouts/read.ts": "readRollout (by rollout id)",
   "lib/rollouts/turns.ts": "authorize (by rollout id)",
+  "lib/rollouts/timeline.ts": "rolloutTimeline (by rollout id)",
   "lib/dispatch/service.ts": "getDispatch, cancelDispatch, dispatchFor (by dispatch id)",
   "lib/dispatch/manage.ts": "retryDispatch (by dispatch id)",
   "lib/ingest/imports.ts": "getImport (by import id)",
