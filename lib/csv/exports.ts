@@ -1,7 +1,7 @@
 /** CSV downloads of the rollouts list (its current filter, every page) and of a run comparison. */
 import type { Db } from "@/lib/db/client";
 import type { ProjectRow } from "@/lib/projects/service";
-import { listRollouts, listRolloutsQuery } from "@/lib/rollouts/read";
+import { listRollouts, listRolloutsQuery } from "@/lib/rollouts/list";
 import { labelsOfRollouts } from "@/lib/annotations/service";
 import { parseOrThrow } from "@/lib/errors";
 import type { RunComparison } from "@/lib/compare/service";

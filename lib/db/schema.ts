@@ -20,6 +20,7 @@ import {
 } from "drizzle-orm/pg-core";
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
 
@@ -257,6 +258,17 @@ export const rollouts = pgTable(
     index("rollouts_generation_policy_idx").on(t.generationId, t.policyId),
     index("rollouts_environment_idx").on(t.environmentId, t.policyId),
     index("rollouts_generation_category_idx").on(t.generationId, t.failureCategory),
+    // the explorer's orders and range filters walk these (keyset pages on (key, id) within a project)
+    index("rollouts_project_id_idx").on(t.projectId, t.id),
+    index("rollouts_project_reward_idx").on(t.projectId, sql`coalesce(${t.reward}, '-Infinity'::float8)`, t.id),
+    index("rollouts_project_turns_idx").on(t.projectId, sql`coalesce(${t.turns}, -1)`, t.id),
+    index("rollouts_project_tokens_idx").on(t.projectId, sql`(coalesce(${t.inputTokens}, 0) + coalesce(${t.outputTokens}, 0))`, t.id),
+    index("rollouts_project_duration_idx").on(
+      t.projectId,
+      sql`coalesce(extract(epoch from (${t.finishedAt} - ${t.startedAt})), -1::numeric)`,
+      t.id,
+    ),
+    index("rollouts_behaviours_idx").using("gin", t.behaviours),
   ],
 );
 
@@ -354,6 +366,27 @@ export const exceptionAggregates = pgTable(
     successes: integer("successes").notNull(),
   },
   (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.errorType] })],
+);
+
+/**
+ * The search document of a rollout: its ids, error, trajectory text (messages, tool calls, tool
+ * outputs) and verifier output, kept by database triggers (drizzle/0015_rollout_search.sql) on every insert into
+ * rollouts and rollout_payloads; full-text (tsv) and trigram (body) GIN indexes answer the explorer's `q`.
+ */
+export const rolloutSearch = pgTable(
+  "rollout_search",
+  {
+    rolloutId: bigint("rollout_id", { mode: "number" })
+      .primaryKey()
+      .references(() => rollouts.id, { onDelete: "cascade" }),
+    projectId: integer("project_id").notNull(),
+    body: text("body").notNull(),
+    tsv: tsvector("tsv").notNull(),
+  },
+  (t) => [
+    index("rollout_search_tsv_idx").using("gin", t.tsv),
+    index("rollout_search_body_trgm_idx").using("gin", sql`${t.body} gin_trgm_ops`),
+  ],
 );
 
 export const rolloutPayloads = pgTable("rollout_payloads", {
@@ -701,4 +734,23 @@ export const arenaRuns = pgTable(
     finishedAt: timestamp("finished_at", { withTimezone: true }),
   },
   (t) => [index("arena_runs_created_idx").on(t.createdAt)],
+);
+
+// ---------------------------------------------------------------- explorer saved views
+
+/** A user's named explorer filter in one project: the query string of the explorer's URL. */
+export const savedViews = pgTable(
+  "saved_views",
+  {
+    id: serial("id").primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    /** the principal's actor name (user:<email> or key:<name>): views are private to it */
+    owner: text("owner").notNull(),
+    name: text("name").notNull(),
+    query: text("query").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("saved_views_owner_name_uq").on(t.projectId, t.owner, t.name)],
 );

@@ -1,7 +1,7 @@
 import { apiRoute } from "@/lib/api/route";
 import { searchParamsOf } from "@/lib/api/contracts";
 import { postRollouts } from "@/lib/ingest/post-rollouts";
-import { listRollouts } from "@/lib/rollouts/read";
+import { listRollouts } from "@/lib/rollouts/list";
 import { rolloutsCsv } from "@/lib/csv/exports";
 
 export const dynamic = "force-dynamic";

@@ -1,0 +1,186 @@
+/** The rollouts list of a project (API and explorer): filters, full-text search with snippets, orders with keyset cursors. */
+import { and, asc, desc, eq, isNotNull, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { environments, generations, policies, rollouts } from "@/lib/db/schema";
+import { BadRequest, parseOrThrow } from "@/lib/errors";
+import type { ProjectRow } from "@/lib/projects/service";
+import { hasLabel } from "@/lib/annotations/service";
+import { clusterId, type FailureCategory } from "@/lib/analytics/failures";
+import { rolloutColumns } from "./read";
+import { searchCondition, searchSnippets, type SearchSnippet } from "./search";
+
+/** Orders of the rollouts list; the value sorts ascending, "-" descending, ties broken by id the same way. */
+export const ROLLOUT_SORTS = [
+  "newest",
+  "oldest",
+  "reward",
+  "-reward",
+  "turns",
+  "-turns",
+  "tokens",
+  "-tokens",
+  "duration",
+  "-duration",
+] as const;
+export type RolloutSort = (typeof ROLLOUT_SORTS)[number];
+
+const tokensExpr = sql`(coalesce(${rollouts.inputTokens}, 0) + coalesce(${rollouts.outputTokens}, 0))`;
+const durationExpr = sql`extract(epoch from (${rollouts.finishedAt} - ${rollouts.startedAt}))`;
+
+type KeyType = "float8" | "int" | "numeric";
+
+/**
+ * The sort key of an order, written exactly as its index (schema.ts rollouts_project_*_idx) so keyset pages
+ * walk the index: missing values sort lowest (reward -Infinity, turns and duration -1, tokens 0).
+ */
+function sortKey(sort: RolloutSort): { key: SQL | null; type: KeyType; descending: boolean } {
+  const descending = sort === "newest" || sort.startsWith("-");
+  const field = sort.replace("-", "");
+  if (field === "reward") return { key: sql`coalesce(${rollouts.reward}, '-Infinity'::float8)`, type: "float8", descending };
+  if (field === "turns") return { key: sql`coalesce(${rollouts.turns}, -1)`, type: "int", descending };
+  if (field === "tokens") return { key: tokensExpr, type: "int", descending };
+  if (field === "duration") return { key: sql`coalesce(${durationExpr}, -1::numeric)`, type: "numeric", descending };
+  return { key: null, type: "int", descending };
+}
+
+/** A keyset cursor: the id alone for id orders, else "<key>~<id>"; 400 naming `cursor` when it is not one of ours. */
+function parseCursor(cursor: string, withKey: boolean, type: KeyType): { key: string | null; id: number } {
+  const bad = () =>
+    new BadRequest("cursor is not a cursor this list gave (pass nextCursor back unchanged, with the same sort).", [
+      { path: "query.cursor", message: "invalid cursor" },
+    ]);
+  const at = cursor.lastIndexOf("~");
+  if (withKey !== at >= 0) throw bad();
+  const id = Number(withKey ? cursor.slice(at + 1) : cursor);
+  const key = withKey ? cursor.slice(0, at) : null;
+  if (!Number.isSafeInteger(id) || id <= 0) throw bad();
+  if (key !== null && (key.trim() === "" || Number.isNaN(Number(key)) || (type === "int" && !Number.isSafeInteger(Number(key)))))
+    throw bad();
+  return { key, id };
+}
+
+const noNul = (v: string) => !v.includes("\0");
+const count = z.coerce.number().int().min(0).max(2_147_483_647);
+
+export const listRolloutsQuery = z.object({
+  generation: z.coerce.number().int().min(0).optional(),
+  policy: z.string().optional(),
+  environmentKey: z.string().optional(),
+  success: z.enum(["true", "false"]).optional(),
+  status: z.enum(["completed", "errored"]).optional(),
+  category: z.string().optional(),
+  /** rollouts that showed this behaviour (failures API `behaviours[].id`, e.g. step_cap) */
+  behaviour: z.string().max(100).optional(),
+  /** rollouts of one failure cluster (failures API `clusters[].id`, 16 hex digits) */
+  cluster: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/, "a cluster id is 16 hex digits (failures API clusters[].id)")
+    .optional(),
+  /**
+   * full-text search (websearch syntax: words, "a phrase", -not, or) over ids, errors, trajectory messages,
+   * tool calls and outputs and verifier output; 3+ characters also match as a substring (identifiers, paths)
+   */
+  q: z.string().trim().min(1).max(500).refine(noNul, "holds a NUL character: search for printable text").optional(),
+  /** rollouts with at least one annotation carrying this label */
+  label: z.string().trim().min(1).max(60).optional(),
+  minTurns: count.optional(),
+  maxTurns: count.optional(),
+  minReward: z.coerce.number().finite().optional(),
+  maxReward: z.coerce.number().finite().optional(),
+  minTestsPassed: count.optional(),
+  maxTestsPassed: count.optional(),
+  minTestsFailed: count.optional(),
+  maxTestsFailed: count.optional(),
+  /** input + output tokens */
+  minTokens: count.optional(),
+  maxTokens: count.optional(),
+  /** seconds from start to finish */
+  minDuration: z.coerce.number().finite().min(0).optional(),
+  maxDuration: z.coerce.number().finite().min(0).optional(),
+  /** newest (default) | oldest | reward | turns | tokens | duration, "-" for descending; ties by id */
+  sort: z.enum(ROLLOUT_SORTS).optional(),
+  /** opaque: the nextCursor of the previous page (same filters and sort) */
+  cursor: z.string().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  /** csv | parquet: every matching rollout as a streamed download (lib/csv/exports.ts, lib/parquet) */
+  format: z.enum(["json", "csv", "parquet"]).optional(),
+});
+export type ListRolloutsQuery = z.infer<typeof listRolloutsQuery>;
+
+/** The (category, signature) pairs of the project whose cluster id is `id`. */
+async function clusterCondition(db: Db, projectId: number, id: string): Promise<SQL> {
+  const pairs = await db
+    .selectDistinct({ category: rollouts.failureCategory, signature: rollouts.failureSignature })
+    .from(rollouts)
+    .where(and(eq(rollouts.projectId, projectId), isNotNull(rollouts.failureCategory), isNotNull(rollouts.failureSignature)));
+  const matching = pairs.filter((p) => clusterId(p.category as FailureCategory, p.signature!) === id);
+  if (matching.length === 0) return sql`false`;
+  return or(...matching.map((p) => and(eq(rollouts.failureCategory, p.category!), eq(rollouts.failureSignature, p.signature!))))!;
+}
+
+/** GET .../rollouts: filtered and ordered (newest first by default), one page with the cursor of the next; with `q`, each item has its snippet. */
+export async function listRollouts(db: Db, project: ProjectRow, query: unknown) {
+  const q = parseOrThrow(listRolloutsQuery, query, "query", 400);
+  const where: (SQL | undefined)[] = [eq(rollouts.projectId, project.id)];
+  if (q.generation !== undefined) where.push(eq(generations.index, q.generation));
+  if (q.policy) where.push(eq(policies.name, q.policy));
+  if (q.environmentKey) where.push(eq(environments.key, q.environmentKey));
+  if (q.success) where.push(eq(rollouts.success, q.success === "true"));
+  if (q.status) where.push(eq(rollouts.status, q.status));
+  if (q.category) where.push(eq(rollouts.failureCategory, q.category));
+  if (q.behaviour) where.push(sql`${rollouts.behaviours} @> array[${q.behaviour}]::text[]`);
+  if (q.cluster) where.push(await clusterCondition(db, project.id, q.cluster));
+  if (q.q) where.push(searchCondition(project.id, q.q));
+  if (q.label) where.push(hasLabel(project.id, q.label));
+  const range = (expr: SQL | AnyColumn, min?: number, max?: number) => {
+    if (min !== undefined) where.push(sql`${expr} >= ${min}`);
+    if (max !== undefined) where.push(sql`${expr} <= ${max}`);
+  };
+  range(rollouts.turns, q.minTurns, q.maxTurns);
+  range(rollouts.reward, q.minReward, q.maxReward);
+  range(rollouts.testsPassed, q.minTestsPassed, q.maxTestsPassed);
+  range(rollouts.testsFailed, q.minTestsFailed, q.maxTestsFailed);
+  range(tokensExpr, q.minTokens, q.maxTokens);
+  range(durationExpr, q.minDuration, q.maxDuration);
+  const { key, type, descending } = sortKey(q.sort ?? "newest");
+  if (q.cursor) {
+    const c = parseCursor(q.cursor, key !== null, type);
+    const op = sql.raw(descending ? "<" : ">");
+    where.push(
+      key === null ? sql`${rollouts.id} ${op} ${c.id}` : sql`(${key}, ${rollouts.id}) ${op} (${c.key}::${sql.raw(type)}, ${c.id}::bigint)`,
+    );
+  }
+  const dir = descending ? desc : asc;
+  const select = (conn: Pick<Db, "select">) =>
+    conn
+      .select({ ...rolloutColumns, sortKey: key === null ? sql<null>`null` : sql<string | number>`${key}` })
+      .from(rollouts)
+      .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+      .innerJoin(generations, eq(generations.id, rollouts.generationId))
+      .innerJoin(policies, eq(policies.id, rollouts.policyId))
+      .where(and(...where))
+      .orderBy(...(key === null ? [dir(rollouts.id)] : [dir(key), dir(rollouts.id)]))
+      .limit(q.limit + 1);
+  // Search documents live in TOAST, so the planner prices reading them far too low and scans them (seconds on
+  // real trajectories) instead of asking the GIN indexes (milliseconds): with q, only bitmap plans are allowed.
+  const rows = q.q
+    ? await db.transaction(async (tx) => {
+        await tx.execute(sql`set local enable_seqscan = off`);
+        await tx.execute(sql`set local enable_indexscan = off`);
+        return select(tx);
+      })
+    : await select(db);
+  const page = rows.slice(0, q.limit).map(({ sortKey: _k, ...r }) => r);
+  const last = rows[q.limit - 1];
+  const nextCursor = rows.length > q.limit ? (key === null ? String(last.id) : `${last.sortKey}~${last.id}`) : null;
+  if (!q.q) return { items: page, nextCursor };
+  const snippets = await searchSnippets(
+    db,
+    page.map((r) => r.id),
+    q.q,
+  );
+  return { items: page.map((r) => ({ ...r, snippet: snippets.get(r.id) ?? null })), nextCursor };
+}
+
+export type { SearchSnippet };
