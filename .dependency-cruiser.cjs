@@ -24,6 +24,7 @@ const LAYERS = [
   "arena",
   "annotations",
   "rollouts",
+  "parquet",
   "csv",
   "ingest",
   "review",

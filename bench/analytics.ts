@@ -2,7 +2,9 @@
  * npm run bench:analytics [-- --json <file>] [-- --rollouts N]
  * 200,000 rollouts over 1,000 environments, 2 policies, 5 generations (40,000 a generation) posted
  * through the API into the real app; then p50/p95 of the generation metrics and failures endpoints
- * (and, for the record, the dashboard analytics, the sorted environment table and the policy comparison).
+ * (and, for the record, the dashboard analytics, the sorted environment table and the policy comparison);
+ * then p50/p95 of search across all rollouts (GET .../rollouts?q=, full-text and trigram, 50 hits with
+ * snippets) for rare, middling and common words, a phrase, an identifier substring and q with filters.
  */
 import fs from "node:fs";
 import { EnvForgeClient } from "../cli/client";
@@ -31,6 +33,30 @@ function hash01(i: number): number {
   return ((x ^ (x >>> 16)) >>> 0) / 2 ** 32;
 }
 
+const TOOLS = ["pytest", "pip", "make", "cargo", "npm", "gcc", "curl", "git"];
+const WORDS = ["checksum", "parser", "timeout", "fixture", "manifest", "tarball", "socket", "lockfile", "schema", "kernel"];
+
+/** A short trajectory: the task, one tool call and its output; words of every frequency (common, per-tool, rare ids). */
+function trajectoryOf(i: number, env: number) {
+  const tool = TOOLS[i % TOOLS.length];
+  const word = WORDS[Math.floor(hash01(i * 13 + 1) * WORDS.length)];
+  return [
+    { role: "user", content: `Fix the ${word} handling in task env-${env}; the run id is run_${(i * 7919) % 100_000}.` },
+    {
+      role: "assistant",
+      content: `I will inspect the ${word} first.`,
+      tool_calls: [
+        {
+          id: `c${i}`,
+          type: "function",
+          function: { name: "bash", arguments: JSON.stringify({ cmd: `${tool} --check src/${word}_${env % 97}.py` }) },
+        },
+      ],
+    },
+    { role: "tool", tool_call_id: `c${i}`, content: `${tool}: ${i % 3 ? "ok" : "error"} while reading ${word} (exit ${i % 3 ? 0 : 2})` },
+  ];
+}
+
 function rolloutLine(i: number, perGeneration: number): string {
   const generation = Math.floor(i / perGeneration);
   const within = i % perGeneration;
@@ -48,6 +74,7 @@ function rolloutLine(i: number, perGeneration: number): string {
     inputTokens: 1500 + (i % 700),
     outputTokens: 150 + (i % 120),
     turns: 4 + (i % 30),
+    trajectory: trajectoryOf(i, env),
   };
   if (ok) return JSON.stringify({ ...base, reward: 1, verifierOutput: "5 passed in 0.61s" });
   const kind = hash01(i * 7 + 3);
@@ -158,12 +185,31 @@ async function main() {
     );
     console.log(`[bench:analytics] policy comparison: p50 ${compare.p50.toFixed(0)} ms, p95 ${compare.p95.toFixed(0)} ms`);
 
+    // search: one page of 50 hits with snippets; from a handful of hits to half of all rollouts
+    const SEARCHES = [
+      "q=run_4242", // an identifier: ~2 hits, trigram substring
+      "q=tarball", // a word in ~10% of rollouts
+      "q=pytest", // a tool in 1/8
+      "q=passed", // the verifier output of every success
+      'q="segmentation fault"', // a phrase in the infra failures
+      "q=checksum_4", // a path fragment (substring only)
+      "q=timeout&success=false&sort=-reward",
+      "q=socket&generation=2&policy=tmax-9b&minTurns=10",
+      "q=manifest&sort=tokens",
+    ];
+    const searchPaths = SEARCHES.map((s) => `/api/v1/projects/bench/rollouts?${s.replace(/"/g, "%22").replace(/ /g, "%20")}&limit=50`);
+    for (const p of searchPaths) await client.request("GET", p);
+    const search = await timeEndpoint(client, searchPaths);
+    console.log(`[bench:analytics] search (q, 50 hits with snippets): p50 ${search.p50.toFixed(0)} ms, p95 ${search.p95.toFixed(0)} ms`);
+
     const ms = (x: number) => Math.round(x);
     const result = {
       metricsP50Ms: ms(metrics.p50),
       metricsP95Ms: ms(metrics.p95),
       failuresP50Ms: ms(failures.p50),
       failuresP95Ms: ms(failures.p95),
+      searchP50Ms: ms(search.p50),
+      searchP95Ms: ms(search.p95),
     };
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
@@ -176,7 +222,8 @@ async function main() {
 | \`GET .../generations/{index}/failures\` | ${result.failuresP50Ms} ms | ${result.failuresP95Ms} ms | p95 <= 400 ms |
 | \`GET .../generations/{index}/analytics\` (the dashboard) | ${ms(analytics.p50)} ms | ${ms(analytics.p95)} ms | |
 | \`GET .../environments?sort=success\` | ${ms(table.p50)} ms | ${ms(table.p95)} ms | |
-| \`GET .../compare\` | ${ms(compare.p50)} ms | ${ms(compare.p95)} ms | |`,
+| \`GET .../compare\` | ${ms(compare.p50)} ms | ${ms(compare.p95)} ms | |
+| \`GET .../rollouts?q=\` (search, ${SEARCHES.length} queries: rare id to every success, phrase, with filters; 50 hits with snippets) | ${ms(search.p50)} ms | ${ms(search.p95)} ms | p95 <= 300 ms |`,
     );
     console.log(JSON.stringify(result));
   } finally {

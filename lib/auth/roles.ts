@@ -16,7 +16,9 @@ export type Scope =
   | "dispatch:create"
   | "keys:manage"
   | "users:manage"
-  | "audit:read";
+  | "audit:read"
+  /** a user's own saved explorer views (private data, not project state): every role that reads a project's rollouts */
+  | "views:write";
 
 const GRANTS: Record<Role, readonly Scope[]> = {
   admin: [
@@ -34,6 +36,7 @@ const GRANTS: Record<Role, readonly Scope[]> = {
     "keys:manage",
     "users:manage",
     "audit:read",
+    "views:write",
   ],
   reviewer: [
     "projects:read",
@@ -43,9 +46,10 @@ const GRANTS: Record<Role, readonly Scope[]> = {
     "annotations:write",
     "dispatch:create",
     "audit:read",
+    "views:write",
   ],
   ingest: ["projects:read", "generations:write", "rollouts:write"],
-  viewer: ["projects:read", "audit:read"],
+  viewer: ["projects:read", "audit:read", "views:write"],
 };
 
 /** Whether `role` carries `scope`. */

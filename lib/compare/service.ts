@@ -25,7 +25,7 @@ const side = z
   });
 
 /** The query of GET .../compare: both sides are required. */
-export const compareQuery = z.object({ a: side, b: side, format: z.enum(["json", "csv"]).optional() });
+export const compareQuery = z.object({ a: side, b: side, format: z.enum(["json", "csv", "parquet"]).optional() });
 export type CompareQuery = z.infer<typeof compareQuery>;
 export type CompareSide = CompareQuery["a"];
 

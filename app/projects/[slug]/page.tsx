@@ -43,6 +43,9 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
         {settings.archivedAt && <span className="rounded bg-zinc-200 px-1.5 py-0.5 text-xs text-zinc-700">archived</span>}
         {settings.defaultPolicy && <span className="text-zinc-500">default policy {settings.defaultPolicy}</span>}
         <span className="ml-auto flex gap-3 text-sm">
+          <Link href={`/projects/${slug}/rollouts`} className="text-zinc-600 hover:underline">
+            Rollouts
+          </Link>
           <Link href={`/projects/${slug}/compare`} className="text-zinc-600 hover:underline">
             Compare runs
           </Link>

@@ -2,7 +2,7 @@ import { apiRoute } from "@/lib/api/route";
 import { searchParamsOf } from "@/lib/api/contracts";
 import { postRollouts } from "@/lib/ingest/post-rollouts";
 import { listRollouts } from "@/lib/rollouts/list";
-import { rolloutsCsv } from "@/lib/csv/exports";
+import { rolloutsExport } from "@/lib/csv/exports";
 
 export const dynamic = "force-dynamic";
 
@@ -12,6 +12,7 @@ export const POST = apiRoute<{ slug: string }>({ scope: "rollouts:write", projec
 
 export const GET = apiRoute<{ slug: string }>({ scope: "projects:read", project: "slug" }, async ({ req, db, project }) => {
   const params = searchParamsOf(req);
-  // format=csv: every rollout the filter matches, streamed page by page
-  return params.format === "csv" ? rolloutsCsv(db, project, params) : listRollouts(db, project, params);
+  // format=csv|parquet: every rollout the filter matches, streamed page by page
+  if (params.format === "csv" || params.format === "parquet") return rolloutsExport(db, project, params, params.format);
+  return listRollouts(db, project, params);
 });

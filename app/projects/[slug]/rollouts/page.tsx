@@ -1,0 +1,111 @@
+import Link from "next/link";
+import { asc, eq } from "drizzle-orm";
+import { projectPage } from "@/lib/api/page-guard";
+import { DomainError } from "@/lib/errors";
+import { generations, policies } from "@/lib/db/schema";
+import { listRollouts } from "@/lib/rollouts/list";
+import { listSavedViews } from "@/lib/rollouts/saved-views";
+import { listLabels } from "@/lib/annotations/service";
+import { FAILURE_CATEGORIES } from "@/lib/analytics/failures";
+import { Shell } from "@/components/ui/shell";
+import { buttonClass } from "@/components/ui/button";
+import { ExplorerTable, type ExplorerRow } from "@/components/explorer/explorer-table";
+import { ExplorerFilters } from "@/components/explorer/explorer-filters";
+import { SavedViews } from "@/components/explorer/saved-views";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ slug: string }> }) {
+  return { title: `Rollouts · ${(await params).slug}` };
+}
+
+const PAGE_SIZE = 50;
+
+/** The rollout explorer: every rollout of the project across generations and policies, filtered, searched and sorted by the URL. */
+export default async function RolloutExplorerPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const { slug } = await params;
+  const raw = await searchParams;
+  // one value per key; empty fields of the filter form mean "any"
+  const filters: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const value = Array.isArray(v) ? v[0] : v;
+    if (value !== undefined && value !== "" && k !== "limit" && k !== "format") filters[k] = value;
+  }
+  const { user, db, project } = await projectPage(slug, `/projects/${slug}/rollouts`);
+  const [gens, pols, labels, views] = await Promise.all([
+    db.select({ index: generations.index }).from(generations).where(eq(generations.projectId, project.id)).orderBy(asc(generations.index)),
+    db.select({ name: policies.name }).from(policies).where(eq(policies.projectId, project.id)).orderBy(asc(policies.name)),
+    listLabels(db, project),
+    listSavedViews(db, project, user),
+  ]);
+  let page: { items: ExplorerRow[]; nextCursor: string | null } = { items: [], nextCursor: null };
+  let problem: string | null = null;
+  try {
+    page = await listRollouts(db, project, { ...filters, limit: String(PAGE_SIZE) });
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    problem = err.details[0]?.path ? `${err.details[0].path.replace(/^query\./, "")}: ${err.details[0].message}` : err.message;
+  }
+  const base = `/projects/${encodeURIComponent(slug)}`;
+  const { cursor: _c, ...kept } = filters;
+  const keptQuery = new URLSearchParams(kept).toString();
+  const next = page.nextCursor ? `${base}/rollouts?${new URLSearchParams({ ...kept, cursor: page.nextCursor })}` : null;
+  const download = (format: string) => `/api/v1/projects/${encodeURIComponent(slug)}/rollouts?${new URLSearchParams({ ...kept, format })}`;
+  return (
+    <Shell user={user} crumbs={[{ href: "/", label: "Projects" }, { href: base, label: project.name }, { label: "Rollouts" }]}>
+      <div className="mb-3 flex flex-wrap items-end gap-3">
+        <h1 className="text-lg font-semibold">Rollouts</h1>
+        <span className="text-sm text-zinc-500">across every generation and policy</span>
+        <span className="ml-auto flex gap-2 text-sm">
+          <a href={download("csv")} className={buttonClass("secondary", "sm")} data-testid="explorer-csv">
+            CSV
+          </a>
+          <a href={download("parquet")} className={buttonClass("secondary", "sm")} data-testid="explorer-parquet">
+            Parquet
+          </a>
+        </span>
+      </div>
+      <div className="mb-3 grid gap-3">
+        <ExplorerFilters
+          values={kept}
+          generations={gens.map((g) => g.index)}
+          policies={pols.map((p) => p.name)}
+          labels={labels.labels.map((l) => l.name)}
+          categories={[...FAILURE_CATEGORIES]}
+        />
+        <SavedViews slug={slug} views={views.views} />
+      </div>
+      {problem && (
+        <p
+          role="alert"
+          className="mb-3 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900"
+          data-testid="explorer-problem"
+        >
+          {problem}
+        </p>
+      )}
+      <ExplorerTable slug={slug} rows={page.items} />
+      <nav className="mt-3 flex items-center gap-3 text-sm" aria-label="Pages">
+        <span className="text-zinc-500" data-testid="explorer-count">
+          {page.items.length} rollouts on this page{filters.cursor ? " (not the first)" : ""}
+        </span>
+        {filters.cursor && (
+          <Link href={`${base}/rollouts${keptQuery ? `?${keptQuery}` : ""}`} className={buttonClass("secondary", "sm")}>
+            First page
+          </Link>
+        )}
+        {next && (
+          <Link href={next} className={buttonClass("secondary", "sm")} data-testid="explorer-next">
+            Next page
+          </Link>
+        )}
+      </nav>
+    </Shell>
+  );
+}
