@@ -85,7 +85,7 @@ async function main() {
           case when (n * 2654435761::bigint % 1000) < 500 then '5 passed in 0.61s'
                when n % 10 = 1 then 'Fatal Python error: Segmentation fault'
                else 'FAILED tests/test_outputs.py::test_' || w.word || ' - AssertionError' end
-        from ins, lateral (select substr(ins.external_id, 3)::int as n) x,
+        from ins, lateral (select substr(ins.external_id, 3)::bigint as n) x,
           lateral (select (array['checksum','parser','timeout','fixture','manifest','tarball','socket','lockfile','schema','kernel'])[1 + (n * 40503 % 10)] as word) w,
           lateral (select (array['pytest','pip','make','cargo','npm','gcc','curl','git'])[1 + n % 8] as tool) t`);
       process.stdout.write(`\r[bench:search] loaded ${to + 1} rollouts`);
