@@ -1,0 +1,195 @@
+/**
+ * Step 1 of the heuristic engineer: the retirement reasons at their boundaries and the failure
+ * profile. Each block says which inverted rule or flipped threshold it catches.
+ */
+import { describe, expect, it } from "vitest";
+import { learnability } from "@/lib/analytics/metrics";
+import type { PopulationMember, StructuredSummary, SummaryCluster } from "../types";
+import { HEURISTIC_DEFAULTS } from "./defaults";
+import { failureKind, failureProfile, scoreMembers } from "./score";
+
+type Outcome = Partial<PopulationMember> & { s: number; n: number };
+
+function member(key: string, outcome: Outcome): PopulationMember {
+  return {
+    key,
+    config: { seed: 1 },
+    configHash: key,
+    parentKey: null,
+    op: "seed",
+    direction: null,
+    validation: { state: "valid", pMax: null },
+    age: 1 + (outcome.history?.length ?? 0),
+    history: [],
+    clusterIds: [],
+    ...outcome,
+  };
+}
+
+function summaryWith(clusters: SummaryCluster[] = []): StructuredSummary {
+  return { failures: { categories: [], clusters } } as unknown as StructuredSummary;
+}
+
+/** The retirement reason scoreMembers gives one member (plateau rule on, as by default). */
+function reasonOf(outcome: Outcome, plateauGenerations: number = HEURISTIC_DEFAULTS.plateauGenerations) {
+  return scoreMembers([member("m", outcome)], summaryWith(), undefined, plateauGenerations)[0].retire;
+}
+
+function cluster(id: string, category: SummaryCluster["category"], count: number, environments = 1, infra = false): SummaryCluster {
+  return {
+    id,
+    category,
+    signature: `${category}: ${id}`,
+    count,
+    environments,
+    environmentKeys: [],
+    exemplarRolloutIds: [],
+    excerpt: "",
+    infra,
+  };
+}
+
+describe("scoreMembers: solved (q >= 0.9 with n >= 4)", () => {
+  // catches: the solved comparison inverted, solvedRate flipped (0.9 -> 0.1), the attempt floor inverted
+  it("retires 8/8, 4/4 and 9/10 (exactly 0.9) as solved", () => {
+    expect(reasonOf({ s: 8, n: 8 })).toBe("solved");
+    expect(reasonOf({ s: 4, n: 4 })).toBe("solved");
+    expect(reasonOf({ s: 9, n: 10 })).toBe("solved");
+  });
+
+  it("does not retire 7/8 (0.875), 3/3 (too few attempts) or 1/8 as solved", () => {
+    expect(reasonOf({ s: 7, n: 8 })).toBeNull();
+    expect(reasonOf({ s: 3, n: 3 })).toBeNull();
+    expect(reasonOf({ s: 1, n: 8 })).toBeNull();
+    expect(reasonOf({ s: 4, n: 8 })).toBeNull();
+  });
+
+  it("judges solved on q = p / p_max: 4/8 at p_max 0.5 is solved, 4/8 at p_max 0.8 is not", () => {
+    expect(reasonOf({ s: 4, n: 8, validation: { state: "valid", pMax: 0.5 } })).toBe("solved");
+    expect(reasonOf({ s: 4, n: 8, validation: { state: "valid", pMax: 0.8 } })).toBeNull();
+  });
+});
+
+describe("scoreMembers: hopeless (zero now and in the previous generation, n >= 4)", () => {
+  // catches: the "previous generation at zero" test inverted, the attempt floor flipped
+  it("retires 0/8 after a generation at zero", () => {
+    expect(reasonOf({ s: 0, n: 8, history: [0] })).toBe("hopeless");
+    expect(reasonOf({ s: 0, n: 4, history: [0.5, 0] })).toBe("hopeless");
+  });
+
+  it("keeps a first zero, a zero after a success, a member with a pass and one with too few attempts", () => {
+    expect(reasonOf({ s: 0, n: 8, history: [] })).toBeNull();
+    expect(reasonOf({ s: 0, n: 8, history: [0.25] })).toBeNull();
+    expect(reasonOf({ s: 1, n: 8, history: [0] })).toBeNull();
+    expect(reasonOf({ s: 0, n: 3, history: [0] })).toBeNull();
+  });
+});
+
+describe("scoreMembers: unsolvable and invalid", () => {
+  // catches: the unsolvable or invalid test inverted (every valid member would retire)
+  it("retires by validation, whatever the results", () => {
+    expect(reasonOf({ s: 4, n: 8, validation: { state: "invalid", pMax: null } })).toBe("invalid");
+    expect(reasonOf({ s: 0, n: 8, validation: { state: "unsolvable", pMax: null } })).toBe("unsolvable");
+    expect(reasonOf({ s: 0, n: 8, validation: { state: "valid", pMax: 0 } })).toBe("unsolvable");
+    expect(reasonOf({ s: 3, n: 8, validation: { state: "valid", pMax: 0.5 } })).toBeNull();
+  });
+
+  it("scores an unsolvable member's learnability 0 and gives no rate", () => {
+    const [sc] = scoreMembers([member("u", { s: 2, n: 8, validation: { state: "valid", pMax: 0 } })], summaryWith(), undefined, 3);
+    expect(sc.learnability).toBe(0);
+    expect(sc.q).toBeNull();
+  });
+});
+
+describe("scoreMembers: plateaued (3 generations in the frontier band without rising 0.1)", () => {
+  // catches: the "has not risen" test inverted, the band edges swapped, the generation count ignored
+  it("retires a member flat at 0.5 for three generations", () => {
+    expect(reasonOf({ s: 4, n: 8, history: [0.5, 0.5] })).toBe("plateaued");
+    expect(reasonOf({ s: 3, n: 8, history: [0.4, 0.3] })).toBe("plateaued");
+  });
+
+  it("keeps a member that rose by 0.1 or more, one measured in fewer generations, and one with the rule off", () => {
+    expect(reasonOf({ s: 5, n: 8, history: [0.25, 0.5] })).toBeNull();
+    expect(reasonOf({ s: 4, n: 8, history: [0.5] })).toBeNull();
+    expect(reasonOf({ s: 4, n: 8, history: [0.5, 0.5] }, 0)).toBeNull();
+  });
+
+  it("leaves members outside the band [0.2, 0.8] to the other rules", () => {
+    expect(reasonOf({ s: 1, n: 10, history: [0.1, 0.1] })).toBeNull();
+    expect(reasonOf({ s: 17, n: 20, history: [0.85, 0.85] })).toBeNull();
+  });
+});
+
+describe("scoreMembers: scores", () => {
+  it("gives q, the posterior mean, learnability and learning progress per member", () => {
+    const [flat, rising] = scoreMembers(
+      [member("a", { s: 2, n: 8, history: [0.25] }), member("b", { s: 6, n: 8, history: [0.1, 0.3] })],
+      summaryWith(),
+      undefined,
+      0,
+    );
+    expect(flat.q).toBeCloseTo(0.25, 12);
+    expect(flat.mean).toBeCloseTo(0.3, 12);
+    expect(flat.learnability).toBeCloseTo(learnability(8, 2), 12);
+    expect(flat.progress).toBe(0);
+    expect(rising.progress).toBeGreaterThan(0.01);
+    expect(flat.index).toBe(0);
+    expect(rising.index).toBe(1);
+  });
+
+  it("uses the GRPO group learnability with a group size", () => {
+    const [sc] = scoreMembers([member("a", { s: 4, n: 8 })], summaryWith(), 8, 0);
+    expect(sc.learnability).toBeGreaterThan(0.5);
+  });
+});
+
+describe("failureKind and failureProfile", () => {
+  it("maps categories to kinds", () => {
+    expect(failureKind(cluster("a", "infra_error", 1))).toBe("infra");
+    expect(failureKind(cluster("b", "verifier_failed", 1, 1, true))).toBe("infra");
+    expect(failureKind(cluster("c", "agent_timeout", 1))).toBe("timeout");
+    expect(failureKind(cluster("d", "verifier_timeout", 1))).toBe("timeout");
+    expect(failureKind(cluster("e", "format_error", 1))).toBe("output");
+    expect(failureKind(cluster("f", "context_length_exceeded", 1))).toBe("output");
+    expect(failureKind(cluster("g", "verifier_failed", 1))).toBe("verifier");
+    expect(failureKind(cluster("h", "agent_error" as SummaryCluster["category"], 1))).toBe("other");
+  });
+
+  it("finds the kind that holds more than half of the failures, exactly when all clusters are of it", () => {
+    const clusters = [cluster("t", "agent_timeout", 30, 3), cluster("v", "verifier_failed", 5, 5)];
+    const byId = new Map(clusters.map((c) => [c.id, c]));
+    const only = failureProfile(member("m", { s: 2, n: 8, clusterIds: ["t"] }), byId);
+    expect(only.failures).toBe(6);
+    expect(only.dominant).toMatchObject({ kind: "timeout", category: "agent_timeout", count: 6, exact: true });
+    // weights 10 (30 over 3 environments) and 1: timeout holds 10/11 of 6 failures
+    const mixed = failureProfile(member("m", { s: 2, n: 8, clusterIds: ["t", "v"] }), byId);
+    expect(mixed.dominant).toMatchObject({ kind: "timeout", exact: false, count: 5 });
+    expect(mixed.top?.cluster.id).toBe("t");
+  });
+
+  it("has no dominant kind at an even split, none without failures and none without clusters", () => {
+    const clusters = [cluster("t", "agent_timeout", 2, 1), cluster("v", "verifier_failed", 2, 1)];
+    const byId = new Map(clusters.map((c) => [c.id, c]));
+    expect(failureProfile(member("m", { s: 4, n: 8, clusterIds: ["t", "v"] }), byId).dominant).toBeNull();
+    expect(failureProfile(member("m", { s: 8, n: 8, clusterIds: ["t"] }), byId)).toEqual({ failures: 0, dominant: null, top: null });
+    expect(failureProfile(member("m", { s: 2, n: 8, clusterIds: [] }), byId).dominant).toBeNull();
+  });
+
+  it("calls infra dominant only at a fifth of all attempts, and retires an infra member that never passed", () => {
+    const infra = cluster("i", "infra_error", 3, 1, true);
+    const byId = new Map([[infra.id, infra]]);
+    // 1 infra failure in 10 attempts: under a fifth of the attempts
+    expect(failureProfile(member("m", { s: 9, n: 10, clusterIds: ["i"] }), byId).dominant).toBeNull();
+    expect(failureProfile(member("m", { s: 6, n: 10, clusterIds: ["i"] }), byId).dominant?.kind).toBe("infra");
+    const [broken, flaky] = scoreMembers(
+      [member("b", { s: 0, n: 8, clusterIds: ["i"] }), member("f", { s: 5, n: 8, clusterIds: ["i"] })],
+      summaryWith([infra]),
+      undefined,
+      3,
+    );
+    expect(broken.retire).toBe("infra");
+    expect(broken.infra).toBe(true);
+    expect(flaky.retire).toBeNull();
+    expect(flaky.infra).toBe(true);
+  });
+});

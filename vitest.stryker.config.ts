@@ -1,0 +1,17 @@
+/**
+ * Vitest config for mutation testing only (stryker.config.mjs, `npm run test:mutation`): the fast
+ * unit tests of lib/engineer and lib/arena, without the slow ones that run whole arena reports or
+ * talk to loopback LLM servers (those stay in `npm run test:unit`). Stryker runs each mutant
+ * against the tests that cover it, so a slow test here multiplies into minutes.
+ */
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    include: ["lib/engineer/**/*.test.ts", "lib/arena/**/*.test.ts"],
+    exclude: ["**/*.int.test.ts", "lib/engineer/llm.test.ts", "lib/arena/run.test.ts", "node_modules/**"],
+    environment: "node",
+  },
+});
