@@ -200,3 +200,71 @@ describe("plrRankWeights", () => {
     expect(() => plrRankWeights([1, 2], 0.3, [1])).toThrow(RangeError);
   });
 });
+
+describe("the scores' formulas and signs (ENGINEER.md, Scores)", () => {
+  // catches: the learnability formula inverted (1/4 - L) or negated
+  it("learnability is a*b / ((a+b)(a+b+1)) with a = s+1, b = n-s+1", () => {
+    expect(learnabilityScore(member(0, 0))).toBeCloseTo(1 / 6, 12);
+    expect(learnabilityScore(member(2, 8))).toBeCloseTo((3 * 7) / (10 * 11), 12);
+    expect(learnabilityScore(member(8, 8))).toBeCloseTo((9 * 1) / (10 * 11), 12);
+    expect(learnabilityScore(member(4, 8))).toBeGreaterThan(learnabilityScore(member(8, 8)));
+  });
+
+  it("q is the rate over p_max, clipped at 1; p_max >= 1 or not finite leaves q = p", () => {
+    expect(normalizedRate(4, 8, 0.8)).toBeCloseTo(0.625, 12);
+    expect(normalizedRate(6, 8, 0.5)).toBe(1);
+    expect(normalizedRate(2, 8, 1)).toBe(0.25);
+    expect(normalizedRate(2, 8, Number.NaN)).toBe(0.25);
+    expect(normalizedRate(2, 8, 2)).toBe(0.25);
+    expect(isUnsolvable({ pMax: 0 })).toBe(true);
+    expect(isUnsolvable({ pMax: 0.1 })).toBe(false);
+    expect(isUnsolvable({ state: "valid", pMax: null })).toBe(false);
+  });
+
+  // catches: learning progress negated, or its reweighting inverted (1 - f)
+  it("learning progress is |f(p_fast) - f(p_slow)| >= 0 with f(p) = 0.9p / (p + 0.1(1-2p))", () => {
+    const f = (p: number) => (0.9 * p) / (p + 0.1 * (1 - 2 * p));
+    const fast = 0.1 * 0.8 + 0.9 * 0.2;
+    const slow = 0.1 * fast + 0.9 * 0.2;
+    expect(learningProgress([0.2, 0.8])).toBeCloseTo(f(fast) - f(slow), 12);
+    expect(learningProgress([0.8, 0.2])).toBeGreaterThan(0);
+    expect(progressReweight(0.5)).toBeCloseTo(0.9, 12);
+    expect(progressReweight(0.01)).toBeLessThan(0.1);
+    // clipped to [0, 1], non-finite values skipped
+    expect(learningProgress([-1, 2])).toBeCloseTo(learningProgress([0, 1]), 12);
+    expect(learningProgress([0, Number.NaN, 1])).toBeCloseTo(learningProgress([0, 1]), 12);
+    expect(() => learningProgress([0.1, 0.2], 0.1, 0.5)).toThrow(RangeError);
+    expect(() => learningProgress([0.1, 0.2], 0.1, 0)).toThrow(RangeError);
+    // alpha 0.5: p_fast = 0.5, p_slow = 0.3
+    expect(learningProgress([0.1, 0.9], 0.5)).toBeCloseTo(f(0.5) - f(0.3), 12);
+  });
+
+  // catches: novelty inverted (1 - distance) or measured to the farthest member
+  it("novelty is the distance to the nearest member: L1 on numbers over the range, Hamming on nominals", () => {
+    const family = {
+      fields: [
+        { path: "x", kind: "number" as const, min: 0, max: 10 },
+        { path: "c", kind: "nominal" as const, levels: ["a", "b"] },
+      ],
+    };
+    const population = [
+      { x: 4, c: "a" },
+      { x: 2, c: "b" },
+    ];
+    expect(noveltyScore(family, { x: 2, c: "a" }, population)).toBeCloseTo(0.1, 12);
+    expect(noveltyScore(family, { x: 10, c: "b" }, population)).toBeCloseTo(0.4, 12);
+    expect(noveltyScore(family, { x: 10, c: "b" }, population)).toBeGreaterThan(noveltyScore(family, { x: 2, c: "a" }, population));
+    // thinned to every second member ({ x: 4, c: "a" } and { x: 9, c: "b" }), so the exact match is not in the reference
+    expect(noveltyScore(family, { x: 2, c: "b" }, [...population, { x: 9, c: "b" }, { x: 2, c: "b" }], 2)).toBeCloseTo(0.35, 12);
+    expect(noveltyScore(family, { x: 2, c: "b" }, [...population, { x: 9, c: "b" }], 3)).toBe(0);
+  });
+
+  it("the posterior mean is (s+1)/(n+2) and counts must be integers 0 <= s <= n", () => {
+    expect(posteriorMean(0, 0)).toBe(0.5);
+    expect(posteriorMean(8, 8)).toBe(0.9);
+    expect(() => posteriorMean(1.5, 3)).toThrow(RangeError);
+    expect(() => posteriorMean(-1, 3)).toThrow(RangeError);
+    expect(() => normalizedRate(2, 1)).toThrow(RangeError);
+    expect(() => normalizedRate(1, 2.5)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * The heuristic engineer's rules end to end on small populations built for each rule: it keeps the
+ * most learnable members (not the least), retires by reason, pushes solved parents harder and
+ * failing ones easier along each field's difficulty sign. These fail when the keep order, the
+ * retire rule or the direction of a directed mutation is inverted.
+ */
+import { describe, expect, it } from "vitest";
+import { learnability } from "@/lib/analytics/metrics";
+import { getFieldValue } from "@/lib/families/field-path";
+import { fieldHardness } from "@/lib/families/hardness";
+import { configHash } from "@/lib/families/hash";
+import { builtinFamilies } from "@/lib/families/registry";
+import { createRng } from "@/lib/families/rng";
+import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
+import { heuristicEngineer } from ".";
+import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary } from "../types";
+
+type Outcome = Pick<PopulationMember, "s" | "n"> & Partial<PopulationMember>;
+
+/** A measured population of `family` (configs sampled at mid hardness so they can move both ways) and a summary without field statistics or clusters. */
+function inputOf(family: FamilyDefinition, outcomes: Outcome[], options: EngineerOptions = { seed: 5 }): EngineerInput {
+  const rng = createRng(`rules:${family.id}`);
+  const population: PopulationMember[] = outcomes.map((outcome, i) => {
+    const config = family.sample(rng, { hardness: { min: 0.25, max: 0.6 } }) as FamilyConfig;
+    return {
+      key: `m${i}`,
+      config,
+      configHash: configHash(config),
+      parentKey: null,
+      op: "seed",
+      direction: null,
+      validation: { state: "valid", pMax: null },
+      age: 1,
+      history: [],
+      clusterIds: [],
+      ...outcome,
+    };
+  });
+  const rollouts = population.reduce((a, m) => a + m.n, 0);
+  const summary = {
+    project: "rules",
+    family: family.id,
+    generation: 2,
+    policy: null,
+    successThreshold: 1,
+    behaviour: { rollouts, environments: population.length, successRate: population.reduce((a, m) => a + m.s, 0) / rollouts },
+    failures: { categories: [], clusters: [] },
+    environments: { fields: [], solved: [], frontier: [], hopeless: [], unvalidated: [], unsolvable: [] },
+    history: { proposals: [], predictions: [] },
+    tokenEstimate: 0,
+    truncated: [],
+  } as unknown as StructuredSummary;
+  return { family, summary, population, options, knownHashes: new Set(population.map((m) => m.configHash)), keyPrefix: "g3-" };
+}
+
+const fate = (input: EngineerInput, out: ReturnType<typeof heuristicEngineer>) =>
+  new Map(input.population.map((m) => [m.key, out.items.find((i) => i.environmentKey === m.key)]));
+
+describe("keep order", () => {
+  // s of 8 attempts: learnability ranks 4 > 3 = 5 > 2 = 6 > 1 = 7
+  const rates = [1, 4, 7, 3, 2, 5, 6, 4, 3, 2, 5, 6];
+  const input = inputOf(builtinFamilies["frozenlake-mapf"], rates.map((s) => ({ s, n: 8 })));
+  const out = heuristicEngineer(input);
+  const fates = fate(input, out);
+
+  it("keeps the most learnable half and retires the least learnable as outranked", () => {
+    const kept = input.population.filter((m) => fates.get(m.key)?.op === "keep").map((m) => m.s);
+    expect(kept.sort()).toEqual([3, 3, 4, 4, 5, 5]);
+    for (const m of input.population.filter((x) => [1, 2, 6, 7].includes(x.s))) {
+      expect(fates.get(m.key)?.op, `${m.s}/8`).toBe("retire");
+      expect(fates.get(m.key)?.flags).toContain("retire:outranked");
+    }
+  });
+
+  it("never keeps a member less learnable than one it retires as outranked", () => {
+    const L = (key: string) => {
+      const m = input.population.find((x) => x.key === key) as PopulationMember;
+      return learnability(m.n, m.s);
+    };
+    const kept = out.items.filter((i) => i.op === "keep").map((i) => L(i.environmentKey));
+    const outranked = out.items.filter((i) => i.flags?.includes("retire:outranked")).map((i) => L(i.environmentKey));
+    expect(Math.min(...kept)).toBeGreaterThan(Math.max(...outranked));
+  });
+
+  it("keeps more with a larger keep share, still the most learnable first", () => {
+    const wide = heuristicEngineer({ ...input, options: { seed: 5, keepShare: 0.75 } });
+    const wideFates = fate(input, wide);
+    const kept = input.population.filter((m) => wideFates.get(m.key)?.op === "keep").map((m) => m.s);
+    expect(kept.sort()).toEqual([2, 2, 3, 3, 4, 4, 5, 5, 6]);
+  });
+});
+
+describe("retire rule", () => {
+  it("retires solved, hopeless and unsolvable members by name and keeps the frontier", () => {
+    const input = inputOf(builtinFamilies["frozenlake-mapf"], [
+      { s: 8, n: 8 },
+      { s: 0, n: 8, history: [0] },
+      { s: 4, n: 8, validation: { state: "unsolvable", pMax: 0 } },
+      { s: 4, n: 8 },
+      { s: 3, n: 8 },
+      { s: 5, n: 8 },
+    ]);
+    const fates = fate(input, heuristicEngineer({ ...input, options: { seed: 1, keepShare: 1 } }));
+    expect(fates.get("m0")?.flags).toContain("retire:solved");
+    expect(fates.get("m1")?.flags).toContain("retire:hopeless");
+    expect(fates.get("m2")?.flags).toContain("retire:unsolvable");
+    for (const key of ["m3", "m4", "m5"]) expect(fates.get(key)?.op, key).toBe("keep");
+  });
+});
+
+describe("direction of directed mutations", () => {
+  for (const familyId of ["frozenlake-mapf", "search-agent"] as const) {
+    const family = builtinFamilies[familyId];
+    // solved (q > 0.8), too hard (q < 0.2, first time at zero or nearly), and frontier members
+    const outcomes: Outcome[] = Array.from({ length: 24 }, (_, i) => {
+      switch (i % 4) {
+        case 0:
+          return { s: 8, n: 8 };
+        case 1:
+          return { s: i % 8 === 1 ? 0 : 1, n: 8 };
+        default:
+          return { s: 3 + (i % 3), n: 8 };
+      }
+    });
+    const input = inputOf(family, outcomes, { seed: 9, keepShare: 0.25 });
+    const out = heuristicEngineer(input);
+    const byKey = new Map(input.population.map((m) => [m.key, m]));
+    const directed = (pred: (q: number) => boolean) =>
+      out.items.filter((i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8));
+
+    /** Net change in hardness per difficulty-signed field edited (positive = harder). */
+    const moves = (parent: PopulationMember, config: FamilyConfig) =>
+      family.fields
+        .filter((f) => f.difficulty)
+        .map((f) => {
+          const from = getFieldValue(parent.config, f.path);
+          const to = getFieldValue(config, f.path);
+          if (from === to) return 0;
+          // a field unset on the parent starts where the family's hidden difficulty assumes missing values: the middle
+          return (fieldHardness(f, to) as number) - (from === undefined ? 0.5 : (fieldHardness(f, from) as number));
+        })
+        .filter((d) => d !== 0);
+
+    it(`${familyId}: pushes solved parents (q > 0.8) harder on every difficulty-signed field it edits`, () => {
+      const harder = directed((q) => q > 0.8);
+      expect(harder.length).toBeGreaterThan(0);
+      for (const child of harder) {
+        const parent = byKey.get(child.parentKey as string) as PopulationMember;
+        const deltas = moves(parent, child.config);
+        expect(deltas.length, child.rationale).toBeGreaterThan(0);
+        for (const d of deltas) expect(d, child.rationale).toBeGreaterThan(0);
+        expect(child.predictedSuccess as number).toBeLessThan((parent.s + 1) / (parent.n + 2));
+      }
+    });
+
+    it(`${familyId}: makes parents with q < 0.2 easier on every difficulty-signed field it edits`, () => {
+      const easier = directed((q) => q < 0.2);
+      expect(easier.length).toBeGreaterThan(0);
+      for (const child of easier) {
+        const parent = byKey.get(child.parentKey as string) as PopulationMember;
+        const deltas = moves(parent, child.config);
+        expect(deltas.length, child.rationale).toBeGreaterThan(0);
+        for (const d of deltas) expect(d, child.rationale).toBeLessThan(0);
+        expect(child.predictedSuccess as number).toBeGreaterThan((parent.s + 1) / (parent.n + 2));
+      }
+    });
+  }
+});
