@@ -177,8 +177,18 @@ describe("stepsPerField", () => {
     ({ q, infra: false, retire: null, member: {} as PopulationMember, ...extra }) as Scored;
 
   it("is 1 at the frontier and with fewer than 8 measured members", () => {
-    expect(stepsPerField(Array.from({ length: 8 }, () => scoredAt(0.5)), 1)).toBe(1);
-    expect(stepsPerField(Array.from({ length: 7 }, () => scoredAt(0.99)), 1)).toBe(1);
+    expect(
+      stepsPerField(
+        Array.from({ length: 8 }, () => scoredAt(0.5)),
+        1,
+      ),
+    ).toBe(1);
+    expect(
+      stepsPerField(
+        Array.from({ length: 7 }, () => scoredAt(0.99)),
+        1,
+      ),
+    ).toBe(1);
   });
 
   it("grows by one per unit of logit the population sits beyond 0.5 in the step's direction, at most 4", () => {
@@ -188,18 +198,23 @@ describe("stepsPerField", () => {
     const failing = Array.from({ length: 8 }, () => scoredAt(0.05));
     expect(stepsPerField(failing, -1)).toBe(3);
     expect(stepsPerField(failing, 1)).toBe(1);
-    expect(stepsPerField(Array.from({ length: 8 }, () => scoredAt(1)), 1)).toBe(4);
-    expect(stepsPerField(Array.from({ length: 8 }, () => scoredAt(0.8)), 1)).toBe(2);
+    expect(
+      stepsPerField(
+        Array.from({ length: 8 }, () => scoredAt(1)),
+        1,
+      ),
+    ).toBe(4);
+    expect(
+      stepsPerField(
+        Array.from({ length: 8 }, () => scoredAt(0.8)),
+        1,
+      ),
+    ).toBe(2);
   });
 
   it("leaves out unmeasured, infra-dominated, invalid and unsolvable members", () => {
     const solved = Array.from({ length: 8 }, () => scoredAt(0.95));
-    const noise = [
-      scoredAt(null),
-      scoredAt(0, { infra: true }),
-      scoredAt(0, { retire: "invalid" }),
-      scoredAt(0, { retire: "unsolvable" }),
-    ];
+    const noise = [scoredAt(null), scoredAt(0, { infra: true }), scoredAt(0, { retire: "invalid" }), scoredAt(0, { retire: "unsolvable" })];
     expect(stepsPerField([...solved, ...noise], 1)).toBe(3);
     expect(stepsPerField([...solved.slice(0, 7), ...noise], 1)).toBe(1);
   });

@@ -59,7 +59,10 @@ const fate = (input: EngineerInput, out: ReturnType<typeof heuristicEngineer>) =
 describe("keep order", () => {
   // s of 8 attempts: learnability ranks 4 > 3 = 5 > 2 = 6 > 1 = 7
   const rates = [1, 4, 7, 3, 2, 5, 6, 4, 3, 2, 5, 6];
-  const input = inputOf(builtinFamilies["frozenlake-mapf"], rates.map((s) => ({ s, n: 8 })));
+  const input = inputOf(
+    builtinFamilies["frozenlake-mapf"],
+    rates.map((s) => ({ s, n: 8 })),
+  );
   const out = heuristicEngineer(input);
   const fates = fate(input, out);
 
@@ -126,7 +129,9 @@ describe("direction of directed mutations", () => {
     const out = heuristicEngineer(input);
     const byKey = new Map(input.population.map((m) => [m.key, m]));
     const directed = (pred: (q: number) => boolean) =>
-      out.items.filter((i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8));
+      out.items.filter(
+        (i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8),
+      );
 
     /** Net change in hardness per difficulty-signed field edited (positive = harder). */
     const moves = (parent: PopulationMember, config: FamilyConfig) =>
