@@ -1,0 +1,143 @@
+/**
+ * Budgets and parent pools (solved parents go harder, failing ones easier, the rest replay) and
+ * the predicted success of children (harder lowers it, easier raises it).
+ */
+import { describe, expect, it } from "vitest";
+import { createRng } from "@/lib/families/rng";
+import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
+import type { PopulationMember, StructuredSummary } from "../types";
+import { childBudget, clampShare } from "./budget";
+import type { Candidate, DirectionEvidence, Scored } from "./model";
+import { baseSuccessRate, logit, predictChild, round4 } from "./predict";
+
+const size: FieldSpec = { path: "size", kind: "integer", min: 2, max: 12, difficulty: "up", direction: "horizon" };
+const family = { id: "t", fields: [size] } as unknown as FamilyDefinition;
+const horizon: DirectionEvidence = { direction: "horizon", fields: [size], drop: null, lift: null, score: 0, top: null };
+
+function scoredAt(key: string, q: number | null, extra: Partial<Scored> = {}, size = 6): Scored {
+  return {
+    member: { key, config: { size } } as unknown as PopulationMember,
+    index: 0,
+    q,
+    mean: q ?? 0.5,
+    learnability: 0.1,
+    progress: 0,
+    retire: null,
+    failure: { failures: 0, dominant: null, top: null },
+    infra: false,
+    ...extra,
+  };
+}
+
+describe("clampShare", () => {
+  it("clamps to [0, 1] and falls back when unset or not finite", () => {
+    expect(clampShare(undefined, 0.5)).toBe(0.5);
+    expect(clampShare(Number.NaN, 0.5)).toBe(0.5);
+    expect(clampShare(1.5, 0.5)).toBe(1);
+    expect(clampShare(-1, 0.5)).toBe(0);
+    expect(clampShare(0.2, 0.5)).toBe(0.2);
+  });
+});
+
+describe("childBudget", () => {
+  const budgetOf = (scored: Scored[], kept: Scored[], target: number, addShare = 0.25) =>
+    childBudget({ rng: createRng(1), scored, kept, target, addShare, evidence: [horizon], familyId: "t" });
+
+  // catches: the harder pool taking the failing members (the direction of solved parents inverted at its source)
+  it("puts solved parents (q > 0.8) in the harder pool and the rest in the replay pool", () => {
+    const solved = scoredAt("solved", 0.9);
+    const edge = scoredAt("edge", 0.8);
+    const mid = scoredAt("mid", 0.5);
+    const low = scoredAt("low", 0.1);
+    const unmeasured = scoredAt("new", null);
+    const b = budgetOf([solved, edge, mid, low, unmeasured], [mid], 8);
+    expect(b.harderPool).toEqual([solved]);
+    expect(b.replayPool).toEqual([edge, mid, low, unmeasured]);
+    expect(b.crossPool).toEqual([edge, mid, unmeasured]);
+  });
+
+  it("sizes the children: the target minus the kept, addShare of the target added, half the mutations harder at most", () => {
+    const scored = [scoredAt("s1", 0.95), scoredAt("s2", 0.95), scoredAt("s3", 0.95), scoredAt("m", 0.5), scoredAt("m2", 0.4)];
+    const b = budgetOf(scored, [scored[3], scored[4]], 10, 0.2);
+    expect(b.childrenTarget).toBe(8);
+    expect(b.addTarget).toBe(2);
+    expect(b.mutateTarget).toBe(6);
+    expect(b.harderTarget).toBe(3);
+    expect(b.crossTarget).toBe(1);
+    expect(b.crossPool).toEqual([scored[3], scored[4]]);
+    // without replay parents every mutation may go harder, up to the harder pool
+    const onlySolved = budgetOf(scored.slice(0, 3), [], 10, 0.2);
+    expect(onlySolved.harderTarget).toBe(3);
+    expect(onlySolved.crossTarget).toBe(0);
+    expect(budgetOf(scored, scored, 4).childrenTarget).toBe(0);
+  });
+
+  it("leaves infra-dominated, invalid, unsolvable and plateaued members out of every pool", () => {
+    const out = [
+      scoredAt("infra", 0.95, { infra: true }),
+      scoredAt("invalid", 0.95, { retire: "invalid" }),
+      scoredAt("unsolvable", 0.5, { retire: "unsolvable" }),
+      scoredAt("plateau", 0.5, { retire: "plateaued" }),
+    ];
+    const b = budgetOf(out, [], 8);
+    expect(b.harderPool).toEqual([]);
+    expect(b.replayPool).toEqual([]);
+    expect(b.crossPool).toEqual([]);
+  });
+
+  it("makes a failing member a parent only when it can move easier and its failures are not the policy's output", () => {
+    const atEasiest = scoredAt("floor", 0.1, {}, 2);
+    const output = scoredAt("output", 0.1, {
+      failure: {
+        failures: 8,
+        dominant: { kind: "output", category: "format_error", count: 8, exact: true, cluster: {} as never },
+        top: null,
+      },
+    });
+    const movable = scoredAt("movable", 0.1);
+    expect(budgetOf([atEasiest, output, movable], [], 8).replayPool).toEqual([movable]);
+  });
+});
+
+describe("predictChild", () => {
+  const parent = scoredAt("p", 0.5, { mean: 0.5 });
+  const cand = (kind: Candidate["kind"], edits: Candidate["edits"], extra: Partial<Candidate> = {}): Candidate => ({
+    kind,
+    config: {},
+    direction: "horizon",
+    edits,
+    parent,
+    ...extra,
+  });
+  const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+
+  // catches: a harder step predicted to raise success (the sign of a directed step inverted)
+  it("moves the parent's posterior mean 0.5 logit down per harder step and up per easier step", () => {
+    const harder = predictChild(family, 0.3, cand("harder", [{ path: "size", from: 6, to: 8 }], { steps: 2 }), undefined);
+    expect(harder).toBe(round4(sigmoid(-1)));
+    const easier = predictChild(family, 0.3, cand("easier", [{ path: "size", from: 6, to: 5 }], { steps: 1 }), undefined);
+    expect(easier).toBe(round4(sigmoid(0.5)));
+    const replay = predictChild(family, 0.3, cand("replay", [{ path: "size", from: 6, to: 7 }]), undefined);
+    expect(replay).toBe(round4(sigmoid(-0.5)));
+  });
+
+  it("predicts a fresh sample at the base rate and a crossover at its parents' mean, capped at p_max", () => {
+    expect(predictChild(family, 0.3, cand("fresh", []), undefined)).toBe(0.3);
+    const second = scoredAt("q", 0.9, { mean: 0.9 });
+    expect(predictChild(family, 0.3, cand("crossover", [], { second }), undefined)).toBe(0.7);
+    expect(predictChild(family, 0.3, cand("crossover", [], { second }), 0.6)).toBe(0.6);
+    expect(predictChild(family, 0.3, cand("fresh", []), 1)).toBe(0.3);
+  });
+
+  it("logit is clamped away from 0 and 1; the base rate is the summary's, else the members' mean, else 1/2", () => {
+    expect(logit(0.5)).toBe(0);
+    expect(Number.isFinite(logit(0))).toBe(true);
+    expect(logit(1)).toBeCloseTo(-logit(0), 9);
+    expect(logit(0.9)).toBeCloseTo(Math.log(9), 12);
+    const summary = (successRate: number | null) => ({ behaviour: { successRate } }) as unknown as StructuredSummary;
+    expect(baseSuccessRate(summary(0.42), [])).toBe(0.42);
+    expect(baseSuccessRate(summary(null), [scoredAt("a", 0.2, { mean: 0.2 }), scoredAt("b", 0.6, { mean: 0.6 })])).toBeCloseTo(0.4, 12);
+    expect(baseSuccessRate(summary(null), [])).toBe(0.5);
+    expect(round4(0.123456)).toBe(0.1235);
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * Direction evidence: success that drops toward a field's hard end, and failure clusters sitting
+ * at the hard end, both point along that direction (positive score); "most" ranks it first and
+ * "least" last. Also the net hardness steps of edits and the evidence refs items cite.
+ */
+import { describe, expect, it } from "vitest";
+import { createRng } from "@/lib/families/rng";
+import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
+import type { PopulationMember, StructuredSummary, SummaryCluster, SummaryField } from "../types";
+import { directionEvidence, editDirection, evidenceWriter, hardnessSteps, orderDirections } from "./evidence";
+import type { Scored } from "./model";
+
+const size: FieldSpec = { path: "size", kind: "integer", min: 2, max: 12, difficulty: "up", direction: "horizon" };
+const slip: FieldSpec = { path: "slip", kind: "number", min: 0, max: 1, difficulty: "up", direction: "uncertainty" };
+const budget: FieldSpec = { path: "budget", kind: "integer", min: 10, max: 100, difficulty: "down", direction: "precision" };
+const mode: FieldSpec = { path: "mode", kind: "ordinal", levels: ["easy", "hard"], difficulty: "up", direction: "precision" };
+const color: FieldSpec = { path: "color", kind: "nominal", levels: ["red", "blue", "green"], direction: "diversify" };
+const family = { id: "t", fields: [size, slip, budget, mode, color] } as unknown as FamilyDefinition;
+
+function summaryField(spec: FieldSpec, buckets: [string, number, number | null][]): SummaryField {
+  return {
+    path: spec.path,
+    kind: spec.kind,
+    direction: spec.direction ?? null,
+    difficulty: spec.difficulty ?? null,
+    buckets: buckets.map(([label, rollouts, successRate]) => ({ label, environments: 1, rollouts, successRate })),
+  } as SummaryField;
+}
+
+const scoredAt = (key: string, config: Record<string, unknown>) => ({ member: { key, config } as unknown as PopulationMember }) as Scored;
+
+describe("directionEvidence", () => {
+  const fields = [
+    summaryField(size, [
+      ["2–4", 10, 0.9],
+      ["8–10", 10, 0.1],
+      ["(missing)", 50, 0],
+    ]),
+    summaryField(slip, [
+      ["0–0.2", 10, 0.5],
+      ["0.8–1", 10, 0.5],
+    ]),
+    // a down-field: success drops as the budget shrinks
+    summaryField(budget, [
+      ["10–20", 10, 0.2],
+      ["90–100", 10, 0.6],
+    ]),
+  ];
+  const scored = [scoredAt("small", { size: 2, slip: 0.5 }), scoredAt("big", { size: 12, slip: 0.5 })];
+
+  it("reads a success drop toward the hard end as positive evidence along that direction", () => {
+    const ev = directionEvidence(family, fields, [], scored);
+    const byDirection = new Map(ev.map((e) => [e.direction, e]));
+    expect([...byDirection.keys()].sort()).toEqual(["horizon", "precision", "uncertainty"]);
+    const horizon = byDirection.get("horizon");
+    expect(horizon?.fields).toEqual([size]);
+    expect(horizon?.drop).toBeCloseTo(0.8, 9);
+    expect(horizon?.top).toMatchObject({ path: "size" });
+    expect(horizon?.top?.easy).toBeCloseTo(0.9, 9);
+    expect(horizon?.top?.hard).toBeCloseTo(0.1, 9);
+    expect(byDirection.get("uncertainty")?.drop).toBeCloseTo(0, 9);
+    expect(byDirection.get("precision")?.drop).toBeCloseTo(0.4, 9);
+    expect(byDirection.get("precision")?.fields).toEqual([budget, mode]);
+    expect(horizon?.score).toBeCloseTo(0.8 + (horizon?.lift ?? 0), 9);
+  });
+
+  it("reads failure clusters at the hard end as positive lift, at the easy end as negative", () => {
+    const cluster = (keys: string[]) =>
+      ({
+        id: "c",
+        category: "verifier_failed",
+        count: 5,
+        environments: keys.length,
+        environmentKeys: keys,
+        infra: false,
+      }) as unknown as SummaryCluster;
+    const hard = directionEvidence(family, [], [cluster(["big"])], scored).find((e) => e.direction === "horizon");
+    expect(hard?.lift).toBeCloseTo(0.5, 9);
+    expect(hard?.drop).toBeNull();
+    expect(hard?.score).toBeCloseTo(0.5, 9);
+    const easy = directionEvidence(family, [], [cluster(["small"])], scored).find((e) => e.direction === "horizon");
+    expect(easy?.lift).toBeCloseTo(-0.5, 9);
+    const infra = { ...cluster(["big"]), infra: true };
+    expect(directionEvidence(family, [], [infra], scored).find((e) => e.direction === "horizon")?.lift).toBeNull();
+  });
+
+  it("has no drop from fewer than two measured buckets or a flat hardness", () => {
+    const one = summaryField(size, [
+      ["2–4", 10, 0.9],
+      ["8–10", 0, null],
+    ]);
+    const same = summaryField(size, [
+      ["4", 10, 0.9],
+      ["4", 10, 0.1],
+    ]);
+    for (const f of [one, same]) expect(directionEvidence(family, [f], [], []).find((e) => e.direction === "horizon")?.drop).toBeNull();
+  });
+
+  it("reads ordinal and boolean buckets by level", () => {
+    const flag: FieldSpec = { path: "flag", kind: "boolean", difficulty: "up", direction: "uncertainty" };
+    const fam = { id: "t", fields: [mode, flag] } as unknown as FamilyDefinition;
+    const ev = directionEvidence(
+      fam,
+      [
+        summaryField(mode, [
+          ["easy", 10, 0.8],
+          ["hard", 10, 0.2],
+        ]),
+        summaryField(flag, [
+          ["false", 10, 0.3],
+          ["true", 10, 0.7],
+        ]),
+      ],
+      [],
+      [],
+    );
+    expect(ev.find((e) => e.direction === "precision")?.drop).toBeCloseTo(0.6, 9);
+    expect(ev.find((e) => e.direction === "uncertainty")?.drop).toBeCloseTo(-0.4, 9);
+  });
+});
+
+describe("orderDirections", () => {
+  const e = (direction: "horizon" | "uncertainty" | "precision", score: number) => ({
+    direction,
+    fields: [],
+    drop: null,
+    lift: null,
+    score,
+    top: null,
+  });
+  const evidence = [e("horizon", 0.1), e("uncertainty", 0.8), e("precision", -0.3)];
+
+  // catches: "most" and "least" swapped (a solved parent would be pushed where the policy still fails)
+  it("ranks by score, descending for most and ascending for least", () => {
+    for (let seed = 0; seed < 5; seed++) {
+      expect(orderDirections(createRng(seed), evidence, true).map((x) => x.direction)).toEqual(["uncertainty", "horizon", "precision"]);
+      expect(orderDirections(createRng(seed), evidence, false).map((x) => x.direction)).toEqual(["precision", "horizon", "uncertainty"]);
+    }
+  });
+
+  it("breaks ties in seeded random order", () => {
+    const tied = [e("horizon", 0), e("uncertainty", 0), e("precision", 0)];
+    const firsts = new Set<string>();
+    for (let seed = 0; seed < 20; seed++) firsts.add(orderDirections(createRng(seed), tied, true)[0].direction);
+    expect(firsts.size).toBeGreaterThan(1);
+  });
+});
+
+describe("hardnessSteps and editDirection", () => {
+  it("counts edits that made the config harder +1 and easier -1, ignoring unsigned fields", () => {
+    expect(hardnessSteps(family.fields, [{ path: "size", from: 4, to: 5 }])).toBe(1);
+    expect(hardnessSteps(family.fields, [{ path: "budget", from: 50, to: 60 }])).toBe(-1);
+    expect(hardnessSteps(family.fields, [{ path: "budget", from: 50, to: 40 }])).toBe(1);
+    expect(
+      hardnessSteps(family.fields, [
+        { path: "size", from: 4, to: 5 },
+        { path: "slip", from: 0.5, to: 0.6 },
+        { path: "mode", from: "hard", to: "easy" },
+        { path: "color", from: "red", to: "blue" },
+        { path: "size", from: 4, to: 4 },
+      ]),
+    ).toBe(1);
+  });
+
+  it("names the most edited signed direction, else diversify", () => {
+    expect(editDirection(family.fields, [{ path: "color", from: "red", to: "blue" }])).toBe("diversify");
+    expect(
+      editDirection(family.fields, [
+        { path: "budget", from: 50, to: 60 },
+        { path: "mode", from: "easy", to: "hard" },
+        { path: "size", from: 4, to: 5 },
+      ]),
+    ).toBe("precision");
+    expect(editDirection(family.fields, [{ path: "slip", from: 0.1, to: 0.2 }])).toBe("uncertainty");
+  });
+});
+
+describe("evidenceWriter", () => {
+  const summary = (fields: SummaryField[]) => ({ environments: { fields } }) as unknown as StructuredSummary;
+
+  it("cites a cluster with one exemplar rollout, nothing for no cluster, and the top field of a direction", () => {
+    const cite = evidenceWriter(summary([]));
+    const c = { id: "c1", category: "agent_timeout", signature: "ran out", exemplarRolloutIds: ["r1", "r2"] } as unknown as SummaryCluster;
+    expect(cite.cluster(c, "3 of 8")).toEqual([
+      { kind: "cluster", ref: "c1", note: "3 of 8; agent_timeout: ran out" },
+      { kind: "rollout", ref: "r1" },
+    ]);
+    expect(cite.cluster({ ...c, exemplarRolloutIds: [] })).toEqual([{ kind: "cluster", ref: "c1", note: "agent_timeout: ran out" }]);
+    expect(cite.cluster(null)).toEqual([]);
+    expect(cite.field(undefined)).toEqual([]);
+    const top = { path: "size", easy: 0.9, hard: 0.1, drop: 0.8 };
+    expect(cite.field({ direction: "horizon", fields: [], drop: 0.8, lift: null, score: 0.8, top })[0]).toMatchObject({
+      kind: "stat",
+      ref: "field:size",
+    });
+    expect(cite.coverageGap).toBeNull();
+  });
+
+  it("finds the least covered level of a categorical field when it holds under half its share", () => {
+    const colorField = {
+      path: "color",
+      kind: "nominal",
+      direction: "diversify",
+      difficulty: null,
+      buckets: [
+        { label: "red", environments: 10, rollouts: 40, successRate: 0.5 },
+        { label: "blue", environments: 9, rollouts: 40, successRate: 0.5 },
+        { label: "green", environments: 1, rollouts: 4, successRate: 0.5 },
+        { label: "(missing)", environments: 0, rollouts: 0, successRate: null },
+      ],
+    } as SummaryField;
+    expect(evidenceWriter(summary([colorField])).coverageGap).toMatchObject({
+      kind: "stat",
+      ref: "field:color",
+      note: expect.stringContaining("green has 1 of 20"),
+    });
+    const even = { ...colorField, buckets: colorField.buckets.map((b) => ({ ...b, environments: 5 })) };
+    expect(evidenceWriter(summary([even])).coverageGap).toBeNull();
+  });
+});
