@@ -35,7 +35,7 @@ export default {
   concurrency: 2,
   incremental: true,
   incrementalFile: "reports/mutation/stryker-incremental.json",
-  timeoutMS: 30000,
+  timeoutMS: 20000,
   reporters: ["clear-text", "progress-append-only", "html", "json"],
   htmlReporter: { fileName: "reports/mutation/mutation.html" },
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
