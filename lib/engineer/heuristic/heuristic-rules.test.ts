@@ -13,12 +13,17 @@ import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
 import { heuristicEngineer } from ".";
-import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary } from "../types";
+import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary, SummaryField } from "../types";
 
 type Outcome = Pick<PopulationMember, "s" | "n"> & Partial<PopulationMember>;
 
 /** A measured population of `family` (configs sampled at mid hardness so they can move both ways) and a summary without field statistics or clusters. */
-function inputOf(family: FamilyDefinition, outcomes: Outcome[], options: EngineerOptions = { seed: 5 }): EngineerInput {
+function inputOf(
+  family: FamilyDefinition,
+  outcomes: Outcome[],
+  options: EngineerOptions = { seed: 5 },
+  fields: SummaryField[] = [],
+): EngineerInput {
   const rng = createRng(`rules:${family.id}`);
   const population: PopulationMember[] = outcomes.map((outcome, i) => {
     const config = family.sample(rng, { hardness: { min: 0.25, max: 0.6 } }) as FamilyConfig;
@@ -45,7 +50,7 @@ function inputOf(family: FamilyDefinition, outcomes: Outcome[], options: Enginee
     successThreshold: 1,
     behaviour: { rollouts, environments: population.length, successRate: population.reduce((a, m) => a + m.s, 0) / rollouts },
     failures: { categories: [], clusters: [] },
-    environments: { fields: [], solved: [], frontier: [], hopeless: [], unvalidated: [], unsolvable: [] },
+    environments: { fields, solved: [], frontier: [], hopeless: [], unvalidated: [], unsolvable: [] },
     history: { proposals: [], predictions: [] },
     tokenEstimate: 0,
     truncated: [],
@@ -170,4 +175,42 @@ describe("direction of directed mutations", () => {
       }
     });
   }
+});
+
+describe("which direction a directed mutation takes", () => {
+  // Success falls from 0.9 to 0.1 across slip_probability: the evidence points along uncertainty, nowhere else.
+  const slip: SummaryField = {
+    path: "slip_probability",
+    kind: "number",
+    direction: "uncertainty",
+    difficulty: "up",
+    buckets: [
+      { label: "0–0.1", environments: 6, rollouts: 48, successRate: 0.9 },
+      { label: "0.2–0.3", environments: 6, rollouts: 48, successRate: 0.1 },
+    ],
+  } as SummaryField;
+  const family = builtinFamilies["frozenlake-mapf"];
+  const outcomes: Outcome[] = Array.from({ length: 24 }, (_, i) =>
+    i % 3 === 0 ? { s: 8, n: 8 } : i % 3 === 1 ? { s: 1, n: 8 } : { s: 4, n: 8 },
+  );
+  const input = inputOf(family, outcomes, { seed: 4, keepShare: 0.25 }, [slip]);
+  const out = heuristicEngineer(input);
+  const byKey = new Map(input.population.map((m) => [m.key, m]));
+  const directed = (pred: (q: number) => boolean) =>
+    out.items.filter(
+      (i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8),
+    );
+
+  // catches: "least" and "most" swapped between the harder and the easier step
+  it("pushes solved parents harder where the evidence points least (the policy has mastered it), not along uncertainty", () => {
+    const harder = directed((q) => q > 0.8);
+    expect(harder.length).toBeGreaterThan(0);
+    for (const child of harder) expect(child.direction, child.rationale).not.toBe("uncertainty");
+  });
+
+  it("makes failing parents easier where the evidence points most: along uncertainty", () => {
+    const easier = directed((q) => q < 0.2);
+    expect(easier.length).toBeGreaterThan(0);
+    for (const child of easier) expect(child.direction, child.rationale).toBe("uncertainty");
+  });
 });
