@@ -7,7 +7,19 @@ import prettier from "eslint-config-prettier";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", ".envforge/", "test-results/", "playwright-report/", "drizzle/", "next-env.d.ts", "reports/", ".stryker-tmp/"] },
+  {
+    ignores: [
+      "node_modules/",
+      ".next/",
+      ".envforge/",
+      "test-results/",
+      "playwright-report/",
+      "drizzle/",
+      "next-env.d.ts",
+      "reports/",
+      ".stryker-tmp/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
