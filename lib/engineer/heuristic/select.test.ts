@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { learnability } from "@/lib/analytics/metrics";
 import type { PopulationMember } from "../types";
 import type { Scored } from "./model";
-import { compareForKeep, selectKept } from "./select";
+import { createRng } from "@/lib/families/rng";
+import { compareForKeep, learnabilityTies, LEARNABILITY_TIE, selectKept, weightedOrder } from "./select";
 
 function scored(key: string, index: number, n: number, s: number, extra: Partial<Scored> = {}): Scored {
   const member = { key, n, s, history: [], validation: { state: "valid", pMax: null } } as unknown as PopulationMember;
@@ -65,5 +66,43 @@ describe("compareForKeep", () => {
       .sort();
     expect(forward).toEqual(["b", "d"]);
     expect(backward).toEqual(["b", "d"]);
+  });
+});
+
+describe("selectKept's cut and ranks, learnabilityTies and weightedOrder", () => {
+  it("reports the learnability of the last kept member as the cut, none without keeps, and ranks from 1", () => {
+    const members = [scored("a", 0, 8, 1), scored("b", 1, 8, 4), scored("c", 2, 8, 3, { retire: "solved" }), scored("d", 3, 8, 2)];
+    const sel = selectKept(members, 0.5, 4);
+    expect(sel.ranked.map((s) => s.member.key)).toEqual(["b", "d", "a"]);
+    expect(sel.kept.map((s) => s.member.key)).toEqual(["b", "d"]);
+    expect(sel.keepCut).toBeCloseTo(learnability(8, 2), 12);
+    expect([...sel.rankOf.values()]).toEqual([1, 2, 3]);
+    expect(sel.rankOf.get(members[0])).toBe(3);
+    expect(members[2].retire).toBe("solved");
+    expect(members[0].retire).toBe("outranked");
+    const none = selectKept([scored("x", 0, 8, 4)], 0, 4);
+    expect(none.kept).toEqual([]);
+    expect(none.keepCut).toBeNull();
+  });
+
+  it("ties learnability values closer than LEARNABILITY_TIE only, and falls back to population order", () => {
+    expect(learnabilityTies(0.1, 0.1 + LEARNABILITY_TIE / 10)).toBe(true);
+    expect(learnabilityTies(0, LEARNABILITY_TIE)).toBe(false);
+    const first = scored("first", 0, 8, 4);
+    const second = scored("second", 1, 8, 4);
+    expect(compareForKeep(first, second)).toBeLessThan(0);
+    expect(compareForKeep(second, first)).toBeGreaterThan(0);
+  });
+
+  it("weightedOrder is a seeded permutation, heavier weights first more often, zero weights last in index order", () => {
+    const order = weightedOrder(createRng(1), [0, 2, 0, 1, 3]);
+    expect([...order].sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(order.slice(3)).toEqual([0, 2]);
+    expect(weightedOrder(createRng(1), [0, 2, 0, 1, 3])).toEqual(order);
+    const rng = createRng(2);
+    let heavyFirst = 0;
+    for (let i = 0; i < 400; i++) if (weightedOrder(rng, [1, 9])[0] === 1) heavyFirst += 1;
+    expect(heavyFirst).toBeGreaterThan(320);
+    expect(heavyFirst).toBeLessThan(400);
   });
 });
