@@ -187,7 +187,8 @@ export function RegisterFamilyForm() {
             fields: {problemAt(problems, "fields")}
           </p>
         )}
-        <div className="max-w-full overflow-x-auto">
+        {/* relative: the sr-only headers (absolutely placed) stay inside this scroll box instead of widening the page */}
+        <div className="relative max-w-full overflow-x-auto">
           <table className="text-sm" data-testid="family-field-rows">
             <thead className="text-left text-xs text-zinc-600">
               <tr>

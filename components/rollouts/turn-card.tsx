@@ -251,7 +251,12 @@ export function commandOf(args: unknown): { command: string; rest: Record<string
 /** A shell command as a code block. */
 function CommandBlock({ command, query }: { command: string; query?: string }) {
   return (
-    <pre className="overflow-x-auto rounded bg-zinc-900 px-2 py-1.5 font-mono text-xs text-zinc-100" data-testid="tool-command">
+    // focusable: a long command scrolls sideways, and a keyboard must be able to scroll it (axe scrollable-region-focusable)
+    <pre
+      tabIndex={0}
+      className="overflow-x-auto rounded bg-zinc-900 px-2 py-1.5 font-mono text-xs text-zinc-100"
+      data-testid="tool-command"
+    >
       <code>
         <span className="select-none text-zinc-500">$ </span>
         {highlight(command, query)}

@@ -15,7 +15,9 @@ const WINDOW = 800;
 const CONTEXT = 80;
 const START = "\u0001";
 const STOP = "\u0002";
-const MARKS = new RegExp(`([${START}${STOP}])`);
+// the two marks above, as a literal so no pattern is built at run time (control characters on purpose: no text holds them)
+// eslint-disable-next-line no-control-regex
+const MARKS = /([\u0001\u0002])/;
 
 /** Where a hit matched: plain text and [start, end) offsets (UTF-16 code units) of the matched parts. */
 export interface SearchSnippet {
@@ -40,7 +42,7 @@ export function searchCondition(projectId: number, q: string): SQL {
 export function snippetAnchors(q: string, lexemes: string[]): string[] {
   const words = q
     .toLowerCase()
-    .split(/[^\p{L}\p{N}_]+/u)
+    .split(/[^\p{L}\p{N}_]{1,64}/u)
     .filter((w) => w.length >= 2);
   return [...new Set([q.toLowerCase(), ...words, ...lexemes.filter((l) => l.length >= 2)])];
 }
@@ -101,5 +103,5 @@ export function parseMarked(marked: string): SearchSnippet {
 }
 
 function collapse(s: string): string {
-  return s.replace(/\s+/g, " ");
+  return s.replace(/\s{1,256}/g, " ");
 }

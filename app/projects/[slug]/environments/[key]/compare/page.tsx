@@ -57,7 +57,7 @@ export default async function ComparePage({
             {missing === "other"
               ? `There is no other attempt of ${key} to compare #${given ?? a} with.`
               : `There is no ${missing} attempt of ${key} yet: nothing to compare #${given} with.`}{" "}
-            <Link href={envHref} className="text-blue-700 hover:underline">
+            <Link href={envHref} className="text-blue-700 underline">
               Back to the environment
             </Link>
           </p>
