@@ -144,7 +144,7 @@ export function RegisterFamilyForm() {
         <Field label="Version" error={problemAt(problems, "version")}>
           <input className={`${fieldClass} w-24`} value={draft.version} onChange={(e) => update({ version: e.target.value })} />
         </Field>
-        <Field label="Description" className="min-w-0 flex-1" error={problemAt(problems, "description")}>
+        <Field label="Description" className="min-w-48 flex-1" error={problemAt(problems, "description")}>
           <input className={`${fieldClass} w-full`} value={draft.description} onChange={(e) => update({ description: e.target.value })} />
         </Field>
       </div>
