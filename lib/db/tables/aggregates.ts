@@ -1,0 +1,88 @@
+/** Sums of rollouts kept by triggers in the same transaction as every write (ADR 0005): what the dashboards read instead of scanning rollouts. */
+import { bigint, integer, numeric, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { environments, generations, policies } from "./environments";
+
+// the columns every aggregate is grouped by; each row goes when its generation, environment or policy does
+const generationId = () =>
+  integer("generation_id")
+    .notNull()
+    .references(() => generations.id, { onDelete: "cascade" });
+const policyId = () =>
+  integer("policy_id")
+    .notNull()
+    .references(() => policies.id, { onDelete: "cascade" });
+const groupKey = () => ({
+  generationId: generationId(),
+  environmentId: bigint("environment_id", { mode: "number" })
+    .notNull()
+    .references(() => environments.id, { onDelete: "cascade" }),
+  policyId: policyId(),
+});
+
+/**
+ * Rollout sums per generation × environment × policy, kept by triggers on rollouts in the same
+ * transaction as every insert, delete and update (drizzle/*_rollout_aggregates SQL; ADR 0005). The dashboards read these
+ * instead of scanning rollouts; a row disappears when its last rollout does.
+ */
+export const rolloutAggregates = pgTable(
+  "rollout_aggregates",
+  {
+    ...groupKey(),
+    n: integer("n").notNull(),
+    successes: integer("successes").notNull(),
+    /** numeric: sums and differences of rewards stay exact whatever the order of inserts and deletes */
+    rewardSum: numeric("reward_sum").notNull(),
+    infraErrors: integer("infra_errors").notNull(),
+    errored: integer("errored").notNull(),
+    unrewarded: integer("unrewarded").notNull(),
+    /** sum over rollouts reporting tests, and how many did (a sum over none is null) */
+    testsPassed: bigint("tests_passed", { mode: "number" }).notNull(),
+    testsPassedN: integer("tests_passed_n").notNull(),
+    testsRun: bigint("tests_run", { mode: "number" }).notNull(),
+    testsRunN: integer("tests_run_n").notNull(),
+    turnsSum: bigint("turns_sum", { mode: "number" }).notNull(),
+    inputTokensSum: bigint("input_tokens_sum", { mode: "number" }).notNull(),
+    outputTokensSum: bigint("output_tokens_sum", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId] })],
+);
+
+/** Failed rollouts per generation × environment × policy × failure category × signature, kept like rollout_aggregates. */
+export const failureAggregates = pgTable(
+  "failure_aggregates",
+  {
+    ...groupKey(),
+    category: text("category").notNull(),
+    /** the rollout's failure_signature, '' for none */
+    signature: text("signature").notNull(),
+    n: integer("n").notNull(),
+    /** the smallest rollout id of the group (the cluster's exemplar for this environment) */
+    firstRolloutId: bigint("first_rollout_id", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId, t.category, t.signature] })],
+);
+
+/** Behaviours of failed rollouts per generation × environment × policy × behaviour, kept like rollout_aggregates. */
+export const behaviourAggregates = pgTable(
+  "behaviour_aggregates",
+  {
+    ...groupKey(),
+    behaviour: text("behaviour").notNull(),
+    n: integer("n").notNull(),
+    firstRolloutId: bigint("first_rollout_id", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId, t.behaviour] })],
+);
+
+/** Rollouts per generation × policy × error type the source reported (passing ones included), kept like rollout_aggregates. */
+export const exceptionAggregates = pgTable(
+  "exception_aggregates",
+  {
+    generationId: generationId(),
+    policyId: policyId(),
+    errorType: text("error_type").notNull(),
+    n: integer("n").notNull(),
+    successes: integer("successes").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.errorType] })],
+);

@@ -1,0 +1,158 @@
+/** Rollouts (narrow rows) with their payloads and search documents, sync cursors, and background imports with their chunks. */
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { bytea, createdAt, tsvector } from "./columns";
+import { environments, generations, policies } from "./environments";
+import { projects } from "./projects";
+
+export const rollouts = pgTable(
+  "rollouts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    generationId: integer("generation_id")
+      .notNull()
+      .references(() => generations.id, { onDelete: "cascade" }),
+    environmentId: bigint("environment_id", { mode: "number" })
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    policyId: integer("policy_id")
+      .notNull()
+      .references(() => policies.id, { onDelete: "cascade" }),
+    externalId: text("external_id").notNull(),
+    reward: doublePrecision("reward"),
+    success: boolean("success").notNull(),
+    status: text("status").notNull().default("completed"), // completed | errored
+    failureCategory: text("failure_category"),
+    failureSignature: text("failure_signature"),
+    errorType: text("error_type"),
+    errorMessage: text("error_message"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    turns: integer("turns"),
+    flags: text("flags").array(),
+    /** tests the verifier reported passed / failed (CTRF report, else pytest's summary); null when none ran */
+    testsPassed: integer("tests_passed"),
+    testsFailed: integer("tests_failed"),
+    /** behaviour ids the agent showed (lib/analytics/behaviours.ts) */
+    behaviours: text("behaviours").array(),
+    /** the source's own name of the run (Harbor's trial name), searchable */
+    trialName: text("trial_name"),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("rollouts_project_external_uq").on(t.projectId, t.externalId),
+    index("rollouts_generation_policy_idx").on(t.generationId, t.policyId),
+    index("rollouts_environment_idx").on(t.environmentId, t.policyId),
+    index("rollouts_generation_category_idx").on(t.generationId, t.failureCategory),
+    // the explorer's orders and range filters walk these (keyset pages on (key, id) within a project)
+    index("rollouts_project_id_idx").on(t.projectId, t.id),
+    index("rollouts_project_reward_idx").on(t.projectId, sql`coalesce(${t.reward}, '-Infinity'::float8)`, t.id),
+    index("rollouts_project_turns_idx").on(t.projectId, sql`coalesce(${t.turns}, -1)`, t.id),
+    index("rollouts_project_tokens_idx").on(t.projectId, sql`(coalesce(${t.inputTokens}, 0) + coalesce(${t.outputTokens}, 0))`, t.id),
+    index("rollouts_project_duration_idx").on(
+      t.projectId,
+      sql`coalesce(extract(epoch from (${t.finishedAt} - ${t.startedAt})), -1::numeric)`,
+      t.id,
+    ),
+    index("rollouts_behaviours_idx").using("gin", t.behaviours),
+  ],
+);
+
+export const rolloutPayloads = pgTable("rollout_payloads", {
+  rolloutId: bigint("rollout_id", { mode: "number" })
+    .primaryKey()
+    .references(() => rollouts.id, { onDelete: "cascade" }),
+  trajectory: jsonb("trajectory"),
+  verifierOutput: text("verifier_output"),
+  metadata: jsonb("metadata"),
+});
+
+/**
+ * The search document of a rollout: its ids, error, trajectory text (messages, tool calls, tool
+ * outputs) and verifier output, kept by database triggers (drizzle/0015_rollout_search.sql) on every insert into
+ * rollouts and rollout_payloads; full-text (tsv) and trigram (body) GIN indexes answer the explorer's `q`.
+ */
+export const rolloutSearch = pgTable(
+  "rollout_search",
+  {
+    rolloutId: bigint("rollout_id", { mode: "number" })
+      .primaryKey()
+      .references(() => rollouts.id, { onDelete: "cascade" }),
+    projectId: integer("project_id").notNull(),
+    body: text("body").notNull(),
+    tsv: tsvector("tsv").notNull(),
+  },
+  (t) => [
+    index("rollout_search_tsv_idx").using("gin", t.tsv),
+    index("rollout_search_body_trgm_idx").using("gin", sql`${t.body} gin_trgm_ops`),
+  ],
+);
+
+export const syncCursors = pgTable(
+  "sync_cursors",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    source: text("source").notNull(),
+    url: text("url").notNull(),
+    cursor: text("cursor"),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.source, t.url] })],
+);
+
+export const imports = pgTable(
+  "imports",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(), // ndjson | harbor
+    filename: text("filename"),
+    bytes: bigint("bytes", { mode: "number" }),
+    generation: integer("generation"),
+    // queued | running | succeeded | failed
+    status: text("status").notNull().default("queued"),
+    progress: jsonb("progress"),
+    summary: jsonb("summary"),
+    error: text("error"),
+    createdBy: text("created_by"),
+    createdAt: createdAt(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [index("imports_project_idx").on(t.projectId)],
+);
+
+/** An uploaded import file in 1 MiB pieces, so whichever worker takes the job can read it. */
+export const importChunks = pgTable(
+  "import_chunks",
+  {
+    importId: uuid("import_id")
+      .notNull()
+      .references(() => imports.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    data: bytea("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.importId, t.seq] })],
+);
