@@ -81,15 +81,8 @@ export function groupScore(result: Pick<GroupResult, "n" | "s">): number {
   return p * (1 - p);
 }
 
-/** Indices of `weights` in a weighted random order without replacement (Efraimidis-Spirakis keys). */
-export function weightedOrder(rng: Rng, weights: readonly number[]): number[] {
-  const keyed = weights.map((w, i) => {
-    const u = rng.next() || Number.MIN_VALUE;
-    return { i, k: w > 0 ? Math.log(u) / w : Number.NEGATIVE_INFINITY };
-  });
-  keyed.sort((a, b) => (a.k === b.k ? a.i - b.i : b.k - a.k));
-  return keyed.map((x) => x.i);
-}
+// one weighted sampler for the engineer and the arena's baselines
+export { weightedOrder } from "@/lib/families/rng";
 
 /**
  * `count` new levels from the generator (within `opts`), each screened through the validator when

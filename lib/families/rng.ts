@@ -92,3 +92,13 @@ export function createRng(seed: number | string): Rng {
   };
   return rng;
 }
+
+/** Indices of `weights` in a weighted random order without replacement (Efraimidis-Spirakis keys). */
+export function weightedOrder(rng: Rng, weights: readonly number[]): number[] {
+  const keyed = weights.map((w, i) => {
+    const u = rng.next() || Number.MIN_VALUE;
+    return { i, k: w > 0 ? Math.log(u) / w : Number.NEGATIVE_INFINITY };
+  });
+  keyed.sort((a, b) => (a.k === b.k ? a.i - b.i : b.k - a.k));
+  return keyed.map((x) => x.i);
+}

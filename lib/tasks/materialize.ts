@@ -9,26 +9,15 @@ import { blobs, environmentFiles, environments } from "@/lib/db/schema";
 import { sha256Hex } from "./folder";
 import { environmentFileList, storeBlobs, writeEnvironmentFiles } from "./store";
 import { applyTaskTomlFields, type TaskTomlFields } from "./task-toml";
+import { CONFIG_TOML_FIELDS } from "./edits";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-const HONOURED: (keyof TaskTomlFields)[] = [
-  "agent_timeout_sec",
-  "verifier_timeout_sec",
-  "cpus",
-  "memory_mb",
-  "storage_mb",
-  "gpus",
-  "allow_internet",
-  "difficulty",
-  "category",
-  "tags",
-];
 
 /** The task.toml changes that turn the parent's config into the child's (honoured fields only). */
 export function taskTomlChanges(parent: Record<string, unknown>, child: Record<string, unknown>): Partial<TaskTomlFields> {
   const out: Record<string, unknown> = {};
-  for (const k of HONOURED) if (child[k] !== undefined && JSON.stringify(child[k]) !== JSON.stringify(parent[k])) out[k] = child[k];
+  for (const k of CONFIG_TOML_FIELDS)
+    if (child[k] !== undefined && JSON.stringify(child[k]) !== JSON.stringify(parent[k])) out[k] = child[k];
   return out as Partial<TaskTomlFields>;
 }
 

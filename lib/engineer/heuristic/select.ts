@@ -2,7 +2,6 @@
  * Step 2 of the heuristic engineer: keep the most learnable members (ties broken by evidence, see
  * compareForKeep), mark the rest "outranked"; and the weighted random order parents are drawn in.
  */
-import type { Rng } from "@/lib/families/rng";
 import type { Scored } from "./model";
 
 /** The keep decision: members ranked by learnability, the kept head, the keep cut and each ranked member's rank. */
@@ -52,12 +51,5 @@ export function selectKept(scored: readonly Scored[], keepShare: number, target:
   return { ranked, kept, keepCut, rankOf };
 }
 
-/** Indices of `weights` in a weighted random order without replacement (Efraimidis-Spirakis keys). */
-export function weightedOrder(rng: Rng, weights: readonly number[]): number[] {
-  const keyed = weights.map((w, i) => {
-    const u = rng.next() || Number.MIN_VALUE;
-    return { i, k: w > 0 ? Math.log(u) / w : Number.NEGATIVE_INFINITY };
-  });
-  keyed.sort((a, b) => (a.k === b.k ? a.i - b.i : b.k - a.k));
-  return keyed.map((x) => x.i);
-}
+// one weighted sampler for the engineer and the arena's baselines
+export { weightedOrder } from "@/lib/families/rng";
