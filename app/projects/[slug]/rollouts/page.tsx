@@ -1,8 +1,8 @@
 import Link from "next/link";
-import { asc, eq } from "drizzle-orm";
 import { projectPage } from "@/lib/api/page-guard";
 import { DomainError } from "@/lib/errors";
-import { generations, policies } from "@/lib/db/schema";
+import { generationsOfProject } from "@/lib/generations/repository";
+import { listPolicyNames } from "@/lib/generations/overview";
 import { listRollouts } from "@/lib/rollouts/list";
 import { listSavedViews } from "@/lib/rollouts/saved-views";
 import { listLabels } from "@/lib/annotations/service";
@@ -39,8 +39,8 @@ export default async function RolloutExplorerPage({
   }
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/rollouts`);
   const [gens, pols, labels, views] = await Promise.all([
-    db.select({ index: generations.index }).from(generations).where(eq(generations.projectId, project.id)).orderBy(asc(generations.index)),
-    db.select({ name: policies.name }).from(policies).where(eq(policies.projectId, project.id)).orderBy(asc(policies.name)),
+    generationsOfProject(db, project.id),
+    listPolicyNames(db, project.id),
     listLabels(db, project),
     listSavedViews(db, project, user),
   ]);
@@ -75,7 +75,7 @@ export default async function RolloutExplorerPage({
         <ExplorerFilters
           values={kept}
           generations={gens.map((g) => g.index)}
-          policies={pols.map((p) => p.name)}
+          policies={pols}
           labels={labels.labels.map((l) => l.name)}
           categories={[...FAILURE_CATEGORIES]}
         />
