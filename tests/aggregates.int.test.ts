@@ -12,21 +12,11 @@ import { getFamily } from "@/lib/family-store";
 import { ingestRollouts, type IngestLine } from "@/lib/ingest/store";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { RolloutInput } from "@/lib/ingest/normalized";
+import { lake } from "./configs";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let project: ProjectRow;
 let family: FamilyDefinition;
-
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 
 /** Rollout i: skewed over environments, two policies, two generations, fractional and missing rewards, errors, tests, turns. */
 function rollout(i: number): RolloutInput {

@@ -8,6 +8,7 @@ import { freshDatabase } from "./db";
 import { startApiServer } from "./api-server";
 import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-annotate-001";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -25,16 +26,6 @@ const attempt = (c: EnvForgeClient, method: string, p: string, json?: unknown) =
     (body) => ({ status: 200, body: body as unknown as ErrorBody }),
     (e) => (e instanceof ApiError ? { status: e.status, body: e.body as ErrorBody } : Promise.reject(e)),
   );
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 
 beforeAll(async () => {
   db = await freshDatabase();

@@ -10,23 +10,13 @@ import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { harborJobFigures, readHarborJob } from "@/lib/ingest/harbor";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor, importNdjson } from "@/cli/commands/import";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-cli-0123456";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let client: EnvForgeClient;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-cli-"));
-
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 
 beforeAll(async () => {
   db = await freshDatabase();

@@ -14,6 +14,7 @@ import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
 import { fisherExactTwoSided } from "@/lib/analytics/compare-stats";
 import type { RunComparison } from "@/lib/compare/service";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-compare-0001";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -36,17 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await db?.drop();
-});
-
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
 });
 
 describe("comparison on a small synthetic project", () => {

@@ -7,6 +7,7 @@ import { freshDatabase } from "./db";
 import { startApiServer } from "./api-server";
 import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { EnvForgeClient } from "@/cli/client";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-csv-export01";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -53,16 +54,6 @@ const download = async (p: string) => {
     text: await res.text(),
   };
 };
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 const HOSTILE = '=HYPERLINK("http://evil","x"), then\na new line';
 
 beforeAll(async () => {

@@ -15,6 +15,7 @@ import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
 import { workerHandlers } from "@/lib/worker/handlers";
 import { dispatchTargets } from "@/lib/db/schema";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-manage-0123";
 const SECRET = "webhook-shared-secret-manage-0123";
@@ -27,16 +28,6 @@ let receiver: FakeWebhookReceiver;
 
 type Dispatch = { id: string; status: string; attempts: number; lastError?: string; events: { status: string; message?: string }[] };
 type Test = { ok: boolean; message: string; status?: number };
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 
 async function fail(p: Promise<unknown>): Promise<ApiError> {
   const e = await p.then(

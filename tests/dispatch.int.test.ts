@@ -22,6 +22,7 @@ import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
 import { workerHandlers } from "@/lib/worker/handlers";
 import { dispatchTargets } from "@/lib/db/schema";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-dispatch-01";
 const SECRET = "webhook-shared-secret-0123456789";
@@ -43,16 +44,6 @@ type Dispatch = {
   externalId?: string;
   events: { status: string; message?: string }[];
 };
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 
 async function fail(p: Promise<unknown>): Promise<ApiError> {
   const e = await p.then(

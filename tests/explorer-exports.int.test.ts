@@ -15,6 +15,7 @@ import { freshDatabase } from "./db";
 import { startApiServer } from "./api-server";
 import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-explorer-001";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -23,16 +24,6 @@ let client: EnvForgeClient;
 let other: EnvForgeClient;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-parquet-"));
 
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 const ROLLOUTS = 2345;
 
 const download = async (p: string) => {

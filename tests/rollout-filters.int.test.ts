@@ -7,6 +7,7 @@ import { freshDatabase } from "./db";
 import { startApiServer } from "./api-server";
 import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-filters-0001";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -14,16 +15,6 @@ let server: Awaited<ReturnType<typeof startApiServer>>;
 let client: EnvForgeClient;
 type Item = { id: number; externalId: string; reward: number | null; turns: number | null };
 type Page = { items: Item[]; nextCursor: string | null };
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 // 40 rollouts: rewards 0, 0.25, 0.5, 0.75 or none (ties on purpose), turns i % 7 or none
 const DATA = Array.from({ length: 40 }, (_, i) => ({
   externalId: `r${i}`,

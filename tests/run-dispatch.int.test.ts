@@ -17,6 +17,7 @@ import { workerHandlers } from "@/lib/worker/handlers";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { sql } from "drizzle-orm";
 import { revokeIdleDispatchKeys } from "@/lib/dispatch/callback-key";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-rundispatch-1";
 const SECRET = "webhook-shared-secret-rundispatch-9";
@@ -28,16 +29,6 @@ let admin: EnvForgeClient;
 let receiver: FakeWebhookReceiver;
 
 type Dispatch = { id: string; status: string; events: { status: string; message?: string; data?: Record<string, unknown> }[] };
-const lake = (seed: number) => ({
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
-});
 
 async function until(id: string, statuses: string[]): Promise<Dispatch> {
   for (let i = 0; ; i++) {
