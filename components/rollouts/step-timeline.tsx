@@ -16,7 +16,7 @@ function seconds(s: number): string {
 }
 
 function usd(v: number): string {
-  return v >= 0.01 ? `$${v.toFixed(2)}` : `$${v.toPrecision(2)}`;
+  return v >= 0.01 || v === 0 ? `$${v.toFixed(2)}` : `$${v.toPrecision(2)}`;
 }
 
 /** Harbor's phases as one bar drawn to scale, and the time (and cost) of each timed step as a chart. */
@@ -84,6 +84,7 @@ export function StepTimeline({ timeline }: { timeline: RolloutTimeline }) {
       {timeline.costUsd !== null && (
         <div className="text-xs text-zinc-600" data-testid="timeline-cost">
           cost of this rollout: <span className="font-mono">{usd(timeline.costUsd)}</span>
+          {timeline.costUsd === 0 && " (as the source reported it: a self-hosted model is often priced at nothing)"}
         </div>
       )}
     </div>
