@@ -28,6 +28,7 @@ export default {
     "!lib/engineer/heuristic/format.ts",
     "!lib/engineer/heuristic/model.ts",
     "!lib/engineer/heuristic/defaults.ts",
+    "!lib/engineer/heuristic/test-input.ts",
   ],
   coverageAnalysis: "perTest",
   // mutants in module-level constants need every test per mutant; Stryker reports them as ignored

@@ -12,7 +12,7 @@ export default defineConfig({
   test: {
     include: ["lib/engineer/**/*.test.ts", "lib/arena/**/*.test.ts"],
     // run.test.ts runs whole arena reports, world.test.ts trains learners in simulated worlds, llm.test.ts talks to loopback
-    // servers, heuristic.test.ts builds two 40-60 member proposals at import (repeated for every mutant it covers); the
+    // servers, heuristic.test.ts and heuristic-failures.test.ts build 40-60 member proposals at import (repeated for every mutant it covers); the
     // focused tests beside each step (score, select, directed, budget-predict, evidence, heuristic-rules) check those rules
     exclude: [
       "**/*.int.test.ts",
@@ -21,6 +21,7 @@ export default defineConfig({
       "lib/arena/world.test.ts",
       "lib/arena/summary.test.ts",
       "lib/engineer/heuristic/heuristic.test.ts",
+      "lib/engineer/heuristic/heuristic-failures.test.ts",
       "node_modules/**",
     ],
     environment: "node",
