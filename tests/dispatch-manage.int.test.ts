@@ -14,8 +14,9 @@ import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
 import { workerHandlers } from "@/lib/worker/handlers";
 import { dispatchTargets } from "@/lib/db/schema";
-import { EnvForgeClient, ApiError } from "@/cli/client";
+import { EnvForgeClient } from "@/cli/client";
 import { lake } from "./configs";
+import { apiFailure, untilDispatch } from "./api-waits";
 
 const TOKEN = "test-bootstrap-token-manage-0123";
 const SECRET = "webhook-shared-secret-manage-0123";
@@ -29,24 +30,9 @@ let receiver: FakeWebhookReceiver;
 type Dispatch = { id: string; status: string; attempts: number; lastError?: string; events: { status: string; message?: string }[] };
 type Test = { ok: boolean; message: string; status?: number };
 
-async function fail(p: Promise<unknown>): Promise<ApiError> {
-  const e = await p.then(
-    () => null,
-    (err) => err,
-  );
-  if (!(e instanceof ApiError)) throw new Error(`expected an API error, got ${e}`);
-  return e;
-}
+const fail = apiFailure;
 
-async function until(id: string, statuses: string[], timeoutMs = 30_000): Promise<Dispatch> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
-    if (statuses.includes(d.status)) return d;
-    if (Date.now() > deadline) throw new Error(`dispatch ${id} is ${d.status} after ${timeoutMs} ms: ${JSON.stringify(d.events)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (id: string, statuses: string[], timeoutMs?: number) => untilDispatch<Dispatch>(admin, id, statuses, timeoutMs);
 
 async function closedPort(): Promise<number> {
   const s = net.createServer();

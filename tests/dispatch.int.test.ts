@@ -21,8 +21,9 @@ import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
 import { workerHandlers } from "@/lib/worker/handlers";
 import { dispatchTargets } from "@/lib/db/schema";
-import { EnvForgeClient, ApiError } from "@/cli/client";
+import { EnvForgeClient } from "@/cli/client";
 import { lake } from "./configs";
+import { apiFailure, untilDispatch } from "./api-waits";
 
 const TOKEN = "test-bootstrap-token-dispatch-01";
 const SECRET = "webhook-shared-secret-0123456789";
@@ -45,24 +46,9 @@ type Dispatch = {
   events: { status: string; message?: string }[];
 };
 
-async function fail(p: Promise<unknown>): Promise<ApiError> {
-  const e = await p.then(
-    () => null,
-    (err) => err,
-  );
-  if (!(e instanceof ApiError)) throw new Error(`expected an API error, got ${e}`);
-  return e;
-}
+const fail = apiFailure;
 
-async function until(id: string, statuses: string[], timeoutMs = 30_000): Promise<Dispatch> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
-    if (statuses.includes(d.status)) return d;
-    if (Date.now() > deadline) throw new Error(`dispatch ${id} is ${d.status} after ${timeoutMs} ms: ${JSON.stringify(d.events)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (id: string, statuses: string[], timeoutMs?: number) => untilDispatch<Dispatch>(admin, id, statuses, timeoutMs);
 
 /** Waits until `check` holds, polling; fails naming `what` after timeoutMs. */
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {

@@ -10,7 +10,8 @@ import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { getBoss } from "@/lib/queue/boss";
 import { runProposal } from "@/lib/proposals";
-import { EnvForgeClient, ApiError } from "@/cli/client";
+import { EnvForgeClient } from "@/cli/client";
+import { apiFailure } from "./api-waits";
 
 const TOKEN = "test-bootstrap-token-review-0123";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -41,14 +42,7 @@ type Proposal = {
 const family = getBuiltinFamily("frozenlake-mapf")!;
 const configs = Array.from({ length: 8 }, (_, i) => family.sample(createRng(500 + i)));
 
-async function fail(p: Promise<unknown>): Promise<ApiError> {
-  const e = await p.then(
-    () => null,
-    (err) => err,
-  );
-  if (!(e instanceof ApiError)) throw new Error(`expected an API error, got ${e}`);
-  return e;
-}
+const fail = apiFailure;
 
 async function newProposal(): Promise<Proposal> {
   const { proposalId } = await admin.request<{ proposalId: string }>("POST", "/api/v1/projects/rev/generations/0/proposals", {

@@ -18,6 +18,7 @@ import { EnvForgeClient, ApiError } from "@/cli/client";
 import { sql } from "drizzle-orm";
 import { revokeIdleDispatchKeys } from "@/lib/dispatch/callback-key";
 import { lake } from "./configs";
+import { untilDispatch } from "./api-waits";
 
 const TOKEN = "test-bootstrap-token-rundispatch-1";
 const SECRET = "webhook-shared-secret-rundispatch-9";
@@ -30,14 +31,7 @@ let receiver: FakeWebhookReceiver;
 
 type Dispatch = { id: string; status: string; events: { status: string; message?: string; data?: Record<string, unknown> }[] };
 
-async function until(id: string, statuses: string[]): Promise<Dispatch> {
-  for (let i = 0; ; i++) {
-    const d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
-    if (statuses.includes(d.status)) return d;
-    if (i > 600) throw new Error(`dispatch ${id} is ${d.status}: ${JSON.stringify(d.events)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (id: string, statuses: string[]) => untilDispatch<Dispatch>(admin, id, statuses, 60_000);
 
 /** The CLI as a child process; resolves with its exit code and output. */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
