@@ -13,6 +13,9 @@ type Align = NonNullable<ScrollToOptions["align"]>;
 /** Estimated height of a row before it is measured: a skeleton (88) plus the gap below it (8). */
 const ROW_ESTIMATE = 96;
 const estimateSize = () => ROW_ESTIMATE;
+/** j/k keep re-revealing the selected row until it has not moved for this many frames, for at most the second. */
+const REVEAL_STILL_FRAMES = 3;
+const REVEAL_MAX_FRAMES = 60;
 
 /**
  * A virtual list of `count` rows over one or more paged trajectories (`sources`): loads the pages of the
@@ -70,8 +73,10 @@ export function useTurnList({ count, sources }: { count: number; sources: TurnPa
     [count, virtualizer],
   );
   /** The user scrolls by hand: forget the jump waiting for its page. */
+  const userScrolled = useRef(false);
   const cancelJump = useCallback(() => {
     pending.current = null;
+    userScrolled.current = true;
   }, []);
 
   const pick = useCallback((index: number) => {
@@ -84,13 +89,28 @@ export function useTurnList({ count, sources }: { count: number; sources: TurnPa
   useEffect(() => {
     if (selected === null || !reveal.current) return;
     reveal.current = false;
-    const frame = requestAnimationFrame(() => {
+    // Rows above may still be measured (a new page, a narrower window) and push the row away after the
+    // first scroll: keep it in view until its place has held for a few frames, or the user scrolls.
+    let frame = 0;
+    let frames = 0;
+    let still = 0;
+    let lastTop: number | null = null;
+    const settle = () => {
       const box = scrollRef.current;
       const row = box?.querySelector<HTMLElement>(`[data-index="${selected}"]`);
-      if (!box || !row) return;
-      const tall = row.offsetHeight > Math.min(box.clientHeight, window.innerHeight);
-      row.scrollIntoView({ block: tall ? "start" : "nearest" });
-    });
+      if (box && row) {
+        const top = row.getBoundingClientRect().top;
+        if (lastTop === null || Math.abs(top - lastTop) > 1) {
+          const tall = row.offsetHeight > Math.min(box.clientHeight, window.innerHeight);
+          row.scrollIntoView({ block: tall ? "start" : "nearest" });
+          still = 0;
+        } else still++;
+        lastTop = row.getBoundingClientRect().top;
+      }
+      if (still < REVEAL_STILL_FRAMES && ++frames < REVEAL_MAX_FRAMES && !userScrolled.current) frame = requestAnimationFrame(settle);
+    };
+    userScrolled.current = false;
+    frame = requestAnimationFrame(settle);
     return () => cancelAnimationFrame(frame);
   }, [selected, versions]);
 
