@@ -143,6 +143,15 @@ export async function environmentsByKey(db: Queryable, projectId: number, keys: 
   return found;
 }
 
+/** The config of a project's environment by key, or undefined when there is none. */
+export async function environmentConfigByKey(db: Queryable, projectId: number, key: string): Promise<unknown> {
+  const [env] = await db
+    .select({ config: environments.config })
+    .from(environments)
+    .where(and(eq(environments.projectId, projectId), eq(environments.key, key)));
+  return env?.config;
+}
+
 /** A project's environments whose config hash is among `hashes` (key, hash). */
 export async function environmentsByConfigHash(db: Queryable, projectId: number, hashes: string[]) {
   if (hashes.length === 0) return [];

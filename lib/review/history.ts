@@ -4,15 +4,28 @@
  * by anyone with the right to review, and undoing an edit restores the config it replaced.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbTx, Queryable } from "@/lib/db/client";
-import { projects, proposalItemEvents, proposalItems, proposals } from "@/lib/db/schema";
 import { Conflict, Invalid, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit";
-import { itemDecisions, setProposalStatus } from "./repository";
+import {
+  insertItemEvents,
+  isItemOf,
+  itemConfig,
+  itemDecisions,
+  itemEventCounts,
+  itemEvents,
+  lastUndoableEvent,
+  lockItemStates,
+  markEventsUndone,
+  proposalForReview,
+  setItemDecision,
+  setProposalStatus,
+  undoableEventsAfter,
+  undoableEventsOfBatch,
+} from "./repository";
 
 /** What a change of an item changes: its decision (with who made it and when) and its edited config. */
 export interface ItemState {
@@ -50,45 +63,30 @@ export function itemStateOf(row: { decision: string; decidedBy: string | null; d
 export async function recordItemChanges(db: Queryable, proposalId: string, actor: string, changes: ItemChange[]): Promise<void> {
   if (changes.length === 0) return;
   const batchId = randomUUID();
-  // one insert per few thousand rows keeps a 100,000-item bulk decision within Postgres' parameter limit
-  for (let i = 0; i < changes.length; i += 4000) {
-    await db.insert(proposalItemEvents).values(
-      changes.slice(i, i + 4000).map((c) => ({
-        proposalId,
-        itemId: c.itemId,
-        batchId,
-        action: c.action,
-        actor,
-        before: c.before,
-        after: c.after,
-        revertsEventId: c.revertsEventId ?? null,
-      })),
-    );
-  }
+  await insertItemEvents(
+    db,
+    changes.map((c) => ({
+      proposalId,
+      itemId: c.itemId,
+      batchId,
+      action: c.action,
+      actor,
+      before: c.before,
+      after: c.after,
+      revertsEventId: c.revertsEventId ?? null,
+    })),
+  );
 }
 
 /** How many changes each item of a proposal has had (for "history (n)" on the item). */
 export async function historyCounts(db: Queryable, proposalId: string): Promise<Map<string, number>> {
-  const rows = await db
-    .select({ itemId: proposalItemEvents.itemId, n: sql<number>`count(*)::int` })
-    .from(proposalItemEvents)
-    .where(eq(proposalItemEvents.proposalId, proposalId))
-    .groupBy(proposalItemEvents.itemId);
+  const rows = await itemEventCounts(db, proposalId);
   return new Map(rows.map((r) => [r.itemId, r.n]));
 }
 
 async function loadProposal(db: Db | DbTx, id: string, lock = false) {
   if (!z.uuid().safeParse(id).success) throw new NotFound(`Proposal ${id} does not exist.`);
-  const q = db
-    .select({
-      id: proposals.id,
-      projectId: proposals.projectId,
-      status: proposals.status,
-      materializedGeneration: proposals.materializedGeneration,
-    })
-    .from(proposals)
-    .where(eq(proposals.id, id));
-  const [p] = lock ? await q.for("update") : await q;
+  const p = await proposalForReview(db, id, lock);
   if (!p) throw new NotFound(`Proposal ${id} does not exist.`);
   return p;
 }
@@ -98,12 +96,9 @@ export async function itemHistory(db: Db, proposalId: string, itemId: string, pr
   const p = await loadProposal(db, proposalId);
   requireScope(principal, "projects:read", p.projectId);
   if (!z.uuid().safeParse(itemId).success) throw new NotFound(`Item ${itemId} is not an item of proposal ${proposalId}.`);
-  const [item] = await db
-    .select({ id: proposalItems.id, config: proposalItems.config })
-    .from(proposalItems)
-    .where(and(eq(proposalItems.id, itemId), eq(proposalItems.proposalId, proposalId)));
+  const item = await itemConfig(db, proposalId, itemId);
   if (!item) throw new NotFound(`Item ${itemId} is not an item of proposal ${proposalId}.`);
-  const rows = await db.select().from(proposalItemEvents).where(eq(proposalItemEvents.itemId, itemId)).orderBy(asc(proposalItemEvents.id));
+  const rows = await itemEvents(db, itemId);
   return {
     itemId,
     proposedConfig: item.config,
@@ -145,8 +140,6 @@ export async function syncProposalStatus(tx: DbTx, projectId: number, proposalId
   });
 }
 
-const undoable = and(ne(proposalItemEvents.action, "undo"), isNull(proposalItemEvents.undoneAt));
-
 /**
  * POST /proposals/{id}/undo: take back the last change of an item (`itemId`), or the caller's last
  * change on the proposal (every item of that request). The item returns to its state before the
@@ -157,54 +150,27 @@ export async function undoItemChange(db: Db, proposalId: string, body: unknown, 
   const input = parseOrThrow(undoSchema, body ?? {});
   const p = await loadProposal(db, proposalId);
   requireScope(principal, "proposals:review", p.projectId);
-  const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, p.projectId));
-  if (input.itemId) {
-    const [item] = await db
-      .select({ id: proposalItems.id })
-      .from(proposalItems)
-      .where(and(eq(proposalItems.id, input.itemId), eq(proposalItems.proposalId, proposalId)));
-    if (!item)
-      throw new Invalid("itemId is not an item of this proposal.", [{ path: "itemId", message: "is not an item of this proposal" }]);
-  }
+  if (input.itemId && !(await isItemOf(db, proposalId, input.itemId)))
+    throw new Invalid("itemId is not an item of this proposal.", [{ path: "itemId", message: "is not an item of this proposal" }]);
   return db.transaction(async (tx) => {
     const locked = await loadProposal(tx, proposalId, true);
     if (locked.materializedGeneration !== null)
       throw new Conflict(
         `Proposal ${proposalId} was materialized into generation ${locked.materializedGeneration}; its decisions are final.`,
       );
-    const [last] = await tx
-      .select()
-      .from(proposalItemEvents)
-      .where(
-        and(
-          eq(proposalItemEvents.proposalId, proposalId),
-          undoable,
-          input.itemId ? eq(proposalItemEvents.itemId, input.itemId) : eq(proposalItemEvents.actor, principal.actor),
-        ),
-      )
-      .orderBy(desc(proposalItemEvents.id))
-      .limit(1);
+    const last = await lastUndoableEvent(tx, proposalId, { itemId: input.itemId, actor: principal.actor });
     if (!last)
       throw new Conflict(input.itemId ? "This item has no change left to undo." : "You have no change left to undo on this proposal.");
-    const events = input.itemId
-      ? [last]
-      : await tx
-          .select()
-          .from(proposalItemEvents)
-          .where(and(eq(proposalItemEvents.batchId, last.batchId), undoable))
-          .orderBy(asc(proposalItemEvents.id));
+    const events = input.itemId ? [last] : await undoableEventsOfBatch(tx, last.batchId);
     const itemIds = events.map((e) => e.itemId);
     // an item changed by someone after this event is theirs now: undo their change first
-    const later = await tx
-      .select({ itemId: proposalItemEvents.itemId, actor: proposalItemEvents.actor, id: proposalItemEvents.id })
-      .from(proposalItemEvents)
-      .where(and(inArray(proposalItemEvents.itemId, itemIds), undoable, sql`${proposalItemEvents.id} > ${last.id}`));
+    const later = await undoableEventsAfter(tx, itemIds, last.id);
     const newer = later.filter((l) => !events.some((e) => e.id === l.id));
     if (newer.length)
       throw new Conflict(
         `${newer[0].actor} changed this item after the change being undone; undo their change first (item ${newer[0].itemId}).`,
       );
-    const rows = await tx.select().from(proposalItems).where(inArray(proposalItems.id, itemIds)).for("update");
+    const rows = await lockItemStates(tx, itemIds);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const now = new Date();
     const changes: ItemChange[] = [];
@@ -212,18 +178,15 @@ export async function undoItemChange(db: Db, proposalId: string, body: unknown, 
       const row = byId.get(e.itemId)!;
       const restored = e.before as ItemState;
       const current = itemStateOf(row);
-      await tx
-        .update(proposalItems)
-        .set({
-          decision: restored.decision,
-          decidedBy: restored.decidedBy,
-          decidedAt: restored.decidedAt ? new Date(restored.decidedAt) : null,
-          editedConfig: restored.editedConfig,
-        })
-        .where(eq(proposalItems.id, e.itemId));
+      await setItemDecision(tx, e.itemId, {
+        decision: restored.decision,
+        decidedBy: restored.decidedBy,
+        decidedAt: restored.decidedAt ? new Date(restored.decidedAt) : null,
+        editedConfig: restored.editedConfig,
+      });
       changes.push({ itemId: e.itemId, action: "undo", before: current, after: restored, revertsEventId: e.id });
       await recordAudit(tx, {
-        projectId: project.id,
+        projectId: p.projectId,
         actor: principal.actor,
         action: "proposal_item.undo",
         entity: "proposal_item",
@@ -232,17 +195,14 @@ export async function undoItemChange(db: Db, proposalId: string, body: unknown, 
         after: { ...restored, proposalId, reverts: { event: e.id, action: e.action, by: e.actor } },
       });
     }
-    await tx
-      .update(proposalItemEvents)
-      .set({ undoneAt: now, undoneBy: principal.actor })
-      .where(
-        inArray(
-          proposalItemEvents.id,
-          events.map((e) => e.id),
-        ),
-      );
+    await markEventsUndone(
+      tx,
+      events.map((e) => e.id),
+      principal.actor,
+      now,
+    );
     await recordItemChanges(tx, proposalId, principal.actor, changes);
-    await syncProposalStatus(tx, project.id, proposalId, locked.status, principal.actor);
+    await syncProposalStatus(tx, p.projectId, proposalId, locked.status, principal.actor);
     return { undone: events.length, action: last.action, itemIds };
   });
 }

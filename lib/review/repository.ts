@@ -1,10 +1,11 @@
 /**
- * Review's queries: a proposal's review state, its items' decisions and edits, and comments. SQL
- * only, each selecting the columns its caller reads. No rules, no scopes: lib/review/decisions decides.
+ * Review's queries: a proposal's review state, its items' decisions and edits, their history
+ * (proposal_item_events), task-file edits and comments. SQL only, each selecting the columns its
+ * caller reads. No rules, no scopes: lib/review/decisions, history and task-files decide.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Queryable } from "@/lib/db/client";
-import { comments, proposalItems, proposals } from "@/lib/db/schema";
+import { comments, projects, proposalItemEvents, proposalItems, proposals } from "@/lib/db/schema";
 
 /** What review needs of a proposal; `lock` takes a row lock (FOR UPDATE) until the transaction ends. */
 export async function proposalForReview(db: Queryable, id: string, lock = false) {
@@ -55,7 +56,7 @@ export async function isItemOf(db: Queryable, proposalId: string, itemId: string
 export async function setItemDecision(
   db: Queryable,
   itemId: string,
-  set: { decision: string; decidedBy: string | null; decidedAt: Date | null; editedConfig?: Record<string, unknown> },
+  set: { decision: string; decidedBy: string | null; decidedAt: Date | null; editedConfig?: Record<string, unknown> | null },
 ): Promise<void> {
   await db.update(proposalItems).set(set).where(eq(proposalItems.id, itemId));
 }
@@ -128,4 +129,148 @@ export async function commentsOf(db: Queryable, proposalId: string) {
     .from(comments)
     .where(eq(comments.proposalId, proposalId))
     .orderBy(asc(comments.createdAt), asc(comments.id));
+}
+
+/** What a reviewer's file edits read of an item, its proposal and its project; undefined when it is not an item of the proposal. */
+export async function itemForTaskFiles(db: Queryable, proposalId: string, itemId: string) {
+  const [row] = await db
+    .select({
+      item: {
+        op: proposalItems.op,
+        parentKey: proposalItems.parentKey,
+        config: proposalItems.config,
+        editedConfig: proposalItems.editedConfig,
+        taskEdits: proposalItems.taskEdits,
+        editedTaskEdits: proposalItems.editedTaskEdits,
+      },
+      proposal: { materializedGeneration: proposals.materializedGeneration },
+      project: { id: projects.id, familyId: projects.familyId },
+    })
+    .from(proposalItems)
+    .innerJoin(proposals, eq(proposals.id, proposalItems.proposalId))
+    .innerJoin(projects, eq(projects.id, proposals.projectId))
+    .where(and(eq(proposalItems.id, itemId), eq(proposalItems.proposalId, proposalId)));
+  return row;
+}
+
+/** Sets (or, with nulls, clears) the reviewer's task-file edits of an item and the config they give. */
+export async function setItemTaskEdits(
+  db: Queryable,
+  itemId: string,
+  set: { editedTaskEdits: unknown; editedConfig: Record<string, unknown> | null },
+): Promise<void> {
+  await db.update(proposalItems).set(set).where(eq(proposalItems.id, itemId));
+}
+
+// --- item history (proposal_item_events) ------------------------------------------------
+
+type ItemEventInsert = typeof proposalItemEvents.$inferInsert;
+
+/** Appends item events, a few thousand rows a statement (within Postgres' parameter limit for a 100,000-item bulk decision). */
+export async function insertItemEvents(db: Queryable, events: ItemEventInsert[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 4000) await db.insert(proposalItemEvents).values(events.slice(i, i + 4000));
+}
+
+/** How many events each item of a proposal has. */
+export async function itemEventCounts(db: Queryable, proposalId: string) {
+  return db
+    .select({ itemId: proposalItemEvents.itemId, n: sql<number>`count(*)::int` })
+    .from(proposalItemEvents)
+    .where(eq(proposalItemEvents.proposalId, proposalId))
+    .groupBy(proposalItemEvents.itemId);
+}
+
+/** An item of the proposal with its proposed config, or undefined. */
+export async function itemConfig(db: Queryable, proposalId: string, itemId: string) {
+  const [item] = await db
+    .select({ config: proposalItems.config })
+    .from(proposalItems)
+    .where(and(eq(proposalItems.id, itemId), eq(proposalItems.proposalId, proposalId)));
+  return item;
+}
+
+/** An item's events, oldest first. */
+export async function itemEvents(db: Queryable, itemId: string) {
+  return db
+    .select({
+      id: proposalItemEvents.id,
+      action: proposalItemEvents.action,
+      actor: proposalItemEvents.actor,
+      at: proposalItemEvents.at,
+      before: proposalItemEvents.before,
+      after: proposalItemEvents.after,
+      revertsEventId: proposalItemEvents.revertsEventId,
+      undoneAt: proposalItemEvents.undoneAt,
+      undoneBy: proposalItemEvents.undoneBy,
+    })
+    .from(proposalItemEvents)
+    .where(eq(proposalItemEvents.itemId, itemId))
+    .orderBy(asc(proposalItemEvents.id));
+}
+
+/** Events undo may take back: not undos themselves, not undone yet. */
+const undoable = and(ne(proposalItemEvents.action, "undo"), isNull(proposalItemEvents.undoneAt));
+
+/** The columns undo reads of an event. */
+const undoColumns = {
+  id: proposalItemEvents.id,
+  itemId: proposalItemEvents.itemId,
+  batchId: proposalItemEvents.batchId,
+  action: proposalItemEvents.action,
+  actor: proposalItemEvents.actor,
+  before: proposalItemEvents.before,
+};
+
+/** The newest undoable event of a proposal: of one item, or (without `itemId`) of one actor. */
+export async function lastUndoableEvent(db: Queryable, proposalId: string, by: { itemId?: string; actor: string }) {
+  const [last] = await db
+    .select(undoColumns)
+    .from(proposalItemEvents)
+    .where(
+      and(
+        eq(proposalItemEvents.proposalId, proposalId),
+        undoable,
+        by.itemId ? eq(proposalItemEvents.itemId, by.itemId) : eq(proposalItemEvents.actor, by.actor),
+      ),
+    )
+    .orderBy(desc(proposalItemEvents.id))
+    .limit(1);
+  return last;
+}
+
+/** The undoable events of a batch (one request's changes), oldest first. */
+export async function undoableEventsOfBatch(db: Queryable, batchId: string) {
+  return db
+    .select(undoColumns)
+    .from(proposalItemEvents)
+    .where(and(eq(proposalItemEvents.batchId, batchId), undoable))
+    .orderBy(asc(proposalItemEvents.id));
+}
+
+/** Undoable events of `itemIds` newer than the event `afterId`. */
+export async function undoableEventsAfter(db: Queryable, itemIds: string[], afterId: number) {
+  return db
+    .select({ itemId: proposalItemEvents.itemId, actor: proposalItemEvents.actor, id: proposalItemEvents.id })
+    .from(proposalItemEvents)
+    .where(and(inArray(proposalItemEvents.itemId, itemIds), undoable, sql`${proposalItemEvents.id} > ${afterId}`));
+}
+
+/** The decision state of items, locked (FOR UPDATE) until the transaction ends. */
+export async function lockItemStates(db: Queryable, itemIds: string[]) {
+  return db
+    .select({
+      id: proposalItems.id,
+      decision: proposalItems.decision,
+      decidedBy: proposalItems.decidedBy,
+      decidedAt: proposalItems.decidedAt,
+      editedConfig: proposalItems.editedConfig,
+    })
+    .from(proposalItems)
+    .where(inArray(proposalItems.id, itemIds))
+    .for("update");
+}
+
+/** Marks events as taken back by `actor` at `at`. */
+export async function markEventsUndone(db: Queryable, eventIds: number[], actor: string, at: Date): Promise<void> {
+  await db.update(proposalItemEvents).set({ undoneAt: at, undoneBy: actor }).where(inArray(proposalItemEvents.id, eventIds));
 }

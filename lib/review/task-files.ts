@@ -4,11 +4,9 @@
  * changes key by key, and the reviewer's inline edits (whole files), validated like the engineer's
  * (they must apply, task.toml must follow Harbor's rules, tests/ must stay), audited and undoable.
  */
-import { and, eq } from "drizzle-orm";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { environments, projects, proposalItems, proposals } from "@/lib/db/schema";
 import { Conflict, Invalid, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
@@ -18,7 +16,9 @@ import { applyTaskEdits, evolvedConfig, type ParentTaskFile, type TaskEdits } fr
 import { taskFilesOf } from "@/lib/tasks/evolve";
 import { taskTomlChanges } from "@/lib/tasks/materialize";
 import { applyTaskTomlFields } from "@/lib/tasks/task-toml";
+import { environmentConfigByKey } from "@/lib/generations/repository";
 import { checkEditedConfig } from "./decisions";
+import { itemForTaskFiles, setItemTaskEdits } from "./repository";
 
 export const taskFileEditSchema = z.strictObject({
   files: z
@@ -56,14 +56,9 @@ export interface TaskDiffView {
 async function loadItem(db: Db, proposalId: string, itemId: string) {
   if (!z.uuid().safeParse(proposalId).success || !z.uuid().safeParse(itemId).success)
     throw new NotFound(`Item ${itemId} of proposal ${proposalId} does not exist.`);
-  const [item] = await db
-    .select()
-    .from(proposalItems)
-    .where(and(eq(proposalItems.id, itemId), eq(proposalItems.proposalId, proposalId)));
-  if (!item) throw new NotFound(`Item ${itemId} of proposal ${proposalId} does not exist.`);
-  const [proposal] = await db.select().from(proposals).where(eq(proposals.id, proposalId));
-  const [project] = await db.select().from(projects).where(eq(projects.id, proposal.projectId));
-  return { item, proposal, project };
+  const found = await itemForTaskFiles(db, proposalId, itemId);
+  if (!found) throw new NotFound(`Item ${itemId} of proposal ${proposalId} does not exist.`);
+  return found;
 }
 
 function flatten(value: unknown, prefix = "", out: Record<string, unknown> = {}): Record<string, unknown> {
@@ -113,12 +108,9 @@ export async function itemTaskDiff(db: Db, proposalId: string, itemId: string, p
   const edits = (item.editedTaskEdits ?? item.taskEdits) as TaskEdits | null;
   if (edits) return { ...empty, source: item.editedTaskEdits ? "reviewer" : "engineer", editable, ...diffOf(parent, edits) };
   // a child by config fields only (the heuristic's timeout steps): its task.toml as materialize will write it
-  const [parentEnv] = await db
-    .select({ config: environments.config })
-    .from(environments)
-    .where(and(eq(environments.projectId, project.id), eq(environments.key, item.parentKey)));
+  const parentConfig = await environmentConfigByKey(db, project.id, item.parentKey);
   const changes = taskTomlChanges(
-    (parentEnv?.config ?? {}) as Record<string, unknown>,
+    (parentConfig ?? {}) as Record<string, unknown>,
     (item.editedConfig ?? item.config) as Record<string, unknown>,
   );
   const toml = parent.find((f) => f.path === "task.toml");
@@ -160,19 +152,16 @@ export async function editItemTaskFiles(db: Db, proposalId: string, itemId: stri
       `The edited files break the task: ${applied.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
       applied.errors.map((e) => ({ path: e.path, message: e.message })),
     );
-  const [parentEnv] = await db
-    .select({ config: environments.config })
-    .from(environments)
-    .where(and(eq(environments.projectId, project.id), eq(environments.key, item.parentKey)));
+  const parentConfig = await environmentConfigByKey(db, project.id, item.parentKey);
   const family = await getFamily(db, project.familyId);
   const checked = checkEditedConfig(
     family,
-    evolvedConfig((parentEnv?.config ?? {}) as Record<string, unknown>, applied.fields, applied.filesDigest),
+    evolvedConfig((parentConfig ?? {}) as Record<string, unknown>, applied.fields, applied.filesDigest),
     "config",
   );
   if (!checked.config) throw new Invalid("The edited task.toml gives a config the family refuses.", checked.details);
   await db.transaction(async (tx) => {
-    await tx.update(proposalItems).set({ editedTaskEdits: next, editedConfig: checked.config }).where(eq(proposalItems.id, itemId));
+    await setItemTaskEdits(tx, itemId, { editedTaskEdits: next, editedConfig: checked.config });
     await recordAudit(tx, {
       projectId: project.id,
       actor: principal.actor,
@@ -194,7 +183,7 @@ export async function revertItemTaskFiles(db: Db, proposalId: string, itemId: st
     throw new Conflict(`Proposal ${proposalId} was materialized into generation ${proposal.materializedGeneration}; its items are final.`);
   if (item.editedTaskEdits === null) throw new Conflict("This item's files were not edited by a reviewer: there is nothing to undo.");
   await db.transaction(async (tx) => {
-    await tx.update(proposalItems).set({ editedTaskEdits: null, editedConfig: null }).where(eq(proposalItems.id, itemId));
+    await setItemTaskEdits(tx, itemId, { editedTaskEdits: null, editedConfig: null });
     await recordAudit(tx, {
       projectId: project.id,
       actor: principal.actor,
