@@ -24,6 +24,7 @@ const LAYERS = [
   "arena",
   "annotations",
   "rollouts",
+  "annotation-queue",
   "parquet",
   "csv",
   "ingest",

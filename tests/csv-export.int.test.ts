@@ -80,7 +80,9 @@ beforeAll(async () => {
   expect(res.accepted).toBe(lines.length);
   await client.request("POST", "/api/v1/projects/csv/labels", { json: { name: 'odd, "quoted"' } });
   const first = await client.request<{ items: { id: number; externalId: string }[] }>("GET", "/api/v1/projects/csv/rollouts?q=HYPERLINK");
-  await client.request("POST", `/api/v1/rollouts/${first.items[0].id}/annotations`, { json: { label: 'odd, "quoted"' } });
+  await client.request("POST", `/api/v1/rollouts/${first.items[0].id}/annotations`, { json: { label: 'odd, "quoted"', score: 0.5 } });
+  await client.request("POST", `/api/v1/rollouts/${first.items[0].id}/annotations`, { json: { score: 1, note: "=looks fine" } });
+  await client.request("POST", `/api/v1/rollouts/${first.items[0].id}/annotations`, { json: { note: "second look" } });
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -102,6 +104,11 @@ describe("CSV downloads", () => {
     const hostile = rows.find((r) => r[header.indexOf("externalId")].includes("HYPERLINK"))!;
     expect(hostile[header.indexOf("externalId")]).toBe("'" + HOSTILE);
     expect(hostile[header.indexOf("labels")]).toBe('odd, "quoted"');
+    // the annotations' mean score and every note, oldest first (a formula-looking note defused)
+    expect(hostile[header.indexOf("score")]).toBe("0.75");
+    expect(hostile[header.indexOf("notes")]).toBe("'=looks fine; second look");
+    const plain = rows.find((r) => r[header.indexOf("externalId")] === "r7")!;
+    expect([plain[header.indexOf("labels")], plain[header.indexOf("score")], plain[header.indexOf("notes")]]).toEqual(["", "", ""]);
     // the filter applies: only e1's rollouts of policy new
     const some = parseCsv((await download("/api/v1/projects/csv/rollouts?format=csv&environmentKey=e1&policy=new")).text);
     expect(some.length - 1).toBe(Array.from({ length: 2101 }, (_, i) => i).filter((i) => i % 2 === 1 && i % 3 === 0).length);

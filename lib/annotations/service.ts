@@ -4,11 +4,11 @@
  */
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "@/lib/db/client";
+import type { Db, Queryable } from "@/lib/db/client";
 import { annotations, labels, rolloutPayloads, rollouts } from "@/lib/db/schema";
 import type { ProjectRow } from "@/lib/projects/service";
 import { requireScope, type Principal } from "@/lib/auth/principal";
-import { Conflict, Invalid, NotFound } from "@/lib/errors";
+import { Conflict, Forbidden, Invalid, NotFound } from "@/lib/errors";
 import { recordAudit } from "@/lib/audit";
 
 const noNul = (v: string) => !v.includes("\0");
@@ -119,28 +119,34 @@ export async function listAnnotations(db: Db, rolloutId: number, principal: Prin
   return { annotations: rows };
 }
 
+/** The id of the project's label `name`, or 422 naming `label`. */
+async function labelIdOf(tx: Queryable, projectId: number, name: string): Promise<number> {
+  const [label] = await tx
+    .select({ id: labels.id })
+    .from(labels)
+    .where(and(eq(labels.projectId, projectId), eq(labels.name, name)));
+  if (!label)
+    throw new Invalid(
+      `label ${JSON.stringify(name)} is not one of this project's labels; add it first (POST /api/v1/projects/{slug}/labels).`,
+      [{ path: "label", message: "unknown label" }],
+    );
+  return label.id;
+}
+
+/** 422 naming `turn` when the rollout has no message `turn`. */
+function assertTurn(turn: number, messages: number | null): void {
+  if (turn >= (messages ?? 0))
+    throw new Invalid(`turn ${turn} is past the rollout's last message (it has ${messages ?? 0}).`, [
+      { path: "turn", message: "no such message" },
+    ]);
+}
+
 /** POST /rollouts/{id}/annotations: the label must be one of the project's; the turn one of the rollout's messages. */
 export async function createAnnotation(db: Db, rolloutId: number, principal: Principal, input: AnnotationInput) {
   const rollout = await rolloutFor(db, rolloutId, principal, "annotations:write");
   return db.transaction(async (tx) => {
-    let labelId: number | null = null;
-    if (input.label !== undefined) {
-      const [label] = await tx
-        .select({ id: labels.id })
-        .from(labels)
-        .where(and(eq(labels.projectId, rollout.projectId), eq(labels.name, input.label)));
-      if (!label)
-        throw new Invalid(
-          `label ${JSON.stringify(input.label)} is not one of this project's labels; add it first (POST /api/v1/projects/{slug}/labels).`,
-          [{ path: "label", message: "unknown label" }],
-        );
-      labelId = label.id;
-    }
-    if (input.turn !== undefined && input.turn >= (rollout.messages ?? 0)) {
-      throw new Invalid(`turn ${input.turn} is past the rollout's last message (it has ${rollout.messages ?? 0}).`, [
-        { path: "turn", message: "no such message" },
-      ]);
-    }
+    const labelId = input.label !== undefined ? await labelIdOf(tx, rollout.projectId, input.label) : null;
+    if (input.turn !== undefined) assertTurn(input.turn, rollout.messages);
     const note = input.note !== undefined && input.note.trim() !== "" ? input.note : null;
     const [row] = await tx
       .insert(annotations)
@@ -176,22 +182,134 @@ export async function createAnnotation(db: Db, rolloutId: number, principal: Pri
   });
 }
 
+/** PATCH /rollouts/{id}/annotations/{annotationId}: the fields given replace the stored ones (null clears one). */
+export const annotationPatch = z
+  .object({
+    label: z.string().trim().min(1).max(60).refine(noNul, NUL_MESSAGE).nullable().optional(),
+    score: z.number().finite().min(-1e6).max(1e6).nullable().optional(),
+    note: z.string().max(10_000).refine(noNul, NUL_MESSAGE).nullable().optional(),
+    turn: z.number().int().min(0).nullable().optional(),
+  })
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, { message: "give the fields to change (label, score, note, turn)", path: ["label"] });
+export type AnnotationPatch = z.infer<typeof annotationPatch>;
+
+/** The annotation `annotationId` of the rollout, after checking the caller wrote it or is an admin of the project. */
+async function ownAnnotation(tx: Queryable, rolloutId: number, annotationId: number, principal: Principal) {
+  const [row] = await tx
+    .select({ ...annotationColumns, labelId: annotations.labelId })
+    .from(annotations)
+    .leftJoin(labels, eq(labels.id, annotations.labelId))
+    .where(and(eq(annotations.id, annotationId), eq(annotations.rolloutId, rolloutId)))
+    .for("update", { of: annotations });
+  if (!row) throw new NotFound(`Annotation ${annotationId} of rollout ${rolloutId} does not exist.`);
+  if (row.actor !== principal.actor && principal.role !== "admin")
+    throw new Forbidden(`Only its author (${row.actor}) or a project admin may change annotation ${annotationId}.`);
+  return row;
+}
+
+const auditView = (a: { id: number; label: string | null; score: number | null; note: string | null; turn: number | null }) => ({
+  annotationId: a.id,
+  label: a.label,
+  score: a.score,
+  note: a.note,
+  turn: a.turn,
+});
+
+/** PATCH /rollouts/{id}/annotations/{annotationId}: only the author or a project admin; it must keep a label, a score or a note; audited with before and after. */
+export async function updateAnnotation(db: Db, rolloutId: number, annotationId: number, principal: Principal, patch: AnnotationPatch) {
+  const rollout = await rolloutFor(db, rolloutId, principal, "annotations:write");
+  return db.transaction(async (tx) => {
+    const before = await ownAnnotation(tx, rolloutId, annotationId, principal);
+    const labelId =
+      patch.label === undefined ? before.labelId : patch.label === null ? null : await labelIdOf(tx, rollout.projectId, patch.label);
+    if (patch.turn !== undefined && patch.turn !== null) assertTurn(patch.turn, rollout.messages);
+    const note = patch.note === undefined ? before.note : patch.note === null || patch.note.trim() === "" ? null : patch.note;
+    const score = patch.score === undefined ? before.score : patch.score;
+    if (labelId === null && score === null && note === null)
+      throw new Invalid("An annotation keeps a label, a score or a note; delete it instead (DELETE).", [
+        { path: "label", message: "nothing would be left" },
+      ]);
+    const [row] = await tx
+      .update(annotations)
+      .set({ labelId, score, note, turn: patch.turn === undefined ? before.turn : patch.turn })
+      .where(eq(annotations.id, annotationId))
+      .returning();
+    const view = {
+      id: row.id,
+      rolloutId,
+      label: patch.label === undefined ? before.label : patch.label,
+      score: row.score,
+      note: row.note,
+      turn: row.turn,
+      actor: row.actor,
+      createdAt: row.createdAt,
+    };
+    await recordAudit(tx, {
+      projectId: rollout.projectId,
+      actor: principal.actor,
+      action: "annotation.update",
+      entity: "rollout",
+      entityId: rolloutId,
+      before: auditView(before),
+      after: auditView(view),
+    });
+    return view;
+  });
+}
+
+/** DELETE /rollouts/{id}/annotations/{annotationId}: only the author or a project admin; audited with what was deleted. */
+export async function deleteAnnotation(db: Db, rolloutId: number, annotationId: number, principal: Principal): Promise<void> {
+  const rollout = await rolloutFor(db, rolloutId, principal, "annotations:write");
+  await db.transaction(async (tx) => {
+    const before = await ownAnnotation(tx, rolloutId, annotationId, principal);
+    await tx.delete(annotations).where(eq(annotations.id, annotationId));
+    await recordAudit(tx, {
+      projectId: rollout.projectId,
+      actor: principal.actor,
+      action: "annotation.delete",
+      entity: "rollout",
+      entityId: rolloutId,
+      before: { ...auditView(before), author: before.actor },
+    });
+  });
+}
+
 /** A rollouts-list condition: the rollout has an annotation with the project's label `name`. */
 export function hasLabel(projectId: number, name: string): SQL {
   return sql`exists (select 1 from ${annotations} join ${labels} on ${labels.id} = ${annotations.labelId}
     where ${annotations.rolloutId} = ${rollouts.id} and ${labels.projectId} = ${projectId} and ${labels.name} = ${name})`;
 }
 
-/** The labels on each of `rolloutIds` (for exports), as rollout id -> label names. */
-export async function labelsOfRollouts(db: Db, rolloutIds: number[]): Promise<Map<number, string[]>> {
-  const out = new Map<number, string[]>();
+/** What the annotations of one rollout add to an export row. */
+export interface RolloutAnnotationSummary {
+  /** distinct label names, sorted */
+  labels: string[];
+  /** the mean of the annotations' scores, null when none has one */
+  score: number | null;
+  /** every note, oldest first */
+  notes: string[];
+}
+
+/** The annotations on each of `rolloutIds` summed up for exports (labels, mean score, notes), as rollout id -> summary. */
+export async function annotationsOfRollouts(db: Db, rolloutIds: number[]): Promise<Map<number, RolloutAnnotationSummary>> {
+  const out = new Map<number, RolloutAnnotationSummary>();
   if (rolloutIds.length === 0) return out;
   const rows = await db
-    .selectDistinct({ rolloutId: annotations.rolloutId, name: labels.name })
+    .select({
+      rolloutId: annotations.rolloutId,
+      labels: sql<
+        string[]
+      >`coalesce(array_agg(distinct ${labels.name} order by ${labels.name}) filter (where ${labels.name} is not null), '{}')`,
+      score: sql<number | null>`avg(${annotations.score})`.mapWith((v) => (v === null ? null : Number(v))),
+      notes: sql<
+        string[]
+      >`coalesce(array_agg(${annotations.note} order by ${annotations.id}) filter (where ${annotations.note} is not null), '{}')`,
+    })
     .from(annotations)
-    .innerJoin(labels, eq(labels.id, annotations.labelId))
+    .leftJoin(labels, eq(labels.id, annotations.labelId))
     .where(inArray(annotations.rolloutId, rolloutIds))
-    .orderBy(annotations.rolloutId, labels.name);
-  for (const r of rows) out.set(r.rolloutId, [...(out.get(r.rolloutId) ?? []), r.name]);
+    .groupBy(annotations.rolloutId);
+  for (const r of rows) out.set(r.rolloutId, { labels: r.labels, score: r.score, notes: r.notes });
   return out;
 }

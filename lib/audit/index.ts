@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = [
   "comment.create",
   "label.create",
   "annotation.create",
+  "annotation.update",
+  "annotation.delete",
   "target.create",
   "target.update",
   "target.test",

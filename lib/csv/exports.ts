@@ -2,7 +2,7 @@
 import type { Db } from "@/lib/db/client";
 import type { ProjectRow } from "@/lib/projects/service";
 import { listRollouts, listRolloutsQuery } from "@/lib/rollouts/list";
-import { labelsOfRollouts } from "@/lib/annotations/service";
+import { annotationsOfRollouts } from "@/lib/annotations/service";
 import { parseOrThrow } from "@/lib/errors";
 import type { RunComparison } from "@/lib/compare/service";
 import type { EnvironmentTableRow } from "@/lib/generations/environment-table";
@@ -60,10 +60,15 @@ const ROLLOUT_COLUMNS: ParquetColumn[] = [
   int("testsFailed"),
   real("durationSeconds"),
   text("labels"),
+  real("score"),
+  text("notes"),
   time("startedAt"),
   time("finishedAt"),
 ];
-/** The rollouts list as CSV or Parquet: the same filters as GET .../rollouts, every matching row, read in pages as the client takes them. */
+/**
+ * The rollouts list as CSV or Parquet: the same filters as GET .../rollouts, every matching row, read in pages as the client
+ * takes them; with each rollout's annotation labels, mean score and notes.
+ */
 export function rolloutsExport(db: Db, project: ProjectRow, params: Record<string, string>, format: ExportFormat): Response {
   const { cursor: _c, limit: _l, format: _f, ...filters } = params;
   // refuse a bad filter with a 400 before the download starts
@@ -72,7 +77,7 @@ export function rolloutsExport(db: Db, project: ProjectRow, params: Record<strin
     let cursor: string | null = null;
     do {
       const page = await listRollouts(db, project, { ...filters, limit: String(EXPORT_PAGE), ...(cursor ? { cursor } : {}) });
-      const labels = await labelsOfRollouts(
+      const annotated = await annotationsOfRollouts(
         db,
         page.items.map((r) => r.id),
       );
@@ -94,7 +99,9 @@ export function rolloutsExport(db: Db, project: ProjectRow, params: Record<strin
         r.testsPassed,
         r.testsFailed,
         r.durationSeconds,
-        labels.get(r.id) ?? [],
+        annotated.get(r.id)?.labels ?? [],
+        annotated.get(r.id)?.score,
+        annotated.get(r.id)?.notes ?? [],
         r.startedAt,
         r.finishedAt,
       ]);

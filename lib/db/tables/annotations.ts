@@ -1,5 +1,5 @@
 /** Project-defined labels, annotations on rollouts and turns, and explorer views saved per user. */
-import { bigint, bigserial, doublePrecision, index, integer, pgTable, serial, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, bigserial, doublePrecision, index, integer, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
 import { projects } from "./projects";
 import { rollouts } from "./rollouts";
@@ -37,6 +37,26 @@ export const annotations = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("annotations_rollout_idx").on(t.rolloutId, t.id), index("annotations_label_idx").on(t.labelId, t.rolloutId)],
+);
+
+/**
+ * The annotation queue's locks: one reviewer holds a rollout until `expires_at` (renewed while they are on it);
+ * a lock past its expiry is free to take (lib/annotations/locks.ts takes it atomically).
+ */
+export const annotationLocks = pgTable(
+  "annotation_locks",
+  {
+    rolloutId: bigint("rollout_id", { mode: "number" })
+      .primaryKey()
+      .references(() => rollouts.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    /** the principal's actor name (user:<email> or key:<name>) */
+    owner: text("owner").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("annotation_locks_project_idx").on(t.projectId, t.expiresAt)],
 );
 
 /** A user's named explorer filter in one project: the query string of the explorer's URL. */
