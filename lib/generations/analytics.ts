@@ -40,7 +40,8 @@ import type {
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "./service";
-import { resolvePolicy, storedAggregateColumns } from "./overview";
+import { resolvePolicy } from "./overview";
+import { storedAggregateColumns } from "./repository";
 
 /** Categories outside the policy's control, shown apart and left out of its failure figures. */
 export const INFRA_CATEGORIES: ReadonlySet<FailureCategory> = new Set(["infra_error"]);

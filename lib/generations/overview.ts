@@ -1,35 +1,14 @@
 /** Read models of generations: headline metrics per generation, per policy, and environment pages. */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { environments, generationEnvironments, policies, rolloutAggregates } from "@/lib/db/schema";
 import { NotFound } from "@/lib/errors";
 import { environmentLearnability, populationMetrics, type EnvironmentAggregate } from "@/lib/analytics/metrics";
 import { projectView, type ProjectRow } from "@/lib/projects/service";
 import { listGenerationEnvironments, listGenerationRows, type GenerationRow } from "./service";
+import { aggregatesPerEnvironment, memberCounts, policyByName, policyNamesOfGeneration, policyNamesOfProject } from "./repository";
 
 export interface EnvironmentAggregateRow extends EnvironmentAggregate {
   environmentId: number;
 }
-
-/** The columns of an EnvironmentAggregate read from rollout_aggregates (one row per generation × environment × policy). */
-export const storedAggregateColumns = {
-  n: rolloutAggregates.n,
-  s: rolloutAggregates.successes,
-  rewardSum: sql<number>`${rolloutAggregates.rewardSum}::float8`,
-  infraErrors: rolloutAggregates.infraErrors,
-  errored: rolloutAggregates.errored,
-  unrewarded: rolloutAggregates.unrewarded,
-};
-
-/** The same columns summed over policies (a group of rollout_aggregates rows). */
-const summedAggregateColumns = {
-  n: sql<number>`sum(${rolloutAggregates.n})::int`,
-  s: sql<number>`sum(${rolloutAggregates.successes})::int`,
-  rewardSum: sql<number>`sum(${rolloutAggregates.rewardSum})::float8`,
-  infraErrors: sql<number>`sum(${rolloutAggregates.infraErrors})::int`,
-  errored: sql<number>`sum(${rolloutAggregates.errored})::int`,
-  unrewarded: sql<number>`sum(${rolloutAggregates.unrewarded})::int`,
-};
 
 /** Per-environment rollout aggregates of generations (optionally one policy, or some environments), from rollout_aggregates. */
 export async function environmentAggregates(
@@ -38,23 +17,7 @@ export async function environmentAggregates(
   filter: { policyId?: number; environmentIds?: number[] } = {},
 ) {
   if (generationIds.length === 0) return new Map<number, EnvironmentAggregateRow[]>();
-  const rows = await db
-    .select({
-      generationId: rolloutAggregates.generationId,
-      environmentId: rolloutAggregates.environmentId,
-      ...summedAggregateColumns,
-      pMax: environments.pMax,
-    })
-    .from(rolloutAggregates)
-    .innerJoin(environments, eq(environments.id, rolloutAggregates.environmentId))
-    .where(
-      and(
-        inArray(rolloutAggregates.generationId, generationIds),
-        filter.policyId !== undefined ? eq(rolloutAggregates.policyId, filter.policyId) : undefined,
-        filter.environmentIds ? inArray(rolloutAggregates.environmentId, filter.environmentIds) : undefined,
-      ),
-    )
-    .groupBy(rolloutAggregates.generationId, rolloutAggregates.environmentId, environments.pMax);
+  const rows = await aggregatesPerEnvironment(db, generationIds, filter);
   const byGeneration = new Map<number, EnvironmentAggregateRow[]>();
   for (const r of rows) {
     const list = byGeneration.get(r.generationId) ?? [];
@@ -64,16 +27,6 @@ export async function environmentAggregates(
   return byGeneration;
 }
 
-async function memberCounts(db: Db, generationIds: number[]) {
-  if (generationIds.length === 0) return new Map<number, number>();
-  const rows = await db
-    .select({ generationId: generationEnvironments.generationId, n: sql<number>`count(*)::int` })
-    .from(generationEnvironments)
-    .where(inArray(generationEnvironments.generationId, generationIds))
-    .groupBy(generationEnvironments.generationId);
-  return new Map(rows.map((r) => [r.generationId, r.n]));
-}
-
 /** The fields every view of a generation starts with. */
 function generationHeadline(g: GenerationRow) {
   return { index: g.index, status: g.status, source: g.source, parentIndex: g.parentIndex, createdAt: g.createdAt.toISOString() };
@@ -81,18 +34,14 @@ function generationHeadline(g: GenerationRow) {
 
 /** Resolve a policy name of the project to its id, or 404. */
 export async function resolvePolicy(db: Db, projectId: number, name: string) {
-  const [p] = await db
-    .select()
-    .from(policies)
-    .where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
+  const p = await policyByName(db, projectId, name);
   if (!p) throw new NotFound(`Policy '${name}' has no rollouts in this project.`);
   return p;
 }
 
 /** Names of the policies with rollouts in a project, sorted. */
 export async function listPolicyNames(db: Db, projectId: number): Promise<string[]> {
-  const rows = await db.select({ name: policies.name }).from(policies).where(eq(policies.projectId, projectId)).orderBy(asc(policies.name));
-  return rows.map((r) => r.name);
+  return policyNamesOfProject(db, projectId);
 }
 
 /** Every generation with counts and metrics (the project overview and GET .../generations). */
@@ -114,22 +63,17 @@ export async function listGenerationsWithMetrics(db: Db, project: ProjectRow) {
 /** GET .../generations/{index}: status and metrics, optionally for one policy. */
 export async function generationDetail(db: Db, project: ProjectRow, g: GenerationRow, policyName?: string) {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
-  const [aggs, members, policyRows] = await Promise.all([
+  const [aggs, members, policyNames] = await Promise.all([
     environmentAggregates(db, [g.id], { policyId: policy?.id }),
     memberCounts(db, [g.id]),
-    db
-      .selectDistinct({ name: policies.name })
-      .from(rolloutAggregates)
-      .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
-      .where(eq(rolloutAggregates.generationId, g.id))
-      .orderBy(asc(policies.name)),
+    policyNamesOfGeneration(db, g.id),
   ]);
   return {
     ...generationHeadline(g),
     trainingSteps: g.trainingSteps,
     mixWeight: g.mixWeight,
     policy: policy?.name ?? null,
-    policies: policyRows.map((p) => p.name),
+    policies: policyNames,
     environments: members.get(g.id) ?? 0,
     metrics: populationMetrics(aggs.get(g.id) ?? []),
   };

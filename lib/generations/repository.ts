@@ -4,9 +4,9 @@
  * here, shared by the analytics, the environment pages, the engineer's summary, review and dispatch.
  * SQL only, each selecting the columns its caller reads; no rules, no scopes: the services decide.
  */
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "@/lib/db/client";
-import { environments, generationEnvironments, generations } from "@/lib/db/schema";
+import { environments, generationEnvironments, generations, policies, rollouts, rolloutAggregates } from "@/lib/db/schema";
 
 type GenerationInsert = typeof generations.$inferInsert;
 type EnvironmentInsert = typeof environments.$inferInsert;
@@ -205,4 +205,203 @@ export async function linkParents(db: Queryable, links: [number, number][]): Pro
 /** Serialises generation creation in a project until the transaction ends (index allocation, key reuse). */
 export async function lockProjectGenerations(tx: Queryable, projectId: number): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${projectId})`);
+}
+
+// --- read models: policies, stored aggregates, one environment's page ----------------------
+
+/** A policy of the project by name (id and name), or undefined. */
+export async function policyByName(db: Queryable, projectId: number, name: string) {
+  const [p] = await db
+    .select({ id: policies.id, name: policies.name })
+    .from(policies)
+    .where(and(eq(policies.projectId, projectId), eq(policies.name, name)));
+  return p;
+}
+
+/** Names of the policies with rollouts in a project, sorted. */
+export async function policyNamesOfProject(db: Queryable, projectId: number): Promise<string[]> {
+  const rows = await db.select({ name: policies.name }).from(policies).where(eq(policies.projectId, projectId)).orderBy(asc(policies.name));
+  return rows.map((r) => r.name);
+}
+
+/** Names of the policies with rollouts in a generation, sorted. */
+export async function policyNamesOfGeneration(db: Queryable, generationId: number): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ name: policies.name })
+    .from(rolloutAggregates)
+    .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
+    .where(eq(rolloutAggregates.generationId, generationId))
+    .orderBy(asc(policies.name));
+  return rows.map((r) => r.name);
+}
+
+/** How many environments each of the generations has (generations without members are absent). */
+export async function memberCounts(db: Queryable, generationIds: number[]): Promise<Map<number, number>> {
+  if (generationIds.length === 0) return new Map();
+  const rows = await db
+    .select({ generationId: generationEnvironments.generationId, n: sql<number>`count(*)::int` })
+    .from(generationEnvironments)
+    .where(inArray(generationEnvironments.generationId, generationIds))
+    .groupBy(generationEnvironments.generationId);
+  return new Map(rows.map((r) => [r.generationId, r.n]));
+}
+
+/** The columns of an EnvironmentAggregate read from rollout_aggregates (one row per generation × environment × policy). */
+export const storedAggregateColumns = {
+  n: rolloutAggregates.n,
+  s: rolloutAggregates.successes,
+  rewardSum: sql<number>`${rolloutAggregates.rewardSum}::float8`,
+  infraErrors: rolloutAggregates.infraErrors,
+  errored: rolloutAggregates.errored,
+  unrewarded: rolloutAggregates.unrewarded,
+};
+
+/** The same columns summed over policies (a group of rollout_aggregates rows). */
+const summedAggregateColumns = {
+  n: sql<number>`sum(${rolloutAggregates.n})::int`,
+  s: sql<number>`sum(${rolloutAggregates.successes})::int`,
+  rewardSum: sql<number>`sum(${rolloutAggregates.rewardSum})::float8`,
+  infraErrors: sql<number>`sum(${rolloutAggregates.infraErrors})::int`,
+  errored: sql<number>`sum(${rolloutAggregates.errored})::int`,
+  unrewarded: sql<number>`sum(${rolloutAggregates.unrewarded})::int`,
+};
+
+/** Rollout aggregates per generation and environment, summed over policies (or one policy), with the environment's pMax. */
+export async function aggregatesPerEnvironment(
+  db: Queryable,
+  generationIds: number[],
+  filter: { policyId?: number; environmentIds?: number[] } = {},
+) {
+  return db
+    .select({
+      generationId: rolloutAggregates.generationId,
+      environmentId: rolloutAggregates.environmentId,
+      ...summedAggregateColumns,
+      pMax: environments.pMax,
+    })
+    .from(rolloutAggregates)
+    .innerJoin(environments, eq(environments.id, rolloutAggregates.environmentId))
+    .where(
+      and(
+        inArray(rolloutAggregates.generationId, generationIds),
+        filter.policyId !== undefined ? eq(rolloutAggregates.policyId, filter.policyId) : undefined,
+        filter.environmentIds ? inArray(rolloutAggregates.environmentId, filter.environmentIds) : undefined,
+      ),
+    )
+    .groupBy(rolloutAggregates.generationId, rolloutAggregates.environmentId, environments.pMax);
+}
+
+/** What an environment's page shows of its own row, by key; undefined when the project has no such environment. */
+export async function environmentForPage(db: Queryable, projectId: number, key: string) {
+  const [env] = await db
+    .select({
+      id: environments.id,
+      key: environments.key,
+      config: environments.config,
+      configHash: environments.configHash,
+      op: environments.op,
+      direction: environments.direction,
+      validationState: environments.validationState,
+      pMax: environments.pMax,
+      validationDetails: environments.validationDetails,
+      createdAt: environments.createdAt,
+    })
+    .from(environments)
+    .where(and(eq(environments.projectId, projectId), eq(environments.key, key)));
+  return env;
+}
+
+/** An environment's ancestors, nearest first, followed at most `maxDepth` steps up (a guard against a cycle written by hand). */
+export async function environmentAncestors(db: Queryable, environmentId: number, maxDepth: number) {
+  const result = await db.execute<{ key: string; op: string; direction: string | null; depth: number; config: unknown }>(sql`
+      with recursive up as (
+        select id, parent_id, key, op, direction, config, 0 as depth from ${environments} where id = ${environmentId}
+        union all
+        select e.id, e.parent_id, e.key, e.op, e.direction, e.config, up.depth + 1
+        from ${environments} e join up on e.id = up.parent_id where up.depth < ${maxDepth}
+      )
+      select key, op, direction, depth, config from up where depth > 0 order by depth`);
+  return result.rows;
+}
+
+/** An environment's children (key, op, direction), by key. */
+export async function environmentChildren(db: Queryable, environmentId: number) {
+  return db
+    .select({ key: environments.key, op: environments.op, direction: environments.direction })
+    .from(environments)
+    .where(eq(environments.parentId, environmentId))
+    .orderBy(asc(environments.key));
+}
+
+/** The generations an environment is a member of, with how it entered each, oldest first. */
+export async function environmentMemberships(db: Queryable, environmentId: number) {
+  return db
+    .select({
+      index: generations.index,
+      status: generations.status,
+      op: generationEnvironments.op,
+      direction: generationEnvironments.direction,
+      weight: generationEnvironments.weight,
+      rationale: generationEnvironments.rationale,
+    })
+    .from(generationEnvironments)
+    .innerJoin(generations, eq(generations.id, generationEnvironments.generationId))
+    .where(eq(generationEnvironments.environmentId, environmentId))
+    .orderBy(asc(generations.index));
+}
+
+/** An environment's stored aggregates per generation index and policy name, in that order. */
+export async function environmentAggregatesByGenerationAndPolicy(db: Queryable, environmentId: number) {
+  return db
+    .select({ generation: generations.index, policy: policies.name, ...storedAggregateColumns })
+    .from(rolloutAggregates)
+    .innerJoin(generations, eq(generations.id, rolloutAggregates.generationId))
+    .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
+    .where(eq(rolloutAggregates.environmentId, environmentId))
+    .orderBy(asc(generations.index), asc(policies.name));
+}
+
+/** The newest rollout id of an environment per outcome (success true / false). */
+export async function newestRolloutPerOutcome(db: Queryable, environmentId: number) {
+  return db
+    .select({ success: rollouts.success, id: sql<number>`max(${rollouts.id})::int` })
+    .from(rollouts)
+    .where(eq(rollouts.environmentId, environmentId))
+    .groupBy(rollouts.success);
+}
+
+/** Rollouts of a project's environment by key for its attempts list: by policy name, newest first, at most `limit`. */
+export async function attemptsOfEnvironment(db: Queryable, projectId: number, key: string, limit: number) {
+  return db
+    .select({
+      id: rollouts.id,
+      generation: generations.index,
+      policy: policies.name,
+      reward: rollouts.reward,
+      success: rollouts.success,
+      status: rollouts.status,
+      failureCategory: rollouts.failureCategory,
+      errorType: rollouts.errorType,
+      turns: rollouts.turns,
+      outputTokens: rollouts.outputTokens,
+    })
+    .from(rollouts)
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .innerJoin(generations, eq(generations.id, rollouts.generationId))
+    .innerJoin(policies, eq(policies.id, rollouts.policyId))
+    .where(and(eq(rollouts.projectId, projectId), eq(environments.key, key)))
+    .orderBy(asc(policies.name), desc(rollouts.id))
+    .limit(limit);
+}
+
+/** The id of the newest rollout of a project's environment by key that passed (or failed), or undefined. */
+export async function newestAttemptIdWithOutcome(db: Queryable, projectId: number, key: string, success: boolean) {
+  const [row] = await db
+    .select({ id: rollouts.id })
+    .from(rollouts)
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .where(and(eq(rollouts.projectId, projectId), eq(environments.key, key), eq(rollouts.success, success)))
+    .orderBy(desc(rollouts.id))
+    .limit(1);
+  return row?.id;
 }
