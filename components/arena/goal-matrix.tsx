@@ -2,7 +2,9 @@
 
 import type { ArenaReport, GoalCheck } from "@/lib/arena/types";
 import { count } from "@/components/ui/format";
+import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/shell";
+import { Table, type Column } from "@/components/ui/table";
 
 /** The goal in words a user understands (issue 16). */
 export function GoalExplanation() {
@@ -26,9 +28,14 @@ export function GoalExplanation() {
 }
 
 interface MatrixColumn {
-  label: string;
   cell: ArenaReport;
   setting: "clean" | "traps";
+}
+
+/** One row of the matrix: a family and learner, with its cells (one per trap share). */
+interface MatrixRow {
+  label: string;
+  cells: ArenaReport[];
 }
 
 function checksOf(column: MatrixColumn): GoalCheck[] {
@@ -62,60 +69,53 @@ function CellBadge({ checks }: { checks: GoalCheck[] }) {
 
 /** The goal matrix: family x learner rows, clean / traps columns, each cell won or lost with the comparisons it lost. */
 export function GoalMatrix({ cells, onPick }: { cells: ArenaReport[]; onPick?: (index: number) => void }) {
-  const rows = new Map<string, ArenaReport[]>();
+  const byLabel = new Map<string, ArenaReport[]>();
   for (const cell of cells) {
     const key = `${cell.family} · ${cell.learner ?? "default"}`;
-    rows.set(key, [...(rows.get(key) ?? []), cell]);
+    byLabel.set(key, [...(byLabel.get(key) ?? []), cell]);
   }
+  const rows: MatrixRow[] = [...byLabel].map(([label, row]) => ({ label, cells: row }));
   const shares = [...new Set(cells.map((c) => c.trapShare ?? 0.15))].sort((a, b) => a - b);
   const won = cells.reduce((a, c) => a + (c.goal.checks ?? []).filter((x) => x.won).length, 0);
   const total = cells.reduce((a, c) => a + (c.goal.checks ?? []).length, 0);
+  const badge = (column: MatrixColumn | null) =>
+    column ? <CellBadge checks={checksOf(column)} /> : <span className="text-zinc-500">—</span>;
+  const columns: Column<MatrixRow>[] = [
+    {
+      key: "label",
+      header: "Family · learner",
+      rowHeader: true,
+      className: "whitespace-nowrap",
+      cell: (row) =>
+        onPick ? (
+          <Button variant="link" onClick={() => onPick(cells.indexOf(row.cells[0]))}>
+            {row.label}
+          </Button>
+        ) : (
+          row.label
+        ),
+    },
+    { key: "clean", header: "Clean", cell: (row) => badge({ cell: row.cells[0], setting: "clean" }) },
+    ...shares.map((share): Column<MatrixRow> => ({
+      key: `traps-${share}`,
+      header: `Traps ${Math.round(share * 100)}%`,
+      cell: (row) => {
+        const cell = row.cells.find((c) => (c.trapShare ?? 0.15) === share);
+        return badge(cell ? { cell, setting: "traps" } : null);
+      },
+    })),
+  ];
   return (
     <Panel className="mb-3" title={`Goal matrix: ${won} of ${total} comparisons won`}>
-      <div className="overflow-x-auto">
-        <table className="w-full text-sm" data-testid="arena-matrix">
-          <thead>
-            <tr className="text-left text-xs text-zinc-500">
-              <th className="py-1 pr-3 font-medium">Family · learner</th>
-              <th className="py-1 pr-3 font-medium">Clean</th>
-              {shares.map((s) => (
-                <th key={s} className="py-1 pr-3 font-medium">
-                  Traps {Math.round(s * 100)}%
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {[...rows].map(([label, row]) => {
-              const columns: (MatrixColumn | null)[] = [
-                { label: "clean", cell: row[0], setting: "clean" },
-                ...shares.map((s) => {
-                  const cell = row.find((c) => (c.trapShare ?? 0.15) === s);
-                  return cell ? ({ label: `traps ${s}`, cell, setting: "traps" } as MatrixColumn) : null;
-                }),
-              ];
-              return (
-                <tr key={label} className="border-t border-zinc-100 align-top">
-                  <th scope="row" className="py-1.5 pr-3 text-left font-normal whitespace-nowrap">
-                    {onPick ? (
-                      <button type="button" className="underline decoration-dotted" onClick={() => onPick(cells.indexOf(row[0]))}>
-                        {label}
-                      </button>
-                    ) : (
-                      label
-                    )}
-                  </th>
-                  {columns.map((col, i) => (
-                    <td key={i} className="py-1.5 pr-3">
-                      {col ? <CellBadge checks={checksOf(col)} /> : <span className="text-zinc-500">—</span>}
-                    </td>
-                  ))}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        columns={columns}
+        rows={rows}
+        rowKey={(row) => row.label}
+        size="sm"
+        testId="arena-matrix"
+        caption="Goal matrix"
+        empty={false}
+      />
     </Panel>
   );
 }

@@ -9,6 +9,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState, type ReactElement } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, fieldClass } from "@/components/ui/form";
+import { Table, type Column } from "@/components/ui/table";
 import {
   DIRECTIONS,
   EMPTY_FIELD,
@@ -108,6 +109,155 @@ export function RegisterFamilyForm() {
   // a level's problem (fields.2.levels.1) belongs to the row's levels input
   const fieldError = (i: number, key: string) => problemUnder(problems, `fields.${i}.${key}`);
 
+  // one control per column; a problem at fields.<row>.<key> is shown under its control
+  const withError = (i: number, key: string, control: ReactElement) => {
+    const error = fieldError(i, key);
+    return (
+      <>
+        {control}
+        {error && (
+          <div className="mt-0.5 max-w-48 text-xs text-red-700" data-testid={`field-${i}-${key}-error`}>
+            {error}
+          </div>
+        )}
+      </>
+    );
+  };
+  const invalid = (i: number, key: string) => (fieldError(i, key) ? true : undefined);
+  const isNumeric = (f: FieldDraft) => f.kind === "integer" || f.kind === "number";
+  const isLevelled = (f: FieldDraft) => f.kind === "ordinal" || f.kind === "nominal";
+  const fieldColumns: Column<FieldDraft>[] = [
+    {
+      key: "path",
+      header: "Path",
+      cell: (f, i) =>
+        withError(
+          i,
+          "path",
+          <input
+            className={`${fieldClass} w-36`}
+            aria-label={`Field ${i + 1} path`}
+            aria-invalid={invalid(i, "path")}
+            value={f.path}
+            onChange={(e) => updateField(i, { path: e.target.value })}
+          />,
+        ),
+    },
+    {
+      key: "kind",
+      header: "Kind",
+      cell: (f, i) =>
+        withError(
+          i,
+          "kind",
+          <select
+            className={fieldClass}
+            aria-label={`Field ${i + 1} kind`}
+            aria-invalid={invalid(i, "kind")}
+            value={f.kind}
+            onChange={(e) => updateField(i, { kind: e.target.value as FieldDraft["kind"] })}
+          >
+            {FIELD_KINDS.map((k) => (
+              <option key={k}>{k}</option>
+            ))}
+          </select>,
+        ),
+    },
+    ...(["min", "max"] as const).map((bound): Column<FieldDraft> => ({
+      key: bound,
+      header: bound === "min" ? "Min" : "Max",
+      cell: (f, i) =>
+        withError(
+          i,
+          bound,
+          <input
+            className={`${fieldClass} w-20`}
+            aria-label={`Field ${i + 1} ${bound}`}
+            aria-invalid={invalid(i, bound)}
+            inputMode="decimal"
+            disabled={!isNumeric(f)}
+            placeholder={isNumeric(f) ? "schema" : ""}
+            value={isNumeric(f) ? f[bound] : ""}
+            onChange={(e) => updateField(i, { [bound]: e.target.value })}
+          />,
+        ),
+    })),
+    {
+      key: "levels",
+      header: "Levels",
+      cell: (f, i) =>
+        withError(
+          i,
+          "levels",
+          <input
+            className={`${fieldClass} w-40`}
+            aria-label={`Field ${i + 1} levels`}
+            aria-invalid={invalid(i, "levels")}
+            disabled={!isLevelled(f)}
+            placeholder={isLevelled(f) ? "schema enum" : ""}
+            value={isLevelled(f) ? f.levels : ""}
+            onChange={(e) => updateField(i, { levels: e.target.value })}
+          />,
+        ),
+    },
+    {
+      key: "difficulty",
+      header: "Difficulty",
+      cell: (f, i) =>
+        withError(
+          i,
+          "difficulty",
+          <select
+            className={fieldClass}
+            aria-label={`Field ${i + 1} difficulty`}
+            aria-invalid={invalid(i, "difficulty")}
+            value={f.difficulty}
+            onChange={(e) => updateField(i, { difficulty: e.target.value as FieldDraft["difficulty"] })}
+          >
+            <option value="">—</option>
+            <option value="up">up (larger is harder)</option>
+            <option value="down">down (larger is easier)</option>
+          </select>,
+        ),
+    },
+    {
+      key: "direction",
+      header: "Direction",
+      cell: (f, i) =>
+        withError(
+          i,
+          "direction",
+          <select
+            className={fieldClass}
+            aria-label={`Field ${i + 1} direction`}
+            aria-invalid={invalid(i, "direction")}
+            value={f.direction}
+            onChange={(e) => updateField(i, { direction: e.target.value as FieldDraft["direction"] })}
+          >
+            <option value="">—</option>
+            {DIRECTIONS.map((d) => (
+              <option key={d}>{d}</option>
+            ))}
+          </select>,
+        ),
+    },
+    {
+      key: "remove",
+      header: "Remove",
+      hideHeader: true,
+      cell: (f, i) => (
+        <Button
+          size="sm"
+          variant="ghost"
+          aria-label={`Remove field ${i + 1}${f.path ? ` (${f.path})` : ""}`}
+          onClick={() => update({ fields: draft.fields.filter((_, j) => j !== i) })}
+        >
+          Remove
+        </Button>
+      ),
+    },
+  ];
+
   return (
     <form
       className="space-y-4"
@@ -187,150 +337,17 @@ export function RegisterFamilyForm() {
             fields: {problemAt(problems, "fields")}
           </p>
         )}
-        {/* relative: the sr-only headers (absolutely placed) stay inside this scroll box instead of widening the page */}
-        <div className="relative max-w-full overflow-x-auto">
-          <table className="text-sm" data-testid="family-field-rows">
-            <thead className="text-left text-xs text-zinc-600">
-              <tr>
-                <th className="pr-2 font-medium">Path</th>
-                <th className="pr-2 font-medium">Kind</th>
-                <th className="pr-2 font-medium">Min</th>
-                <th className="pr-2 font-medium">Max</th>
-                <th className="pr-2 font-medium">Levels</th>
-                <th className="pr-2 font-medium">Difficulty</th>
-                <th className="pr-2 font-medium">Direction</th>
-                <th>
-                  <span className="sr-only">Remove</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {draft.fields.map((f, i) => {
-                const numeric = f.kind === "integer" || f.kind === "number";
-                const levelled = f.kind === "ordinal" || f.kind === "nominal";
-                const cell = (key: string, control: ReactElement) => {
-                  const error = fieldError(i, key);
-                  return (
-                    <td className="py-1 pr-2 align-top">
-                      {control}
-                      {error && (
-                        <div className="mt-0.5 max-w-48 text-xs text-red-700" data-testid={`field-${i}-${key}-error`}>
-                          {error}
-                        </div>
-                      )}
-                    </td>
-                  );
-                };
-                const invalid = (key: string) => (fieldError(i, key) ? true : undefined);
-                return (
-                  <tr key={i} data-testid="family-field-row">
-                    {cell(
-                      "path",
-                      <input
-                        className={`${fieldClass} w-36`}
-                        aria-label={`Field ${i + 1} path`}
-                        aria-invalid={invalid("path")}
-                        value={f.path}
-                        onChange={(e) => updateField(i, { path: e.target.value })}
-                      />,
-                    )}
-                    {cell(
-                      "kind",
-                      <select
-                        className={fieldClass}
-                        aria-label={`Field ${i + 1} kind`}
-                        aria-invalid={invalid("kind")}
-                        value={f.kind}
-                        onChange={(e) => updateField(i, { kind: e.target.value as FieldDraft["kind"] })}
-                      >
-                        {FIELD_KINDS.map((k) => (
-                          <option key={k}>{k}</option>
-                        ))}
-                      </select>,
-                    )}
-                    {cell(
-                      "min",
-                      <input
-                        className={`${fieldClass} w-20`}
-                        aria-label={`Field ${i + 1} min`}
-                        aria-invalid={invalid("min")}
-                        inputMode="decimal"
-                        disabled={!numeric}
-                        placeholder={numeric ? "schema" : ""}
-                        value={numeric ? f.min : ""}
-                        onChange={(e) => updateField(i, { min: e.target.value })}
-                      />,
-                    )}
-                    {cell(
-                      "max",
-                      <input
-                        className={`${fieldClass} w-20`}
-                        aria-label={`Field ${i + 1} max`}
-                        aria-invalid={invalid("max")}
-                        inputMode="decimal"
-                        disabled={!numeric}
-                        placeholder={numeric ? "schema" : ""}
-                        value={numeric ? f.max : ""}
-                        onChange={(e) => updateField(i, { max: e.target.value })}
-                      />,
-                    )}
-                    {cell(
-                      "levels",
-                      <input
-                        className={`${fieldClass} w-40`}
-                        aria-label={`Field ${i + 1} levels`}
-                        aria-invalid={invalid("levels")}
-                        disabled={!levelled}
-                        placeholder={levelled ? "schema enum" : ""}
-                        value={levelled ? f.levels : ""}
-                        onChange={(e) => updateField(i, { levels: e.target.value })}
-                      />,
-                    )}
-                    {cell(
-                      "difficulty",
-                      <select
-                        className={fieldClass}
-                        aria-label={`Field ${i + 1} difficulty`}
-                        aria-invalid={invalid("difficulty")}
-                        value={f.difficulty}
-                        onChange={(e) => updateField(i, { difficulty: e.target.value as FieldDraft["difficulty"] })}
-                      >
-                        <option value="">—</option>
-                        <option value="up">up (larger is harder)</option>
-                        <option value="down">down (larger is easier)</option>
-                      </select>,
-                    )}
-                    {cell(
-                      "direction",
-                      <select
-                        className={fieldClass}
-                        aria-label={`Field ${i + 1} direction`}
-                        aria-invalid={invalid("direction")}
-                        value={f.direction}
-                        onChange={(e) => updateField(i, { direction: e.target.value as FieldDraft["direction"] })}
-                      >
-                        <option value="">—</option>
-                        {DIRECTIONS.map((d) => (
-                          <option key={d}>{d}</option>
-                        ))}
-                      </select>,
-                    )}
-                    <td className="py-1 align-top">
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        aria-label={`Remove field ${i + 1}${f.path ? ` (${f.path})` : ""}`}
-                        onClick={() => update({ fields: draft.fields.filter((_, j) => j !== i) })}
-                      >
-                        Remove
-                      </Button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          columns={fieldColumns}
+          rows={draft.fields}
+          rowKey={(_, i) => i}
+          rowProps={() => ({ "data-testid": "family-field-row" })}
+          size="sm"
+          compact
+          empty={false}
+          caption="Fields the engineer may change"
+          testId="family-field-rows"
+        />
         <div className="mt-2 flex flex-wrap gap-2">
           <Button size="sm" onClick={() => update({ fields: [...draft.fields, { ...EMPTY_FIELD }] })}>
             Add a field

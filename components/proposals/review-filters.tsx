@@ -2,6 +2,7 @@
 
 import type { ReactNode } from "react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Button } from "@/components/ui/button";
 import type { ProposalData } from "./proposal-view";
 
 type Item = ProposalData["items"][number];
@@ -62,15 +63,9 @@ export function useReviewFilters(): [ReviewFilters, (changes: Partial<ReviewFilt
 
 function Chip({ active, onClick, children, testId }: { active: boolean; onClick: () => void; children: ReactNode; testId: string }) {
   return (
-    <button
-      type="button"
-      onClick={onClick}
-      aria-pressed={active}
-      data-testid={testId}
-      className={`rounded px-2 py-0.5 ${active ? "bg-zinc-900 text-white" : "bg-zinc-100 hover:bg-zinc-200"}`}
-    >
+    <Button variant="toggle" size="sm" onClick={onClick} aria-pressed={active} data-testid={testId}>
       {children}
-    </button>
+    </Button>
   );
 }
 
@@ -131,14 +126,14 @@ export function ReviewFilterChips({
           fields only
         </label>
         {active && (
-          <button
-            type="button"
-            className="text-blue-700 hover:underline"
+          <Button
+            variant="link"
+            size="sm"
             onClick={() => onChange({ op: "all", decision: "all", direction: "all" })}
             data-testid="filter-clear"
           >
             clear filters
-          </button>
+          </Button>
         )}
       </div>
     </div>

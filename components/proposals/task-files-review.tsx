@@ -12,6 +12,7 @@ import { structuredPatch } from "diff";
 import { useState } from "react";
 import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
+import { Table, type Column } from "@/components/ui/table";
 import { languageFor } from "@/components/tasks/code-languages";
 
 interface TaskDiff {
@@ -25,6 +26,12 @@ interface TaskDiff {
 }
 
 const show = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "string" ? v : JSON.stringify(v));
+
+const TOML_COLUMNS: Column<TaskDiff["taskToml"][number]>[] = [
+  { key: "key", header: "key", rowHeader: true, className: "font-mono", cell: (c) => c.key },
+  { key: "parent", header: "parent", className: "font-mono text-red-800", cell: (c) => show(c.before) },
+  { key: "child", header: "child", className: "font-mono text-green-800", cell: (c) => show(c.after) },
+];
 
 /** Unified diff of one file, three lines of context, added and removed lines highlighted. */
 function FileDiff({ path, before, after }: { path: string; before: string | null; after: string }) {
@@ -101,25 +108,16 @@ export function TaskFilesReview({ proposalId, itemId, reviewable }: { proposalId
         </ul>
       )}
       {d.taskToml.length > 0 && (
-        <table className="text-xs" data-testid="task-toml-changes">
-          <caption className="text-left font-medium text-zinc-700">task.toml changes</caption>
-          <thead>
-            <tr className="text-left text-zinc-500">
-              <th className="pr-4 font-normal">key</th>
-              <th className="pr-4 font-normal">parent</th>
-              <th className="font-normal">child</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.taskToml.map((c) => (
-              <tr key={c.key}>
-                <td className="pr-4 font-mono">{c.key}</td>
-                <td className="pr-4 font-mono text-red-800">{show(c.before)}</td>
-                <td className="font-mono text-green-800">{show(c.after)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          columns={TOML_COLUMNS}
+          rows={d.taskToml}
+          rowKey={(c) => c.key}
+          size="xs"
+          compact
+          caption="task.toml changes"
+          showCaption
+          testId="task-toml-changes"
+        />
       )}
       {d.files.map((f) => (
         <div key={f.path} className="space-y-1">

@@ -106,15 +106,9 @@ export function AnnotationPanel({
         >
           <div className="flex flex-wrap gap-1" role="group" aria-label="label">
             {labels.map((l) => (
-              <button
-                key={l}
-                type="button"
-                aria-pressed={label === l}
-                onClick={() => setLabel(label === l ? null : l)}
-                className={`rounded border px-2 py-1 text-xs ${label === l ? "border-indigo-600 bg-indigo-600 text-white" : "border-zinc-300 bg-white text-zinc-700"}`}
-              >
+              <Button key={l} variant="toggle" size="sm" aria-pressed={label === l} onClick={() => setLabel(label === l ? null : l)}>
                 {l}
-              </button>
+              </Button>
             ))}
             {labels.length === 0 && <span className="text-xs text-zinc-500">No labels in this project yet: add one on the right.</span>}
           </div>

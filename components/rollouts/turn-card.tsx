@@ -206,15 +206,11 @@ function Reasoning({ rolloutId, turn, query }: { rolloutId: number; turn: TurnOu
   const text = cut ? slices.data?.pages[0]?.reasoning : turn.reasoningPreview;
   return (
     <div className="mt-1" data-testid="turn-reasoning">
-      <button
-        type="button"
-        className="text-xs text-zinc-500 hover:text-zinc-800"
-        aria-expanded={open}
-        onClick={() => setOpen(!open)}
-        data-testid="reasoning-toggle"
-      >
-        {open ? "▾" : "▸"} Reasoning <span className="num">({count(length)} chars)</span>
-      </button>
+      <Button variant="ghost" size="sm" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="reasoning-toggle">
+        <span>
+          {open ? "▾" : "▸"} Reasoning <span className="num">({count(length)} chars)</span>
+        </span>
+      </Button>
       {open && (
         <div
           className="mt-1 max-h-[40vh] overflow-auto rounded border-l-2 border-violet-200 bg-violet-50/40 py-1 pl-2 pr-1"
@@ -321,20 +317,21 @@ function ToolCalls({ rolloutId, turn, query }: { rolloutId: number; turn: TurnOu
           const open = i === openIndex;
           const args = oneLine(c.argumentsPreview, 120);
           return (
-            <button
+            <Button
               key={callKey(c, i)}
-              type="button"
+              variant="toggle"
+              size="xs"
               data-testid="tool-call"
               aria-expanded={open}
               title={`${c.name} · ${count(c.argumentsLength)} chars of arguments`}
               onClick={() => setOpenId(open ? null : callKey(c, i))}
-              className={`max-w-full truncate rounded border px-1.5 py-0.5 text-left font-mono text-xs ${
-                open ? "border-violet-300 bg-violet-100 text-violet-900" : "border-zinc-200 bg-zinc-50 text-zinc-700 hover:border-zinc-300"
-              }`}
+              className="max-w-full font-mono"
             >
-              <span className="font-semibold">{c.name}</span>({highlight(args, query)}
-              {c.argumentsLength > args.length ? "…" : ""})
-            </button>
+              <span className="truncate">
+                <span className="font-semibold">{c.name}</span>({highlight(args, query)}
+                {c.argumentsLength > args.length ? "…" : ""})
+              </span>
+            </Button>
           );
         })}
       </div>
@@ -430,25 +427,21 @@ function DocumentsBadge({ documents, open, onToggle }: { documents: DocumentOutl
     else if (d.relevant === false) distractors++;
   }
   return (
-    <button
-      type="button"
-      data-testid="documents-badge"
-      aria-expanded={open}
-      onClick={onToggle}
-      className="num rounded border border-zinc-200 bg-white px-1.5 py-0.5 text-xs text-zinc-700 hover:border-zinc-300"
-    >
-      {documents.length} {documents.length === 1 ? "document" : "documents"}
-      {(relevant > 0 || distractors > 0) && (
-        <>
-          {" · "}
-          <span className="text-emerald-700">{relevant} relevant</span>
-          {" · "}
-          <span className="text-red-700">
-            {distractors} {distractors === 1 ? "distractor" : "distractors"}
-          </span>
-        </>
-      )}
-    </button>
+    <Button variant="toggle" size="xs" data-testid="documents-badge" aria-expanded={open} onClick={onToggle} className="num">
+      <span>
+        {documents.length} {documents.length === 1 ? "document" : "documents"}
+        {(relevant > 0 || distractors > 0) && (
+          <>
+            {" · "}
+            <span className="text-emerald-700">{relevant} relevant</span>
+            {" · "}
+            <span className="text-red-700">
+              {distractors} {distractors === 1 ? "distractor" : "distractors"}
+            </span>
+          </>
+        )}
+      </span>
+    </Button>
   );
 }
 

@@ -4,6 +4,7 @@ import CodeMirror from "@uiw/react-codemirror";
 import { EditorView } from "@codemirror/view";
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { languageFor } from "./code-languages";
 
 export interface TaskFileEntry {
@@ -58,13 +59,15 @@ export function TaskFiles({ slug, envKey, files }: { slug: string; envKey: strin
             </li>
           ) : (
             <li key={r.path} style={{ paddingLeft: `${r.depth * 12}px` }}>
-              <button
-                className={`w-full truncate rounded px-1 py-0.5 text-left hover:bg-zinc-100 ${selected === r.path ? "bg-zinc-200 font-semibold" : ""}`}
+              <Button
+                variant="item"
+                size="xs"
+                aria-current={selected === r.path || undefined}
                 onClick={() => setSelected(r.path)}
                 title={`${r.path} (${r.size} bytes)`}
               >
-                {r.name}
-              </button>
+                <span className="truncate">{r.name}</span>
+              </Button>
             </li>
           ),
         )}

@@ -15,6 +15,8 @@ export interface Column<T> {
   headerClassName?: string;
   /** data-testid of this column's cells */
   cellTestId?: string;
+  /** this column names its row: its cells are <th scope="row"> (e.g. the first column of a matrix) */
+  rowHeader?: boolean;
 }
 
 /** Extra attributes for a <tr>: test ids, data-*, and useListNavigation's rowProps (ref, aria-current, onClick). */
@@ -25,8 +27,9 @@ const TEXT = { xs: "text-xs", sm: "text-sm", base: "" } as const;
 /**
  * A data table. Sortable headers are <button>s inside <th aria-sort>; `sort`/`onSort` are
  * controlled by the caller (URL state, useTableSort, …). With no rows it says `empty`. It scrolls
- * sideways inside its own box (focusable, named by `caption`), so a wide table never widens the page. It uses no hooks, so server
- * pages render it too (without sorting).
+ * sideways inside its own box (focusable, named by `caption`), so a wide table never widens the page.
+ * `compact` draws a dense table only as wide as its content (a few key/value rows, rows of form
+ * controls). It uses no hooks, so server pages render it too (without sorting).
  */
 export function Table<T>({
   columns,
@@ -41,7 +44,9 @@ export function Table<T>({
   size = "base",
   framed = false,
   numeric = false,
+  compact = false,
   caption,
+  showCaption = false,
   className = "",
 }: {
   columns: Column<T>[];
@@ -59,10 +64,16 @@ export function Table<T>({
   framed?: boolean;
   /** tabular figures for every cell */
   numeric?: boolean;
+  /** dense cells, and the table only as wide as its content */
+  compact?: boolean;
+  /** names the table for assistive tech (and its scroll box) */
   caption?: string;
+  /** shows the caption above the table instead of only to assistive tech */
+  showCaption?: boolean;
   className?: string;
 }) {
   const edge = framed ? "first:pl-3 last:pr-3" : "";
+  const pad = compact ? { head: "py-1 pr-2", cell: "py-1 pr-2" } : { head: "py-2 pr-3", cell: "py-1.5 pr-3" };
   return (
     // focusable so a keyboard can scroll a table wider than a phone (axe: scrollable-region-focusable)
     <div
@@ -71,8 +82,8 @@ export function Table<T>({
       aria-label={caption ?? testId?.replace(/-/g, " ") ?? "table"}
       className={`relative max-w-full overflow-x-auto focus-visible:outline-2 focus-visible:outline-zinc-400 ${framed ? "rounded-md border border-zinc-200 bg-white" : ""} ${className}`}
     >
-      <table className={`w-full ${TEXT[size]} ${numeric ? "num" : ""}`} data-testid={testId}>
-        {caption && <caption className="sr-only">{caption}</caption>}
+      <table className={`${compact ? "" : "w-full"} ${TEXT[size]} ${numeric ? "num" : ""}`} data-testid={testId}>
+        {caption && <caption className={showCaption ? "mb-1 text-left font-medium text-zinc-700" : "sr-only"}>{caption}</caption>}
         <thead className="text-left text-xs uppercase tracking-wide text-zinc-500">
           <tr>
             {columns.map((c) => {
@@ -83,7 +94,7 @@ export function Table<T>({
                   key={c.key}
                   scope="col"
                   aria-sort={sortable ? ariaSort(sort, c.key) : undefined}
-                  className={`py-2 pr-3 font-medium whitespace-nowrap last:pr-0 ${align} ${edge} ${c.headerClassName ?? ""}`}
+                  className={`${pad.head} font-medium whitespace-nowrap last:pr-0 ${align} ${edge} ${c.headerClassName ?? ""}`}
                 >
                   {c.hideHeader ? (
                     <span className="sr-only">{c.header}</span>
@@ -113,15 +124,19 @@ export function Table<T>({
               {...rowProps?.(row, i)}
               className={`border-t border-zinc-100 align-top data-[selected=true]:bg-amber-50 ${rowClassName?.(row, i) ?? ""}`}
             >
-              {columns.map((c) => (
-                <td
-                  key={c.key}
-                  data-testid={c.cellTestId}
-                  className={`py-1.5 pr-3 last:pr-0 ${c.align === "right" ? "text-right" : ""} ${edge} ${c.className ?? ""}`}
-                >
-                  {c.cell(row, i)}
-                </td>
-              ))}
+              {columns.map((c) => {
+                const Cell = c.rowHeader ? "th" : "td";
+                return (
+                  <Cell
+                    key={c.key}
+                    scope={c.rowHeader ? "row" : undefined}
+                    data-testid={c.cellTestId}
+                    className={`${pad.cell} last:pr-0 ${c.rowHeader ? "text-left font-normal" : ""} ${c.align === "right" ? "text-right" : ""} ${edge} ${c.className ?? ""}`}
+                  >
+                    {c.cell(row, i)}
+                  </Cell>
+                );
+              })}
             </tr>
           ))}
           {rows.length === 0 && empty !== false && (

@@ -5,7 +5,7 @@ import { Panel, Shell } from "@/components/ui/shell";
 import { Table } from "@/components/ui/table";
 import { dateTime } from "@/components/ui/format";
 import { Field, fieldClass } from "@/components/ui/form";
-import { buttonClass } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { AuditChange } from "@/components/audit/audit-change";
 import { auditEntityHref } from "@/components/audit/entity-link";
 
@@ -75,9 +75,9 @@ export default async function AuditPage({
         <Field label="Entity id">
           <input name="entityId" defaultValue={filters.entityId ?? ""} className={`${fieldClass} w-32`} />
         </Field>
-        <button type="submit" className={buttonClass("primary")}>
+        <Button type="submit" variant="primary">
           Filter
-        </button>
+        </Button>
         {filtered && (
           <Link href={auditUrl(slug, {})} className={buttonClass("ghost")}>
             Clear filters
