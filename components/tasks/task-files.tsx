@@ -39,9 +39,8 @@ export function TaskFiles({ slug, envKey, files }: { slug: string; envKey: strin
     queryKey: ["task-file", slug, envKey, selected],
     enabled: selected !== null,
     queryFn: async () => {
-      const res = await fetch(
-        `/api/v1/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(envKey)}/files/${selected!.split("/").map(encodeURIComponent).join("/")}`,
-      );
+      const filePath = selected!.split("/").map(encodeURIComponent).join("/");
+      const res = await fetch(`/api/v1/projects/${encodeURIComponent(slug)}/environments/${encodeURIComponent(envKey)}/files/${filePath}`);
       if (!res.ok) throw new Error(`Could not read ${selected} (${res.status})`);
       const binary = !(res.headers.get("content-type") ?? "").startsWith("text/");
       return binary

@@ -80,7 +80,10 @@ export function Table<T>({
       tabIndex={0}
       role="region"
       aria-label={caption ?? testId?.replace(/-/g, " ") ?? "table"}
-      className={`relative max-w-full overflow-x-auto focus-visible:outline-2 focus-visible:outline-zinc-400 ${framed ? "rounded-md border border-zinc-200 bg-white" : ""} ${className}`}
+      className={
+        `relative max-w-full overflow-x-auto focus-visible:outline-2 focus-visible:outline-zinc-400 ` +
+        `${framed ? "rounded-md border border-zinc-200 bg-white" : ""} ${className}`
+      }
     >
       <table className={`${compact ? "" : "w-full"} ${TEXT[size]} ${numeric ? "num" : ""}`} data-testid={testId}>
         {caption && <caption className={showCaption ? "mb-1 text-left font-medium text-zinc-700" : "sr-only"}>{caption}</caption>}
@@ -102,7 +105,10 @@ export function Table<T>({
                     <button
                       type="button"
                       onClick={() => onSort(c.key)}
-                      className={`inline-flex w-full items-center gap-0.5 tracking-wide uppercase hover:text-zinc-900 ${c.align === "right" ? "justify-end" : ""}`}
+                      className={
+                        `inline-flex w-full items-center gap-0.5 tracking-wide uppercase hover:text-zinc-900 ` +
+                        `${c.align === "right" ? "justify-end" : ""}`
+                      }
                     >
                       {c.header}
                       <span aria-hidden className="w-3 text-zinc-500">
@@ -131,7 +137,10 @@ export function Table<T>({
                     key={c.key}
                     scope={c.rowHeader ? "row" : undefined}
                     data-testid={c.cellTestId}
-                    className={`${pad.cell} last:pr-0 ${c.rowHeader ? "text-left font-normal" : ""} ${c.align === "right" ? "text-right" : ""} ${edge} ${c.className ?? ""}`}
+                    className={
+                      `${pad.cell} last:pr-0 ${c.rowHeader ? "text-left font-normal" : ""} ${c.align === "right" ? "text-right" : ""} ` +
+                      `${edge} ${c.className ?? ""}`
+                    }
                   >
                     {c.cell(row, i)}
                   </Cell>
