@@ -49,10 +49,4 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   prettier,
-  {
-    // after eslint-config-prettier, which turns max-len off: Prettier (width 140) cannot break long strings, template
-    // literals or comments, so this catches them (issue 12). Break a string by concatenation (same text) or wrap the
-    // comment; only a line holding a URL may run over.
-    rules: { "max-len": ["error", { code: 160, tabWidth: 2, ignoreUrls: true }] },
-  },
 );
