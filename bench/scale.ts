@@ -7,6 +7,7 @@
  * aggregate triggers run as on any insert). Then p50/p95 of the generation dashboard, failures,
  * environment table and explorer search over HTTP, with a restart of the app (and its Postgres)
  * before each round so the first request of every round is a cold one, and the server's max RSS.
+ * `--data-dir <dir>` keeps the loaded database there and reuses it on the next run with the same folder.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -31,6 +32,12 @@ const WARM = flag("--warm", 9);
 const POLICIES = ["ckpt-step100", "ckpt-step200", "ckpt-step300", "ckpt-step400"];
 const COPY_CHUNK = 250_000;
 const PORT = 3093;
+// --data-dir <dir>: load into (or reuse, when it holds a finished load) this folder and keep it afterwards, for profiling
+const dataDirFlag = (() => {
+  const i = argv.indexOf("--data-dir");
+  return i >= 0 && argv[i + 1] ? path.resolve(argv[i + 1]) : null;
+})();
+const LOADED_MARKER = "bench-scale-loaded.json";
 
 /** Deterministic pseudo-random in [0, 1) from an integer and a stream number. */
 function rand(i: number, stream: number): number {
@@ -226,23 +233,33 @@ async function main() {
   console.log(
     `[bench:scale] ${machine()}; ${total.toLocaleString("en-US")} rollouts, ${inGeneration.toLocaleString("en-US")} in generation ${generations - 1}, ${ENVIRONMENTS} environments, ${POLICIES.length} policies, ${generations} generations`,
   );
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ef-bench-scale-"));
+  const dataDir = dataDirFlag ?? fs.mkdtempSync(path.join(os.tmpdir(), "ef-bench-scale-"));
+  fs.mkdirSync(dataDir, { recursive: true });
   fs.chmodSync(dataDir, 0o755);
+  const marker = path.join(dataDir, LOADED_MARKER);
+  const reused = fs.existsSync(marker) ? (JSON.parse(fs.readFileSync(marker, "utf8")) as { loadSeconds: number; argv: string }) : null;
   let app = await startApp(PORT, { dataDir });
   const rss = rssSampler();
   rss.watch(app.pid);
   try {
-    const ids = await setUp(app, generations);
     const db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
-    const t0 = performance.now();
-    for (let from = 0; from < total; from += COPY_CHUNK) {
-      await copyRange(db, from, Math.min(total, from + COPY_CHUNK), ids);
-      const done = Math.min(total, from + COPY_CHUNK);
-      const s = (performance.now() - t0) / 1000;
-      console.log(`[bench:scale] loaded ${done.toLocaleString("en-US")} rollouts in ${s.toFixed(0)} s (${Math.round(done / s)}/s)`);
+    let loadSeconds: number;
+    if (reused) {
+      loadSeconds = reused.loadSeconds;
+      console.log(`[bench:scale] reusing the data loaded in ${dataDir} (${reused.argv})`);
+    } else {
+      const ids = await setUp(app, generations);
+      const t0 = performance.now();
+      for (let from = 0; from < total; from += COPY_CHUNK) {
+        await copyRange(db, from, Math.min(total, from + COPY_CHUNK), ids);
+        const done = Math.min(total, from + COPY_CHUNK);
+        const s = (performance.now() - t0) / 1000;
+        console.log(`[bench:scale] loaded ${done.toLocaleString("en-US")} rollouts in ${s.toFixed(0)} s (${Math.round(done / s)}/s)`);
+      }
+      loadSeconds = (performance.now() - t0) / 1000;
+      if (dataDirFlag) fs.writeFileSync(marker, JSON.stringify({ loadSeconds, argv: argv.join(" ") }));
     }
-    const loadSeconds = (performance.now() - t0) / 1000;
     await db.query("analyze");
     const sizes = (
       await db.query(
@@ -339,7 +356,7 @@ Max server RSS (the Node process serving the app, sampled every 200 ms): ${resul
     console.log(JSON.stringify(result));
   } finally {
     rss.stop();
-    await app.stop({ keepData: false });
+    await app.stop({ keepData: dataDirFlag !== null });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * rollout_aggregates and failure_aggregates (kept by triggers on rollouts, ADR 0005) always equal a
+ * rollout_aggregates, failure_aggregates and the facet and category aggregates (kept by triggers on rollouts, ADR 0005) always equal a
  * from-scratch recomputation over the rollouts table: ingest in many small batches with duplicates
  * inside and across batches, a re-import, two overlapping imports at once, reclassification and
  * moves (updates), deletes of single rollouts and cascades, and the migration's backfill.
@@ -80,9 +80,15 @@ async function storedAndRecomputed() {
   const recomputedExceptions = await q(sql`
     select generation_id, policy_id, error_type, count(*)::int as n, sum(case when success then 1 else 0 end)::int as successes
     from rollouts where error_type is not null group by 1, 2, 3 order by 1, 2, 3`);
+  const storedCategories = await q(sql`select generation_id, policy_id, category, n from category_aggregates order by 1, 2, 3`);
+  const recomputedCategories = await q(sql`
+    select generation_id, policy_id, failure_category as category, count(*)::int as n
+    from rollouts where failure_category is not null group by 1, 2, 3 order by 1, 2, 3`);
   return {
     stored,
     recomputed,
+    storedCategories,
+    recomputedCategories,
     storedFailures,
     recomputedFailures,
     storedBehaviours,
@@ -99,6 +105,7 @@ async function expectExact() {
   expect(s.storedFailures).toEqual(s.recomputedFailures);
   expect(s.storedBehaviours).toEqual(s.recomputedBehaviours);
   expect(s.storedExceptions).toEqual(s.recomputedExceptions);
+  expect(s.storedCategories).toEqual(s.recomputedCategories);
   return s;
 }
 
@@ -167,6 +174,7 @@ describe("incremental rollout aggregates", () => {
     await db.db.execute(sql`delete from rollouts where project_id = ${project.id}`);
     expect((await db.db.execute(sql`select count(*)::int as n from rollout_aggregates`)).rows[0].n).toBe(0);
     expect((await db.db.execute(sql`select count(*)::int as n from failure_aggregates`)).rows[0].n).toBe(0);
+    expect((await db.db.execute(sql`select count(*)::int as n from category_aggregates`)).rows[0].n).toBe(0);
   });
 
   it("are rebuilt exactly by the migration's backfill over rollouts already stored", async () => {
@@ -175,12 +183,15 @@ describe("incremental rollout aggregates", () => {
     const expected = await expectExact();
     expect(expected.storedBehaviours.length).toBeGreaterThan(0);
     expect(expected.storedExceptions.length).toBeGreaterThan(0);
+    expect(expected.storedCategories.length).toBeGreaterThan(0);
     await db.db.execute(sql`delete from rollout_aggregates`);
     await db.db.execute(sql`delete from failure_aggregates`);
     await db.db.execute(sql`delete from behaviour_aggregates`);
     await db.db.execute(sql`delete from exception_aggregates`);
+    await db.db.execute(sql`delete from category_aggregates`);
     await db.db.execute(sql`do $$ declare stmt text; begin
-      foreach stmt in array envforge_aggregates_add_sql('rollouts') || envforge_facets_add_sql('rollouts') loop execute stmt; end loop; end $$`);
+      foreach stmt in array envforge_aggregates_add_sql('rollouts') || envforge_facets_add_sql('rollouts')
+        || envforge_categories_add_sql('rollouts') loop execute stmt; end loop; end $$`);
     const rebuilt = await expectExact();
     expect(rebuilt.stored).toEqual(expected.stored);
   });

@@ -77,13 +77,25 @@ describe("pass@k", () => {
     expect(Object.keys(curve)).toEqual(["1", "2", "3", "4", "5"]);
     expect(curve["2"]).toBeCloseTo((0.7 + 0 + 1) / 3, 12);
   });
-  it("gives the curve bit for bit equal to pass@k asked for each k, on skewed environments", () => {
-    // sizes from 1 to 400 attempts, successes anywhere from none to all
-    const envs = Array.from({ length: 60 }, (_, i) => env(1 + ((i * i * 37) % 400), 0)).map((e, i) => ({ ...e, s: (i * 53) % (e.n + 1) }));
+  it("gives the curve equal to pass@k asked for each k, on skewed environments with repeated (n, c)", () => {
+    // sizes from 1 to 400 attempts, successes anywhere from none to all; every environment twice (a shared term)
+    const base = Array.from({ length: 60 }, (_, i) => env(1 + ((i * i * 37) % 400), 0)).map((e, i) => ({ ...e, s: (i * 53) % (e.n + 1) }));
+    const envs = [...base, ...base.slice(0, 30)];
     const curve = passAtKCurve(envs);
     const maxN = Math.max(...envs.map((e) => e.n));
     expect(Object.keys(curve)).toHaveLength(maxN);
-    for (let k = 1; k <= maxN; k++) expect(curve[String(k)]).toBe(passAtK(envs, k));
+    // equal up to the order of float additions
+    for (let k = 1; k <= maxN; k++) expect(curve[String(k)]).toBeCloseTo(passAtK(envs, k)!, 13);
+  });
+  it("gives the tail of an environment with tens of thousands of attempts exactly (terms that round to 1)", () => {
+    // 58,000 attempts with 1% success: from some k on every term is 1 in floating point
+    const envs = [env(58_000, 580), env(1000, 0), env(1000, 1000), env(300, 7)];
+    const curve = passAtKCurve(envs);
+    expect(Object.keys(curve)).toHaveLength(58_000);
+    for (const k of [1, 2, 10, 299, 300, 301, 999, 1000, 1001, 3000, 4000, 10_000, 57_420, 57_421, 58_000])
+      expect(curve[String(k)]).toBeCloseTo(passAtK(envs, k)!, 13);
+    expect(curve["58000"]).toBe(1);
+    expect(curve["4000"]).toBe(1); // 1 - 0.99^4000 rounds to 1
   });
 });
 

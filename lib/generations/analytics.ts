@@ -7,6 +7,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import {
   behaviourAggregates,
+  categoryAggregates,
   environments,
   exceptionAggregates,
   failureAggregates,
@@ -129,15 +130,18 @@ export function familyFieldBreakdowns(
     }));
 }
 
-/** Failed rollouts per failure category of a generation (optionally one policy), from failure_aggregates. */
+/** Failed rollouts per failure category of a generation (optionally one policy), from category_aggregates (a few rows a policy). */
 export async function categoryCounts(db: Db, generationId: number, policyId?: number) {
   const rows = await db
-    .select({ category: failureAggregates.category, count: sql<number>`sum(${failureAggregates.n})::int` })
-    .from(failureAggregates)
+    .select({ category: categoryAggregates.category, count: sql<number>`sum(${categoryAggregates.n})::int` })
+    .from(categoryAggregates)
     .where(
-      and(eq(failureAggregates.generationId, generationId), policyId !== undefined ? eq(failureAggregates.policyId, policyId) : undefined),
+      and(
+        eq(categoryAggregates.generationId, generationId),
+        policyId !== undefined ? eq(categoryAggregates.policyId, policyId) : undefined,
+      ),
     )
-    .groupBy(failureAggregates.category);
+    .groupBy(categoryAggregates.category);
   const order = (c: string) => FAILURE_CATEGORIES.indexOf(c as FailureCategory);
   return rows
     .map((r) => ({ category: r.category as FailureCategory, count: r.count, infra: INFRA_CATEGORIES.has(r.category as FailureCategory) }))

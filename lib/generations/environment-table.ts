@@ -2,7 +2,7 @@
  * The environment table of a generation: filters (field values, tier, success range, failure
  * category, key text), sorting by any stat, keyset cursor over (sort value, key).
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { failureAggregates, rolloutAggregates } from "@/lib/db/schema";
@@ -139,16 +139,103 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
   const q = parseOrThrow(environmentTableQuery, Object.fromEntries([...params].filter(([k]) => !k.startsWith("field."))), "query", 400);
   const fields = fieldFilters(family, params);
   const policy = q.policy ? await resolvePolicy(db, project.id, q.policy) : undefined;
-  const [members, aggs, categoryRows, testRows] = await Promise.all([
+  // categories and tests are read for the page's environments only (and, to filter by a category, the ids that have it)
+  const [members, aggs, withCategory] = await Promise.all([
     generationMembers(db, g.id),
     environmentPolicyAggregates(db, g.id, policy?.id),
+    q.category ? environmentsWithCategory(db, g.id, q.category, policy?.id) : undefined,
+  ]);
+  const byEnv = combineByEnvironment(aggs, new Map(members.map((m) => [m.id, m.pMax])));
+  const tiers = tiersByEnvironment(aggs);
+  const needle = q.q?.trim().toLowerCase();
+
+  const rows: (EnvironmentTableRow & { id: number })[] = [];
+  for (const m of members) {
+    const a = byEnv.get(m.id);
+    const successRate = a && a.n > 0 ? a.s / a.n : null;
+    const tier = policy ? (successRate === null ? null : difficultyTier(successRate)) : (tiers.get(m.id) ?? null);
+    if (q.tier && tier !== q.tier) continue;
+    if (q.minSuccess !== undefined && (successRate === null || successRate < q.minSuccess)) continue;
+    if (q.maxSuccess !== undefined && (successRate === null || successRate > q.maxSuccess)) continue;
+    if (withCategory && !withCategory.has(m.id)) continue;
+    if (needle && !m.key.toLowerCase().includes(needle)) continue;
+    if (fields.some((f) => !f.test(configValue(m.config, f.path)))) continue;
+    rows.push({
+      id: m.id,
+      key: m.key,
+      config: m.config,
+      parentKey: m.parentKey,
+      op: m.op,
+      direction: m.direction,
+      weight: m.weight,
+      validation: { state: m.validationState, pMax: m.pMax },
+      tier,
+      categories: [],
+      stats: {
+        rollouts: a?.n ?? 0,
+        successes: a?.s ?? 0,
+        successRate,
+        learnability: a ? environmentLearnability(a) : null,
+        testsPassed: null,
+        testsRun: null,
+      },
+    });
+  }
+
+  const desc = q.order === "desc";
+  const pos = (r: EnvironmentTableRow): Position => ({ v: sortValue(r, q.sort), k: r.key });
+  rows.sort((x, y) => compare(pos(x), pos(y), desc));
+  const after = q.cursor ? decodeCursor(q.cursor) : null;
+  const start = after ? rows.findIndex((r) => compare(pos(r), after, desc) > 0) : 0;
+  const page = start < 0 ? [] : rows.slice(start, start + q.limit);
+  const more = start >= 0 && start + q.limit < rows.length;
+  const { categories, tests } = await pageDetails(
+    db,
+    g.id,
+    page.map((r) => r.id),
+    policy?.id,
+  );
+  const items: EnvironmentTableRow[] = page.map(({ id, ...row }) => ({
+    ...row,
+    categories: categories.get(id) ?? [],
+    stats: { ...row.stats, testsPassed: tests.get(id)?.passed ?? null, testsRun: tests.get(id)?.run ?? null },
+  }));
+  return { items, total: rows.length, nextCursor: more ? encodeCursor(pos(page[page.length - 1])) : null };
+}
+
+/** Ids of a generation's environments with failures of a category (optionally one policy's). */
+async function environmentsWithCategory(db: Db, generationId: number, category: string, policyId?: number): Promise<Set<number>> {
+  const rows = await db
+    .selectDistinct({ environmentId: failureAggregates.environmentId })
+    .from(failureAggregates)
+    .where(
+      and(
+        eq(failureAggregates.generationId, generationId),
+        eq(failureAggregates.category, category),
+        policyId !== undefined ? eq(failureAggregates.policyId, policyId) : undefined,
+      ),
+    );
+  return new Set(rows.map((r) => r.environmentId));
+}
+
+/** Failure categories (sorted) and tests passed/run of some environments of a generation, from the aggregates. */
+async function pageDetails(db: Db, generationId: number, environmentIds: number[], policyId?: number) {
+  if (environmentIds.length === 0)
+    return { categories: new Map<number, string[]>(), tests: new Map<number, { passed: number | null; run: number | null }>() };
+  const [categoryRows, testRows] = await Promise.all([
     db
       .select({
         environmentId: failureAggregates.environmentId,
         categories: sql<string[]>`array_agg(distinct ${failureAggregates.category})`,
       })
       .from(failureAggregates)
-      .where(and(eq(failureAggregates.generationId, g.id), policy ? eq(failureAggregates.policyId, policy.id) : undefined))
+      .where(
+        and(
+          eq(failureAggregates.generationId, generationId),
+          inArray(failureAggregates.environmentId, environmentIds),
+          policyId !== undefined ? eq(failureAggregates.policyId, policyId) : undefined,
+        ),
+      )
       .groupBy(failureAggregates.environmentId),
     db
       .select({
@@ -160,53 +247,17 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
         testsRun: sql<number | null>`case when sum(${rolloutAggregates.testsRunN}) > 0 then sum(${rolloutAggregates.testsRun}) end::int`,
       })
       .from(rolloutAggregates)
-      .where(and(eq(rolloutAggregates.generationId, g.id), policy ? eq(rolloutAggregates.policyId, policy.id) : undefined))
+      .where(
+        and(
+          eq(rolloutAggregates.generationId, generationId),
+          inArray(rolloutAggregates.environmentId, environmentIds),
+          policyId !== undefined ? eq(rolloutAggregates.policyId, policyId) : undefined,
+        ),
+      )
       .groupBy(rolloutAggregates.environmentId),
   ]);
-  const byEnv = combineByEnvironment(aggs, new Map(members.map((m) => [m.id, m.pMax])));
-  const tiers = tiersByEnvironment(aggs);
-  const categories = new Map(categoryRows.map((r) => [r.environmentId, r.categories]));
-  const tests = new Map(testRows.map((r) => [r.environmentId, { passed: r.testsPassed, run: r.testsRun }]));
-  const needle = q.q?.trim().toLowerCase();
-
-  const rows: EnvironmentTableRow[] = [];
-  for (const m of members) {
-    const a = byEnv.get(m.id);
-    const successRate = a && a.n > 0 ? a.s / a.n : null;
-    const row: EnvironmentTableRow = {
-      key: m.key,
-      config: m.config,
-      parentKey: m.parentKey,
-      op: m.op,
-      direction: m.direction,
-      weight: m.weight,
-      validation: { state: m.validationState, pMax: m.pMax },
-      tier: policy ? (successRate === null ? null : difficultyTier(successRate)) : (tiers.get(m.id) ?? null),
-      categories: categories.get(m.id) ?? [],
-      stats: {
-        rollouts: a?.n ?? 0,
-        successes: a?.s ?? 0,
-        successRate,
-        learnability: a ? environmentLearnability(a) : null,
-        testsPassed: tests.get(m.id)?.passed ?? null,
-        testsRun: tests.get(m.id)?.run ?? null,
-      },
-    };
-    if (q.tier && row.tier !== q.tier) continue;
-    if (q.minSuccess !== undefined && (successRate === null || successRate < q.minSuccess)) continue;
-    if (q.maxSuccess !== undefined && (successRate === null || successRate > q.maxSuccess)) continue;
-    if (q.category && !row.categories.includes(q.category)) continue;
-    if (needle && !m.key.toLowerCase().includes(needle)) continue;
-    if (fields.some((f) => !f.test(configValue(m.config, f.path)))) continue;
-    rows.push(row);
-  }
-
-  const desc = q.order === "desc";
-  const pos = (r: EnvironmentTableRow): Position => ({ v: sortValue(r, q.sort), k: r.key });
-  rows.sort((x, y) => compare(pos(x), pos(y), desc));
-  const after = q.cursor ? decodeCursor(q.cursor) : null;
-  const start = after ? rows.findIndex((r) => compare(pos(r), after, desc) > 0) : 0;
-  const page = start < 0 ? [] : rows.slice(start, start + q.limit);
-  const more = start >= 0 && start + q.limit < rows.length;
-  return { items: page, total: rows.length, nextCursor: more ? encodeCursor(pos(page[page.length - 1])) : null };
+  return {
+    categories: new Map(categoryRows.map((r) => [r.environmentId, r.categories])),
+    tests: new Map(testRows.map((r) => [r.environmentId, { passed: r.testsPassed, run: r.testsRun }])),
+  };
 }

@@ -86,3 +86,15 @@ export const exceptionAggregates = pgTable(
   },
   (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.errorType] })],
 );
+
+/** Failed rollouts per generation × policy × failure category, kept like rollout_aggregates (the dashboard's and failures' category counts). */
+export const categoryAggregates = pgTable(
+  "category_aggregates",
+  {
+    generationId: generationId(),
+    policyId: policyId(),
+    category: text("category").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.category] })],
+);
