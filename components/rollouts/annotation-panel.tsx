@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { apiFetch } from "@/components/ui/api-client";
 import { Field, fieldClass } from "@/components/ui/form";
 import { Button } from "@/components/ui/button";
-import { dateTime } from "@/components/ui/format";
+import { AnnotationItem } from "@/components/annotations/annotation-item";
 
 export interface AnnotationView {
   id: number;
@@ -16,19 +16,28 @@ export interface AnnotationView {
   createdAt: string;
 }
 
-/** A rollout's annotations and, for reviewers and admins, a small form: label buttons, score, note, optional turn. */
+/**
+ * A rollout's annotations (each editable and deletable by its author or an admin) and, for reviewers and admins,
+ * a small form: label buttons, score, note, optional turn.
+ */
 export function AnnotationPanel({
   rolloutId,
   slug,
   labels,
   annotations,
   canWrite,
+  actor,
+  isAdmin = false,
 }: {
   rolloutId: number;
   slug: string;
   labels: string[];
   annotations: AnnotationView[];
   canWrite: boolean;
+  /** the signed-in user's actor name: their own annotations get Edit and Delete */
+  actor?: string;
+  /** admins may edit and delete anyone's annotation */
+  isAdmin?: boolean;
 }) {
   const router = useRouter();
   const [label, setLabel] = useState<string | null>(null);
@@ -84,15 +93,13 @@ export function AnnotationPanel({
       ) : (
         <ul className="mb-2 space-y-1">
           {annotations.map((a) => (
-            <li key={a.id} className="flex flex-wrap items-baseline gap-2" data-testid="annotation">
-              {a.label && <span className="rounded bg-indigo-100 px-1.5 py-0.5 text-xs text-indigo-800">{a.label}</span>}
-              {a.score !== null && <span className="font-mono text-xs">score {a.score}</span>}
-              {a.turn !== null && <span className="text-xs text-zinc-500">turn {a.turn}</span>}
-              {a.note && <span className="whitespace-pre-wrap break-words">{a.note}</span>}
-              <span className="ml-auto text-xs text-zinc-500">
-                {a.actor} · {dateTime(a.createdAt)}
-              </span>
-            </li>
+            <AnnotationItem
+              key={a.id}
+              rolloutId={rolloutId}
+              annotation={a}
+              labels={labels}
+              canChange={actor !== undefined && (isAdmin || a.actor === actor)}
+            />
           ))}
         </ul>
       )}

@@ -12,22 +12,40 @@ import { TurnCard, TurnSkeleton, TurnUiMemory } from "./turn-card";
 import { JumpControls, TurnListFrame, useTurnList } from "./turn-list";
 import { useDebounced } from "./turn-navigation";
 import { useTurnPages } from "./use-turn-pages";
+import type { AnnotationView } from "./annotation-panel";
+import { TurnAnnotations } from "@/components/annotations/turn-annotations";
 
 const NO_MATCHES: TurnSearchResult["matches"] = [];
 
 /**
  * One trajectory as a virtual list of its messages: the server-rendered first page shows at once, other
  * pages load as they scroll into view. Search, First / Last / Go to #, `#turn-N` links, j / k and `/`.
+ * Annotations on a turn show beside that turn.
  */
-export function TrajectoryViewer({ rolloutId, initial }: { rolloutId: number; initial: TurnPage }) {
+export function TrajectoryViewer({
+  rolloutId,
+  initial,
+  turnAnnotations = NO_ANNOTATIONS,
+}: {
+  rolloutId: number;
+  initial: TurnPage;
+  turnAnnotations?: AnnotationView[];
+}) {
   return (
     <TurnUiMemory key={rolloutId}>
-      <Trajectory rolloutId={rolloutId} initial={initial} />
+      <Trajectory rolloutId={rolloutId} initial={initial} turnAnnotations={turnAnnotations} />
     </TurnUiMemory>
   );
 }
 
-function Trajectory({ rolloutId, initial }: { rolloutId: number; initial: TurnPage }) {
+const NO_ANNOTATIONS: AnnotationView[] = [];
+
+function Trajectory({ rolloutId, initial, turnAnnotations }: { rolloutId: number; initial: TurnPage; turnAnnotations: AnnotationView[] }) {
+  const byTurn = useMemo(() => {
+    const map = new Map<number, AnnotationView[]>();
+    for (const a of turnAnnotations) if (a.turn !== null) map.set(a.turn, [...(map.get(a.turn) ?? []), a]);
+    return map;
+  }, [turnAnnotations]);
   const pages = useTurnPages(rolloutId, initial);
   const list = useTurnList({ count: pages.total, sources: [pages] });
   const searchInput = useRef<HTMLInputElement>(null);
@@ -129,14 +147,17 @@ function Trajectory({ rolloutId, initial }: { rolloutId: number; initial: TurnPa
               className="px-2 pb-2"
             >
               {turn ? (
-                <TurnCard
-                  rolloutId={rolloutId}
-                  turn={turn}
-                  query={query || undefined}
-                  selected={list.selected === i}
-                  matched={matchSet.has(i)}
-                  onPick={list.pick}
-                />
+                <>
+                  <TurnCard
+                    rolloutId={rolloutId}
+                    turn={turn}
+                    query={query || undefined}
+                    selected={list.selected === i}
+                    matched={matchSet.has(i)}
+                    onPick={list.pick}
+                  />
+                  {byTurn.has(i) && <TurnAnnotations annotations={byTurn.get(i)!} />}
+                </>
               ) : (
                 <TurnSkeleton index={i} error={pages.error(i)} onRetry={() => pages.retry(i)} />
               )}

@@ -63,6 +63,14 @@ export default async function RolloutExplorerPage({
         <h1 className="text-lg font-semibold">Rollouts</h1>
         <span className="text-sm text-zinc-500">across every generation and policy</span>
         <span className="ml-auto flex gap-2 text-sm">
+          <Link
+            href={`${base}/rollouts/queue${keptQuery ? `?${keptQuery}` : ""}`}
+            className={buttonClass("primary", "sm")}
+            data-testid="explorer-queue"
+            title="Review these rollouts one at a time with the keyboard; each is locked to you while you are on it"
+          >
+            Annotate these
+          </Link>
           <a href={download("csv")} className={buttonClass("secondary", "sm")} data-testid="explorer-csv">
             CSV
           </a>

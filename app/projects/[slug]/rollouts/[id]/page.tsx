@@ -263,6 +263,8 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
           labels={labels.map((l) => l.name)}
           annotations={annotations.map((a) => ({ ...a, createdAt: a.createdAt.toISOString() }))}
           canWrite={hasScope(user.role, "annotations:write")}
+          actor={user.actor}
+          isAdmin={user.role === "admin"}
         />
       </Panel>
       <Panel
@@ -271,7 +273,11 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
         {first.total === 0 ? (
           <p className="text-zinc-500">This rollout carries no trajectory.</p>
         ) : (
-          <TrajectoryViewer rolloutId={rid} initial={first} />
+          <TrajectoryViewer
+            rolloutId={rid}
+            initial={first}
+            turnAnnotations={annotations.filter((a) => a.turn !== null).map((a) => ({ ...a, createdAt: a.createdAt.toISOString() }))}
+          />
         )}
       </Panel>
     </Shell>
