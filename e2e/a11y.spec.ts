@@ -100,6 +100,7 @@ async function pagesToVisit(request: APIRequestContext): Promise<Urls> {
       ["demo-environment-compare", `${d}/environments/${encodeURIComponent(demoEnv)}/compare`],
       ["demo-explorer", `${d}/rollouts?success=false`],
       ["demo-rollout", `${d}/rollouts/${demoRollout}`],
+      ["demo-queue", `${d}/rollouts/queue?success=false`],
       ["demo-compare", `${d}/compare`],
       ["demo-proposal", `${d}/proposals/${proposals.proposals[0].id}`],
       ["demo-dispatches", `${d}/dispatches`],
@@ -113,6 +114,7 @@ async function pagesToVisit(request: APIRequestContext): Promise<Urls> {
       ["harbor-environment-compare", `${h}/environments/${encodeURIComponent(harborEnv)}/compare`],
       ["harbor-explorer", `${h}/rollouts?q=pytest`],
       ["harbor-rollout", `${h}/rollouts/${harborRollout}`],
+      ["harbor-queue", `${h}/rollouts/queue?q=pytest`],
       ["harbor-audit", `${h}/audit`],
     ],
   };
