@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { useRouter } from "next/navigation";
 import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
@@ -16,6 +16,12 @@ interface ClaimResult {
 
 /** How often the page renews its lock (the lock lives LOCK_TTL_SECONDS, ten minutes). */
 const RENEW_MS = 60_000;
+
+/**
+ * The lock this tab holds, kept outside the component: moving to another rollout may mount a fresh copy of
+ * the controls (a new page segment), which adopts the lock instead of the old copy letting it go on unmount.
+ */
+const tabLock: { id: number | null; releaseTimer: ReturnType<typeof setTimeout> | null } = { id: null, releaseTimer: null };
 
 /**
  * The annotation queue's controls: takes the lock on the rollout shown (or the next free one), n / p
@@ -44,22 +50,25 @@ export function AnnotationQueueControls({
 }) {
   const router = useRouter();
   const api = `/api/v1/projects/${encodeURIComponent(slug)}/annotation-queue`;
-  const held = useRef<number | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [score, setScore] = useState("");
   const [note, setNote] = useState("");
   const [applied, setApplied] = useState<string | null>(null);
-  const [locked, setLocked] = useState<number | null>(null);
+  const [locked, setLocked] = useState<number | null>(() => tabLock.id);
 
   const hrefOf = (id: number) => `/projects/${encodeURIComponent(slug)}/rollouts/queue?${filterQuery ? `${filterQuery}&` : ""}at=${id}`;
   const skippedNote = (r: ClaimResult) =>
     r.skipped.length === 0 ? null : `Skipped ${r.skipped.map((s) => `rollout ${s.rolloutId} (being reviewed by ${s.owner})`).join(", ")}.`;
 
+  const requestClaim = (candidates: number[], release?: number) =>
+    apiFetch<ClaimResult>(`${api}/claim`, { method: "POST", body: JSON.stringify({ candidates, release }) }).then((r) => {
+      tabLock.id = r.rolloutId;
+      return r;
+    });
   async function claim(candidates: number[], release?: number): Promise<ClaimResult> {
-    const r = await apiFetch<ClaimResult>(`${api}/claim`, { method: "POST", body: JSON.stringify({ candidates, release }) });
-    held.current = r.rolloutId;
+    const r = await requestClaim(candidates, release);
     setLocked(r.rolloutId);
     return r;
   }
@@ -76,12 +85,13 @@ export function AnnotationQueueControls({
       if (at === null) router.replace(hrefOf(queue[firstOpen]));
       return;
     }
-    if (at !== null && held.current === at) return;
+    if (at !== null && tabLock.id === at) return;
     const from = at !== null ? Math.max(queue.indexOf(at), 0) : firstOpen;
     const candidates = [...queue.slice(from), ...queue.slice(0, from)];
     let cancelled = false;
-    claim(candidates, held.current ?? undefined).then(
+    requestClaim(candidates, tabLock.id ?? undefined).then(
       (r) => {
+        setLocked(r.rolloutId);
         if (cancelled) return;
         setNotice(r.rolloutId === null ? "Every rollout of this queue is being reviewed by someone else." : skippedNote(r));
         if (r.rolloutId !== null && r.rolloutId !== at) router.replace(hrefOf(r.rolloutId));
@@ -97,8 +107,11 @@ export function AnnotationQueueControls({
   // Renew the lock while the reviewer is on it; let go of it on leaving the page.
   useEffect(() => {
     if (!canWrite) return;
+    // a copy of the controls unmounted just now: this one takes its lock over
+    if (tabLock.releaseTimer !== null) clearTimeout(tabLock.releaseTimer);
+    tabLock.releaseTimer = null;
     const renew = setInterval(() => {
-      const id = held.current;
+      const id = tabLock.id;
       if (id === null) return;
       claim([id]).then(
         (r) => r.rolloutId === null && setNotice(`Your lock on rollout ${id} ran out and another reviewer took it over; move on with n.`),
@@ -106,9 +119,9 @@ export function AnnotationQueueControls({
       );
     }, RENEW_MS);
     const release = () => {
-      const id = held.current;
+      const id = tabLock.id;
       if (id === null) return;
-      held.current = null;
+      tabLock.id = null;
       // keepalive: the request outlives the page being closed
       void fetch(`${api}/locks/${id}`, { method: "DELETE", keepalive: true }).catch(() => undefined);
     };
@@ -116,7 +129,8 @@ export function AnnotationQueueControls({
     return () => {
       clearInterval(renew);
       window.removeEventListener("pagehide", release);
-      release();
+      // let go unless a fresh copy (the next rollout's page) adopts the lock at once
+      tabLock.releaseTimer = setTimeout(release, 1000);
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per page
   }, [canWrite]);
