@@ -214,7 +214,11 @@ async function main() {
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
       "Analytics (`npm run bench:analytics`)",
-      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app. ${summary.accepted.toLocaleString("en-US")} rollouts over ${ENVIRONMENTS} environments, ${POLICIES.length} policies, ${GENERATIONS} generations (${perGeneration.toLocaleString("en-US")} a generation); each endpoint asked ${ROUNDS} times for every generation, for all policies and for each policy, one request at a time, after one warm-up pass.
+      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app. ` +
+        `${summary.accepted.toLocaleString("en-US")} rollouts over ${ENVIRONMENTS} environments, ` +
+        `${POLICIES.length} policies, ${GENERATIONS} generations (${perGeneration.toLocaleString("en-US")} a generation); ` +
+        `each endpoint asked ${ROUNDS} times for every generation, for all policies and for each policy, one request at a ` +
+        `time, after one warm-up pass.
 
 | endpoint | p50 | p95 | goal |
 |---|---|---|---|
@@ -223,7 +227,8 @@ async function main() {
 | \`GET .../generations/{index}/analytics\` (the dashboard) | ${ms(analytics.p50)} ms | ${ms(analytics.p95)} ms | |
 | \`GET .../environments?sort=success\` | ${ms(table.p50)} ms | ${ms(table.p95)} ms | |
 | \`GET .../compare\` | ${ms(compare.p50)} ms | ${ms(compare.p95)} ms | |
-| \`GET .../rollouts?q=\` (search, ${SEARCHES.length} queries: rare id to every success, phrase, with filters; 50 hits with snippets) | ${ms(search.p50)} ms | ${ms(search.p95)} ms | p95 <= 300 ms |`,
+| \`GET .../rollouts?q=\` (search, ${SEARCHES.length} queries: rare id to every success, phrase, with filters; 50 ` +
+        `hits with snippets) | ${ms(search.p50)} ms | ${ms(search.p95)} ms | p95 <= 300 ms |`,
     );
     console.log(JSON.stringify(result));
   } finally {

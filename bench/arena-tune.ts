@@ -36,7 +36,8 @@ async function main() {
       const r = (setting: "clean" | "traps", level: "rolloutsTo50" | "rolloutsTo80") => cell.settings[setting][baseline]?.[level] ?? budget;
       const score = (r("clean", "rolloutsTo50") + r("traps", "rolloutsTo50") + r("clean", "rolloutsTo80") + r("traps", "rolloutsTo80")) / 4;
       lines.push(
-        `| ${baseline} | ${grid.knob} | ${value} | ${r("clean", "rolloutsTo50")} / ${r("traps", "rolloutsTo50")} | ${r("clean", "rolloutsTo80")} / ${r("traps", "rolloutsTo80")} | ${Math.round(score)} |`,
+        `| ${baseline} | ${grid.knob} | ${value} | ${r("clean", "rolloutsTo50")} / ${r("traps", "rolloutsTo50")} | ` +
+          `${r("clean", "rolloutsTo80")} / ${r("traps", "rolloutsTo80")} | ${Math.round(score)} |`,
       );
       console.log(lines[lines.length - 1]);
       if (!best || score < best.score) best = { value, score };
@@ -46,7 +47,10 @@ async function main() {
   console.log(`chosen: ${chosen.join("; ")}`);
   recordSection(
     "Arena baseline tuning (`node --import tsx bench/arena-tune.ts`)",
-    `${new Date().toISOString().slice(0, 10)}, ${machine()}. Each baseline's main knob on the tuning seeds 0-${SEEDS - 1} (never the evaluation seeds, which start at 1000), quick budget, search-agent, default learner, clean and traps 0.15, validator shared-charged; score = mean of the IQM rollouts to 50% and 80% over both settings (never = the budget). Chosen: ${chosen.join("; ")}.\n\n${lines.join("\n")}`,
+    `${new Date().toISOString().slice(0, 10)}, ${machine()}. Each baseline's main knob on the tuning seeds ` +
+      `0-${SEEDS - 1} (never the evaluation seeds, which start at 1000), quick budget, search-agent, default learner, ` +
+      `clean and traps 0.15, validator shared-charged; score = mean of the IQM rollouts to 50% and 80% over both settings ` +
+      `(never = the budget). Chosen: ${chosen.join("; ")}.\n\n${lines.join("\n")}`,
   );
 }
 

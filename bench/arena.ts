@@ -107,9 +107,14 @@ async function main() {
     cell.goal.checks.find((c) => c.setting === setting && c.baseline === baseline && c.level === level)?.ratio.toFixed(2) ?? "—";
   recordSection(
     "Curriculum arena goal matrix (`npm run bench:arena`)",
-    `${new Date().toISOString().slice(0, 10)}, ${machine()}. Command: \`${command}\` (validator shared-charged, 1 rollout a first call; evaluation seeds ${DEFAULT_SEED_BASE}-${DEFAULT_SEED_BASE + SEEDS - 1}; the heuristic and every baseline knob were tuned on seeds 0-99)${QUICK ? "; **quick** budget (a quarter of the rollouts at four times the learning rate)" : ""}. Wall time ${matrixS.toFixed(0)} s for the matrix, ${noneS.toFixed(0)} s for the validator-none cell.
+    `${new Date().toISOString().slice(0, 10)}, ${machine()}. Command: \`${command}\` (validator shared-charged, 1 ` +
+      `rollout a first call; evaluation seeds ${DEFAULT_SEED_BASE}-${DEFAULT_SEED_BASE + SEEDS - 1}; the heuristic and ` +
+      `every baseline knob were tuned on seeds 0-99)${QUICK ? "; **quick** budget (a quarter of the rollouts at four times the learning rate)" : ""}. ` +
+      `Wall time ${matrixS.toFixed(0)} s for the matrix, ${noneS.toFixed(0)} s for the validator-none cell.
 
-**Goal**: to 50% and to 80% target success, the heuristic needs at most 0.6x uniform's rollouts and at most each of threshold, RLVE, SFL, PLR and ACCEL's (IQM over ${SEEDS} seeds; a seed that never gets there counts as the budget, ${n(cells[0].budget.rollouts)} rollouts). **${won} of ${total} comparisons won.**
+**Goal**: to 50% and to 80% target success, the heuristic needs at most 0.6x uniform's rollouts and at most each ` +
+      `of threshold, RLVE, SFL, PLR and ACCEL's (IQM over ${SEEDS} seeds; a seed that never gets there counts as the ` +
+      `budget, ${n(cells[0].budget.rollouts)} rollouts). **${won} of ${total} comparisons won.**
 
 ${matrixTable(cells)}
 
@@ -119,7 +124,10 @@ ${figuresTable(cells)}
 
 ${
   noneCell && defaultCell
-    ? `Both validator modes (search-agent, default learner, traps 0.15): heuristic/uniform to 50% ${ratio(defaultCell, "clean", "uniform", 50)} clean, ${ratio(defaultCell, "traps", "uniform", 50)} traps with the validator shared and charged; ${ratio(noneCell, "clean", "uniform", 50)} clean, ${ratio(noneCell, "traps", "uniform", 50)} traps with no validator for anyone (${noneCell.goal.won}/${noneCell.goal.checks.length} comparisons won without one).`
+    ? `Both validator modes (search-agent, default learner, traps 0.15): heuristic/uniform to 50% ` +
+      `${ratio(defaultCell, "clean", "uniform", 50)} clean, ${ratio(defaultCell, "traps", "uniform", 50)} traps with the validator ` +
+      `shared and charged; ${ratio(noneCell, "clean", "uniform", 50)} clean, ${ratio(noneCell, "traps", "uniform", 50)} traps ` +
+      `with no validator for anyone (${noneCell.goal.won}/${noneCell.goal.checks.length} comparisons won without one).`
     : "The validator-none cell was not run (--no-none)."
 }`,
   );

@@ -88,13 +88,21 @@ const worst = Math.max(...rows.map((r) => r.oneMb));
 const table = rows
   .map((r) => `| ${r.name} | ${r.oneMb.toFixed(1)} ms | ${r.twoMb.toFixed(1)} ms | ${(r.twoMb / r.oneMb).toFixed(2)} |`)
   .join("\n");
-const body = `${new Date().toISOString().slice(0, 10)}, ${machine()}. \`classifyRollout\` + \`failureSignature\` of one rollout, median of ${RUNS} after a warm-up. Goal: under 50 ms at 1 MB (worst here: ${worst.toFixed(1)} ms); 2 MB / 1 MB near 2 would mean linear; near 1 means the input is bounded before matching (verifier output: first 32 KB and last 96 KB; error type 1 KB; messages 16 KB; the signature's line 2,000 characters).
+const body =
+  `${new Date().toISOString().slice(0, 10)}, ${machine()}. \`classifyRollout\` + \`failureSignature\` of one ` +
+  `rollout, median of ${RUNS} after a warm-up. Goal: under 50 ms at 1 MB (worst here: ${worst.toFixed(1)} ms); 2 MB / ` +
+  `1 MB near 2 would mean linear; near 1 means the input is bounded before matching (verifier output: first 32 KB and ` +
+  `last 96 KB; error type 1 KB; messages 16 KB; the signature's line 2,000 characters).
 
 | worst case | 1 MB | 2 MB | 2 MB / 1 MB |
 |---|---|---|---|
 ${table}
 
-Event-loop delay while 48 such rollouts (6 of each case, 1 MB each) are classified: with ingestion's yielding (a turn every 20 ms) median ${withYield.p50Ms.toFixed(0)} ms, p99 ${withYield.p99Ms.toFixed(0)} ms, max ${withYield.maxMs.toFixed(0)} ms (a first read of each megabyte string and garbage collection land in single gaps); in one go max ${withoutYield.maxMs.toFixed(0)} ms. A request such as \`/api/health\` waits about that long for its turn during an ingest (tests/ingest-responsive.int.test.ts checks that it keeps answering).`;
+Event-loop delay while 48 such rollouts (6 of each case, 1 MB each) are classified: with ingestion's yielding (a ` +
+  `turn every 20 ms) median ${withYield.p50Ms.toFixed(0)} ms, p99 ${withYield.p99Ms.toFixed(0)} ms, max ` +
+  `${withYield.maxMs.toFixed(0)} ms (a first read of each megabyte string and garbage collection land in single ` +
+  `gaps); in one go max ${withoutYield.maxMs.toFixed(0)} ms. A request such as \`/api/health\` waits about that long ` +
+  `for its turn during an ingest (tests/ingest-responsive.int.test.ts checks that it keeps answering).`;
 console.log(body);
 recordSection("Hostile text classification (`npm run bench:regex`)", body);
 const json = jsonTarget();

@@ -78,15 +78,18 @@ async function main() {
           returning id, external_id)
         insert into rollout_payloads (rollout_id, trajectory, verifier_output)
         select ins.id, jsonb_build_array(
-            jsonb_build_object('role', 'user', 'content', 'Fix the ' || w.word || ' handling in task env-' || (n % 1000) || '; the run id is run_' || (n * 7919 % 100000) || '.'),
+            jsonb_build_object('role', 'user', 'content',
+              'Fix the ' || w.word || ' handling in task env-' || (n % 1000) || '; the run id is run_' || (n * 7919 % 100000) || '.'),
             jsonb_build_object('role', 'assistant', 'content', 'I will inspect the ' || w.word || ' first.', 'tool_calls', jsonb_build_array(jsonb_build_object(
-              'id', 'c' || n, 'type', 'function', 'function', jsonb_build_object('name', 'bash', 'arguments', t.tool || ' --check src/' || w.word || '_' || (n % 97) || '.py')))),
+              'id', 'c' || n, 'type', 'function', 'function',
+              jsonb_build_object('name', 'bash', 'arguments', t.tool || ' --check src/' || w.word || '_' || (n % 97) || '.py')))),
             jsonb_build_object('role', 'tool', 'content', t.tool || ': ' || case when n % 3 = 0 then 'error' else 'ok' end || ' while reading ' || w.word)),
           case when (n * 2654435761::bigint % 1000) < 500 then '5 passed in 0.61s'
                when n % 10 = 1 then 'Fatal Python error: Segmentation fault'
                else 'FAILED tests/test_outputs.py::test_' || w.word || ' - AssertionError' end
         from ins, lateral (select substr(ins.external_id, 3)::bigint as n) x,
-          lateral (select (array['checksum','parser','timeout','fixture','manifest','tarball','socket','lockfile','schema','kernel'])[1 + (n * 40503 % 10)] as word) w,
+          lateral (select (array['checksum','parser','timeout','fixture','manifest','tarball','socket','lockfile','schema','kernel'])
+            [1 + (n * 40503 % 10)] as word) w,
           lateral (select (array['pytest','pip','make','cargo','npm','gcc','curl','git'])[1 + n % 8] as tool) t`);
       process.stdout.write(`\r[bench:search] loaded ${to + 1} rollouts`);
     }
@@ -113,7 +116,13 @@ async function main() {
     console.log(`[bench:search] search p50 ${p50} ms, p95 ${p95} ms (${samples.length} requests)`);
     recordSection(
       "Search (`npm run bench:search`)",
-      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the list service GET .../rollouts calls (no HTTP, no web build). ${total.toLocaleString("en-US")} rollouts (1,000 environments, 2 policies, 5 generations) with three-message trajectories and verifier output, loaded by SQL in ${loadSeconds.toFixed(0)} s (the triggers wrote ${Number(docs).toLocaleString("en-US")} search documents); ${SEARCHES.length} queries (a rare id, words in 10% to 50% of rollouts, a phrase, a path fragment, q with filters and sorts), 50 hits each with snippets, ${ROUNDS} rounds after one warm-up pass, one at a time, on a machine shared with other builds and tests.
+      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the list service GET .../rollouts ` +
+        `calls (no HTTP, no web build). ${total.toLocaleString("en-US")} rollouts (1,000 environments, 2 policies, 5 ` +
+        `generations) with three-message trajectories and verifier output, loaded by SQL in ${loadSeconds.toFixed(0)} s ` +
+        `(the triggers wrote ${Number(docs).toLocaleString("en-US")} search documents); ${SEARCHES.length} queries (a rare ` +
+        `id, words in 10% to 50% of rollouts, a phrase, a path fragment, q with filters and sorts), 50 hits each with ` +
+        `snippets, ${ROUNDS} rounds after one warm-up pass, one at a time, on a machine shared with other builds and ` +
+        `tests.
 
 | measure | p50 | p95 | goal |
 |---|---|---|---|

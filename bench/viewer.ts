@@ -147,7 +147,9 @@ async function main() {
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
       "Trajectory viewer (`npm run bench:viewer`)",
-      `${new Date().toISOString().slice(0, 10)}, ${machine()}, the real app (production build) and headless Chromium, 1440x900. One rollout of ${MESSAGES.toLocaleString("en-US")} messages, ${(body.length / 1e6).toFixed(1)} MB of JSON (tool outputs of ~3.5 KB, tool calls, retrieved documents). Median of ${RUNS} runs after a warm-up.
+      `${new Date().toISOString().slice(0, 10)}, ${machine()}, the real app (production build) and headless Chromium, ` +
+        `1440x900. One rollout of ${MESSAGES.toLocaleString("en-US")} messages, ${(body.length / 1e6).toFixed(1)} MB of ` +
+        `JSON (tool outputs of ~3.5 KB, tool calls, retrieved documents). Median of ${RUNS} runs after a warm-up.
 
 | measure | median | worst | goal |
 |---|---|---|---|
