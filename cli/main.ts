@@ -189,7 +189,9 @@ export async function run(argv: string[]): Promise<number> {
     const s = await importHarborTasks(client, target, { project: needProject(), generation: generationOption(), quiet: values.quiet });
     for (const r of s.rejected.slice(0, 20)) process.stderr.write(`rejected ${r.task}: ${r.message}\n`);
     console.log(
-      `imported ${s.created.length + s.attached.length} tasks (${s.created.length} new, ${s.attached.length} joined to their rollouts, ${s.unchanged.length} unchanged, ${s.rejected.length} rejected); ${s.files.total} files, ${s.files.newBlobs} new contents`,
+      `imported ${s.created.length + s.attached.length} tasks (${s.created.length} new, ${s.attached.length} joined to ` +
+        `their rollouts, ${s.unchanged.length} unchanged, ${s.rejected.length} rejected); ${s.files.total} files, ` +
+        `${s.files.newBlobs} new contents`,
     );
     return s.rejected.length > 0 ? 1 : 0;
   }

@@ -63,7 +63,8 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
 async function deliverJobs(id: string, states: string[]): Promise<number> {
   const r = await db.db.execute<{ n: number }>(sql`
     select count(*)::int as n from pgboss.job
-    where name = 'envforge.dispatch' and data->>'dispatchId' = ${id} and data->>'phase' = 'deliver' and state::text = any(string_to_array(${states.join(",")}, ','))`);
+    where name = 'envforge.dispatch' and data->>'dispatchId' = ${id} and data->>'phase' = 'deliver'
+      and state::text = any(string_to_array(${states.join(",")}, ','))`);
   return r.rows[0].n;
 }
 

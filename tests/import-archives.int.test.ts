@@ -419,7 +419,8 @@ describe("bad bytes in a Harbor trial, and imports that would stay running", () 
     const insert = async (status: string, ageMinutes: number) =>
       (
         await db.pool.query(
-          `insert into imports (project_id, kind, filename, status, created_at) select id, 'ndjson', 'x', $1, now() - make_interval(mins => $2) from projects where slug = 'tb' returning id`,
+          `insert into imports (project_id, kind, filename, status, created_at) select id, 'ndjson', 'x', $1, now() - ` +
+            `make_interval(mins => $2) from projects where slug = 'tb' returning id`,
           [status, ageMinutes],
         )
       ).rows[0].id as string;

@@ -39,7 +39,8 @@ describe("envforge sync agent-lightning", () => {
     expect(r.summary).toMatchObject({ accepted: 12, duplicates: 0, rejected: [] });
     expect(store.requests[0]).toMatch(/terminal/);
     const rows = await db.pool.query(
-      "select r.external_id, r.reward, r.status, r.turns, jsonb_array_length(p.trajectory) as messages from rollouts r join rollout_payloads p on p.rollout_id = r.id order by r.external_id",
+      "select r.external_id, r.reward, r.status, r.turns, jsonb_array_length(p.trajectory) as messages from rollouts r " +
+        "join rollout_payloads p on p.rollout_id = r.id order by r.external_id",
     );
     expect(rows.rows).toHaveLength(12);
     expect(rows.rows.every((x) => x.external_id.startsWith("agl:"))).toBe(true);

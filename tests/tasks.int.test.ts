@@ -40,7 +40,8 @@ function writeTask(dir: string, name: string, opts: { toml?: string; dockerfile?
   fs.writeFileSync(
     path.join(t, "task.toml"),
     opts.toml ??
-      `schema_version = "1.1"\n[metadata]\ndifficulty = "medium"\ncategory = "synthetic"\ntags = ["gen"]\n[agent]\ntimeout_sec = 600.0\n[verifier]\ntimeout_sec = 60.0\n[environment]\ncpus = 2\nmemory_mb = 2048\n`,
+      `schema_version = "1.1"\n[metadata]\ndifficulty = "medium"\ncategory = "synthetic"\ntags = ` +
+        `["gen"]\n[agent]\ntimeout_sec = 600.0\n[verifier]\ntimeout_sec = 60.0\n[environment]\ncpus = 2\nmemory_mb = 2048\n`,
   );
   fs.writeFileSync(path.join(t, "instruction.md"), `# ${name}\n\nWrite /app/out.txt.\n`);
   fs.writeFileSync(path.join(t, "environment", "Dockerfile"), opts.dockerfile ?? "FROM ubuntu:24.04\nWORKDIR /app\n");

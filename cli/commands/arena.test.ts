@@ -62,7 +62,9 @@ describe("envforge arena output", () => {
 
   it("ends with a summary line that says whether the goal was met", () => {
     expect(arenaSummaryLine(report)).toBe(
-      "arena (search-agent, learner default, traps 0.15, 2 seeds from 1000, quick): heuristic/uniform rollouts to 50% 0.50 clean, 0.50 traps (goal <= 0.60); heuristic/PLR n/a clean, n/a traps (goal <= 1.00); 1/2 goal checks won; goal not met in 1.2 s",
+      "arena (search-agent, learner default, traps 0.15, 2 seeds from 1000, quick): heuristic/uniform rollouts to 50% " +
+        "0.50 clean, 0.50 traps (goal <= 0.60); heuristic/PLR n/a clean, n/a traps (goal <= 1.00); 1/2 goal checks won; " +
+        "goal not met in 1.2 s",
     );
   });
 

@@ -84,7 +84,12 @@ export function arenaSummaryLine(report: ArenaReport): string {
     .filter(Boolean)
     .join(", ");
   const checks = g.checks ? `${g.won}/${g.checks.length} goal checks won` : `goal ${g.met ? "met" : "not met"}`;
-  return `arena (${cell}, ${report.seeds} seeds${report.seedBase !== undefined ? ` from ${report.seedBase}` : ""}${report.quick ? ", quick" : ""}): heuristic/uniform rollouts to 50% ${r(g.heuristicVsUniform50.clean)} clean, ${r(g.heuristicVsUniform50.traps)} traps (goal <= 0.60); heuristic/PLR ${r(g.heuristicVsPlr50.clean)} clean, ${r(g.heuristicVsPlr50.traps)} traps (goal <= 1.00); ${checks}; goal ${g.met ? "met" : "not met"} in ${(report.durationMs / 1000).toFixed(1)} s`;
+  return (
+    `arena (${cell}, ${report.seeds} seeds${report.seedBase !== undefined ? ` from ${report.seedBase}` : ""}${report.quick ? ", quick" : ""}): ` +
+    `heuristic/uniform rollouts to 50% ${r(g.heuristicVsUniform50.clean)} clean, ${r(g.heuristicVsUniform50.traps)} ` +
+    `traps (goal <= 0.60); heuristic/PLR ${r(g.heuristicVsPlr50.clean)} clean, ${r(g.heuristicVsPlr50.traps)} traps ` +
+    `(goal <= 1.00); ${checks}; goal ${g.met ? "met" : "not met"} in ${(report.durationMs / 1000).toFixed(1)} s`
+  );
 }
 
 /** A matrix of reports as one JSON document (several families, learners or trap shares). */

@@ -130,7 +130,8 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
           status(
             403,
             "Forbidden",
-            `jobs.batch is forbidden: User "system:serviceaccount:envforge:dispatcher" cannot ${verb} resource "jobs" in API group "batch" in the namespace "${ns}"`,
+            `jobs.batch is forbidden: User "system:serviceaccount:envforge:dispatcher" cannot ${verb} resource "jobs" in API ` +
+              `group "batch" in the namespace "${ns}"`,
             {
               group: "batch",
               kind: "jobs",

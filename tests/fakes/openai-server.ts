@@ -245,7 +245,9 @@ export async function startFakeOpenAI(script: FakeOpenAIStep[], options: FakeSer
           if (kind !== "ollama") {
             return send(res, 400, {
               object: "error",
-              message: `This model's maximum context length is ${window} tokens. However, you requested ${total} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+              message:
+                `This model's maximum context length is ${window} tokens. However, you requested ${total} tokens ` +
+                `(${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
               type: "BadRequestError",
               param: null,
               code: 400,

@@ -125,7 +125,8 @@ export async function startFakeRay(opts: FakeRayOptions = {}): Promise<FakeRay> 
           return sendText(
             res,
             opts.duplicateStatus ?? 400,
-            `Traceback (most recent call last):\n  File "job_head.py", line 1, in submit_job\nValueError: Job with submission_id ${submissionId} already exists. Please use a different submission_id.`,
+            `Traceback (most recent call last):\n  File "job_head.py", line 1, in submit_job\nValueError: Job with ` +
+              `submission_id ${submissionId} already exists. Please use a different submission_id.`,
           );
         }
         const script = [...(opts.script ?? ["PENDING", "RUNNING", "SUCCEEDED"])];
