@@ -41,7 +41,13 @@ export function DemoLoopPanel({ slug, initial, canRun }: { slug: string; initial
         generation → simulated trainer (local dispatch) → rollouts → failure summary → heuristic engineer → approval → next generation
       </span>
       <span
-        className={`rounded px-1.5 py-0.5 text-xs ${data?.status === "failed" ? "bg-red-100 text-red-800" : busy ? "animate-pulse bg-blue-200 text-blue-900" : "bg-white text-zinc-700"}`}
+        className={`rounded px-1.5 py-0.5 text-xs ${
+          data?.status === "failed"
+            ? "bg-red-100 text-red-800"
+            : busy
+              ? "animate-pulse bg-blue-200 text-blue-900"
+              : "bg-white text-zinc-700"
+        }`}
         data-testid="demo-loop-status"
       >
         {data ? `${data.status}${busy && data.cycles ? ` (cycle ${data.cycle} of ${data.cycles})` : ""}: ${data.message}` : "not started"}

@@ -86,7 +86,9 @@ function ImportStatus({ imp }: { imp: ImportView }) {
       {imp.summary && (
         <div className="mt-1 num" data-testid="import-summary">
           {imp.summary.tasks
-            ? `imported ${imp.summary.accepted} tasks (${imp.summary.tasks.created.length} new, ${imp.summary.tasks.attached.length} joined to their rollouts, ${imp.summary.duplicates} unchanged, ${imp.summary.rejected.length} rejected; ${imp.summary.tasks.files.total} files, ${imp.summary.tasks.files.newBlobs} new contents)`
+            ? `imported ${imp.summary.accepted} tasks (${imp.summary.tasks.created.length} new, ${imp.summary.tasks.attached.length} ` +
+              `joined to their rollouts, ${imp.summary.duplicates} unchanged, ${imp.summary.rejected.length} rejected; ` +
+              `${imp.summary.tasks.files.total} files, ${imp.summary.tasks.files.newBlobs} new contents)`
             : `imported ${imp.summary.accepted} rollouts (${imp.summary.duplicates} duplicates, ${imp.summary.rejected.length} rejected)`}
           {imp.summary.rejected.length > 0 && (
             <ul className="mt-1 max-h-32 overflow-auto font-mono text-xs text-red-700">
@@ -102,7 +104,10 @@ function ImportStatus({ imp }: { imp: ImportView }) {
   );
 }
 
-/** Upload an NDJSON file, or a .tar.gz of a Harbor job or of Harbor task folders (the server tells them apart); the worker imports it and this panel follows its progress. */
+/**
+ * Upload an NDJSON file, or a .tar.gz of a Harbor job or of Harbor task folders (the server tells them apart); the worker imports it
+ * and this panel follows its progress.
+ */
 export function ImportPanel({ project }: { project: string }) {
   const router = useRouter();
   const qc = useQueryClient();

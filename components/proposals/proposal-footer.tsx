@@ -81,8 +81,10 @@ export function ProposalFooter({ proposal, canReview }: { proposal: ProposalData
           <form onSubmit={submitMaterialize} className="flex flex-wrap items-end gap-2 text-xs">
             <p className="w-full text-sm text-zinc-600">
               {pending > 0
-                ? `${pending} item${pending === 1 ? " is" : "s are"} still pending: decide every item, or materialize the ${approved} approved and reject the rest.`
-                : `${approved} approved items become the next generation: kept environments stay the same rows; mutated and added ones record their parent, op and direction.`}
+                ? `${pending} item${pending === 1 ? " is" : "s are"} still pending: decide every item, or materialize the ` +
+                  `${approved} approved and reject the rest.`
+                : `${approved} approved items become the next generation: kept environments stay the same rows; mutated and added ` +
+                  `ones record their parent, op and direction.`}
             </p>
             <Field label="Training steps">
               <input value={steps} onChange={(e) => setSteps(e.target.value)} inputMode="numeric" className={`${fieldClass} w-24`} />

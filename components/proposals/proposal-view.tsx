@@ -79,7 +79,15 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
             {STAGES.map((s, i) => (
               <li
                 key={s}
-                className={`rounded px-2 py-0.5 ${p.status === "failed" && i === Math.max(stageIndex, 0) ? "bg-red-100 text-red-800" : i < stageIndex ? "bg-green-100 text-green-800" : i === stageIndex ? "animate-pulse bg-blue-100 text-blue-800" : "bg-zinc-100 text-zinc-600"}`}
+                className={`rounded px-2 py-0.5 ${
+                  p.status === "failed" && i === Math.max(stageIndex, 0)
+                    ? "bg-red-100 text-red-800"
+                    : i < stageIndex
+                      ? "bg-green-100 text-green-800"
+                      : i === stageIndex
+                        ? "animate-pulse bg-blue-100 text-blue-800"
+                        : "bg-zinc-100 text-zinc-600"
+                }`}
               >
                 {s}
               </li>
@@ -117,7 +125,9 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
               value={<span className="text-sm">{p.run?.model ?? p.engineer}</span>}
               hint={
                 p.run
-                  ? `${p.run.latencyMs ?? "?"} ms${p.run.promptTokens ? `, ${p.run.promptTokens} prompt + ${p.run.completionTokens} completion tokens` : ""}${p.run.costUsd ? `, $${p.run.costUsd.toFixed(4)}` : ""}`
+                  ? `${p.run.latencyMs ?? "?"} ms${
+                      p.run.promptTokens ? `, ${p.run.promptTokens} prompt + ${p.run.completionTokens} completion tokens` : ""
+                    }${p.run.costUsd ? `, $${p.run.costUsd.toFixed(4)}` : ""}`
                   : undefined
               }
             />

@@ -310,7 +310,9 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
                 rows.current.set(item.id, el);
               }}
               onClick={() => setSelected(i)}
-              className={`rounded-md border bg-white p-3 ${DECISION_STYLE[item.decision] ?? ""} ${isSel ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-200"}`}
+              className={`rounded-md border bg-white p-3 ${DECISION_STYLE[item.decision] ?? ""} ${
+                isSel ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-200"
+              }`}
               data-testid="proposal-item"
               data-op={item.op}
               data-decision={item.decision}
@@ -348,7 +350,13 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
                   {item.proposer} · predicted {pct(item.predictedSuccess ?? null)}
                 </span>
                 <span
-                  className={`rounded px-1.5 py-0.5 text-xs font-medium ${item.decision === "approved" ? "bg-green-100 text-green-800" : item.decision === "rejected" ? "bg-red-100 text-red-800" : "bg-zinc-100 text-zinc-600"}`}
+                  className={`rounded px-1.5 py-0.5 text-xs font-medium ${
+                    item.decision === "approved"
+                      ? "bg-green-100 text-green-800"
+                      : item.decision === "rejected"
+                        ? "bg-red-100 text-red-800"
+                        : "bg-zinc-100 text-zinc-600"
+                  }`}
                   data-testid="item-decision"
                 >
                   {item.decision}

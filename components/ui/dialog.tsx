@@ -61,7 +61,10 @@ export function Dialog({
       aria-modal="true"
       aria-labelledby={titleId}
       data-testid={testId}
-      className={`mx-auto mt-24 max-w-[calc(100vw-2rem)] rounded-md border border-zinc-200 bg-white p-0 text-zinc-900 shadow-lg backdrop:bg-zinc-900/20 ${width}`}
+      className={
+        `mx-auto mt-24 max-w-[calc(100vw-2rem)] rounded-md border border-zinc-200 bg-white p-0 text-zinc-900 shadow-lg ` +
+        `backdrop:bg-zinc-900/20 ${width}`
+      }
       onMouseDown={(e) => {
         // the <dialog> itself is only hit outside its content box: the backdrop
         if (e.target === e.currentTarget) onClose();

@@ -56,7 +56,10 @@ export function roundedJson(value: unknown, indent?: number): string {
 
 /** What learnability means, in words: shown wherever the figure is. */
 export const LEARNABILITY_HELP =
-  "Learnability: how much a policy can still learn from an environment, the expected q × (1 − q) where q is its success probability (estimated from s passes in n attempts as Beta(s+1, n−s+1), scaled by the best achievable rate). 0.25 at a coin flip, near 0 when it always passes or always fails; with few attempts 0/5 and 5/5 score alike.";
+  "Learnability: how much a policy can still learn from an environment, the expected q × (1 − q) where q is its " +
+  "success probability (estimated from s passes in n attempts as Beta(s+1, n−s+1), scaled by the best achievable " +
+  "rate). 0.25 at a coin flip, near 0 when it always passes or always fails; with few attempts 0/5 and 5/5 " +
+  "score alike.";
 
 /**
  * A moment as the UI shows it everywhere: `2026-11-30 23:47 UTC` (with `seconds`, `23:47:05`). UTC and fixed

@@ -53,7 +53,10 @@ export function SiteNav({ links }: { links: NavLink[] }) {
       <nav
         id="site-nav"
         aria-label="Main"
-        className={`${shown ? "flex" : "hidden"} order-last w-full flex-col gap-1 border-t border-zinc-100 pt-2 sm:order-none sm:flex sm:w-auto sm:flex-row sm:items-center sm:gap-x-3 sm:border-0 sm:pt-0 whitespace-nowrap text-zinc-600`}
+        className={
+          `${shown ? "flex" : "hidden"} order-last w-full flex-col gap-1 border-t border-zinc-100 pt-2 sm:order-none sm:flex ` +
+          `sm:w-auto sm:flex-row sm:items-center sm:gap-x-3 sm:border-0 sm:pt-0 whitespace-nowrap text-zinc-600`
+        }
       >
         {links.map((l) => {
           const current = isCurrent(l.href, pathname);

@@ -88,7 +88,8 @@ export default async function RunComparePage({
               value={comparison.aggregate.meanDelta === null ? "—" : signed(comparison.aggregate.meanDelta)}
               hint={
                 comparison.aggregate.interval
-                  ? `95% bootstrap interval ${signed(comparison.aggregate.interval[0])} … ${signed(comparison.aggregate.interval[1])} over ${comparison.aggregate.environments} shared environments`
+                  ? `95% bootstrap interval ${signed(comparison.aggregate.interval[0])} … ${signed(comparison.aggregate.interval[1])} ` +
+                    `over ${comparison.aggregate.environments} shared environments`
                   : undefined
               }
             />

@@ -148,7 +148,10 @@ export default async function GenerationPage({
         <Tile
           label="Infra errors (of rollouts)"
           value={pct(m.infraErrorRate)}
-          hint="share of rollouts whose sandbox or harness failed on its own (no verdict, setup errors the agent did not cause); not Harbor's n_errors, which counts trials with any exception"
+          hint={
+            "share of rollouts whose sandbox or harness failed on its own (no verdict, setup errors the agent did not cause); " +
+            "not Harbor's n_errors, which counts trials with any exception"
+          }
         />
         <Tile
           label="Exceptions (Harbor's n_errors)"

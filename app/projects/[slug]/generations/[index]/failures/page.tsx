@@ -80,7 +80,10 @@ export default async function FailuresPage({
         <Tile
           label="Infra failures"
           value={count(view.infraFailures)}
-          hint="the sandbox or harness failed on its own (no verdict, setup errors the agent did not cause): left out of the policy's figures. A sandbox the agent broke counts as the policy's (environment_broken_by_agent)."
+          hint={
+            "the sandbox or harness failed on its own (no verdict, setup errors the agent did not cause): left out of the " +
+            "policy's figures. A sandbox the agent broke counts as the policy's (environment_broken_by_agent)."
+          }
         />
         <Tile label="Clusters" value={count(view.clusters.length)} />
       </div>
@@ -118,7 +121,9 @@ export default async function FailuresPage({
                 <Link
                   key={c.category}
                   href={here({ category: c.category })}
-                  className={`flex justify-between rounded px-1.5 py-1 ${sp.category === c.category ? "bg-zinc-900 text-white" : "bg-zinc-50 hover:bg-zinc-100"}`}
+                  className={`flex justify-between rounded px-1.5 py-1 ${
+                    sp.category === c.category ? "bg-zinc-900 text-white" : "bg-zinc-50 hover:bg-zinc-100"
+                  }`}
                 >
                   <span>{c.category}</span>
                   <span className="num">{count(c.count)}</span>
