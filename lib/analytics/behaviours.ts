@@ -39,8 +39,19 @@ const SCAN_MAX = 600;
 const FORMAT_FEEDBACK =
   /^\s{0,20}(?:Format error\b|Previous response had parsing errors)|did not include a valid .{0,40}tool call|invalid tool call/i;
 /** a command that runs tests: a test runner, or a script named test… */
-const RUNS_TESTS =
-  /\b(?:pytest|py\.test|unittest|nosetests|tox|ctest|bats)\b|\b(?:npm|yarn|pnpm) {1,8}(?:run {1,8})?test\b|\b(?:cargo|go|mvn|gradle|dotnet|mix) {1,8}test\b|\bmake {1,8}(?:test|check)\b|\btests?[\w-]{0,40}\.(?:py|sh|pl|js|ts|rb|R)\b|\b[\w-]{1,40}_test\.(?:py|go|sh)\b/i;
+const RUNS_TESTS = new RegExp(
+  [
+    /\b(?:pytest|py\.test|unittest|nosetests|tox|ctest|bats)\b/,
+    /\b(?:npm|yarn|pnpm) {1,8}(?:run {1,8})?test\b/,
+    /\b(?:cargo|go|mvn|gradle|dotnet|mix) {1,8}test\b/,
+    /\bmake {1,8}(?:test|check)\b/,
+    /\btests?[\w-]{0,40}\.(?:py|sh|pl|js|ts|rb|R)\b/,
+    /\b[\w-]{1,40}_test\.(?:py|go|sh)\b/,
+  ]
+    .map((alternative) => alternative.source)
+    .join("|"),
+  "i",
+);
 const DECLARES_DONE = /COMPLETE_TASK|task_complete|mark_task_complete|\bsubmit\b|\bfinish(?:ed)?\b/i;
 const GIVES_UP = /\b(?:I (?:can(?:no|')t|am unable to|was unable to|could not|couldn't)|not possible|impossible to|give up|giving up)\b/i;
 const AGENT_TIMEOUT = /AgentTimeout|timed? ?out/i;

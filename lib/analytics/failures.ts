@@ -209,8 +209,13 @@ function testName(kind: string, id: string): string {
 // --- Classification -------------------------------------------------------------------
 
 const SETUP_TIMEOUT_TYPES = /SetupTimeout|EnvironmentStartTimeout|StartTimeout|BuildTimeout/i;
-const INFRA_ERROR_TYPES =
-  /RewardFile(?:NotFound|Empty)|VerifierOutputParse|Environment|Sandbox|Docker|Daytona|Modal|Kubernetes|Container|Connection|Network|Setup|OutOfMemory|Infra|Build/i;
+const INFRA_ERROR_TYPES = new RegExp(
+  [
+    "RewardFile(?:NotFound|Empty)|VerifierOutputParse|Environment|Sandbox|Docker|Daytona|Modal|Kubernetes|Container",
+    "Connection|Network|Setup|OutOfMemory|Infra|Build",
+  ].join("|"),
+  "i",
+);
 
 /** Harbor's "the verifier left no usable reward" errors: the harness or the agent may be the cause. */
 const VERIFIER_RESULT_TYPES = /RewardFile(?:NotFound|Empty)|VerifierOutputParse/;
