@@ -38,7 +38,8 @@ export function callbackBase(
   if (publicUrl) return publicUrl.replace(/\/+$/, "");
   if (!targetIsLoopback(adapter, config)) {
     throw new BadRequest(
-      `This ${adapter} target runs its job on another machine, which cannot call back to ${origin}: set ENVFORGE_PUBLIC_URL to the address jobs reach EnvForge at (e.g. https://envforge.lab.org) and restart.`,
+      `This ${adapter} target runs its job on another machine, which cannot call back to ${origin}: set ` +
+        `ENVFORGE_PUBLIC_URL to the address jobs reach EnvForge at (e.g. https://envforge.lab.org) and restart.`,
       [{ path: "target", message: "needs ENVFORGE_PUBLIC_URL" }],
     );
   }

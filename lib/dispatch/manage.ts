@@ -45,7 +45,10 @@ async function targetByName(db: Db, project: ProjectRow, name: string) {
   return t;
 }
 
-/** PATCH /projects/{slug}/targets/{name} (admin): kind, adapter, config, secret (replace or remove), attempts; checked like a new target, audited without secrets. */
+/**
+ * PATCH /projects/{slug}/targets/{name} (admin): kind, adapter, config, secret (replace or remove), attempts; checked like a new
+ * target, audited without secrets.
+ */
 export async function updateTarget(db: Db, project: ProjectRow, name: string, body: unknown, principal: Principal) {
   const input = parseOrThrow(updateTargetSchema, body);
   const t = await targetByName(db, project, name);

@@ -68,7 +68,8 @@ export function decryptSecret(blob: string, keyMaterial: string): string {
     return Buffer.concat([decipher.update(Buffer.from(ctText, "base64")), decipher.final()]).toString("utf8");
   } catch {
     throw new TargetSecretError(
-      "Cannot decrypt the target secret: ENVFORGE_SECRET_KEY is not the key it was encrypted with (was the key changed?). Restore the old key, or set the target's secret again.",
+      "Cannot decrypt the target secret: ENVFORGE_SECRET_KEY is not the key it was encrypted with (was the key changed?). " +
+        "Restore the old key, or set the target's secret again.",
     );
   }
 }
@@ -86,7 +87,8 @@ export function resolveSecret(
     const value = env[target.secretEnv];
     if (value === undefined || value === "") {
       throw new TargetSecretError(
-        `The target's secret is read from the environment variable ${target.secretEnv}, which is not set on this server: set it, or store the secret on the target.`,
+        `The target's secret is read from the environment variable ${target.secretEnv}, which is not set on this server: ` +
+          `set it, or store the secret on the target.`,
       );
     }
     return value;

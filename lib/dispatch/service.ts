@@ -148,8 +148,10 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
   if (target.kind === "trainer") {
     const names = await invalidMemberKeys(db, g.id);
     if (names.length && !input.invalidEnvironments) {
+      const listed = `${names.slice(0, 10).join(", ")}${names.length > 10 ? ", …" : ""}`;
       throw new Conflict(
-        `Generation ${g.index} has ${names.length} environment(s) the oracle marked invalid (${names.slice(0, 10).join(", ")}${names.length > 10 ? ", …" : ""}): send invalidEnvironments "exclude" to leave them out or "include" to train on them anyway.`,
+        `Generation ${g.index} has ${names.length} environment(s) the oracle marked invalid (${listed}): ` +
+          `send invalidEnvironments "exclude" to leave them out or "include" to train on them anyway.`,
         names.map((n) => ({ path: "invalidEnvironments", message: `${n} is invalid` })),
       );
     }
@@ -192,7 +194,8 @@ export async function createDispatch(db: Db, project: ProjectRow, g: GenerationR
   });
   await enqueueDispatch(id, "deliver");
   const warning = earlier.length
-    ? `Generation ${g.index} was dispatched to ${target.name} ${earlier.length === 1 ? "once" : `${earlier.length} times`} before (last ${earlier[0].status}, ${earlier[0].createdAt.toISOString()}); this is another run.`
+    ? `Generation ${g.index} was dispatched to ${target.name} ${earlier.length === 1 ? "once" : `${earlier.length} times`} ` +
+      `before (last ${earlier[0].status}, ${earlier[0].createdAt.toISOString()}); this is another run.`
     : undefined;
   return { dispatchId: id, status: "queued" as const, ...(warning ? { warning, previousDispatches: earlier.map((e) => e.id) } : {}) };
 }

@@ -83,7 +83,10 @@ export function assertLocalTargetsAllowed(principal: Principal): void {
   }
 }
 
-/** What is wrong with a target as it would be stored (adapter config, secret rules, local and export limits); throws 403 for local targets where they are off. */
+/**
+ * What is wrong with a target as it would be stored (adapter config, secret rules, local and export limits); throws 403 for local
+ * targets where they are off.
+ */
 export async function targetProblems(
   t: { adapter: (typeof ADAPTERS)[number]; config: Record<string, unknown>; hasSecret: boolean; hasSecretEnv: boolean; newSecret: boolean },
   principal: Principal,

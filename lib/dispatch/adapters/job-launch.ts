@@ -71,7 +71,8 @@ export function payloadForEnv(payload: GenerationPayload, adapter: string): stri
   const bytes = Buffer.byteLength(json);
   if (bytes > MAX_ENV_PAYLOAD_BYTES) {
     throw new DeliveryError(
-      `The generation payload is ${Math.ceil(bytes / 1024)} KiB, over the ${MAX_ENV_PAYLOAD_BYTES / 1024} KiB the ${adapter} adapter can pass in ENVFORGE_PAYLOAD_JSON: dispatch it with the export or webhook adapter, or split the generation.`,
+      `The generation payload is ${Math.ceil(bytes / 1024)} KiB, over the ${MAX_ENV_PAYLOAD_BYTES / 1024} KiB the ` +
+        `${adapter} adapter can pass in ENVFORGE_PAYLOAD_JSON: dispatch it with the export or webhook adapter, or split the generation.`,
       false,
       { payloadBytes: bytes, limitBytes: MAX_ENV_PAYLOAD_BYTES },
     );

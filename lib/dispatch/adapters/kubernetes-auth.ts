@@ -124,7 +124,8 @@ export async function kubeconfigCredentials(file: string, contextName?: string):
     throw notUsable(`The kubeconfig's cluster "${String(context.cluster)}" has no http(s) server.`);
   if (user.exec || user["auth-provider"]) {
     throw notUsable(
-      `The kubeconfig's user "${String(context.user)}" authenticates with an exec/auth-provider plugin, which EnvForge does not run: use a token or a client certificate, or auth "token".`,
+      `The kubeconfig's user "${String(context.user)}" authenticates with an exec/auth-provider plugin, which EnvForge ` +
+        `does not run: use a token or a client certificate, or auth "token".`,
     );
   }
   let token: string | null = typeof user.token === "string" && user.token !== "" ? user.token : null;

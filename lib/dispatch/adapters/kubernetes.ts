@@ -241,7 +241,9 @@ class KubernetesClient {
     }
     if (res.status === 403) {
       return new DeliveryError(
-        `The token or certificate (${this.creds.source}) lacks rights to ${verb} ${what} in namespace "${ns}" (403 Forbidden${detail ? `: ${detail}` : ""}): grant it create, get and delete on jobs.batch and create and delete on secrets there.`,
+        `The token or certificate (${this.creds.source}) lacks rights to ${verb} ${what} in namespace ` +
+          `"${ns}" (403 Forbidden${detail ? `: ${detail}` : ""}): grant it create, get and delete on jobs.batch and create ` +
+          `and delete on secrets there.`,
         false,
         data,
       );

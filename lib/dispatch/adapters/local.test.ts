@@ -41,8 +41,11 @@ describe("local adapter", () => {
   it("runs the command with the payload file and reports success", async () => {
     const payload = samplePayload();
     const out = path.join(localDispatchDir({ workDir }, payload.dispatchId), "out.json"); // the command may write its own folder
-    const script = `const fs=require("fs"); const p=JSON.parse(fs.readFileSync(process.argv[1],"utf8"));
-      fs.writeFileSync(process.argv[2], JSON.stringify({ id: p.dispatchId, n: p.environments.length, gen: process.argv[3], env: process.env.ENVFORGE_DISPATCH_ID, cb: process.env.ENVFORGE_CALLBACK_ROLLOUTS, secretKey: process.env.ENVFORGE_SECRET_KEY ?? null }));
+    const script =
+      `const fs=require("fs"); const p=JSON.parse(fs.readFileSync(process.argv[1],"utf8"));
+      fs.writeFileSync(process.argv[2], JSON.stringify({ id: p.dispatchId, n: p.environments.length, gen: ` +
+      `process.argv[3], env: process.env.ENVFORGE_DISPATCH_ID, cb: process.env.ENVFORGE_CALLBACK_ROLLOUTS, secretKey: ` +
+      `process.env.ENVFORGE_SECRET_KEY ?? null }));
       console.log("trained"); console.error("warn: nothing");`;
     const ctx = deliveryContext(payload, {
       workDir,
@@ -246,7 +249,9 @@ describe("local adapter", () => {
     const secretFile = path.join(workDir, "server-secret");
     writeFileSync(secretFile, "server-secret-text-0123", { mode: 0o600 });
     // the command replaces its stdout log with a link to a file of the server's
-    const script = `const fs=require("fs"); const d=process.argv[1]; console.log("before"); fs.rmSync(d+"/stdout.log"); fs.symlinkSync(process.argv[2], d+"/stdout.log");`;
+    const script =
+      `const fs=require("fs"); const d=process.argv[1]; console.log("before"); fs.rmSync(d+"/stdout.log"); ` +
+      `fs.symlinkSync(process.argv[2], d+"/stdout.log");`;
     const ctx = deliveryContext(payload, { workDir, command: node(script, "{{dispatchDir}}", secretFile) });
     const { externalId } = await localAdapter.deliver(ctx);
     const done = await pollUntilDone(ctx, externalId!);

@@ -27,7 +27,10 @@ import { processEnvironment } from "@/lib/config/env";
 
 export const localConfigSchema = z
   .object({
-    /** argv, e.g. ["python", "train.py", "--payload", "{{payloadPath}}"]; placeholders: {{payloadPath}} {{dispatchId}} {{generation}} {{project}} {{dispatchDir}} */
+    /**
+     * argv, e.g. ["python", "train.py", "--payload", "{{payloadPath}}"]; placeholders: {{payloadPath}} {{dispatchId}} {{generation}}
+     * {{project}} {{dispatchDir}}
+     */
     command: z
       .array(
         z.string().refine((t) => unknownPlaceholders(t, PLACEHOLDERS).length === 0, {
@@ -88,14 +91,16 @@ const files = (dir: string) => ({
  * stderr appended to files, outlives signals sent to its process group (the command gets them too),
  * and writes exit.json atomically when the command ends or cannot start.
  */
-const WRAPPER_SCRIPT = `
+const WRAPPER_SCRIPT =
+  `
 const fs = require("fs"), { spawn } = require("child_process");
 const spec = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
 let done = false;
 const finish = (r) => {
   if (done) return; done = true;
   const tmp = spec.exitPath + ".tmp";
-  fs.writeFileSync(tmp, JSON.stringify({ code: r.code ?? null, signal: r.signal ?? null, finishedAt: new Date().toISOString(), ...(r.error ? { error: r.error } : {}) }));
+  fs.writeFileSync(tmp, JSON.stringify({ code: r.code ?? null, signal: r.signal ?? null, finishedAt: new Date().toISOString(), ` +
+  `...(r.error ? { error: r.error } : {}) }));
   fs.renameSync(tmp, spec.exitPath);
   process.exit(0);
 };
