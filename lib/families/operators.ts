@@ -193,7 +193,10 @@ export function crossover<C extends FamilyConfig>(rng: Rng, fields: readonly Fie
   return child;
 }
 
-/** Distance of two values of one field in [0, 1]: normalised L1 on numbers (log scale for scale fields) and ordinals, Hamming on nominals, booleans and seeds. */
+/**
+ * Distance of two values of one field in [0, 1]: normalised L1 on numbers (log scale for scale fields) and ordinals, Hamming on
+ * nominals, booleans and seeds.
+ */
 export function fieldDistance(field: FieldSpec, a: unknown, b: unknown): number {
   if (a === undefined && b === undefined) return 0;
   if (a === undefined || b === undefined) return 1;

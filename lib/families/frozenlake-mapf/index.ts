@@ -147,7 +147,9 @@ export function validateFrozenLake(config: FrozenLakeConfig): ValidationResult {
       errors: [
         {
           path: "num_agents",
-          message: `A ${config.size}x${config.size} grid holds at most ${maxAgentsFor(config.size)} agents (two free cells each): lower num_agents or raise size.`,
+          message:
+            `A ${config.size}x${config.size} grid holds at most ${maxAgentsFor(config.size)} agents (two free cells each): ` +
+            `lower num_agents or raise size.`,
         },
       ],
     };
@@ -180,7 +182,9 @@ export function validateFrozenLake(config: FrozenLakeConfig): ValidationResult {
     const errors: FieldError[] = [
       {
         path: "num_agents",
-        message: `Prioritized planning found no conflict-free plan for agent ${plan.failedAgent} within ${config.max_steps} steps: use fewer agents, a larger grid, more steps or collision "soft".`,
+        message:
+          `Prioritized planning found no conflict-free plan for agent ${plan.failedAgent} within ` +
+          `${config.max_steps} steps: use fewer agents, a larger grid, more steps or collision "soft".`,
       },
     ];
     return { state: "unsolvable", pMax: 0, errors, details };
@@ -301,7 +305,9 @@ export const frozenlakeMapfFamily = defineFamily<FrozenLakeConfig>({
   id: "frozenlake-mapf",
   version: "1",
   description:
-    "Multi-agent path finding on a slippery FrozenLake grid: every agent must reach its goal within max_steps without falling into a hole. Built-in generator (solvable maps only) and validator (prioritized planning, p_max by value iteration).",
+    "Multi-agent path finding on a slippery FrozenLake grid: every agent must reach its goal within max_steps without " +
+    "falling into a hole. Built-in generator (solvable maps only) and validator (prioritized planning, p_max by value " +
+    "iteration).",
   fields: frozenlakeFields,
   schema: frozenlakeSchema,
   sample: sampleFrozenLake,

@@ -228,7 +228,9 @@ export const persuasionGameFamily = defineFamily<PersuasionConfig>({
   id: "persuasion-game",
   version: "1",
   description:
-    "Persuade a simulated human (Bayesian, affine, motivated or Grether decision maker) to reach a target belief within a number of rounds, using evidence of a given strength. Built-in simulator of belief updates; p_max by dynamic programming over rounds.",
+    "Persuade a simulated human (Bayesian, affine, motivated or Grether decision maker) to reach a target belief within " +
+    "a number of rounds, using evidence of a given strength. Built-in simulator of belief updates; p_max by dynamic " +
+    "programming over rounds.",
   fields: persuasionFields,
   schema: persuasionSchema,
   sample: samplePersuasion,

@@ -157,7 +157,8 @@ export const searchAgentFamily = defineFamily<SearchAgentConfig>({
   id: "search-agent",
   version: "1",
   description:
-    "Multi-hop search: find each hop's gold document among retrieved documents mixed with distractors, within a turn budget, optionally with a context refiner; answers scored by F1 or exact match.",
+    "Multi-hop search: find each hop's gold document among retrieved documents mixed with distractors, within a turn " +
+    "budget, optionally with a context refiner; answers scored by F1 or exact match.",
   fields: searchAgentFields,
   schema: searchAgentSchema,
   sample: sampleSearchAgent,

@@ -44,8 +44,10 @@ export function frozenlakeTask(config: FrozenLakeConfig): TaskInstance {
     "Agents (row, column):",
     ...agents.map((a) => `- ${a.name}: start (${a.start[0]}, ${a.start[1]}) -> goal (${a.goal[0]}, ${a.goal[1]})`),
     "",
-    `Every agent must end on its goal within ${config.max_steps} time steps. All agents act at once each step; after its last move an agent stays where it is. ${collisionRule}`,
-    `The ice is slippery: a move slips to a perpendicular direction with probability ${config.slip_probability}; plan as if moves succeed, and prefer routes away from holes.`,
+    `Every agent must end on its goal within ${config.max_steps} time steps. All agents act at once each step; after ` +
+      `its last move an agent stays where it is. ${collisionRule}`,
+    `The ice is slippery: a move slips to a perpendicular direction with probability ${config.slip_probability}; plan ` +
+      `as if moves succeed, and prefer routes away from holes.`,
     "",
     "Answer with one line per agent, `<agent>: <moves>`, moves as letters U (up), D (down), L (left), R (right), W (wait), e.g.",
     "<answer>",

@@ -21,7 +21,11 @@ function describeDecisionMaker(config: PersuasionConfig, p: ReturnType<typeof ef
     case "affine":
       return `The decision maker distorts Bayes' rule affinely: b' = clamp(${p.affine_slope} * B(b, LR) + ${p.affine_intercept}, 0, 1), where ${bayes}.`;
     case "motivated":
-      return `The decision maker is a motivated reasoner who wants the claim to be false: in log odds, b' = logistic(logit(b) + w * ln(LR)) with w = ${1 - p.motivation_strength} (= 1 - ${p.motivation_strength}) for a supporting signal and w = 1 for a contradicting one; a belief of exactly 0 or 1 never moves.`;
+      return (
+        `The decision maker is a motivated reasoner who wants the claim to be false: in log odds, b' = logistic(logit(b) + ` +
+        `w * ln(LR)) with w = ${1 - p.motivation_strength} (= 1 - ${p.motivation_strength}) for a supporting signal and w = ` +
+        `1 for a contradicting one; a belief of exactly 0 or 1 never moves.`
+      );
     case "grether":
       return `The decision maker follows Grether's model: b' = logistic(${p.alpha} * ln(LR) + ${p.beta} * logit(b)) (the prior term is 0 when beta is 0).`;
   }
@@ -45,13 +49,17 @@ export function persuasionTask(config: PersuasionConfig): TaskInstance {
   const content = [
     "You are the persuader. You argue that a claim H is true (it is).",
     `The decision maker starts with belief P(H) = ${config.prior}. You win if its belief reaches ${config.target_belief} within ${config.num_rounds} rounds.`,
-    `Each round you must present the result of one experiment. An experiment's result is correct with probability ${q}: a result that supports H has likelihood ratio LR = ${q}/(1-${q}) = ${(q / (1 - q)).toFixed(4)}, one that contradicts H has LR = ${(1 - q).toFixed(4)}/${q}.`,
+    `Each round you must present the result of one experiment. An experiment's result is correct with probability ` +
+      `${q}: a result that supports H has likelihood ratio LR = ${q}/(1-${q}) = ${(q / (1 - q)).toFixed(4)}, one that ` +
+      `contradicts H has LR = ${(1 - q).toFixed(4)}/${q}.`,
     describeDecisionMaker(config, effectiveParams(config)),
     "",
     "The experiments of this game give, round by round:",
     ...signals.map((s, i) => `- round ${i + 1}: ${s === 1 ? "supports H" : "contradicts H"}`),
     "",
-    "Message format: one line per round you present, `round <k>: <supports|contradicts> -> <belief after it, 4 decimals>`, stopping after the round in which the target is reached; then `reached: round <k>` or `reached: no`. Example:",
+    "Message format: one line per round you present, `round <k>: <supports|contradicts> -> <belief after it, 4 " +
+      "decimals>`, stopping after the round in which the target is reached; then `reached: round <k>` or `reached: " +
+      "no`. Example:",
     "<answer>",
     "round 1: supports -> 0.6000",
     "reached: no",

@@ -109,7 +109,8 @@ export function searchTask(config: SearchAgentConfig): TaskInstance {
     ...corpus.map((doc, i) => `[${i + 1}] ${doc}`),
     "",
     `Question: who is ${question}?`,
-    `Follow the chain one relation at a time (${config.hops} hop${config.hops === 1 ? "" : "s"}); some documents are about look-alike people or other relations.`,
+    `Follow the chain one relation at a time (${config.hops} hop${config.hops === 1 ? "" : "s"}); some documents are ` +
+      `about look-alike people or other relations.`,
     `The answer is the person's full name, scored by ${config.answer_match === "exact" ? "exact match" : "token F1"}. Example: <answer>Ada Lind</answer>`,
   ].join("\n");
   return {

@@ -18,7 +18,8 @@ export function terminalTask(config: TerminalTaskConfig, instruction?: string): 
   ].filter(Boolean);
   const body =
     instruction?.trim() ||
-    `Complete the terminal task "${config.task_name}"${config.source ? ` from ${config.source}` : ""} in the sandbox's shell. Its tests check the final state of the machine.`;
+    `Complete the terminal task "${config.task_name}"${config.source ? ` from ${config.source}` : ""} in the sandbox's ` +
+      `shell. Its tests check the final state of the machine.`;
   const content = [body, ...(facts.length > 0 ? ["", ...facts.map((f) => `- ${f}`)] : [])].join("\n");
   return {
     messages: [

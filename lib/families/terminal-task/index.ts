@@ -231,7 +231,8 @@ export const terminalTaskFamily = defineFamily<TerminalTaskConfig>({
   id: "terminal-task",
   version: "1",
   description:
-    "Terminal tasks (Tmax taxonomy + Harbor task.toml): domain, language, task and command complexity, verifier and fixture kinds, timeout and sandbox resources. Validated outside EnvForge by an oracle run in a sandbox.",
+    "Terminal tasks (Tmax taxonomy + Harbor task.toml): domain, language, task and command complexity, verifier and " +
+    "fixture kinds, timeout and sandbox resources. Validated outside EnvForge by an oracle run in a sandbox.",
   fields: terminalTaskFields,
   schema: terminalTaskSchema,
   sample: sampleTerminalTask,
