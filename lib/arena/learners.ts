@@ -47,7 +47,8 @@ const VARIANTS: Record<LearnerId, LearnerVariant> = {
   tangled: {
     id: "tangled",
     description:
-      "held out: skills interfere (transfer -0.2: training one skill takes from the others) and the hidden difficulty is the family's plus a seeded warp of its fields (amplitude 1.2) that its difficulty signs only approximate",
+      "held out: skills interfere (transfer -0.2: training one skill takes from the others) and the hidden difficulty is " +
+      "the family's plus a seeded warp of its fields (amplitude 1.2) that its difficulty signs only approximate",
     params: (base, seed) => ({ ...base, gainShape: cycle(GAIN_SHAPES, seed), transfer: -0.2 }),
     difficultyWarp: 1.2,
   },

@@ -285,7 +285,9 @@ async function runJobs(jobs: ArenaJob[], workers: number, onDone: (run: SeedRun,
   const queue = [...jobs].sort((a, b) => (RUN_WEIGHT[b.strategy] ?? 1) - (RUN_WEIGHT[a.strategy] ?? 1));
   const here = path.dirname(fileURLToPath(import.meta.url));
   // Workers do not inherit the TypeScript loader: each registers tsx (with this repo's tsconfig paths) and then loads the worker module.
-  const bootstrap = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(pathToFileURL(path.join(here, "worker.ts")).href)}); });`;
+  const bootstrap =
+    `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => { tsx.register(); return ` +
+    `import(${JSON.stringify(pathToFileURL(path.join(here, "worker.ts")).href)}); });`;
   const inherited = processEnvironment();
   const env = { ...inherited, TSX_TSCONFIG_PATH: inherited.TSX_TSCONFIG_PATH ?? path.resolve(here, "../../tsconfig.json") };
   const pool = Array.from({ length: Math.min(workers, jobs.length) }, () => new Worker(bootstrap, { eval: true, env }));
@@ -455,11 +457,26 @@ function reportNotes(
 ): string[] {
   const L = config.learner;
   return [
-    `Family ${family}; learner ${learnerId}: ${learnerVariant(learnerId).description}. Base: ${L.skills} skills starting at ${L.initialSkill}, p = p_max * sigmoid(${L.slope} (a.theta - b)), eta ${L.learningRate} per group of ${L.groupSize}.`,
-    `Seeds ${seedBase}-${seedBase + seeds - 1}; the heuristic and every baseline knob were tuned on seeds 0-99 (seed base 0), so seed base ${DEFAULT_SEED_BASE} and up are evaluation seeds.`,
-    `Validator: ${validator === "none" ? "given to no strategy" : `given to every strategy, ${validatorCost} rollout(s) a first call on a config, counted in the budget; it answers valid, unsolvable or invalid, never p_max`}. No strategy but the oracle (which reads the learner, the upper bound) sees p_max or trap flags.`,
-    `Target: at least 64 configs of the hard end (hardness from ${config.targetHardness.min}, widened toward the middle where the hard end has too few), outside every trap region and with p_max >= 0.02; target success is the mean of p / p_max, evaluated exactly after every batch of ${config.batchSize} groups and never counted as rollouts.`,
-    `Rollouts: every attempt a strategy asks for counts, probes included, and every rollout trains the learner. Traps setting: ${Math.round(trapShare * 100)}% of the generator's mass in trap regions, a sixth each: unsolvable, noisy TV (p = 0.5), invalid, and the held-out kinds drifting TV (success drifting 0.2 -> 0.8 with play, teaching nothing), unsolvable that the validator passes, deceptive (looks learnable, unlearns).`,
-    `Per strategy: interquartile means over seeds with 95% percentile-bootstrap intervals (2,000 resamples); a seed that never reaches 50% or 80% target success counts as the budget (${config.budget} rollouts) in rolloutsTo50/80, and reached50/reached80 say how many seeds did.`,
+    `Family ${family}; learner ${learnerId}: ${learnerVariant(learnerId).description}. Base: ` +
+      `${L.skills} skills starting at ${L.initialSkill}, p = p_max * sigmoid(${L.slope} (a.theta - b)), eta ` +
+      `${L.learningRate} per group of ${L.groupSize}.`,
+    `Seeds ${seedBase}-${seedBase + seeds - 1}; the heuristic and every baseline knob were tuned on seeds 0-99 (seed ` +
+      `base 0), so seed base ${DEFAULT_SEED_BASE} and up are evaluation seeds.`,
+    `Validator: ${
+      validator === "none"
+        ? "given to no strategy"
+        : `given to every strategy, ${validatorCost} rollout(s) a first call on a config, counted in the budget; ` +
+          `it answers valid, unsolvable or invalid, never p_max`
+    }. ` + `No strategy but the oracle (which reads the learner, the upper bound) sees p_max or trap flags.`,
+    `Target: at least 64 configs of the hard end (hardness from ${config.targetHardness.min}, widened toward the ` +
+      `middle where the hard end has too few), outside every trap region and with p_max >= 0.02; target success is the ` +
+      `mean of p / p_max, evaluated exactly after every batch of ${config.batchSize} groups and never counted as rollouts.`,
+    `Rollouts: every attempt a strategy asks for counts, probes included, and every rollout trains the learner. Traps ` +
+      `setting: ${Math.round(trapShare * 100)}% of the generator's mass in trap regions, a sixth each: unsolvable, noisy ` +
+      `TV (p = 0.5), invalid, and the held-out kinds drifting TV (success drifting 0.2 -> 0.8 with play, teaching ` +
+      `nothing), unsolvable that the validator passes, deceptive (looks learnable, unlearns).`,
+    `Per strategy: interquartile means over seeds with 95% percentile-bootstrap intervals (2,000 resamples); a seed ` +
+      `that never reaches 50% or 80% target success counts as the budget (${config.budget} rollouts) in rolloutsTo50/80, ` +
+      `and reached50/reached80 say how many seeds did.`,
   ];
 }

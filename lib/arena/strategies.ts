@@ -55,9 +55,15 @@ export const BASELINE_DEFAULTS = {
    * from 4,000. Knob: temperature.
    */
   plr: { capacity: 512, temperature: 0.1, stalenessWeight: 0.3, replayProb: 0.8, minFill: 0.5 },
-  /** ACCEL (Parker-Holder et al. 2022; JaxUED num_edits 5): robust PLR whose replay batches are followed by a batch of the replayed levels with `edits` edits each, scored and inserted. Knob: edits. */
+  /**
+   * ACCEL (Parker-Holder et al. 2022; JaxUED num_edits 5): robust PLR whose replay batches are followed by a batch of the replayed
+   * levels with `edits` edits each, scored and inserted. Knob: edits.
+   */
   accel: { edits: 3 },
-  /** oracle: reads the learner; `candidates` x batch levels (half the generator's, half from random hardness windows), the batch with the highest first-order gain in target success */
+  /**
+   * oracle: reads the learner; `candidates` x batch levels (half the generator's, half from random hardness windows), the batch with
+   * the highest first-order gain in target success
+   */
   oracle: { candidates: 8 },
 } as const;
 

@@ -40,8 +40,13 @@ export function forgetEndpoints(): void {
 // "Grammar error: Unimplemented keys" (500), SGLang "Invalid grammar request" (400), llama.cpp "JSON schema
 // conversion failed" (400) and "response_format type must be one of" (older builds), Ollama "invalid format"
 // (400) and "failed to load model vocabulary required for format" (500), OpenAI "response_format" (400).
-const REFUSAL_WORDS =
-  /response_format|response format|json_schema|json_object|json schema|structured output|guided_(json|decoding)|grammar|xgrammar|outlines|guidance|invalid format|required for format/i;
+const REFUSAL_WORDS = new RegExp(
+  [
+    "response_format|response format|json_schema|json_object|json schema|structured output|guided_(json|decoding)",
+    "grammar|xgrammar|outlines|guidance|invalid format|required for format",
+  ].join("|"),
+  "i",
+);
 
 /**
  * True when an error answer says the endpoint cannot serve the requested structured output, as

@@ -1,4 +1,7 @@
-/** The LLM engineer's answer: the JSON Schema it is asked for, extraction and repair of its text, item expansion and validation, and the repair turn that quotes the errors. */
+/**
+ * The LLM engineer's answer: the JSON Schema it is asked for, extraction and repair of its text, item expansion and validation, and
+ * the repair turn that quotes the errors.
+ */
 import { jsonrepair } from "jsonrepair";
 import { getFieldValue, setFieldValue } from "@/lib/families/field-path";
 import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
@@ -42,7 +45,8 @@ export function proposalJsonSchema(family: FamilyDefinition): Record<string, unk
             fileEdits: {
               type: "array",
               description:
-                "mutate of a task with files: edits of the parent's files, each {path, search, replace} (search occurs exactly once), {path, patch} (unified diff) or {path, content} (a new file)",
+                "mutate of a task with files: edits of the parent's files, each {path, search, replace} (search occurs exactly " +
+                "once), {path, patch} (unified diff) or {path, content} (a new file)",
               items: {
                 type: "object",
                 properties: {
@@ -211,7 +215,9 @@ function expandTaskEdits(
   const parentFiles = parent ? input.tasks?.[parent.key] : undefined;
   const withFiles = Object.keys(input.tasks ?? {});
   if (item.op !== "mutate" || !parent || !parentFiles) {
-    const message = `fileEdits and taskToml evolve a task with files: use op "mutate" with the parentKey of one of ${withFiles.slice(0, 20).join(", ") || "(none: no task has files)"}.`;
+    const message =
+      `fileEdits and taskToml evolve a task with files: use op "mutate" with the parentKey of one of ` +
+      `${withFiles.slice(0, 20).join(", ") || "(none: no task has files)"}.`;
     return [{ item: index, path: `${base}.fileEdits`, message }];
   }
   if (item.edits !== undefined && item.edits !== null) {

@@ -28,21 +28,29 @@ const SYSTEM_PROMPT = [
   "You are the environment engineer of EnvForge. You design the next generation of a curriculum of RL environments for a policy that is trained on them.",
   "Environments teach most when the policy succeeds on them sometimes but not always (learnability p(1-p) peaks at p = 0.5).",
   "",
-  "You receive the environment family's config fields, a structured summary of how the policy did in the current generation (behaviour, failure clusters with exemplar rollouts, success by field value, earlier proposals) and the current population.",
+  "You receive the environment family's config fields, a structured summary of how the policy did in the current " +
+    "generation (behaviour, failure clusters with exemplar rollouts, success by field value, earlier proposals) and the " +
+    "current population.",
   "Propose the next population as a list of items, each with an op:",
   '- "keep": an environment that still teaches stays. Give its environmentKey.',
   '- "retire": an environment leaves (solved, hopeless, unsolvable or redundant). Give its environmentKey.',
-  '- "mutate": a new child of one population member. Give parentKey and either "edits" ({"field.path": newValue}, applied to the parent\'s config; preferred) or a full "config". Change 1-3 fields.',
+  '- "mutate": a new child of one population member. Give parentKey and either "edits" ({"field.path": newValue}, ' +
+    'applied to the parent\'s config; preferred) or a full "config". Change 1-3 fields.',
   '- "add": a brand-new environment. Give a full "config" with every field of the family.',
   "",
   "Rules:",
   "1. Every environment listed in the population gets exactly one keep or retire item.",
   "2. Configs use only the family's fields, stay within their bounds and levels, must be solvable, and must differ from every existing environment.",
-  '3. Every item cites evidence: {"kind": "cluster", "ref": <cluster id>} or {"kind": "rollout", "ref": <rollout id>} using ONLY cluster ids and exemplar rollout ids present in the summary, or {"kind": "stat", "ref": <the statistic, e.g. "environments.fields.size">}. Never invent ids.',
+  '3. Every item cites evidence: {"kind": "cluster", "ref": <cluster id>} or {"kind": "rollout", "ref": <rollout id>} ' +
+    'using ONLY cluster ids and exemplar rollout ids present in the summary, or {"kind": "stat", "ref": <the statistic, ' +
+    'e.g. "environments.fields.size">}. Never invent ids.',
   "4. rationale: one sentence saying why.",
   "5. predictedSuccess: your estimate of the policy's success rate on the environment, a number in [0, 1].",
-  "6. direction: what the change trains: horizon (longer plans), uncertainty (noise, hidden information), precision (exactness, coordination) or diversify (coverage at the same difficulty).",
-  "Solved environments (success >= 0.8): retire them or push a child harder along the direction the failures point to least. Hopeless ones (no successes): retire or make a child easier. Unsolvable ones: retire, never mutate toward them.",
+  "6. direction: what the change trains: horizon (longer plans), uncertainty (noise, hidden information), precision " +
+    "(exactness, coordination) or diversify (coverage at the same difficulty).",
+  "Solved environments (success >= 0.8): retire them or push a child harder along the direction the failures point to " +
+    "least. Hopeless ones (no successes): retire or make a child easier. Unsolvable ones: retire, never mutate " +
+    "toward them.",
   "",
   'Answer with one JSON object and nothing else: {"items": [...]}.',
 ].join("\n");
@@ -140,11 +148,16 @@ const SHOWN_TASK_FILE = /^(instruction\.md|task\.toml|tests\/.+|steps\/[^/]+\/(i
 const TASK_RULES = [
   "# Evolving tasks by their files",
   "The tasks below are Harbor task folders. A mutate item of such a task evolves the task itself: the child is the parent's files plus your edits.",
-  '- fileEdits: a list of {"path", "search", "replace"}: search is copied exactly from the file (whitespace and line breaks included) and occurs in it exactly once; or {"path", "content"} for a new file.',
+  '- fileEdits: a list of {"path", "search", "replace"}: search is copied exactly from the file (whitespace and line ' +
+    'breaks included) and occurs in it exactly once; or {"path", "content"} for a new file.',
   '- taskToml: task.toml keys and new values, e.g. {"agent.timeout_sec": 600, "verifier.timeout_sec": 300}.',
-  "- Directions: horizon (more steps or sub-goals), uncertainty (hidden or noisy information, distractors), precision (stricter checks, tighter tolerances, less time).",
-  "- Keep tests/ (you may make checks stricter); change instruction and tests together so the task stays solvable; do not edit config fields for these tasks (give no edits).",
-  'Example: {"op": "mutate", "parentKey": "<task>", "direction": "precision", "fileEdits": [{"path": "instruction.md", "search": "<exact text>", "replace": "<new text>"}], "taskToml": {"agent.timeout_sec": 300}, "rationale": "<one sentence>", "evidence": [...], "predictedSuccess": 0.4}',
+  "- Directions: horizon (more steps or sub-goals), uncertainty (hidden or noisy information, distractors), precision " +
+    "(stricter checks, tighter tolerances, less time).",
+  "- Keep tests/ (you may make checks stricter); change instruction and tests together so the task stays solvable; do " +
+    "not edit config fields for these tasks (give no edits).",
+  'Example: {"op": "mutate", "parentKey": "<task>", "direction": "precision", "fileEdits": [{"path": ' +
+    '"instruction.md", "search": "<exact text>", "replace": "<new text>"}], "taskToml": {"agent.timeout_sec": 300}, ' +
+    '"rationale": "<one sentence>", "evidence": [...], "predictedSuccess": 0.4}',
 ].join("\n");
 
 /**
@@ -226,17 +239,22 @@ export function buildEngineerPrompt(input: EngineerInput, budgetTokens = DEFAULT
     JSON.stringify(summary),
     "",
     `# Current population (${population.length} environments)`,
-    `Columns: key | config values in field order (${fields.map((f) => f.path).join(",")}) | successes/attempts | tier | flags (validation state, p_max, top failure clusters)`,
+    `Columns: key | config values in field order (${fields.map((f) => f.path).join(",")}) | successes/attempts | tier ` +
+      `| flags (validation state, p_max, top failure clusters)`,
   ].join("\n");
   const totals = `Population totals: ${population.length} environments; ${countsText(facts)}.`;
   const task = [
     "",
     "# Task",
-    `Propose the next population of about ${target} environments (keep + mutate + add): keep at most ${keepMax}, add about ${adds} (fresh configs or crossovers of two high-learnability parents), mutate for the rest.`,
+    `Propose the next population of about ${target} environments (keep + mutate + add): keep at most ` +
+      `${keepMax}, add about ${adds} (fresh configs or crossovers of two high-learnability parents), mutate for the rest.`,
     "Give every listed environment a keep or retire item. New environments get their keys from EnvForge: leave environmentKey out of mutate and add items.",
     "Example items:",
-    '{"op": "keep", "environmentKey": "<key>", "direction": "precision", "rationale": "<one sentence>", "evidence": [{"kind": "cluster", "ref": "<cluster id>"}], "predictedSuccess": 0.5}',
-    '{"op": "mutate", "parentKey": "<key>", "edits": {"<field path>": <new value>}, "direction": "horizon", "rationale": "<one sentence>", "evidence": [{"kind": "stat", "ref": "environments.fields.<field path>"}], "predictedSuccess": 0.4}',
+    '{"op": "keep", "environmentKey": "<key>", "direction": "precision", "rationale": "<one sentence>", "evidence": ' +
+      '[{"kind": "cluster", "ref": "<cluster id>"}], "predictedSuccess": 0.5}',
+    '{"op": "mutate", "parentKey": "<key>", "edits": {"<field path>": <new value>}, "direction": "horizon", ' +
+      '"rationale": "<one sentence>", "evidence": [{"kind": "stat", "ref": "environments.fields.<field path>"}], ' +
+      '"predictedSuccess": 0.4}',
     'Answer with the JSON object {"items": [...]} only.',
   ].join("\n");
 

@@ -168,7 +168,10 @@ function describeFailure(err: unknown, config: LlmEngineerConfig, timeoutMs: num
   const tries = `${attempts} request${attempts === 1 ? "" : "s"}`;
   if (err instanceof APIUserAbortError) return "The LLM engineer run was cancelled.";
   if (err instanceof APIConnectionTimeoutError) {
-    return `The engineer endpoint did not answer within the timeout of ${timeoutMs} ms (${tries}, timed out every time): raise ENVFORGE_ENGINEER_TIMEOUT_MS or check the endpoint.`;
+    return (
+      `The engineer endpoint did not answer within the timeout of ${timeoutMs} ms (${tries}, timed out every time): ` +
+      `raise ENVFORGE_ENGINEER_TIMEOUT_MS or check the endpoint.`
+    );
   }
   if (err instanceof APIConnectionError) {
     return `Could not reach the engineer endpoint at ${config.baseURL} (${err.message}; ${tries}): check OPENAI_BASE_URL and that the server is running.`;
@@ -312,7 +315,8 @@ export async function llmEngineer(
         if (err instanceof APIError && structured !== "none" && refusesStructuredOutput(err)) {
           const next = STRUCTURED_LADDER[STRUCTURED_LADDER.indexOf(structured) + 1];
           progress(
-            `The endpoint refused response_format ${structured} (${err.status}: ${err.message.slice(0, 160)}); retrying with ${next === "none" ? "no response_format" : next}.`,
+            `The endpoint refused response_format ${structured} (${err.status}: ${err.message.slice(0, 160)}); retrying with ` +
+              `${next === "none" ? "no response_format" : next}.`,
           );
           structured = next;
           continue;
@@ -324,7 +328,10 @@ export async function llmEngineer(
 
   const omitted = prompt.omittedKeys.length;
   progress(
-    `Asking ${config.model} for a proposal (prompt about ${prompt.tokenEstimate} tokens${contextWindow ? ` of a ${contextWindow.tokens}-token window (${contextWindow.source})` : ""}, ${prompt.environmentsShown} of ${input.population.length} environments${omitted > 0 ? ` shown, ${omitted} left out for the budget` : ""}).`,
+    `Asking ${config.model} for a proposal (prompt about ${prompt.tokenEstimate} tokens${
+      contextWindow ? ` of a ${contextWindow.tokens}-token window (${contextWindow.source})` : ""
+    }, ` +
+      `${prompt.environmentsShown} of ${input.population.length} environments${omitted > 0 ? ` shown, ${omitted} left out for the budget` : ""}).`,
   );
   for (let turn = 0; ; turn++) {
     const { content, finishReason } = await complete();
@@ -352,14 +359,18 @@ export async function llmEngineer(
 
 function outputNotes(input: EngineerInput, items: readonly ProposedItem[], run: LlmRunRecord, prompt: EngineerPrompt): string[] {
   const notes = [
-    `Proposed by ${run.model} (${run.structured === "none" ? "plain JSON" : `${run.structured} output`}${run.repairTurns > 0 ? `, ${run.repairTurns} repair turn${run.repairTurns === 1 ? "" : "s"}` : ""}).`,
+    `Proposed by ${run.model} (${run.structured === "none" ? "plain JSON" : `${run.structured} output`}${
+      run.repairTurns > 0 ? `, ${run.repairTurns} repair turn${run.repairTurns === 1 ? "" : "s"}` : ""
+    }).`,
   ];
   const decided = new Set(items.filter((i) => i.op === "keep" || i.op === "retire").map((i) => i.environmentKey));
   const undecided = input.population.filter((m) => !decided.has(m.key)).length;
   if (undecided > 0) {
     const hidden = prompt.omittedKeys.length;
     notes.push(
-      `${undecided} population member${undecided === 1 ? "" : "s"} got neither keep nor retire${hidden > 0 ? ` (${hidden} were left out of the prompt for the token budget)` : ""}.`,
+      `${undecided} population member${undecided === 1 ? "" : "s"} got neither keep nor retire${
+        hidden > 0 ? ` (${hidden} were left out of the prompt for the token budget)` : ""
+      }.`,
     );
   }
   const uncited = items.filter((i) => i.flags?.includes(NO_EVIDENCE_FLAG)).length;

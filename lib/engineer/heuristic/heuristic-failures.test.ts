@@ -31,7 +31,8 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     const plan: { s: number; failures: Breakdown; timeout?: boolean }[] = [];
     for (let i = 0; i < 5; i++) plan.push({ s: 0, failures: { infra: 10 } }); // h00-h04: the image is broken
     plan.push({ s: 4, failures: { infra: 5, tests: 1 } }); // h05: passes despite infra noise
-    for (let i = 0; i < 8; i++) plan.push({ s: i % 3 === 0 ? 1 : 0, failures: { timeout: 7, tests: i % 3 === 0 ? 2 : 3 }, timeout: i < 5 }); // h06-h13: hopeless, timing out (h11-h13 without a timeout)
+    // h06-h13: hopeless, timing out (h11-h13 without a timeout)
+    for (let i = 0; i < 8; i++) plan.push({ s: i % 3 === 0 ? 1 : 0, failures: { timeout: 7, tests: i % 3 === 0 ? 2 : 3 }, timeout: i < 5 });
     for (let i = 0; i < 6; i++) plan.push({ s: 4 + (i % 3), failures: { format: 6 - (i % 3) } }); // h14-h19: learnable, failing on format
     const rates = [0, 0, 0, 1, 2, 3, 3, 4, 5, 5, 6, 6, 7, 7, 8, 9, 10, 10, 10, 10];
     rates.forEach((s, i) => plan.push({ s, failures: s < 10 ? { tests: 10 - s } : {}, timeout: i % 4 !== 1 })); // h20-h39: failed tests
@@ -155,7 +156,10 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
       expect(to).toBeGreaterThan(from ?? 900);
       if (from === undefined) fromUnset += 1;
       expect(child.rationale).toMatch(
-        /^Too hard \([01]\/10, q 0\.\d\d\), (about )?\d+ of 10 attempts timed out \(agent_timeout\): agent_timeout_sec (\d+|unset \(assumed 900\))→\d+ along precision/,
+        new RegExp(
+          /^Too hard \([01]\/10, q 0\.\d\d\), (about )?\d+ of 10 attempts timed out \(agent_timeout\): /.source +
+            /agent_timeout_sec (\d+|unset \(assumed 900\))→\d+ along precision/.source,
+        ),
       );
       expect(clustersCited(child)).toEqual(["cl-h-timeout"]);
       // nothing else changed

@@ -23,13 +23,17 @@ function failureClause(sc: Scored, cite: EvidenceWriter): { text: string; refs: 
     switch (d.kind) {
       case "infra":
         return {
-          text: `, but the environment looks ${sc.member.s > 0 ? "partly " : ""}broken: ${count} failed on infrastructure (${d.category}, ${quote(d.cluster.signature)}); fix the image`,
+          text:
+            `, but the environment looks ${sc.member.s > 0 ? "partly " : ""}broken: ${count} failed on infrastructure ` +
+            `(${d.category}, ${quote(d.cluster.signature)}); fix the image`,
           refs: cite.cluster(d.cluster, `${count} failed on infrastructure`),
           flags: ["infra"],
         };
       case "output":
         return {
-          text: `; ${count} failed on the policy's output (${d.category}), which is the policy's format or context, not the environment's difficulty, so its difficulty is left alone`,
+          text:
+            `; ${count} failed on the policy's output (${d.category}), which is the policy's format or context, not the ` +
+            `environment's difficulty, so its difficulty is left alone`,
           refs: cite.cluster(d.cluster, `${count} ${d.category}`),
           flags: [],
         };
@@ -82,17 +86,23 @@ export function childRationale(ctx: {
           const clusterRefs = cite.cluster(d.cluster, `${showCount(d, n)} ${d.category}`);
           return budgetMoved
             ? {
-                rationale: `Too hard (${showRate(p)}), ${showCount(d, n)} timed out (${d.category}): ${edits} along ${cand.direction} to give it the budget it ran out of.`,
+                rationale:
+                  `Too hard (${showRate(p)}), ${showCount(d, n)} timed out (${d.category}): ${edits} along ` +
+                  `${cand.direction} to give it the budget it ran out of.`,
                 evidence: [cite.environment(p), ...clusterRefs],
               }
             : {
-                rationale: `Too hard (${showRate(p)}), ${showCount(d, n)} timed out (${d.category}) but no budget field can grow: made easier along ${cand.direction} instead: ${edits}.`,
+                rationale:
+                  `Too hard (${showRate(p)}), ${showCount(d, n)} timed out (${d.category}) but no budget field can grow: made easier ` +
+                  `along ${cand.direction} instead: ${edits}.`,
                 evidence: [cite.environment(p), ...clusterRefs, ...cite.field(cand.evidence)],
               };
         }
         const tests = d?.kind === "verifier";
         return {
-          rationale: `Too hard (${showRate(p)})${tests && d ? `, ${showCount(d, n)} failed the tests (${d.category})` : ""}: made easier along ${cand.direction}, ${pointed("most")}: ${edits}.`,
+          rationale:
+            `Too hard (${showRate(p)})${tests && d ? `, ${showCount(d, n)} failed the tests (${d.category})` : ""}: made ` +
+            `easier along ${cand.direction}, ${pointed("most")}: ${edits}.`,
           evidence: [
             cite.environment(p),
             ...(tests && d ? cite.cluster(d.cluster, `${showCount(d, n)} ${d.category}`) : []),
@@ -110,7 +120,9 @@ export function childRationale(ctx: {
       case "crossover": {
         const b = cand.second as Scored;
         return {
-          rationale: `Crossover of high-learnability parents ${p.member.key} (learnability ${fmt(p.learnability, 3)}) and ${b.member.key} (${fmt(b.learnability, 3)}), novelty ${fmt(cand.novelty ?? 0)}.`,
+          rationale:
+            `Crossover of high-learnability parents ${p.member.key} (learnability ${fmt(p.learnability, 3)}) and ` +
+            `${b.member.key} (${fmt(b.learnability, 3)}), novelty ${fmt(cand.novelty ?? 0)}.`,
           evidence: [cite.environment(p), cite.environment(b)],
           flags: ["crossover"],
         };
@@ -196,24 +208,36 @@ function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: n
     case "invalid":
       return `Invalid config (validation state invalid): retired`;
     case "unsolvable":
-      return `Unsolvable (validation ${m.validation.state}, p_max ${m.validation.pMax === null ? "n/a" : fmt(m.validation.pMax)}): retired, and never mutated toward`;
+      return (
+        `Unsolvable (validation ${m.validation.state}, p_max ${m.validation.pMax === null ? "n/a" : fmt(m.validation.pMax)}): ` +
+        `retired, and never mutated toward`
+      );
     case "solved":
-      return `Solved (${showRate(sc, ` >= ${HEURISTIC_DEFAULTS.solvedRate}`)}): retired, it no longer teaches${harderChild ? `; its harder child ${harderChild} takes its place` : ""}`;
+      return (
+        `Solved (${showRate(sc, ` >= ${HEURISTIC_DEFAULTS.solvedRate}`)}): retired, it no longer ` +
+        `teaches${harderChild ? `; its harder child ${harderChild} takes its place` : ""}`
+      );
     case "hopeless":
       return `Hopeless (${m.s}/${m.n} now and a success rate of 0 the generation before): retired after two generations at zero`;
     case "plateaued":
-      return `Plateaued (learnability without learning progress): success rates ${[...m.history, m.n > 0 ? m.s / m.n : 0].map((r) => fmt(r)).join(" → ")} over ${m.history.length + 1} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired, not used as a parent`;
+      return (
+        `Plateaued (learnability without learning progress): success rates ${[...m.history, m.n > 0 ? m.s / m.n : 0].map((r) => fmt(r)).join(" → ")} ` +
+        `over ${m.history.length + 1} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired, not ` +
+        `used as a parent`
+      );
     case "infra": {
       const d = sc.failure.dominant as Dominant;
       const failed = `${showCount(d, m.n)} failed on infrastructure (${d.category}, ${quote(d.cluster.signature)})`;
       const last = m.history.length > 0 ? m.history[m.history.length - 1] : null;
       return last === 0 && m.n >= HEURISTIC_DEFAULTS.minAttempts
-        ? `Hopeless (${m.s}/${m.n} now and a success rate of 0 the generation before) and the environment looks broken: ${failed}: retired, not bred from; fix the image, then re-add it`
+        ? `Hopeless (${m.s}/${m.n} now and a success rate of 0 the generation before) and the environment looks broken: ` +
+            `${failed}: retired, not bred from; fix the image, then re-add it`
         : `Looks broken (${m.s}/${m.n}, none passed): ${failed}, so it is hopeless as it stands: retired, not bred from; fix the image, then re-add it`;
     }
     default:
       return keepCut !== null && learnabilityTies(sc.learnability, keepCut)
-        ? `Outranked on a tie: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) equals the keep cut; ${TIE_BREAK_RULE}, and the kept members at the cut have more`
+        ? `Outranked on a tie: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) equals the keep cut; ` +
+            `${TIE_BREAK_RULE}, and the kept members at the cut have more`
         : `Outranked: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) below the keep cut ${keepCut === null ? "n/a" : fmt(keepCut, 3)}`;
   }
 }
@@ -233,21 +257,29 @@ export function proposalNotes(p: {
   for (const sc of p.scored) if (sc.retire) reasons[sc.retire] += 1;
   const retired = Object.values(reasons).reduce((a, b) => a + b, 0);
   const notes = [
-    `Heuristic engineer, seed ${p.seed}: next population ${p.target}; kept ${p.kept}${p.keepCut === null ? "" : ` (keep cut: learnability ${fmt(p.keepCut, 3)})`}, retired ${retired} (solved ${reasons.solved}, hopeless ${reasons.hopeless}, plateaued ${reasons.plateaued}, unsolvable ${reasons.unsolvable}, invalid ${reasons.invalid}, outranked ${reasons.outranked}${reasons.infra > 0 ? `, broken by infrastructure ${reasons.infra}` : ""}).`,
+    `Heuristic engineer, seed ${p.seed}: next population ${p.target}; kept ${p.kept}${
+      p.keepCut === null ? "" : ` (keep cut: learnability ${fmt(p.keepCut, 3)})`
+    }, ` +
+      `retired ${retired} (solved ${reasons.solved}, hopeless ${reasons.hopeless}, plateaued ` +
+      `${reasons.plateaued}, unsolvable ${reasons.unsolvable}, invalid ${reasons.invalid}, outranked ` +
+      `${reasons.outranked}${reasons.infra > 0 ? `, broken by infrastructure ${reasons.infra}` : ""}).`,
   ];
   const kinds: Record<FailureKind, number> = { infra: 0, timeout: 0, output: 0, verifier: 0, other: 0 };
   for (const sc of p.scored)
     if (sc.failure.dominant && sc.retire !== "invalid" && sc.retire !== "unsolvable") kinds[sc.failure.dominant.kind] += 1;
   if (Object.values(kinds).some((k) => k > 0)) {
     notes.push(
-      `Dominant failures (more than half of a member's failed attempts): infrastructure ${kinds.infra} (flagged infra, never bred from), timeouts ${kinds.timeout} (hopeless ones get more budget first), policy output ${kinds.output} (difficulty left alone), failed tests ${kinds.verifier}, other errors ${kinds.other}.`,
+      `Dominant failures (more than half of a member's failed attempts): infrastructure ${kinds.infra} (flagged infra, ` +
+        `never bred from), timeouts ${kinds.timeout} (hopeless ones get more budget first), policy output ` +
+        `${kinds.output} (difficulty left alone), failed tests ${kinds.verifier}, other errors ${kinds.other}.`,
     );
   }
   if (p.evidence.length > 0) {
     const byScore = [...p.evidence].sort((a, b) => a.score - b.score);
     const shown = p.evidence.map((e) => `${e.direction} ${e.score >= 0 ? "+" : ""}${fmt(e.score)}`).join(", ");
     notes.push(
-      `Failure evidence by direction (success drop across field buckets + failure-cluster lift): ${shown}; harder steps prefer ${byScore[0].direction}, easier ones ${byScore[byScore.length - 1].direction}.`,
+      `Failure evidence by direction (success drop across field buckets + failure-cluster lift): ` +
+        `${shown}; harder steps prefer ${byScore[0].direction}, easier ones ${byScore[byScore.length - 1].direction}.`,
     );
   }
   const m = p.batch.made;
