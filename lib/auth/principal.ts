@@ -44,7 +44,8 @@ export async function principalFromKey(db: Db, secret: string): Promise<Principa
       projectId: apiKeys.projectId,
       dispatchId: apiKeys.dispatchId,
       generationIndex: apiKeys.generationIndex,
-      idle: sql<boolean>`coalesce(${apiKeys.lastUsedAt}, ${apiKeys.createdAt}) < now() - make_interval(hours => ${loadSettings().ENVFORGE_DISPATCH_KEY_IDLE_HOURS})`,
+      idle: sql<boolean>`coalesce(${apiKeys.lastUsedAt}, ${apiKeys.createdAt})
+        < now() - make_interval(hours => ${loadSettings().ENVFORGE_DISPATCH_KEY_IDLE_HOURS})`,
       touched: sql<boolean>`${apiKeys.lastUsedAt} > now() - interval '1 minute'`,
     })
     .from(apiKeys)

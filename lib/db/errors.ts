@@ -41,5 +41,8 @@ export function describeError(err: unknown): string {
     .filter(Boolean)
     .join(", ");
   const sqlText = query.replace(/\s{1,1000}/g, " ").slice(0, QUERY_TEXT_MAX);
-  return `query failed${cause.code ? ` (${cause.code})` : ""}: ${withoutQuotedValue(cause.message ?? "no cause")}${where ? ` [${where}]` : ""}; query: ${sqlText}${frames}`;
+  return (
+    `query failed${cause.code ? ` (${cause.code})` : ""}: ${withoutQuotedValue(cause.message ?? "no cause")}${where ? ` [${where}]` : ""}; ` +
+    `query: ${sqlText}${frames}`
+  );
 }

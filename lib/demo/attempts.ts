@@ -26,7 +26,9 @@ export function simulatedAttempt(
   const trajectory: NonNullable<RolloutInput["trajectory"]> = [
     {
       role: "system",
-      content: `You control ${agents} agent(s) on a ${size}x${size} frozen lake with slippery tiles and holes. Reach every goal within ${maxSteps} steps; call the move tool once per step.`,
+      content:
+        `You control ${agents} agent(s) on a ${size}x${size} frozen lake with slippery tiles and holes. Reach every goal ` +
+        `within ${maxSteps} steps; call the move tool once per step.`,
     },
     { role: "user", content: `Observation: map rendered (${size}x${size}); agents at their starts; goals marked G.` },
   ];
@@ -76,6 +78,8 @@ export function simulatedAttempt(
       : ok
         ? `${"=".repeat(29)} ${agents} passed in 0.${Math.floor(rng.next() * 90) + 10}s ${"=".repeat(29)}`
         : // pytest's own shape: the short summary, then the counts banner (what the rollout page's test counts read)
-          `${"=".repeat(27)} short test summary info ${"=".repeat(28)}\nFAILED test_goals.py::test_agent_${failedAgent}_reaches_goal - agent ${failedAgent} ${rng.next() < 0.6 ? "fell into a hole" : "did not reach its goal"}\n${"=".repeat(25)} 1 failed${agents > 1 ? `, ${agents - 1} passed` : ""} in 0.${(steps % 90) + 10}s ${"=".repeat(25)}`,
+          `${"=".repeat(27)} short test summary info ${"=".repeat(28)}\nFAILED test_goals.py::test_agent_${failedAgent}_reaches_goal ` +
+          `- agent ${failedAgent} ${rng.next() < 0.6 ? "fell into a hole" : "did not reach its goal"}\n${"=".repeat(25)} 1 ` +
+          `failed${agents > 1 ? `, ${agents - 1} passed` : ""} in 0.${(steps % 90) + 10}s ${"=".repeat(25)}`,
   } as RolloutInput;
 }

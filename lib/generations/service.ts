@@ -179,7 +179,8 @@ export async function upsertEnvironments(
   });
   if (conflicts.length) {
     throw new Conflict(
-      `Environment '${conflicts[0].message.split("'")[1]}' already exists with a different config; environments are immutable, so give the new config a new key.`,
+      `Environment '${conflicts[0].message.split("'")[1]}' already exists with a different config; environments are ` +
+        `immutable, so give the new config a new key.`,
       conflicts,
     );
   }

@@ -18,7 +18,10 @@ export interface HostPolicy {
 const LOOPBACK_NAMES = ["localhost"];
 const WILDCARD_ADDRESSES = new Set(["0.0.0.0", "::", "[::]"]);
 
-/** The policy from settings: loopback, HOST, ENVFORGE_PUBLIC_URL's host, ENVFORGE_ALLOWED_HOSTS, plus `extra` (e.g. this machine's interface addresses when HOST listens on all). */
+/**
+ * The policy from settings: loopback, HOST, ENVFORGE_PUBLIC_URL's host, ENVFORGE_ALLOWED_HOSTS, plus `extra` (e.g. this machine's
+ * interface addresses when HOST listens on all).
+ */
 export function hostPolicy(
   settings: Pick<Settings, "HOST" | "ENVFORGE_PUBLIC_URL" | "ENVFORGE_ALLOWED_HOSTS">,
   extra: readonly string[] = [],
@@ -39,7 +42,10 @@ export function hostPolicy(
   return { names, suffixes };
 }
 
-/** The server's policy for its settings: listening on every address, this machine's own addresses are its names too (a rebinding page cannot use an IP literal). */
+/**
+ * The server's policy for its settings: listening on every address, this machine's own addresses are its names too (a rebinding page
+ * cannot use an IP literal).
+ */
 export function serverHostPolicy(settings: Pick<Settings, "HOST" | "ENVFORGE_PUBLIC_URL" | "ENVFORGE_ALLOWED_HOSTS">): HostPolicy {
   const own = WILDCARD_ADDRESSES.has(settings.HOST)
     ? Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address))

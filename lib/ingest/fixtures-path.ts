@@ -19,7 +19,8 @@ export function fixturesDir(env: Record<string, string | undefined> = processEnv
   if (existsSync(dir)) return dir;
   if (env.CI === "true") {
     throw new Error(
-      `The shared fixtures are missing at ${dir} and CI=true: tests that need them fail instead of skipping. Put shared/fixtures beside the clone (../shared/fixtures) or set ENVFORGE_FIXTURES to their path.`,
+      `The shared fixtures are missing at ${dir} and CI=true: tests that need them fail instead of skipping. Put ` +
+        `shared/fixtures beside the clone (../shared/fixtures) or set ENVFORGE_FIXTURES to their path.`,
     );
   }
   return null;

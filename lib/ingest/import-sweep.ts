@@ -37,7 +37,9 @@ export async function sweepImports(db: Db, tmpBase?: string): Promise<ImportSwee
   out.removedFolders = swept.map((s) => s.dir);
   for (const s of swept) {
     if (!s.importId) continue;
-    const error = `The worker process${s.pid ? ` ${s.pid}` : ""} stopped during the import (killed or crashed); its temporary folder was removed. Upload the file again.`;
+    const error =
+      `The worker process${s.pid ? ` ${s.pid}` : ""} stopped during the import (killed or crashed); its temporary folder ` +
+      `was removed. Upload the file again.`;
     const failed = await db
       .update(imports)
       .set({ status: "failed", error, finishedAt: new Date() })
@@ -53,10 +55,12 @@ export async function sweepImports(db: Db, tmpBase?: string): Promise<ImportSwee
   const lost = await db
     .execute<{ id: string; job_state: string | null }>(
       sql`select i.id::text as id,
-            (select j.state::text from pgboss.job j where j.name = 'envforge.import' and j.data->>'importId' = i.id::text order by j.created_on desc limit 1) as job_state
+            (select j.state::text from pgboss.job j where j.name = 'envforge.import' and j.data->>'importId' = i.id::text
+              order by j.created_on desc limit 1) as job_state
           from imports i
           where i.status in ('queued', 'running') and i.created_at < now() - make_interval(secs => ${QUEUED_GRACE_SECONDS})
-            and not exists (select 1 from pgboss.job j where j.name = 'envforge.import' and j.data->>'importId' = i.id::text and j.state in ('created', 'retry', 'active'))`,
+            and not exists (select 1 from pgboss.job j where j.name = 'envforge.import' and j.data->>'importId' = i.id::text
+              and j.state in ('created', 'retry', 'active'))`,
     )
     .catch(() => ({ rows: [] as { id: string; job_state: string | null }[] }));
   for (const row of lost.rows) {

@@ -128,7 +128,9 @@ class Resolver {
       if (!this.opts.createEnvironments) {
         return {
           code: "unknown_environment",
-          message: `environmentKey '${r.environmentKey}' is not an environment of this project (send ?createEnvironments=1 with environmentConfig to create it)`,
+          message:
+            `environmentKey '${r.environmentKey}' is not an environment of this project (send ?createEnvironments=1 with ` +
+            `environmentConfig to create it)`,
         };
       }
       if (!r.environmentConfig) {
@@ -395,9 +397,11 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
         tests_passed, tests_failed, behaviours, trial_name, started_at, finished_at)
       select ${project.id}, t.g, t.e, t.p, t.x, t.rw, t.su, t.st, t.fc, t.fs, t.et, t.em, t.it, t.ot, t.tu,
         t.fl::text[], t.tp, t.tf, t.bh::text[], t.tn, t.sa::timestamptz, t.fa::timestamptz
-      from unnest(${sql.param(cols.generationId)}::int[], ${sql.param(cols.environmentId)}::bigint[], ${sql.param(cols.policyId)}::int[], ${sql.param(cols.externalId)}::text[],
-        ${sql.param(cols.reward)}::float8[], ${sql.param(cols.success)}::bool[], ${sql.param(cols.status)}::text[], ${sql.param(cols.category)}::text[], ${sql.param(cols.signature)}::text[],
-        ${sql.param(cols.errorType)}::text[], ${sql.param(cols.errorMessage)}::text[], ${sql.param(cols.inputTokens)}::int[], ${sql.param(cols.outputTokens)}::int[], ${sql.param(cols.turns)}::int[],
+      from unnest(${sql.param(cols.generationId)}::int[], ${sql.param(cols.environmentId)}::bigint[], ${sql.param(cols.policyId)}::int[],
+        ${sql.param(cols.externalId)}::text[], ${sql.param(cols.reward)}::float8[], ${sql.param(cols.success)}::bool[],
+        ${sql.param(cols.status)}::text[], ${sql.param(cols.category)}::text[], ${sql.param(cols.signature)}::text[],
+        ${sql.param(cols.errorType)}::text[], ${sql.param(cols.errorMessage)}::text[], ${sql.param(cols.inputTokens)}::int[],
+        ${sql.param(cols.outputTokens)}::int[], ${sql.param(cols.turns)}::int[],
         ${sql.param(cols.flags)}::text[], ${sql.param(cols.testsPassed)}::int[], ${sql.param(cols.testsFailed)}::int[], ${sql.param(cols.behaviours)}::text[],
         ${sql.param(cols.trialName)}::text[], ${sql.param(cols.startedAt)}::text[], ${sql.param(cols.finishedAt)}::text[])
         as t(g, e, p, x, rw, su, st, fc, fs, et, em, it, ot, tu, fl, tp, tf, bh, tn, sa, fa)

@@ -24,7 +24,8 @@ export async function createProposal(db: Db, project: ProjectRow, g: GenerationR
   const input = parseOrThrow(createProposalSchema, body);
   if (input.engineer === "llm" && !llmEngineerAvailable()) {
     throw new Invalid(
-      "The LLM engineer is not configured: set OPENAI_BASE_URL, OPENAI_API_KEY and ENVFORGE_ENGINEER_MODEL where the worker runs, or use the heuristic engineer.",
+      "The LLM engineer is not configured: set OPENAI_BASE_URL, OPENAI_API_KEY and ENVFORGE_ENGINEER_MODEL where the " +
+        "worker runs, or use the heuristic engineer.",
       [{ path: "engineer", message: "llm is not configured" }],
     );
   }

@@ -264,7 +264,8 @@ export async function materializeProposal(db: Db, id: string, body: unknown, pri
   const pending = pendingItems.length;
   if (pending && !input.rejectPending) {
     throw new Conflict(
-      `${pending} item${pending === 1 ? " is" : "s are"} still pending; approve or reject every item first, or materialize the approved ones and reject the rest (rejectPending).`,
+      `${pending} item${pending === 1 ? " is" : "s are"} still pending; approve or reject every item first, or ` +
+        `materialize the approved ones and reject the rest (rejectPending).`,
     );
   }
   const approved = items.filter((i) => i.decision === "approved" && i.op !== "retire");

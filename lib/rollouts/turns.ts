@@ -152,7 +152,8 @@ export async function searchTurns(db: Db, rolloutId: number, query: unknown, pri
   const result = await db.execute<{ idx: number; content: string | null; calls: string | null; docs: string | null; total: number }>(sql`
     with hits as (
       select (e.ord - 1)::int as idx, e.m->>'content' as content, (e.m->'toolCalls')::text as calls, (e.m->'retrievedDocuments')::text as docs
-      from ${rolloutPayloads} p, jsonb_array_elements(case when jsonb_typeof(p.trajectory) = 'array' then p.trajectory else '[]'::jsonb end) with ordinality as e(m, ord)
+      from ${rolloutPayloads} p,
+        jsonb_array_elements(case when jsonb_typeof(p.trajectory) = 'array' then p.trajectory else '[]'::jsonb end) with ordinality as e(m, ord)
       where p.rollout_id = ${rolloutId}
         and (e.m->>'content' ilike ${pattern} or (e.m->'toolCalls')::text ilike ${pattern} or (e.m->'retrievedDocuments')::text ilike ${pattern})
     )

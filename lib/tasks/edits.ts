@@ -190,7 +190,9 @@ export function applyTaskEdits(parent: readonly ParentTaskFile[], edits: TaskEdi
       if (n === 0)
         errors.push({
           path: `${at}.search`,
-          message: `the search text was not found in ${edit.path}: copy it exactly from the file as it is after the earlier edits, whitespace and line breaks included`,
+          message:
+            `the search text was not found in ${edit.path}: copy it exactly from the file as it is after the earlier edits, ` +
+            `whitespace and line breaks included`,
         });
       else if (n > 1)
         errors.push({

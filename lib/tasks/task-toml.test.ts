@@ -5,7 +5,8 @@ import { applyTaskTomlFields, parseTaskToml, taskTomlFields } from "./task-toml"
 describe("task.toml", () => {
   it("reads the fields Harbor honours, mapping legacy memory/storage/allow_internet as Harbor does", () => {
     const { config } = parseTaskToml(
-      `version = "1.0"\n[task]\nname = "org/t"\n[metadata]\ndifficulty = "hard"\ntags = ["a", 1]\n[agent]\ntimeout_sec = 90.6\n[environment]\nmemory = "2G"\nstorage = "512M"\nallow_internet = false\ncpus = 2\n[[steps]]\nname = "one"\n`,
+      `version = "1.0"\n[task]\nname = "org/t"\n[metadata]\ndifficulty = "hard"\ntags = ["a", 1]\n[agent]\ntimeout_sec = ` +
+        `90.6\n[environment]\nmemory = "2G"\nstorage = "512M"\nallow_internet = false\ncpus = 2\n[[steps]]\nname = "one"\n`,
     );
     expect(taskTomlFields(config)).toEqual({
       package_name: "org/t",
@@ -36,7 +37,9 @@ describe("task.toml", () => {
   });
 
   it("changes honoured fields and keeps every other key", () => {
-    const text = `schema_version = "1.1"\n[task]\nname = "o/t"\n[agent]\ntimeout_sec = 900.0\nuser = "me"\n[environment]\nmemory = "4G"\n[verifier.env]\nK = "v"\n`;
+    const text =
+      `schema_version = "1.1"\n[task]\nname = "o/t"\n[agent]\ntimeout_sec = 900.0\nuser = "me"\n[environment]\nmemory = ` +
+      `"4G"\n[verifier.env]\nK = "v"\n`;
     const out = parseTaskToml(applyTaskTomlFields(text, { agent_timeout_sec: 600, memory_mb: 1024, allow_internet: false })).raw as Record<
       string,
       Record<string, unknown>
