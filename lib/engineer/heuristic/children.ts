@@ -13,7 +13,7 @@ import { noveltyScore, plrRankWeights } from "../scoring";
 import type { EngineerInput, ProposedItem } from "../types";
 import type { ChildBudget } from "./budget";
 import { HEURISTIC_DEFAULTS } from "./defaults";
-import { directedEdit, stepsPerField } from "./directed";
+import { directedEdit, parentSteps, stepsPerField } from "./directed";
 import { editDirection, orderDirections } from "./evidence";
 import type { Candidate, ChildKind, DirectionEvidence, Scored } from "./model";
 import { weightedOrder } from "./select";
@@ -133,6 +133,8 @@ export interface ChildContext {
   easierSteps: number;
   /** the family id directed edits look unset starts up under (REAL_TASKS_SUFFIX for imported tasks); default family.id */
   familyKey?: string;
+  /** the sampler's hardness window around the competence frontier (frontier.ts), for fresh samples; undefined: the whole generator */
+  freshWindow?: { min: number; max: number };
   /** terminal tasks: adds come from the pool of imported tasks (returns how many joined) instead of crossovers and fresh samples */
   addFromPool?: (want: number) => number;
 }
@@ -161,7 +163,7 @@ function directedChild(ctx: ChildContext, parent: Scored, sign: 1 | -1, attempt:
     parent.member.config,
     sign,
     attempt >= 2 ? 1 : 0,
-    sign > 0 ? ctx.harderSteps : ctx.easierSteps,
+    parentSteps(parent, sign, sign > 0 ? ctx.harderSteps : ctx.easierSteps),
     ctx.familyKey ?? family.id,
     timeout,
   );
@@ -287,14 +289,19 @@ function crossoverChildren(ctx: ChildContext, carryIn: number): number {
   return carry;
 }
 
-/** 4b. Fresh samples for coverage (novelty against a bounded reference set of members). */
+/**
+ * 4b. Fresh samples (novelty against a bounded reference set of members): with a frontier window,
+ * two of every three from the sampler's window around the competence frontier and the third from
+ * the whole generator (coverage); else all from the whole generator.
+ */
 function freshChildren(ctx: ChildContext, carry: number): void {
-  const { rng, family, batch, budget, reference } = ctx;
+  const { rng, family, batch, budget, reference, freshWindow } = ctx;
   const want = budget.addTarget - budget.crossTarget + carry;
   const freshRng = rng.fork("fresh");
   let done = 0;
   for (let attempt = 0; done < want && attempt < 2 * want + 3 && !batch.exhausted; attempt++) {
-    const config = family.sample(freshRng) as FamilyConfig;
+    const windowed = freshWindow !== undefined && done % 3 !== 2;
+    const config = (windowed ? family.sample(freshRng, { hardness: freshWindow }) : family.sample(freshRng)) as FamilyConfig;
     let nearest: { key: string; distance: number } | undefined;
     for (const ref of reference) {
       const d = distance(family, config, ref.config);

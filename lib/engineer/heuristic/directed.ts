@@ -163,3 +163,18 @@ export function stepsPerField(scored: readonly Scored[], sign: 1 | -1): number {
   const mean = Math.min(0.98, Math.max(0.02, rates.reduce((a, b) => a + b, 0) / rates.length));
   return Math.min(MAX_STEPS_PER_FIELD, Math.max(1, 1 + Math.floor(sign * logit(mean))));
 }
+
+/**
+ * Steps per field of a directed edit of one parent: as many as its own distance from the frontier
+ * asks for (1, plus one per unit of logit by which its posterior success (q n + 1) / (n + 2) sits
+ * beyond 0.5 in the step's direction), at least the population's (stepsPerField), at most
+ * MAX_STEPS_PER_FIELD. A parent that passed 8 of 8 is far past the frontier: a single step lands
+ * its child where the policy still passes almost everything.
+ */
+export function parentSteps(parent: Scored, sign: 1 | -1, populationSteps: number): number {
+  const n = parent.member.n;
+  if (parent.q === null || n <= 0) return populationSteps;
+  const posterior = (parent.q * n + 1) / (n + 2);
+  const own = 1 + Math.floor(sign * logit(posterior));
+  return Math.min(MAX_STEPS_PER_FIELD, Math.max(populationSteps, own, 1));
+}

@@ -81,6 +81,7 @@ import { HEURISTIC_DEFAULTS } from "./defaults";
 import { directionEvidence, evidenceWriter } from "./evidence";
 import { baseSuccessRate, predictChild } from "./predict";
 import { childRationale, keepItems, proposalNotes, retireItems } from "./rationale";
+import { competenceFrontier, frontierWindow } from "./frontier";
 import { scoreMembers } from "./score";
 import { learnabilityTies, selectKept } from "./select";
 import { poolAddItems, REAL_TASKS_SUFFIX, weightOf } from "./task-pool";
@@ -123,8 +124,10 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const batch = new ChildBatch(input, Math.ceil(1.5 * budget.childrenTarget) + 4, budget.childrenTarget, describe, predict);
   const poolItems: ProposedItem[] = [];
   const addFromPool = (want: number) => poolItems.push(...poolAddItems(input, want));
+  const frontier = pooled ? null : competenceFrontier(family, scored);
   proposeChildren({
     ...childContext({ rng, family, evidence, budget, batch, reference, scored }),
+    ...(frontier !== null ? { freshWindow: frontierWindow(frontier) } : {}),
     familyKey,
     ...(pooled ? { addFromPool } : {}),
   });

@@ -1,0 +1,55 @@
+/**
+ * node --import tsx bench/arena-heuristic-tune.ts [--seeds 10] [--family search-agent] [--jobs 2] [--traps 0.15,0.3]
+ * The heuristic against every baseline on the TUNING seeds (seed base 0; the evaluation seeds start
+ * at 1000), default learner only (the held-out learners stay held out), quick budget: the ratios of
+ * the goal (heuristic / uniform <= 0.6, heuristic / other <= 1) per setting and level. The
+ * baselines' runs are cached in /tmp per family, seeds and trap shares; the heuristic always reruns.
+ */
+import fs from "node:fs";
+import { runArenaMatrix } from "../lib/arena/run";
+import type { ArenaReport } from "../lib/arena/types";
+
+const argv = process.argv.slice(2);
+const arg = (name: string, fallback: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const seeds = Number(arg("--seeds", "10"));
+const family = arg("--family", "search-agent");
+const workers = Number(arg("--jobs", "2"));
+const trapShares = arg("--traps", "0.15,0.3").split(",").map(Number);
+const BASELINES = ["uniform", "threshold", "rlve", "sfl", "plr", "accel"] as const;
+
+const run = (strategies: string[]) =>
+  runArenaMatrix({ seeds, seedBase: 0, quick: true, families: [family], learners: ["default"], trapShares, strategies, workers });
+
+const cacheFile = `/tmp/arena-tune-baselines-${family}-${seeds}-${trapShares.join("_")}.json`;
+let baselines: ArenaReport[];
+if (fs.existsSync(cacheFile)) baselines = JSON.parse(fs.readFileSync(cacheFile, "utf8"));
+else {
+  baselines = await run([...BASELINES]);
+  fs.writeFileSync(cacheFile, JSON.stringify(baselines));
+}
+const heuristic = await run(["heuristic"]);
+let won = 0;
+let total = 0;
+for (let i = 0; i < heuristic.length; i++) {
+  for (const setting of ["clean", "traps"] as const) {
+    if (setting === "clean" && i > 0) continue;
+    const h = heuristic[i].settings[setting].heuristic!;
+    const label = setting === "clean" ? "clean" : `traps ${heuristic[i].trapShare}`;
+    const parts: string[] = [];
+    for (const level of [50, 80] as const) {
+      const hv = (level === 50 ? h.rolloutsTo50 : h.rolloutsTo80) ?? heuristic[i].budget.rollouts;
+      parts.push(`${level}%: ${hv} (${level === 50 ? h.reached50 : h.reached80}/${seeds})`);
+      for (const b of BASELINES) {
+        const r = baselines[i].settings[setting][b]!;
+        const bv = (level === 50 ? r.rolloutsTo50 : r.rolloutsTo80) ?? baselines[i].budget.rollouts;
+        const limit = b === "uniform" ? 0.6 : 1;
+        const ratio = hv / bv;
+        total += 1;
+        if (ratio <= limit) won += 1;
+        else parts.push(`${b} ${ratio.toFixed(2)}`);
+      }
+    }
+    console.log(`${label.padEnd(11)} ${parts.join("  ")}`);
+  }
+}
+console.log(`won ${won}/${total} (tuning seeds 0-${seeds - 1}, ${family}, default learner, quick)`);

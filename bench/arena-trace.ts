@@ -1,0 +1,116 @@
+/**
+ * node --import tsx bench/arena-trace.ts [--seeds 0,1,2] [--family search-agent] [--learner default]
+ *   [--setting clean|traps] [--traps 0.15] [--strategies heuristic,threshold] [--every 8]
+ * Where a strategy's rollouts go, per phase of the run (on the TUNING seeds by default, never the
+ * evaluation seeds): the share of groups on target-like configs (hidden difficulty at least the
+ * target's median), on traps, too easy (p > 0.9), too hard (p < 0.1), the mean hidden difficulty
+ * and the target success. A diagnosis tool: it reads the hidden learner state, which no strategy may.
+ */
+import { createRng } from "../lib/families/rng";
+import { canonicalJson } from "../lib/families/hash";
+import { createWorld } from "../lib/arena/run";
+import { engineerStrategy } from "../lib/arena/engineer-strategy";
+import { heuristicEngineer } from "../lib/engineer/heuristic";
+import { thresholdStrategy, uniformStrategy, plrStrategy, rlveStrategy, type StrategyRun } from "../lib/arena/strategies";
+import { targetConfigs } from "../lib/arena/world";
+import type { ArenaSetting, LearnerId, StrategyId } from "../lib/arena/types";
+import type { FamilyConfig } from "../lib/families/types";
+
+const argv = process.argv.slice(2);
+const arg = (name: string, fallback: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const seeds = arg("--seeds", "0,1,2").split(",").map(Number);
+const family = arg("--family", "search-agent");
+const learner = arg("--learner", "default") as LearnerId;
+const setting = arg("--setting", "clean") as ArenaSetting;
+const trapShare = Number(arg("--traps", "0.15"));
+const every = Number(arg("--every", "8"));
+const strategies = arg("--strategies", "heuristic,threshold").split(",") as StrategyId[];
+
+const opOf = new Map<string, string>();
+const kindOf = (item: { op: string; flags?: string[]; direction?: string | null; rationale: string }) =>
+  item.flags?.includes("crossover") ? "cross" : item.flags?.includes("fresh_sample") ? "fresh" : item.op === "mutate" ? `mut-${/harder/i.test(item.rationale) ? "harder" : /easier/i.test(item.rationale) ? "easier" : "replay"}` : item.op;
+const runners: Partial<Record<StrategyId, () => StrategyRun>> = {
+  heuristic: () =>
+    engineerStrategy(
+      (input) => {
+        const out = heuristicEngineer(input);
+        for (const item of out.items) if (item.op !== "retire") opOf.set(canonicalJson(item.config), item.op === "keep" ? "keep" : kindOf(item));
+        return out;
+      },
+      { label: "heuristic" },
+    ),
+  threshold: () => thresholdStrategy(),
+  uniform: () => uniformStrategy(),
+  plr: () => plrStrategy(),
+  rlve: () => rlveStrategy(),
+};
+
+interface Bucket {
+  groups: number;
+  target: number;
+  traps: number;
+  easy: number;
+  hard: number;
+  difficulty: number;
+  p: number;
+  success: number;
+  ops: Record<string, { n: number; easy: number; hard: number; p: number }>;
+}
+
+async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Bucket[]; to50: number | null; to80: number | null }> {
+  const world = createWorld({ family, strategy, setting, seed, quick: true, learner, trapShare });
+  const targetDifficulty = targetConfigs(world.family, seed, 64, { min: 0.75, max: 1 })
+    .map((c) => world.task(c).difficulty)
+    .sort((a, b) => a - b);
+  const targetMedian = targetDifficulty[Math.floor(targetDifficulty.length / 2)];
+  const buckets: Bucket[] = [];
+  let batch = 0;
+  const run = world.run.bind(world);
+  world.run = (configs: readonly FamilyConfig[], opts?: { probe?: boolean }) => {
+    const b = Math.floor(batch / every);
+    buckets[b] ??= { groups: 0, target: 0, traps: 0, easy: 0, hard: 0, difficulty: 0, p: 0, success: 0, ops: {} };
+    const bucket = buckets[b];
+    for (const config of configs) {
+      const task = world.task(config);
+      const p = world.learner.successProbability(task);
+      bucket.groups += 1;
+      if (task.trap) bucket.traps += 1;
+      if (task.difficulty >= targetMedian) bucket.target += 1;
+      if (p > 0.9) bucket.easy += 1;
+      if (p < 0.1) bucket.hard += 1;
+      bucket.difficulty += task.difficulty;
+      bucket.p += p;
+      const op = opOf.get(canonicalJson(config)) ?? "seed";
+      const o = (bucket.ops[op] ??= { n: 0, easy: 0, hard: 0, p: 0 });
+      o.n += 1;
+      o.p += p;
+      if (p > 0.9) o.easy += 1;
+      if (p < 0.1) o.hard += 1;
+    }
+    batch += Math.max(1, Math.ceil(configs.length / world.batchSize));
+    const out = run(configs, opts);
+    bucket.success = world.targetSuccess();
+    return out;
+  };
+  await runners[strategy]!()(world, createRng(`arena:strategy:${strategy}:${seed}:${setting}`));
+  const cross = (level: number) => {
+    const i = world.curve.success.findIndex((s) => s >= level);
+    return i < 0 ? null : world.curve.rollouts[i];
+  };
+  return { buckets, to50: cross(0.5), to80: cross(0.8) };
+}
+
+const pct = (x: number, n: number) => (n > 0 ? `${Math.round((100 * x) / n)}`.padStart(3) : "  -");
+for (const strategy of strategies) {
+  for (const seed of seeds) {
+    const { buckets, to50, to80 } = await trace(strategy, seed);
+    console.log(`\n${strategy} seed ${seed} ${family} ${learner} ${setting}: to50 ${to50} to80 ${to80}`);
+    console.log("batches   groups target% traps% easy% hard% meanDiff meanP  targetSucc");
+    buckets.forEach((b, i) => {
+      if (!b) return;
+      console.log(
+        `${Object.entries(b.ops).map(([k, o]) => `${k}:${o.n}/e${o.easy}/h${o.hard}/p${(o.p / o.n).toFixed(2)}`).join(" ")}\n` + `${String(i * every).padStart(3)}-${String((i + 1) * every - 1).padEnd(4)} ${String(b.groups).padStart(6)}    ${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}  ${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ${b.success.toFixed(3)}`,
+      );
+    });
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Where the policy's competence ends, read from the population: each member's hardness (the mean
+ * position of its difficulty-signed fields on their easy -> hard scale, as the family's sampler
+ * windows it) against its measured success, fitted with a logistic curve; the frontier is the
+ * hardness at which the fit predicts 50% success. Fresh samples are drawn in a window around it
+ * (ALP-GMM, goal-GAN's "goals of intermediate difficulty"): new levels where the learner can learn,
+ * not from the whole generator, most of which it has outgrown or cannot yet touch.
+ *
+ * Decisions where the spec is open:
+ * - members without a difficulty-signed field, unscored (n = 0), invalid, unsolvable or
+ *   infra-dominated ones are left out; fewer than FRONTIER_MIN_MEMBERS left -> no frontier;
+ * - the fit weights each member by its attempts, with a weak ridge prior (slope and intercept
+ *   toward 0) so a population that all passes or all fails still gives a finite answer;
+ * - a fit whose success does not fall with hardness (slope >= 0: the signs say nothing here) gives
+ *   no frontier, and fresh samples come from the whole generator as before;
+ * - the window is FRONTIER_HALF_WIDTH either side of the frontier, clamped to [0, 1].
+ */
+import { hardnessProfile } from "@/lib/families/hardness";
+import type { FamilyDefinition } from "@/lib/families/types";
+import type { Scored } from "./model";
+
+/** Members with a measured success needed before the frontier is estimated. */
+export const FRONTIER_MIN_MEMBERS = 8;
+/** Half width of the fresh-sample window around the frontier (hardness scale 0..1). */
+export const FRONTIER_HALF_WIDTH = 0.1;
+
+/** A member's hardness in [0, 1], or undefined when the family has no difficulty-signed field. */
+export function memberHardness(family: FamilyDefinition, config: unknown): number | undefined {
+  if (!family.fields.some((f) => f.difficulty)) return undefined;
+  return hardnessProfile(family.fields, config).hardness;
+}
+
+/**
+ * The hardness at which the population's success is predicted to be 50% (logistic fit of success
+ * on hardness), or null when it cannot be told (too few members, or success does not fall with hardness).
+ */
+export function competenceFrontier(family: FamilyDefinition, scored: readonly Scored[]): number | null {
+  const points: { h: number; s: number; n: number }[] = [];
+  for (const sc of scored) {
+    if (sc.q === null || sc.infra || sc.retire === "invalid" || sc.retire === "unsolvable") continue;
+    const h = memberHardness(family, sc.member.config);
+    if (h === undefined || sc.member.n <= 0) continue;
+    points.push({ h, s: sc.q * sc.member.n, n: sc.member.n });
+  }
+  if (points.length < FRONTIER_MIN_MEMBERS) return null;
+  // Newton's method on the ridge-penalised log-likelihood of logit(p) = a + b (h - 0.5).
+  let a = 0;
+  let b = 0;
+  const ridge = 1;
+  for (let iter = 0; iter < 25; iter++) {
+    let ga = -ridge * a;
+    let gb = -ridge * b;
+    let haa = ridge;
+    let hab = 0;
+    let hbb = ridge;
+    for (const { h, s, n } of points) {
+      const x = h - 0.5;
+      const p = 1 / (1 + Math.exp(-(a + b * x)));
+      const w = n * p * (1 - p);
+      ga += s - n * p;
+      gb += (s - n * p) * x;
+      haa += w;
+      hab += w * x;
+      hbb += w * x * x;
+    }
+    const det = haa * hbb - hab * hab;
+    if (!(det > 0)) break;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    a += da;
+    b += db;
+    if (Math.abs(da) + Math.abs(db) < 1e-6) break;
+  }
+  if (!(b < 0)) return null;
+  return Math.min(1, Math.max(0, 0.5 - a / b));
+}
+
+/** The sampler's hardness window around the frontier (FRONTIER_HALF_WIDTH either side, kept inside [0, 1]). */
+export function frontierWindow(frontier: number): { min: number; max: number } {
+  const width = 2 * FRONTIER_HALF_WIDTH;
+  const min = Math.max(0, Math.min(1 - width, frontier - FRONTIER_HALF_WIDTH));
+  return { min, max: Math.min(1, min + width) };
+}
