@@ -28,13 +28,20 @@ const strategies = arg("--strategies", "heuristic,threshold").split(",") as Stra
 
 const opOf = new Map<string, string>();
 const kindOf = (item: { op: string; flags?: string[]; direction?: string | null; rationale: string }) =>
-  item.flags?.includes("crossover") ? "cross" : item.flags?.includes("fresh_sample") ? "fresh" : item.op === "mutate" ? `mut-${/harder/i.test(item.rationale) ? "harder" : /easier/i.test(item.rationale) ? "easier" : "replay"}` : item.op;
+  item.flags?.includes("crossover")
+    ? "cross"
+    : item.flags?.includes("fresh_sample")
+      ? "fresh"
+      : item.op === "mutate"
+        ? `mut-${/harder/i.test(item.rationale) ? "harder" : /easier/i.test(item.rationale) ? "easier" : "replay"}`
+        : item.op;
 const runners: Partial<Record<StrategyId, () => StrategyRun>> = {
   heuristic: () =>
     engineerStrategy(
       (input) => {
         const out = heuristicEngineer(input);
-        for (const item of out.items) if (item.op !== "retire") opOf.set(canonicalJson(item.config), item.op === "keep" ? "keep" : kindOf(item));
+        for (const item of out.items)
+          if (item.op !== "retire") opOf.set(canonicalJson(item.config), item.op === "keep" ? "keep" : kindOf(item));
         return out;
       },
       { label: "heuristic" },
@@ -54,7 +61,7 @@ interface Bucket {
   difficulty: number;
   p: number;
   success: number;
-  ops: Record<string, { n: number; easy: number; hard: number; p: number }>;
+  ops: Record<string, { n: number; easy: number; hard: number; p: number; trap: number }>;
 }
 
 async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Bucket[]; to50: number | null; to80: number | null }> {
@@ -81,7 +88,8 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
       bucket.difficulty += task.difficulty;
       bucket.p += p;
       const op = opOf.get(canonicalJson(config)) ?? "seed";
-      const o = (bucket.ops[op] ??= { n: 0, easy: 0, hard: 0, p: 0 });
+      const o = (bucket.ops[op] ??= { n: 0, easy: 0, hard: 0, p: 0, trap: 0 });
+      if (task.trap) o.trap += 1;
       o.n += 1;
       o.p += p;
       if (p > 0.9) o.easy += 1;
@@ -109,7 +117,10 @@ for (const strategy of strategies) {
     buckets.forEach((b, i) => {
       if (!b) return;
       console.log(
-        `${Object.entries(b.ops).map(([k, o]) => `${k}:${o.n}/e${o.easy}/h${o.hard}/p${(o.p / o.n).toFixed(2)}`).join(" ")}\n` + `${String(i * every).padStart(3)}-${String((i + 1) * every - 1).padEnd(4)} ${String(b.groups).padStart(6)}    ${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}  ${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ${b.success.toFixed(3)}`,
+        `${Object.entries(b.ops)
+          .map(([k, o]) => `${k}:${o.n}/e${o.easy}/h${o.hard}/t${o.trap}/p${(o.p / o.n).toFixed(2)}`)
+          .join(" ")}\n` +
+          `${String(i * every).padStart(3)}-${String((i + 1) * every - 1).padEnd(4)} ${String(b.groups).padStart(6)}    ${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}  ${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ${b.success.toFixed(3)}`,
       );
     });
   }

@@ -146,6 +146,12 @@ export interface EngineerOptions {
   groupSize?: number;
   /** generations of training without a rise after which a member retires as plateaued; 0 turns it off (default 3) */
   plateauGenerations?: number;
+  /**
+   * heuristic: draw two of every three fresh samples from the family sampler's hardness window
+   * around the competence frontier (lib/engineer/heuristic/frontier.ts) instead of the whole
+   * generator (default false: on the arena's tuning seeds it sped search-agent up and slowed frozenlake-mapf)
+   */
+  freshAtFrontier?: boolean;
 }
 
 /** Everything an engineer needs. */

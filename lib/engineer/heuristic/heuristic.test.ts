@@ -6,6 +6,17 @@ import { stepHarder } from "@/lib/families/operators";
 import { heuristicEngineer } from ".";
 import type { EngineerInput, EngineerOutput, PopulationMember } from "../types";
 import { buildSummary, buildInput, children, inBounds, frozenlake, terminal, flInput, flOut, ttInput, ttOut } from "./test-input";
+import type { FieldSpec } from "@/lib/families/types";
+
+/** Single steps (stepHarder) from `from` to `to` in direction `sign`; Infinity when `to` is not on that path. */
+function stepsBetween(field: FieldSpec, from: unknown, to: unknown, sign: 1 | -1): number {
+  let v = from;
+  for (let steps = 0; steps <= 10; steps++) {
+    if (v === to) return steps;
+    v = stepHarder(field, v, sign);
+  }
+  return Infinity;
+}
 
 describe("heuristicEngineer: determinism", () => {
   it("gives a deep-equal proposal for the same seed", () => {
@@ -122,7 +133,7 @@ describe("heuristicEngineer: children", () => {
     expect(flOut.items.some((i) => i.flags?.includes("fresh_sample") && !i.parentKey)).toBe(true);
   });
 
-  it("pushes solved parents harder by one step along a difficulty direction", () => {
+  it("pushes solved parents harder along a difficulty direction, numeric fields as many steps as the parent is past the frontier", () => {
     const byKey = new Map(flInput.population.map((m) => [m.key, m]));
     const harder = children(flOut).filter((c) => c.rationale.startsWith("Solved"));
     expect(harder.length).toBeGreaterThan(0);
@@ -136,7 +147,13 @@ describe("heuristicEngineer: children", () => {
         if (from === to) continue;
         if (field.difficulty) {
           expect(field.direction).toBe(child.direction);
-          expect(to, field.path).toBe(stepHarder(field, from, 1));
+          if (field.kind === "integer" || field.kind === "number") {
+            // A parent that passed s of n moves 1 + floor(logit((s + 1) / (n + 2))) steps at least, at most 4 (parentSteps).
+            const own = Math.min(4, 1 + Math.floor(Math.log((parent.s + 1) / (parent.n - parent.s + 1))));
+            const steps = stepsBetween(field, from, to, 1);
+            expect(steps, field.path).toBeGreaterThanOrEqual(own);
+            expect(steps, field.path).toBeLessThanOrEqual(4);
+          } else expect(to, field.path).toBe(stepHarder(field, from, 1));
           expect(fieldHardness(field, to)).toBeGreaterThan(fieldHardness(field, from) as number);
           directedEdits += 1;
         } else {
@@ -169,6 +186,12 @@ describe("heuristicEngineer: children", () => {
           let steps = 0;
           for (let v = from; v !== to && steps < 10; steps++) v = stepHarder(field, v, -1);
           expect(steps, field.path).toBeGreaterThanOrEqual(1);
+          expect(steps, field.path).toBeLessThanOrEqual(4);
+        } else if (field.kind === "integer" || field.kind === "number") {
+          // A parent that passed s of n moves 1 + floor(-logit((s + 1) / (n + 2))) steps easier at least, at most 4 (parentSteps).
+          const own = Math.min(4, 1 + Math.floor(-Math.log((parent.s + 1) / (parent.n - parent.s + 1))));
+          const steps = stepsBetween(field, from, to, -1);
+          expect(steps, field.path).toBeGreaterThanOrEqual(own);
           expect(steps, field.path).toBeLessThanOrEqual(4);
         } else expect(to, field.path).toBe(stepHarder(field, from, -1));
       }

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import type { FamilyDefinition, FieldSpec, SampleOptions } from "@/lib/families/types";
+import type { PopulationMember } from "../types";
+import { heuristicEngineer } from ".";
+import { parentSteps } from "./directed";
+import { FRONTIER_AIM, FRONTIER_HALF_WIDTH, competenceFrontier, frontierWindow, memberHardness } from "./frontier";
+import type { Scored } from "./model";
+import { flInput } from "./test-input";
+
+// One difficulty-signed field on 0..100: a config's hardness is its value / 100.
+const field: FieldSpec = { path: "size", kind: "integer", min: 0, max: 100, difficulty: "up", direction: "horizon" };
+const family = { id: "toy", fields: [field] } as unknown as FamilyDefinition;
+
+function member(size: number, s: number, n = 8, state: PopulationMember["validation"]["state"] = "valid"): Scored {
+  return {
+    member: { key: `m${size}`, config: { size }, n, s, validation: { state, pMax: null } } as unknown as PopulationMember,
+    index: 0,
+    q: n > 0 ? s / n : null,
+    mean: (s + 1) / (n + 2),
+    learnability: 0,
+    progress: 0,
+    retire: state === "unsolvable" ? "unsolvable" : null,
+    failure: { failures: n - s, dominant: null, top: null },
+    infra: false,
+  };
+}
+
+/** Members on a grid of hardness with success falling from 8/8 to 0/8 around `mid` (a logistic of slope 20). */
+function population(mid: number): Scored[] {
+  return [5, 15, 25, 35, 45, 55, 65, 75, 85, 95].map((size) => {
+    const p = 1 / (1 + Math.exp(20 * (size / 100 - mid)));
+    return member(size, Math.round(8 * p));
+  });
+}
+
+describe("competence frontier", () => {
+  it("reads a member's hardness from its difficulty-signed fields", () => {
+    expect(memberHardness(family, { size: 30 })).toBeCloseTo(0.3, 6);
+    expect(memberHardness({ ...family, fields: [{ ...field, difficulty: "down" }] } as FamilyDefinition, { size: 30 })).toBeCloseTo(0.7, 6);
+    expect(memberHardness({ ...family, fields: [{ ...field, difficulty: undefined }] } as FamilyDefinition, { size: 30 })).toBeUndefined();
+  });
+
+  it("sits where the fitted success is 65%, a little easier than the 50% point, and follows the population", () => {
+    const low = competenceFrontier(family, population(0.3)) as number;
+    const high = competenceFrontier(family, population(0.7)) as number;
+    // The 65% point of a falling curve lies below its 50% point (logit 0.62 / slope 20 = 0.03).
+    expect(low).toBeGreaterThan(0.2);
+    expect(low).toBeLessThan(0.3);
+    expect(high).toBeGreaterThan(0.6);
+    expect(high).toBeLessThan(0.7);
+    expect(high - low).toBeGreaterThan(0.3);
+    expect(FRONTIER_AIM).toBeCloseTo(Math.log(0.65 / 0.35), 1);
+  });
+
+  it("gives no frontier when success rises with hardness, with too few members, or from unsolvable and unmeasured ones", () => {
+    const rising = population(0.5).map((sc, i, all) => ({
+      ...sc,
+      member: { ...sc.member, config: all[all.length - 1 - i].member.config },
+    }));
+    expect(competenceFrontier(family, rising)).toBeNull();
+    expect(competenceFrontier(family, population(0.5).slice(0, 7))).toBeNull();
+    const padded = [...population(0.5).slice(0, 7), member(50, 0, 8, "unsolvable"), member(60, 0, 0)];
+    expect(competenceFrontier(family, padded)).toBeNull();
+  });
+
+  it("leaves unsolvable members out of the fit (their zeros would pull the frontier easier)", () => {
+    const base = population(0.6);
+    const withTraps = [...base, ...[30, 35, 40, 45].map((size) => member(size, 0, 8, "unsolvable"))];
+    expect(competenceFrontier(family, withTraps)).toBeCloseTo(competenceFrontier(family, base) as number, 6);
+  });
+
+  it("windows FRONTIER_HALF_WIDTH either side, kept inside [0, 1]", () => {
+    const mid = frontierWindow(0.5);
+    expect(mid.min).toBeCloseTo(0.5 - FRONTIER_HALF_WIDTH, 9);
+    expect(mid.max).toBeCloseTo(0.5 + FRONTIER_HALF_WIDTH, 9);
+    expect(frontierWindow(0.02)).toEqual({ min: 0, max: 2 * FRONTIER_HALF_WIDTH });
+    const top = frontierWindow(0.99);
+    expect(top.max).toBe(1);
+    expect(top.min).toBeCloseTo(1 - 2 * FRONTIER_HALF_WIDTH, 9);
+  });
+});
+
+describe("parentSteps", () => {
+  it("takes more steps the farther a parent is past the frontier, never fewer than the population's, at most 4", () => {
+    expect(parentSteps(member(50, 8), 1, 1)).toBe(3); // posterior 0.9: logit 2.2
+    expect(parentSteps(member(50, 7), 1, 1)).toBe(2); // posterior 0.8: logit 1.4
+    expect(parentSteps(member(50, 4), 1, 1)).toBe(1);
+    expect(parentSteps(member(50, 4), 1, 3)).toBe(3);
+    expect(parentSteps(member(50, 40, 40), 1, 1)).toBe(4);
+  });
+
+  it("counts easier steps from the failing side", () => {
+    expect(parentSteps(member(50, 0), -1, 1)).toBe(3);
+    expect(parentSteps(member(50, 1), -1, 1)).toBe(2);
+    expect(parentSteps(member(50, 8), -1, 1)).toBe(1);
+    expect(parentSteps(member(50, 0, 0), -1, 2)).toBe(2);
+  });
+});
+
+describe("fresh samples at the frontier", () => {
+  it("with freshAtFrontier, asks the family's sampler for the frontier window for two of every three fresh samples; without, never", () => {
+    const windows: (SampleOptions["hardness"] | undefined)[] = [];
+    const sample = flInput.family.sample;
+    const spied = {
+      ...flInput.family,
+      sample: (rng: Parameters<typeof sample>[0], opts?: SampleOptions) => (windows.push(opts?.hardness), sample(rng, opts)),
+    };
+    heuristicEngineer({ ...flInput, family: spied });
+    expect(windows.length).toBeGreaterThan(0);
+    expect(windows.every((w) => w === undefined)).toBe(true);
+    windows.length = 0;
+    const out = heuristicEngineer({ ...flInput, family: spied, options: { ...flInput.options, freshAtFrontier: true } });
+    const fresh = out.items.filter((i) => i.flags?.includes("fresh_sample")).length;
+    expect(fresh).toBeGreaterThanOrEqual(2);
+    const windowed = windows.filter((w) => w !== undefined);
+    expect(windowed.length).toBeGreaterThanOrEqual(Math.floor((2 * fresh) / 3));
+    expect(windows.length - windowed.length).toBeGreaterThanOrEqual(1);
+    for (const w of windowed) expect(w!.max - w!.min).toBeCloseTo(2 * FRONTIER_HALF_WIDTH, 9);
+  });
+});
