@@ -63,11 +63,15 @@ test("explore rollouts: search with a snippet, a filter in the URL survives a re
   const view = page.getByTestId("saved-view").filter({ hasText: "long slipped failures" });
   await expect(view).toBeVisible();
   await page.goto(`${DEMO}/rollouts`);
-  await expect(page.getByTestId("rollout-link")).not.toHaveCount(expected.items.length);
+  await expect(filters.getByLabel("search")).toHaveValue("");
   await page.getByTestId("saved-view").filter({ hasText: "long slipped failures" }).getByRole("link").click();
   await expect(page).toHaveURL(/success=false/);
   await expect(page).toHaveURL(/minTurns=4/);
+  await expect(filters.getByLabel("search")).toHaveValue("slipping");
   await expect(page.getByTestId("rollout-link")).toHaveCount(expected.items.length);
+  expect(await links.evaluateAll((as) => as.map((a) => Number(a.getAttribute("href")!.split("/").pop())))).toEqual(
+    expected.items.map((r) => r.id),
+  );
   await page.screenshot({ path: "test-results/screens/explorer-saved-view.png", fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: "test-results/screens/explorer-390.png", fullPage: true });
