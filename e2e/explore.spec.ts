@@ -10,6 +10,8 @@ import { E2E_TOKEN } from "./global-setup";
 import { ADMIN, hydrated, signIn } from "./session";
 
 test.describe.configure({ mode: "serial" });
+// each test walks several pages on a machine shared with other builds
+test.setTimeout(240_000);
 
 const SLUG = "demo-frozenlake";
 const DEMO = `/projects/${SLUG}`;
