@@ -77,6 +77,13 @@ async function main() {
     }));
     await client.request("POST", "/api/v1/projects/bench/generations", { json: { environments } });
 
+    // where the database's write time goes: time spent in each trigger function (self time), counted from here
+    const admin = new pg.Client({ connectionString: app.databaseUrl });
+    await admin.connect();
+    await admin.query("alter system set track_functions = 'pl'");
+    await admin.query("select pg_reload_conf()");
+    await admin.query("select pg_stat_reset()");
+
     const lines = Array.from({ length: total }, (_, i) => rolloutLine(i));
     const bytes = lines.reduce((n, l) => n + l.length + 1, 0);
     console.log(`[bench:ingest] body ${(bytes / 1e6).toFixed(0)} MB, mean ${(bytes / total / 1024).toFixed(1)} KB per rollout`);
@@ -92,6 +99,18 @@ async function main() {
       throw new Error(`accepted ${summary.accepted} of ${total}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
     const rolloutsPerSecond = total / apiSeconds;
     console.log(`[bench:ingest] API: ${total} rollouts in ${apiSeconds.toFixed(1)} s = ${rolloutsPerSecond.toFixed(0)} rollouts/s`);
+    const triggerTimes = (
+      await admin.query<{ name: string; seconds: number; calls: number }>(
+        "select funcname as name, (self_time / 1000)::float8 as seconds, calls::int from pg_stat_user_functions where funcname like 'envforge_%' order by self_time desc",
+      )
+    ).rows.filter((r) => r.seconds >= 0.05);
+    for (const t of triggerTimes)
+      console.log(
+        `[bench:ingest] in ${t.name}: ${t.seconds.toFixed(1)} s over ${t.calls} calls (${((100 * t.seconds) / apiSeconds).toFixed(0)}% of the API time)`,
+      );
+    await admin.query("alter system reset track_functions");
+    await admin.query("select pg_reload_conf()");
+    await admin.end();
 
     // the same rows, COPY'd raw into a scratch table shaped like rollouts + payloads
     const db = new pg.Client({ connectionString: app.databaseUrl });
@@ -145,14 +164,18 @@ async function main() {
     const fixtures = fixturesDir();
     if (fixtures) {
       const dir = path.join(fixtures, "harbor-tb2", "tmax-9b", "terminal-bench-2-0");
+      const jobs = [dir, path.join(fixtures, "harbor-tb2", "Qwen3.5-9B", "terminal-bench-2-0")];
       const t2 = performance.now();
       const r = await importHarbor(client, dir, { project: "bench-harbor", create: true, quiet: true });
       harborImportSeconds = (performance.now() - t2) / 1000;
       console.log(`[bench:ingest] Harbor tmax-9b: ${r.summary.accepted} rollouts in ${harborImportSeconds.toFixed(1)} s`);
-      // ten jobs at once (a team importing a sweep): the same job into ten projects, so none is a duplicate of another
+      // ten jobs at once (a team importing a sweep): the two shared jobs five times each, each into its own project, so none
+      // is a duplicate of another
       const t3 = performance.now();
       const ten = await Promise.all(
-        Array.from({ length: 10 }, (_, k) => importHarbor(client, dir, { project: `bench-harbor-${k}`, create: true, quiet: true })),
+        Array.from({ length: 10 }, (_, k) =>
+          importHarbor(client, jobs[k % 2], { project: `bench-harbor-${k}`, create: true, quiet: true }),
+        ),
       );
       harborTenJobsSeconds = (performance.now() - t3) / 1000;
       harborTenJobsTrials = ten.reduce((n, x) => n + x.summary.accepted, 0);
@@ -179,7 +202,8 @@ async function main() {
 | raw COPY of the same rows into a scratch table | ${result.copyRowsPerSecond} rows/s | |
 | API rate / COPY rate | ${result.ratioToCopy} | >= 0.5 |
 | tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${harborImportSeconds === null ? "skipped (no fixtures)" : `${result.harborImportSeconds} s`} | <= 20 s |
-| ten Harbor jobs at once (the tmax-9b job into ten projects, ${harborTenJobsTrials.toLocaleString("en-US")} trials) | ${harborTenJobsSeconds === null ? "skipped (no fixtures)" : `${result.harborTenJobsSeconds} s`} | <= 30 s |`,
+${triggerTimes.map((t) => `| of the API time, in the trigger \`${t.name}\` (${t.calls.toLocaleString("en-US")} statements) | ${t.seconds.toFixed(1)} s (${((100 * t.seconds) / apiSeconds).toFixed(0)}%) | |`).join("\n")}
+| ten Harbor jobs at once (tmax-9b and Qwen3.5-9B five times each, each into its own project, ${harborTenJobsTrials.toLocaleString("en-US")} trials) | ${harborTenJobsSeconds === null ? "skipped (no fixtures)" : `${result.harborTenJobsSeconds} s`} | <= 30 s |`,
     );
     console.log(JSON.stringify(result));
   } finally {

@@ -44,7 +44,7 @@ export async function startApp(port = 3091, opts: { dataDir?: string } = {}): Pr
     stdio: ["ignore", log, log],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10 * 60_000;
+  const deadline = Date.now() + 25 * 60_000; // a first start builds the app: minutes on a loaded machine
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the app exited; see ${path.join(dataDir, "server.log")}`);
     if (
@@ -53,7 +53,7 @@ export async function startApp(port = 3091, opts: { dataDir?: string } = {}): Pr
         .catch(() => false)
     )
       break;
-    if (Date.now() > deadline) throw new Error("the app did not start in 10 minutes");
+    if (Date.now() > deadline) throw new Error("the app did not start in 25 minutes");
     await new Promise((r) => setTimeout(r, 500));
   }
   const text = fs.readFileSync(path.join(dataDir, "server.log"), "utf8");

@@ -31,7 +31,7 @@ const RESTARTS = flag("--restarts", 3);
 const WARM = flag("--warm", 9);
 const POLICIES = ["ckpt-step100", "ckpt-step200", "ckpt-step300", "ckpt-step400"];
 const COPY_CHUNK = 250_000;
-const PORT = 3093;
+const PORT = flag("--port", 3093);
 // --data-dir <dir>: load into (or reuse, when it holds a finished load) this folder and keep it afterwards, for profiling
 const dataDirFlag = (() => {
   const i = argv.indexOf("--data-dir");

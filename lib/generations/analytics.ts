@@ -214,13 +214,22 @@ interface ClusterRow {
 }
 
 /**
- * Clusters from failure_aggregates: counts, environments and each environment's first rollout id.
- * A cluster on fewer environments than exemplars pads with its smallest other ids, looked up in
- * rollouts through those few environments only.
+ * Clusters from failure_aggregates: counts and environments by hashing (no sort of the generation's
+ * rows), then each cluster's exemplars by walking the (generation, category, signature,
+ * first_rollout_id) index: an environment has at most one row per policy, so the first 3 × policies
+ * rows in id order hold the 3 smallest per-environment first ids. A cluster on fewer environments
+ * than exemplars pads with its smallest other ids, looked up in rollouts through those few
+ * environments only.
  */
 async function clusterRows(db: Db, generationId: number, policyId?: number): Promise<ClusterRow[]> {
   const policyFilter = policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``;
+  const walkPolicyFilter = policyId !== undefined ? sql`and f.policy_id = ${policyId}` : sql``;
   const rolloutPolicyFilter = policyId !== undefined ? sql`and r.policy_id = ${policyId}` : sql``;
+  // policies with failures in the generation (category_aggregates: a few rows), 1 when one policy is asked
+  const walkRows =
+    policyId !== undefined
+      ? sql`${EXEMPLARS}`
+      : sql`${EXEMPLARS} * (select greatest(1, count(distinct policy_id)) from ${categoryAggregates} where generation_id = ${generationId})`;
   const result = await db.execute<{
     category: string;
     signature: string;
@@ -230,23 +239,28 @@ async function clusterRows(db: Db, generationId: number, policyId?: number): Pro
     some_ids: string[];
   }>(sql`
     with per_env as (
-      select category, signature, environment_id, sum(n)::int as n, min(first_rollout_id) as first_id
+      select category, signature, environment_id, sum(n)::int as n
       from ${failureAggregates}
       where generation_id = ${generationId} ${policyFilter}
       group by 1, 2, 3
     ), clusters as (
-      select category, signature, sum(n)::int as count, count(*)::int as environments,
-             (array_agg(first_id order by first_id))[1:${EXEMPLARS}] as first_ids,
-             case when count(*) < ${EXEMPLARS} then array_agg(environment_id) end as few_envs
-      from per_env group by category, signature
+      select category, signature, sum(n)::int as count, count(*)::int as environments from per_env group by 1, 2
+    ), walked as (
+      select c.*, ex.ids, ex.envs from clusters c cross join lateral (
+        select array_agg(m.first_id order by m.first_id) as ids, array_agg(m.environment_id) as envs from (
+          select distinct on (w.environment_id) w.environment_id, w.first_rollout_id as first_id
+          from (select f.environment_id, f.first_rollout_id from ${failureAggregates} f
+                where f.generation_id = ${generationId} and f.category = c.category and f.signature = c.signature ${walkPolicyFilter}
+                order by f.first_rollout_id limit ${walkRows}) w
+          order by w.environment_id, w.first_rollout_id) m) ex
     )
-    select c.category, c.signature, c.count, c.environments, c.first_ids::text[] as first_ids,
-      case when c.few_envs is not null and c.count > c.environments then array(
+    select c.category, c.signature, c.count, c.environments, c.ids[1:${EXEMPLARS}]::text[] as first_ids,
+      case when c.environments < ${EXEMPLARS} and c.count > c.environments then array(
         select r.id::text from ${rollouts} r
-        where r.environment_id = any(c.few_envs) and r.generation_id = ${generationId} and r.failure_category = c.category
+        where r.environment_id = any(c.envs) and r.generation_id = ${generationId} and r.failure_category = c.category
           and coalesce(r.failure_signature, '') = c.signature ${rolloutPolicyFilter}
         order by r.id limit ${EXEMPLARS}) else '{}'::text[] end as some_ids
-    from clusters c`);
+    from walked c`);
   return result.rows.map((r) => ({
     category: r.category as FailureCategory,
     signature: r.signature,

@@ -1,5 +1,5 @@
 /** Sums of rollouts kept by triggers in the same transaction as every write (ADR 0005): what the dashboards read instead of scanning rollouts. */
-import { bigint, integer, numeric, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, numeric, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { environments, generations, policies } from "./environments";
 
 // the columns every aggregate is grouped by; each row goes when its generation, environment or policy does
@@ -59,7 +59,11 @@ export const failureAggregates = pgTable(
     /** the smallest rollout id of the group (the cluster's exemplar for this environment) */
     firstRolloutId: bigint("first_rollout_id", { mode: "number" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId, t.category, t.signature] })],
+  (t) => [
+    primaryKey({ columns: [t.generationId, t.environmentId, t.policyId, t.category, t.signature] }),
+    // a cluster's rows in first-rollout order: its exemplars without sorting the generation's rows
+    index("failure_aggregates_cluster_first_idx").on(t.generationId, t.category, t.signature, t.firstRolloutId),
+  ],
 );
 
 /** Behaviours of failed rollouts per generation × environment × policy × behaviour, kept like rollout_aggregates. */

@@ -1,0 +1,1 @@
+CREATE INDEX "failure_aggregates_cluster_first_idx" ON "failure_aggregates" USING btree ("generation_id","category","signature","first_rollout_id");
