@@ -13,6 +13,7 @@ import { ingestRollouts, type IngestLine } from "@/lib/ingest/store";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { RolloutInput } from "@/lib/ingest/normalized";
 import { lake } from "./configs";
+import { generationClusters } from "@/lib/generations/analytics";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let project: ProjectRow;
@@ -109,6 +110,50 @@ async function expectExact() {
   return s;
 }
 
+/**
+ * Failure clusters (counts, environments, exemplars = the 3 smallest per-environment first rollout
+ * ids, padded with the cluster's smallest other ids) equal a recomputation over rollouts, for
+ * every generation, with and without a policy.
+ */
+async function expectClustersAsRecomputed() {
+  const gens = (await db.db.execute<{ id: number }>(sql`select id from generations where project_id = ${project.id}`)).rows;
+  const pols = (await db.db.execute<{ id: number }>(sql`select id from policies where project_id = ${project.id}`)).rows;
+  let checked = 0;
+  for (const g of gens) {
+    for (const policyId of [undefined, ...pols.map((p) => p.id)]) {
+      const policyFilter = policyId === undefined ? sql`` : sql`and policy_id = ${policyId}`;
+      const rows = (
+        await db.db.execute<{ category: string; signature: string; id: string; environment_id: string }>(sql`
+        select failure_category as category, coalesce(failure_signature, '') as signature, id::text, environment_id::text
+        from rollouts where generation_id = ${g.id} and failure_category is not null ${policyFilter} order by rollouts.id`)
+      ).rows;
+      const expected = new Map<string, { count: number; envs: Map<string, string>; ids: string[] }>();
+      for (const r of rows) {
+        const key = `${r.category}\u0000${r.signature}`;
+        const c = expected.get(key) ?? { count: 0, envs: new Map<string, string>(), ids: [] as string[] };
+        c.count += 1;
+        if (!c.envs.has(r.environment_id)) c.envs.set(r.environment_id, r.id);
+        c.ids.push(r.id);
+        expected.set(key, c);
+      }
+      const clusters = await generationClusters(db.db, g.id, policyId);
+      expect(clusters.length).toBe(expected.size);
+      for (const cl of clusters) {
+        const e = expected.get(`${cl.category}\u0000${cl.signature}`)!;
+        const firsts = [...e.envs.values()].slice(0, 3); // ids ascending: first seen = smallest per environment
+        const exemplars = [...firsts, ...e.ids.filter((id) => !firsts.includes(id))].slice(0, 3);
+        expect({ count: cl.count, environments: cl.environments, exemplars: cl.exemplarRolloutIds }).toEqual({
+          count: e.count,
+          environments: e.envs.size,
+          exemplars,
+        });
+        checked++;
+      }
+    }
+  }
+  expect(checked).toBeGreaterThan(0);
+}
+
 beforeAll(async () => {
   db = await freshDatabase();
   project = await createProject(db.db, { slug: "agg", name: "agg", family: "frozenlake-mapf" }, { actor: "test" });
@@ -138,6 +183,7 @@ describe("incremental rollout aggregates", () => {
     expect(a.accepted + b.accepted).toBe(140);
     const all = await expectExact();
     expect(all.stored.reduce((acc, r) => acc + Number(r.n), 0)).toBe(260);
+    await expectClustersAsRecomputed();
   });
 
   it("follow reclassification, reward corrections and moves between generations and policies", async () => {
