@@ -1,5 +1,5 @@
 /**
- * npm run bench:ingest [-- --json <file>] [-- --rollouts N]
+ * npm run bench:ingest [-- --json <file>] [-- --rollouts N] [-- --port P]
  * 50,000 synthetic rollouts (~4 KB of trajectory each) through the HTTP API by the CLI's client into
  * the real app on its embedded Postgres; in the same run a raw COPY of the same rows into a scratch
  * table; and the tmax-9b Harbor job end to end through `envforge import harbor` when the fixtures exist.
@@ -58,7 +58,8 @@ function rolloutLine(i: number): string {
 async function main() {
   const json = jsonTarget(argv);
   console.log(`[bench:ingest] ${machine()}; ${total} rollouts`);
-  const app = await startApp();
+  const portAt = argv.indexOf("--port");
+  const app = await startApp(portAt >= 0 ? Number(argv[portAt + 1]) : undefined);
   try {
     const client = new EnvForgeClient({ server: app.url, token: app.token });
     await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
@@ -79,6 +80,7 @@ async function main() {
 
     // where the database's write time goes: time spent in each trigger function (self time), counted from here
     const admin = new pg.Client({ connectionString: app.databaseUrl });
+    admin.on("error", (err) => console.error(`[bench:ingest] the statistics connection failed: ${err.message}`));
     await admin.connect();
     await admin.query("alter system set track_functions = 'pl'");
     await admin.query("select pg_reload_conf()");
