@@ -39,19 +39,15 @@ const SCAN_MAX = 600;
 const FORMAT_FEEDBACK =
   /^\s{0,20}(?:Format error\b|Previous response had parsing errors)|did not include a valid .{0,40}tool call|invalid tool call/i;
 /** a command that runs tests: a test runner, or a script named test… */
-const RUNS_TESTS = new RegExp(
-  [
-    /\b(?:pytest|py\.test|unittest|nosetests|tox|ctest|bats)\b/,
-    /\b(?:npm|yarn|pnpm) {1,8}(?:run {1,8})?test\b/,
-    /\b(?:cargo|go|mvn|gradle|dotnet|mix) {1,8}test\b/,
-    /\bmake {1,8}(?:test|check)\b/,
-    /\btests?[\w-]{0,40}\.(?:py|sh|pl|js|ts|rb|R)\b/,
-    /\b[\w-]{1,40}_test\.(?:py|go|sh)\b/,
-  ]
-    .map((alternative) => alternative.source)
-    .join("|"),
-  "i",
-);
+// one literal per alternative (a line each); a command runs tests when any of them matches
+const RUNS_TESTS = [
+  /\b(?:pytest|py\.test|unittest|nosetests|tox|ctest|bats)\b/i,
+  /\b(?:npm|yarn|pnpm) {1,8}(?:run {1,8})?test\b/i,
+  /\b(?:cargo|go|mvn|gradle|dotnet|mix) {1,8}test\b/i,
+  /\bmake {1,8}(?:test|check)\b/i,
+  /\btests?[\w-]{0,40}\.(?:py|sh|pl|js|ts|rb|R)\b/i,
+  /\b[\w-]{1,40}_test\.(?:py|go|sh)\b/i,
+];
 const DECLARES_DONE = /COMPLETE_TASK|task_complete|mark_task_complete|\bsubmit\b|\bfinish(?:ed)?\b/i;
 const GIVES_UP = /\b(?:I (?:can(?:no|')t|am unable to|was unable to|could not|couldn't)|not possible|impossible to|give up|giving up)\b/i;
 const AGENT_TIMEOUT = /AgentTimeout|timed? ?out/i;
@@ -82,7 +78,7 @@ export function rolloutBehaviours(input: BehaviourInput, commands?: readonly Age
   if ((input.formatErrors ?? 0) > 0 || formatFeedback) out.add("format_errors");
 
   // only an agent with a shell can run tests: a chat or game trajectory without commands is not flagged
-  if (cmds.length > 0 && !cmds.some((c) => RUNS_TESTS.test(capped(c.command)))) out.add("never_ran_tests");
+  if (cmds.length > 0 && !cmds.some((c) => RUNS_TESTS.some((pattern) => pattern.test(capped(c.command))))) out.add("never_ran_tests");
 
   if (!input.success && !input.errorType && !stepCap) {
     const lastAssistant = [...trajectory].reverse().find((m) => m.role === "assistant");

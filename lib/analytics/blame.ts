@@ -35,16 +35,12 @@ const EVIDENCE_COMMAND_MAX = 200;
 
 const SYSTEM_PACKAGE_MANAGER = /\b(?:apt-get|apt|aptitude|dpkg|yum|dnf|apk|zypper)\b/;
 /** a package manager that installs (system or language level), for "package install timed out" */
-const PACKAGE_INSTALL = new RegExp(
-  [
-    /\b(?:apt-get|apt|aptitude|yum|dnf|zypper) {1,8}(?:-\S{1,64} {1,8}){0,16}install\b/,
-    /\bdpkg {1,8}(?:-i|--install|--configure)\b/,
-    /\bapk {1,8}add\b/,
-    /\b(?:pip3?|uv {1,8}pip|conda|mamba|npm|yarn|pnpm|gem|cargo) {1,8}install\b/,
-  ]
-    .map((alternative) => alternative.source)
-    .join("|"),
-);
+const PACKAGE_INSTALL = [
+  /\b(?:apt-get|apt|aptitude|yum|dnf|zypper) {1,8}(?:-\S{1,64} {1,8}){0,16}install\b/,
+  /\bdpkg {1,8}(?:-i|--install|--configure)\b/,
+  /\bapk {1,8}add\b/,
+  /\b(?:pip3?|uv {1,8}pip|conda|mamba|npm|yarn|pnpm|gem|cargo) {1,8}install\b/,
+];
 const TIMED_OUT = new Set([124]);
 const KILLED = new Set([137, 143, -9, -15]);
 const KILLS_PACKAGE_MANAGER = /\b(?:kill|pkill|killall)\b[^\n;|&]{0,200}\b(?:dpkg|apt-get|apt|unattended-upgr)/;
@@ -66,7 +62,8 @@ function evidence(kind: EnvironmentDamageKind, c: AgentCommand): EnvironmentDama
 
 /** True when the command installs packages (apt/dpkg/yum/apk, pip/conda/npm/…). */
 export function isPackageInstall(command: string): boolean {
-  return PACKAGE_INSTALL.test(capped(command));
+  const text = capped(command);
+  return PACKAGE_INSTALL.some((pattern) => pattern.test(text));
 }
 
 /** The agent's commands that left the environment broken for the verifier, in step order. */

@@ -209,13 +209,11 @@ function testName(kind: string, id: string): string {
 // --- Classification -------------------------------------------------------------------
 
 const SETUP_TIMEOUT_TYPES = /SetupTimeout|EnvironmentStartTimeout|StartTimeout|BuildTimeout/i;
-const INFRA_ERROR_TYPES = new RegExp(
-  [
-    "RewardFile(?:NotFound|Empty)|VerifierOutputParse|Environment|Sandbox|Docker|Daytona|Modal|Kubernetes|Container",
-    "Connection|Network|Setup|OutOfMemory|Infra|Build",
-  ].join("|"),
-  "i",
-);
+const INFRA_ERROR_TYPES = [
+  /RewardFile(?:NotFound|Empty)|VerifierOutputParse|Environment|Sandbox|Docker|Daytona|Modal|Kubernetes|Container/i,
+  /Connection|Network|Setup|OutOfMemory|Infra|Build/i,
+];
+const isInfraErrorType = (type: string) => INFRA_ERROR_TYPES.some((pattern) => pattern.test(type));
 
 /** Harbor's "the verifier left no usable reward" errors: the harness or the agent may be the cause. */
 const VERIFIER_RESULT_TYPES = /RewardFile(?:NotFound|Empty)|VerifierOutputParse/;
@@ -265,11 +263,11 @@ export function classifyRollout(input: RolloutFailureInput): FailureCategory | n
   if (CONTEXT_LENGTH.test(type) || CONTEXT_LENGTH.test(message) || CONTEXT_LENGTH.test(finalMessage)) {
     return "context_length_exceeded";
   }
-  if ((type && FORMAT_ERROR_TYPE.test(type) && !INFRA_ERROR_TYPES.test(type)) || FORMAT_ERROR_FINAL.test(finalMessage)) {
+  if ((type && FORMAT_ERROR_TYPE.test(type) && !isInfraErrorType(type)) || FORMAT_ERROR_FINAL.test(finalMessage)) {
     return "format_error";
   }
   if (type && VERIFIER_RESULT_TYPES.test(type) && (input.environmentDamage?.length ?? 0) > 0) return "environment_broken_by_agent";
-  if (type && INFRA_ERROR_TYPES.test(type)) return "infra_error";
+  if (type && isInfraErrorType(type)) return "infra_error";
 
   const report = parseVerifierOutput(input.verifierOutput);
   const brokenByAgent = (input.environmentDamage?.length ?? 0) > 0;
