@@ -198,6 +198,8 @@ test("annotation queue: two label keys, next and previous, the lock seen and res
   await page.screenshot({ path: "test-results/screens/annotation-queue.png", fullPage: true });
 
   // n: the next rollout is the second reviewer's, so the queue skips it; the lock moves along
+  // (Escape first: the note field still has the focus, and keys typed there are text)
+  await page.keyboard.press("Escape");
   await page.keyboard.press("n");
   await expect(page).toHaveURL(new RegExp(`at=${queue.rolloutIds[i + 2]}(&|$)`));
   await expect(page.getByTestId("queue-notice")).toContainText(`rollout ${queue.rolloutIds[i + 1]}`);
