@@ -120,7 +120,9 @@ for (const strategy of strategies) {
         `${Object.entries(b.ops)
           .map(([k, o]) => `${k}:${o.n}/e${o.easy}/h${o.hard}/t${o.trap}/p${(o.p / o.n).toFixed(2)}`)
           .join(" ")}\n` +
-          `${String(i * every).padStart(3)}-${String((i + 1) * every - 1).padEnd(4)} ${String(b.groups).padStart(6)}    ${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}  ${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ${b.success.toFixed(3)}`,
+          (`${String(i * every).padStart(3)}-${String((i + 1) * every - 1).padEnd(4)} ${String(b.groups).padStart(6)}    ` +
+            `${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}  ` +
+            `${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ${b.success.toFixed(3)}`),
       );
     });
   }

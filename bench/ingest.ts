@@ -103,7 +103,8 @@ async function main() {
     console.log(`[bench:ingest] API: ${total} rollouts in ${apiSeconds.toFixed(1)} s = ${rolloutsPerSecond.toFixed(0)} rollouts/s`);
     const triggerTimes = (
       await admin.query<{ name: string; seconds: number; calls: number }>(
-        "select funcname as name, (self_time / 1000)::float8 as seconds, calls::int from pg_stat_user_functions where funcname like 'envforge_%' order by self_time desc",
+        "select funcname as name, (self_time / 1000)::float8 as seconds, calls::int from pg_stat_user_functions where " +
+          "funcname like 'envforge_%' order by self_time desc",
       )
     ).rows.filter((r) => r.seconds >= 0.05);
     for (const t of triggerTimes)
@@ -196,16 +197,28 @@ async function main() {
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
       "Ingest (`npm run bench:ingest`)",
-      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app (\`scripts/start.ts\`), the CLI's client (1,000 rollouts a request, 2 in flight).
+      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app (\`scripts/start.ts\`), ` +
+        `the CLI's client (1,000 rollouts a request, 2 in flight).
 
 | measure | figure | goal |
 |---|---|---|
 | ${total} rollouts, ${(bytes / total / 1024).toFixed(1)} KB each, through \`POST .../rollouts\` | ${result.rolloutsPerSecond} rollouts/s | >= 10,000 |
 | raw COPY of the same rows into a scratch table | ${result.copyRowsPerSecond} rows/s | |
 | API rate / COPY rate | ${result.ratioToCopy} | >= 0.5 |
-| tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${harborImportSeconds === null ? "skipped (no fixtures)" : `${result.harborImportSeconds} s`} | <= 20 s |
-${triggerTimes.map((t) => `| of the API time, in the trigger \`${t.name}\` (${t.calls.toLocaleString("en-US")} statements) | ${t.seconds.toFixed(1)} s (${((100 * t.seconds) / apiSeconds).toFixed(0)}%) | |`).join("\n")}
-| ten Harbor jobs at once (tmax-9b and Qwen3.5-9B five times each, each into its own project, ${harborTenJobsTrials.toLocaleString("en-US")} trials) | ${harborTenJobsSeconds === null ? "skipped (no fixtures)" : `${result.harborTenJobsSeconds} s`} | <= 30 s |`,
+| tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${
+          harborImportSeconds === null ? "skipped (no fixtures)" : `${result.harborImportSeconds} s`
+        } | <= 20 s |
+${triggerTimes
+  .map(
+    (t) =>
+      `| of the API time, in the trigger \`${t.name}\` (${t.calls.toLocaleString("en-US")} statements) | ` +
+      `${t.seconds.toFixed(1)} s (${((100 * t.seconds) / apiSeconds).toFixed(0)}%) | |`,
+  )
+  .join("\n")}
+| ten Harbor jobs at once (tmax-9b and Qwen3.5-9B five times each, each into its own project, ` +
+        `${harborTenJobsTrials.toLocaleString("en-US")} trials) | ${
+          harborTenJobsSeconds === null ? "skipped (no fixtures)" : `${result.harborTenJobsSeconds} s`
+        } | <= 30 s |`,
     );
     console.log(JSON.stringify(result));
   } finally {

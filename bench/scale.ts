@@ -231,7 +231,9 @@ async function main() {
   // the asked generation holds inGeneration; earlier generations hold about as many each, at least one
   const generations = 1 + Math.max(1, Math.ceil((total - inGeneration) / Math.max(1, inGeneration)));
   console.log(
-    `[bench:scale] ${machine()}; ${total.toLocaleString("en-US")} rollouts, ${inGeneration.toLocaleString("en-US")} in generation ${generations - 1}, ${ENVIRONMENTS} environments, ${POLICIES.length} policies, ${generations} generations`,
+    `[bench:scale] ${machine()}; ${total.toLocaleString("en-US")} rollouts, ${inGeneration.toLocaleString("en-US")} in ` +
+      `generation ${generations - 1}, ${ENVIRONMENTS} environments, ${POLICIES.length} policies, ` +
+      `${generations} generations`,
   );
   const dataDir = dataDirFlag ?? fs.mkdtempSync(path.join(os.tmpdir(), "ef-bench-scale-"));
   fs.mkdirSync(dataDir, { recursive: true });
@@ -263,7 +265,8 @@ async function main() {
     await db.query("analyze");
     const sizes = (
       await db.query(
-        "select pg_size_pretty(pg_total_relation_size('rollouts')) as rollouts, pg_size_pretty(pg_database_size(current_database())) as db, (select count(*) from rollout_aggregates)::int as agg",
+        "select pg_size_pretty(pg_total_relation_size('rollouts')) as rollouts, " +
+          "pg_size_pretty(pg_database_size(current_database())) as db, (select count(*) from rollout_aggregates)::int as agg",
       )
     ).rows[0];
     await db.end();
@@ -341,8 +344,17 @@ async function main() {
       `| ${label} | ${figures[k].p50} ms | ${figures[k].p95} ms | ${coldFigures[k].p50} ms / ${coldFigures[k].max} ms | p95 <= 300 ms |`;
     recordSection(
       "Scale (`npm run bench:scale`)",
-      `${new Date().toISOString().slice(0, 10)}, ${machine()}, shared with other work; embedded PostgreSQL, the real app. Command: \`nice npm run bench:scale -- ${argv.filter((a, i) => a !== "--json" && argv[i - 1] !== "--json").join(" ")}\`.
-${total.toLocaleString("en-US")} rollouts (${inGeneration.toLocaleString("en-US")} in the generation asked, ${generations} generations, ${ENVIRONMENTS.toLocaleString("en-US")} environments skewed so a tenth of them take about half of the attempts, ${POLICIES.length} policies, turns and output tokens log-normal with long tails, ${SIGNATURES} failure signatures in a Zipf-like tail) loaded with COPY in ${loadSeconds.toFixed(0)} s (${Math.round(total / loadSeconds).toLocaleString("en-US")} rollouts/s, aggregate triggers included); rollouts table ${sizes.rollouts}, database ${sizes.db}, ${Number(sizes.agg).toLocaleString("en-US")} aggregate rows. Each endpoint set asked ${WARM + 1} times per path after each of ${RESTARTS} restarts of the app and its Postgres (the first request of every restart is cold: empty shared buffers, new server process; the OS page cache is not dropped on this shared machine).
+      `${new Date().toISOString().slice(0, 10)}, ${machine()}, shared with other work; embedded PostgreSQL, the real ` +
+        `app. Command: \`nice npm run bench:scale -- ${argv.filter((a, i) => a !== "--json" && argv[i - 1] !== "--json").join(" ")}\`.
+${total.toLocaleString("en-US")} rollouts (${inGeneration.toLocaleString("en-US")} in the generation asked, ` +
+        `${generations} generations, ${ENVIRONMENTS.toLocaleString("en-US")} environments skewed so a tenth of them take ` +
+        `about half of the attempts, ${POLICIES.length} policies, turns and output tokens log-normal with long tails, ` +
+        `${SIGNATURES} failure signatures in a Zipf-like tail) loaded with COPY in ${loadSeconds.toFixed(0)} s ` +
+        `(${Math.round(total / loadSeconds).toLocaleString("en-US")} rollouts/s, aggregate triggers included); rollouts ` +
+        `table ${sizes.rollouts}, database ${sizes.db}, ${Number(sizes.agg).toLocaleString("en-US")} aggregate rows. Each ` +
+        `endpoint set asked ${WARM + 1} times per path after each of ${RESTARTS} restarts of the app and its Postgres (the ` +
+        `first request of every restart is cold: empty shared buffers, new server process; the OS page cache is not dropped ` +
+        `on this shared machine).
 
 | endpoint (generation asked) | p50 | p95 (cold included) | cold p50 / max | goal |
 |---|---|---|---|---|

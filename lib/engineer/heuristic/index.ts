@@ -152,7 +152,8 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   if (frontier !== null && batch.made.fresh > 0) {
     const w = frontierWindow(frontier);
     notes.push(
-      `Fresh samples: two of every three from the hardness window ${w.min.toFixed(2)}-${w.max.toFixed(2)} around the competence frontier (success fitted at 65% at hardness ${frontier.toFixed(2)}), the rest from the whole generator.`,
+      `Fresh samples: two of every three from the hardness window ${w.min.toFixed(2)}-${w.max.toFixed(2)} around the ` +
+        `competence frontier (success fitted at 65% at hardness ${frontier.toFixed(2)}), the rest from the whole generator.`,
     );
   }
   if (summary.family !== family.id) notes.push(`The summary is for family ${summary.family}, the population for ${family.id}.`);
@@ -163,7 +164,9 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   if (pooled) {
     for (const item of items) if (item.op !== "retire") item.weight = weightOf(item.predictedSuccess);
     notes.push(
-      `Terminal tasks scheduled from the project's ${input.taskPool!.length} unused imported task${input.taskPool!.length === 1 ? "" : "s"}: ${poolItems.length} joined by predicted learnability; no task is invented; weights follow predicted learnability (4p(1-p), at least 0.1).`,
+      `Terminal tasks scheduled from the project's ${input.taskPool!.length} unused imported ` +
+        `task${input.taskPool!.length === 1 ? "" : "s"}: ${poolItems.length} joined by predicted learnability; no task is ` +
+        `invented; weights follow predicted learnability (4p(1-p), at least 0.1).`,
     );
   }
   return { items, dropped, notes };
