@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { dateTime } from "@/components/ui/format";
+import { dateTime, usd } from "@/components/ui/format";
 
 describe("dateTime", () => {
   it("shows a moment in UTC to the minute, or to the second when asked", () => {
@@ -11,6 +11,16 @@ describe("dateTime", () => {
 
   it("an absent or unreadable moment is an em dash", () => {
     for (const v of [null, undefined, "", "not a date"]) expect(dateTime(v)).toBe("—");
+  });
+});
+
+describe("usd", () => {
+  it("dollars with two decimals and thousands separators; zero is $0.00, unknown an em dash", () => {
+    expect(usd(1234.5)).toBe("$1,234.50");
+    expect(usd(0)).toBe("$0.00");
+    expect(usd(0.004)).toBe("$0.00");
+    expect(usd(0.125)).toBe("$0.13");
+    expect(usd(null)).toBe("—");
   });
 });
 

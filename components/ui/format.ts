@@ -15,6 +15,13 @@ export function count(value: number | null | undefined): string {
   return value === null || value === undefined ? "—" : value.toLocaleString("en-US");
 }
 
+const DOLLARS = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** An amount in US dollars with two decimals and thousands separators ($1,234.50), or an em dash. */
+export function usd(value: number | null | undefined): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? "—" : DOLLARS.format(value);
+}
+
 /** A byte size in B, KB or MB. */
 export function bytes(value: number | null | undefined): string {
   if (value === null || value === undefined) return "—";

@@ -42,6 +42,8 @@ export interface GenerationAnalytics {
   fields: FieldBreakdownView[];
   /** the two policies with the most rollouts, environment by environment (all policies only) */
   comparison: PolicyComparison | null;
+  /** what the rollouts cost where their source reported it (lib/generations/cost.ts) */
+  cost: { rollouts: number; totalUsd: number | null; meanUsd: number | null };
 }
 
 /** One failure cluster (API: failures.clusters). */

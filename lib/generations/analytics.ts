@@ -26,6 +26,7 @@ import {
   type EnvironmentAggregate,
 } from "@/lib/analytics/metrics";
 import { generationMembers } from "./repository";
+import { generationCost } from "./cost";
 import { FAILURE_CATEGORIES, clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { BEHAVIOURS, behaviourLabel } from "@/lib/analytics/behaviours";
 import type {
@@ -168,11 +169,12 @@ export async function generationAnalytics(
   policyName?: string,
 ): Promise<GenerationAnalytics> {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
-  const [rows, members, categories, policyNames] = await Promise.all([
+  const [rows, members, categories, policyNames, cost] = await Promise.all([
     environmentPolicyAggregates(db, g.id, policy?.id),
     generationMembers(db, g.id),
     categoryCounts(db, g.id, policy?.id),
     generationPolicies(db, g.id),
+    generationCost(db, g.id, policy?.id),
   ]);
   const pMax = new Map(members.map((m) => [m.id, m.pMax]));
   const byEnv = combineByEnvironment(rows, pMax);
@@ -195,6 +197,7 @@ export async function generationAnalytics(
     categories,
     fields: familyFieldBreakdowns(family, members, byEnv),
     comparison: !policy && perPolicyNames.length >= 2 ? policyComparison(g.index, rows, members) : null,
+    cost,
   };
 }
 

@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { NotFound } from "@/lib/errors";
 import { environmentLearnability, populationMetrics, type EnvironmentAggregate } from "@/lib/analytics/metrics";
 import { projectView, type ProjectRow } from "@/lib/projects/service";
+import { generationCost } from "./cost";
 import { listGenerationEnvironments, listGenerationRows, type GenerationRow } from "./service";
 import { aggregatesPerEnvironment, memberCounts, policyByName, policyNamesOfGeneration, policyNamesOfProject } from "./repository";
 
@@ -63,10 +64,11 @@ export async function listGenerationsWithMetrics(db: Db, project: ProjectRow) {
 /** GET .../generations/{index}: status and metrics, optionally for one policy. */
 export async function generationDetail(db: Db, project: ProjectRow, g: GenerationRow, policyName?: string) {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
-  const [aggs, members, policyNames] = await Promise.all([
+  const [aggs, members, policyNames, cost] = await Promise.all([
     environmentAggregates(db, [g.id], { policyId: policy?.id }),
     memberCounts(db, [g.id]),
     policyNamesOfGeneration(db, g.id),
+    generationCost(db, g.id, policy?.id),
   ]);
   return {
     ...generationHeadline(g),
@@ -76,6 +78,7 @@ export async function generationDetail(db: Db, project: ProjectRow, g: Generatio
     policies: policyNames,
     environments: members.get(g.id) ?? 0,
     metrics: populationMetrics(aggs.get(g.id) ?? []),
+    cost,
   };
 }
 

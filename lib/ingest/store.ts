@@ -14,6 +14,7 @@ import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import { recordOracleValidation } from "@/lib/tasks/oracle";
 import { rolloutBehaviours } from "@/lib/analytics/behaviours";
+import { rolloutCostUsd } from "@/lib/rollouts/cost";
 import { countTurns, failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
 import { ctrfSummary, testCounts } from "./harbor-parts";
 
@@ -341,6 +342,7 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     inputTokens: [] as (number | null)[],
     outputTokens: [] as (number | null)[],
     turns: [] as (number | null)[],
+    costUsd: [] as (number | null)[],
     flags: [] as string[],
     testsPassed: [] as (number | null)[],
     testsFailed: [] as (number | null)[],
@@ -375,6 +377,7 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     cols.inputTokens.push(r.inputTokens ?? null);
     cols.outputTokens.push(r.outputTokens ?? null);
     cols.turns.push(r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null));
+    cols.costUsd.push(rolloutCostUsd(r.metadata, r.trajectory));
     // text[] columns travel as one array literal per row (unnest cannot take ragged 2-D arrays)
     cols.flags.push(arrayLiteral(unrewarded && !flags.includes(NO_REWARD_FLAG) ? [...flags, NO_REWARD_FLAG] : flags));
     const tests = rolloutTestCounts(r);
@@ -393,18 +396,18 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
   return db.transaction(async (tx) => {
     const inserted = await tx.execute<{ id: string; external_id: string }>(sql`
       insert into rollouts (project_id, generation_id, environment_id, policy_id, external_id, reward, success, status,
-        failure_category, failure_signature, error_type, error_message, input_tokens, output_tokens, turns, flags,
+        failure_category, failure_signature, error_type, error_message, input_tokens, output_tokens, turns, cost_usd, flags,
         tests_passed, tests_failed, behaviours, trial_name, started_at, finished_at)
-      select ${project.id}, t.g, t.e, t.p, t.x, t.rw, t.su, t.st, t.fc, t.fs, t.et, t.em, t.it, t.ot, t.tu,
+      select ${project.id}, t.g, t.e, t.p, t.x, t.rw, t.su, t.st, t.fc, t.fs, t.et, t.em, t.it, t.ot, t.tu, t.co,
         t.fl::text[], t.tp, t.tf, t.bh::text[], t.tn, t.sa::timestamptz, t.fa::timestamptz
       from unnest(${sql.param(cols.generationId)}::int[], ${sql.param(cols.environmentId)}::bigint[], ${sql.param(cols.policyId)}::int[],
         ${sql.param(cols.externalId)}::text[], ${sql.param(cols.reward)}::float8[], ${sql.param(cols.success)}::bool[],
         ${sql.param(cols.status)}::text[], ${sql.param(cols.category)}::text[], ${sql.param(cols.signature)}::text[],
         ${sql.param(cols.errorType)}::text[], ${sql.param(cols.errorMessage)}::text[], ${sql.param(cols.inputTokens)}::int[],
-        ${sql.param(cols.outputTokens)}::int[], ${sql.param(cols.turns)}::int[],
+        ${sql.param(cols.outputTokens)}::int[], ${sql.param(cols.turns)}::int[], ${sql.param(cols.costUsd)}::float8[],
         ${sql.param(cols.flags)}::text[], ${sql.param(cols.testsPassed)}::int[], ${sql.param(cols.testsFailed)}::int[], ${sql.param(cols.behaviours)}::text[],
         ${sql.param(cols.trialName)}::text[], ${sql.param(cols.startedAt)}::text[], ${sql.param(cols.finishedAt)}::text[])
-        as t(g, e, p, x, rw, su, st, fc, fs, et, em, it, ot, tu, fl, tp, tf, bh, tn, sa, fa)
+        as t(g, e, p, x, rw, su, st, fc, fs, et, em, it, ot, tu, co, fl, tp, tf, bh, tn, sa, fa)
       on conflict (project_id, external_id) do nothing
       returning id, external_id`);
     const ids: number[] = [];

@@ -46,6 +46,8 @@ export const rollouts = pgTable(
     inputTokens: integer("input_tokens"),
     outputTokens: integer("output_tokens"),
     turns: integer("turns"),
+    /** what the rollout cost in USD where the source reported it (lib/rollouts/cost.ts); null when unknown */
+    costUsd: doublePrecision("cost_usd"),
     flags: text("flags").array(),
     /** tests the verifier reported passed / failed (CTRF report, else pytest's summary); null when none ran */
     testsPassed: integer("tests_passed"),
@@ -74,6 +76,10 @@ export const rollouts = pgTable(
       t.id,
     ),
     index("rollouts_behaviours_idx").using("gin", t.behaviours),
+    // a generation's cost (lib/generations/cost.ts) from the index alone, over the priced rollouts only
+    index("rollouts_generation_cost_idx")
+      .on(t.generationId, t.policyId, t.costUsd)
+      .where(sql`${t.costUsd} is not null`),
   ],
 );
 

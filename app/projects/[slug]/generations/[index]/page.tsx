@@ -10,7 +10,7 @@ import { resolvePolicy } from "@/lib/generations/overview";
 import { FAILURE_CATEGORIES } from "@/lib/analytics/failures";
 import { Panel, Shell } from "@/components/ui/shell";
 import { Tile } from "@/components/ui/tile";
-import { count, fixed, pct, LEARNABILITY_HELP } from "@/components/ui/format";
+import { count, fixed, pct, usd, LEARNABILITY_HELP } from "@/components/ui/format";
 import { GenerationDashboard } from "@/components/generations/dashboard";
 import { EnvironmentTable } from "@/components/generations/environment-table";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
@@ -128,7 +128,7 @@ export default async function GenerationPage({
           })}
         </nav>
       )}
-      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-9">
+      <div className="mb-3 grid grid-cols-2 gap-2 md:grid-cols-5 xl:grid-cols-10">
         <Tile
           label="Environments"
           value={count(members)}
@@ -160,6 +160,17 @@ export default async function GenerationPage({
             exceptions.length
               ? exceptions.map((e) => `${e.type}: ${e.count}${e.rewarded ? ` (${e.rewarded} still passed)` : ""}`).join("; ")
               : "no rollout reported an exception"
+          }
+        />
+        <Tile
+          label="Cost"
+          testId="generation-cost"
+          value={analytics.cost.totalUsd === null ? "no cost reported" : usd(analytics.cost.totalUsd)}
+          hint="what the rollouts' sources reported they cost (Harbor's cost_usd, ATIF step metrics); rollouts without a reported cost are left out"
+          description={
+            analytics.cost.meanUsd === null
+              ? undefined
+              : `${usd(analytics.cost.meanUsd)} a rollout, ${count(analytics.cost.rollouts)} of ${count(m.rollouts)} priced`
           }
         />
       </div>
