@@ -6,6 +6,7 @@
  * orders agree with the rows they return; hostile queries get results or a 400, never a 500.
  */
 import fs from "node:fs";
+import { sql } from "drizzle-orm";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "./db";
@@ -14,6 +15,8 @@ import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
+import { listRollouts, SEARCH_WALK } from "@/lib/rollouts/list";
+import type { ProjectRow } from "@/lib/projects/service";
 
 const TOKEN = "test-bootstrap-token-search-0001";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -138,6 +141,44 @@ describe.skipIf(!fixtures)("search over the Harbor job tmax-9b (skipped locally 
     const byTurns = await all(`q=${encodeURIComponent(word)}&sort=turns`, 3);
     expect(names(byTurns)).toEqual(names(hits));
     for (let i = 1; i < byTurns.length; i++) expect((byTurns[i - 1].turns ?? -1) <= (byTurns[i].turns ?? -1)).toBe(true);
+  });
+
+  it("every walk length gives the same pages: the walk in order, the second walk, the index fallback", async () => {
+    const [project] = (await db.db.execute(sql`select * from projects where slug = 'tb2'`)).rows as unknown as ProjectRow[];
+    /** every hit of a query, page by page, with the walk limited to `walk` candidates */
+    const pages = async (query: Record<string, string>, walk: number) => {
+      const ids: number[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { items: { id: number }[]; nextCursor: string | null } = await listRollouts(
+          db.db,
+          project,
+          { ...query, ...(cursor ? { cursor } : {}) },
+          { searchWalk: walk },
+        );
+        ids.push(page.items.map((r) => r.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return ids;
+    };
+    // a word in most trials (a page fills on the first walk), one in a few percent (the second walk), one in a
+    // handful (the indexes), with orders and a filter; small pages so each query spans several
+    const queries: Record<string, string>[] = [
+      { q: "error", limit: "7" },
+      { q: "Segmentation fault", limit: "7", sort: "-reward" },
+      { q: "pgmpy", limit: "2", sort: "turns" },
+      { q: "learned_dag", limit: "2", sort: "oldest" },
+      { q: "pytest", limit: "7", success: "false", sort: "tokens" },
+    ];
+    for (const query of queries) {
+      const reference = await pages(query, SEARCH_WALK);
+      const flat = reference.flat();
+      expect(flat.length, `${JSON.stringify(query)} spans pages`).toBeGreaterThan(Number(query.limit));
+      expect(new Set(flat).size).toBe(flat.length);
+      for (const walk of [1, 3, 20]) expect(await pages(query, walk), `${JSON.stringify(query)} walking ${walk}`).toEqual(reference);
+    }
+    const everyHit = await all(`q=${encodeURIComponent("Segmentation fault")}&sort=-reward`, 7);
+    expect((await pages({ q: "Segmentation fault", limit: "7", sort: "-reward" }, 1)).flat()).toEqual(everyHit.map((r) => r.id));
   });
 
   it("the new filters keep exactly the rows their rule keeps", async () => {

@@ -1,14 +1,14 @@
 /** The rollouts list of a project (API and explorer): filters, full-text search with snippets, orders with keyset cursors. */
-import { and, asc, desc, eq, isNotNull, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { environments, generations, policies, rollouts } from "@/lib/db/schema";
+import { environments, generations, policies, rollouts, rolloutSearch } from "@/lib/db/schema";
 import { BadRequest, parseOrThrow } from "@/lib/errors";
 import type { ProjectRow } from "@/lib/projects/service";
 import { hasLabel } from "@/lib/annotations/service";
 import { clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { rolloutColumns } from "./read";
-import { searchCondition, searchSnippets, type SearchSnippet } from "./search";
+import { searchCondition, searchMatch, searchSnippets, type SearchSnippet } from "./search";
 
 /** Orders of the rollouts list; the value sorts ascending, "-" descending, ties broken by id the same way. */
 export const ROLLOUT_SORTS = [
@@ -119,8 +119,17 @@ async function clusterCondition(db: Db, projectId: number, id: string): Promise<
   return or(...matching.map((p) => and(eq(rollouts.failureCategory, p.category!), eq(rollouts.failureSignature, p.signature!))))!;
 }
 
+/**
+ * Candidates in the list's order that a search walks before it gives up on finding a page among them and asks
+ * the GIN indexes for every match instead: common words fill a page within the first candidates, rare ones are
+ * cheaper to collect whole (docs/BENCHMARKS.md, Search).
+ */
+export const SEARCH_WALK = 2000;
+/** How much further than SEARCH_WALK a second walk may go when the first found hits, but not a page. */
+const WALK_GROWTH = 8;
+
 /** GET .../rollouts: filtered and ordered (newest first by default), one page with the cursor of the next; with `q`, each item has its snippet. */
-export async function listRollouts(db: Db, project: ProjectRow, query: unknown) {
+export async function listRollouts(db: Db, project: ProjectRow, query: unknown, opts: { searchWalk?: number } = {}) {
   const q = parseOrThrow(listRolloutsQuery, query, "query", 400);
   const where: (SQL | undefined)[] = [eq(rollouts.projectId, project.id)];
   if (q.generation !== undefined) where.push(eq(generations.index, q.generation));
@@ -131,7 +140,6 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown) 
   if (q.category) where.push(eq(rollouts.failureCategory, q.category));
   if (q.behaviour) where.push(sql`${rollouts.behaviours} @> array[${q.behaviour}]::text[]`);
   if (q.cluster) where.push(await clusterCondition(db, project.id, q.cluster));
-  if (q.q) where.push(searchCondition(project.id, q.q));
   if (q.label) where.push(hasLabel(project.id, q.label));
   const range = (expr: SQL | AnyColumn, min?: number, max?: number) => {
     if (min !== undefined) where.push(sql`${expr} >= ${min}`);
@@ -152,25 +160,20 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown) 
     );
   }
   const dir = descending ? desc : asc;
-  const select = (conn: Pick<Db, "select">) =>
+  const order = key === null ? [dir(rollouts.id)] : [dir(key), dir(rollouts.id)];
+  const select = (conn: Pick<Db, "select">, conditions: (SQL | undefined)[]) =>
     conn
       .select({ ...rolloutColumns, sortKey: key === null ? sql<null>`null` : sql<string | number>`${key}` })
       .from(rollouts)
       .innerJoin(environments, eq(environments.id, rollouts.environmentId))
       .innerJoin(generations, eq(generations.id, rollouts.generationId))
       .innerJoin(policies, eq(policies.id, rollouts.policyId))
-      .where(and(...where))
-      .orderBy(...(key === null ? [dir(rollouts.id)] : [dir(key), dir(rollouts.id)]))
+      .where(and(...conditions))
+      .orderBy(...order)
       .limit(q.limit + 1);
-  // Search documents live in TOAST, so the planner prices reading them far too low and scans them (seconds on
-  // real trajectories) instead of asking the GIN indexes (milliseconds): with q, only bitmap plans are allowed.
   const rows = q.q
-    ? await db.transaction(async (tx) => {
-        await tx.execute(sql`set local enable_seqscan = off`);
-        await tx.execute(sql`set local enable_indexscan = off`);
-        return select(tx);
-      })
-    : await select(db);
+    ? await searchPage(db, project.id, q.q, { where, key, dir, limit: q.limit + 1, walk: opts.searchWalk ?? SEARCH_WALK }, select)
+    : await select(db, where);
   const page = rows.slice(0, q.limit).map(({ sortKey: _k, ...r }) => r);
   const last = rows[q.limit - 1];
   const nextCursor = rows.length > q.limit ? (key === null ? String(last.id) : `${last.sortKey}~${last.id}`) : null;
@@ -181,6 +184,70 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown) 
     q.q,
   );
   return { items: page.map((r) => ({ ...r, snippet: snippets.get(r.id) ?? null })), nextCursor };
+}
+
+/**
+ * One page of search hits (`limit` rows, in the list's order), in up to three steps:
+ * 1. walk the first `walk` rollouts that pass the other filters, in the list's order (the sort's index), and
+ *    look each one's document up by key until `limit` match: a word in a few percent of the rollouts or more
+ *    fills the page here after a few hundred lookups, however many rollouts match in all;
+ * 2. when that walk found some hits but not a page, walk again as far as their density says a page needs
+ *    (at most WALK_GROWTH times as far): a word in about 1% of the rollouts;
+ * 3. when the walks ran out before the page was full, and there are more candidates, ask the GIN indexes for
+ *    every match (few, since the walks found them sparse) and order those.
+ * Each gives exactly the first `limit` matches in order: a walk sees the candidates in that order.
+ */
+async function searchPage<T>(
+  db: Db,
+  projectId: number,
+  text: string,
+  page: { where: (SQL | undefined)[]; key: SQL | null; dir: typeof asc; limit: number; walk: number },
+  select: (conn: Pick<Db, "select">, conditions: (SQL | undefined)[]) => Promise<T[]>,
+): Promise<T[]> {
+  const { where, key, dir, limit } = page;
+  const order = (id: SQL, k: SQL) => (key === null ? [dir(id)] : [dir(k), dir(id)]);
+  const candidates = (conn: Pick<Db, "select">, walk: number) =>
+    conn
+      .select({ id: sql<number>`${rollouts.id}`.as("cid"), k: (key ?? sql`null`).as("ck") })
+      .from(rollouts)
+      .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+      .innerJoin(generations, eq(generations.id, rollouts.generationId))
+      .innerJoin(policies, eq(policies.id, rollouts.policyId))
+      .where(and(...where))
+      .orderBy(...order(sql`${rollouts.id}`, key ?? sql`${rollouts.id}`))
+      .limit(walk)
+      .as("c");
+  const walkFor = (walk: number) =>
+    db.transaction(async (tx) => {
+      // lookups by key along the order's index: no bitmap collecting every candidate, no hash or scan over the
+      // documents (the planner takes a match for rare and would otherwise scan them once for the whole walk)
+      for (const plan of ["bitmapscan", "hashjoin", "mergejoin", "seqscan", "material"])
+        await tx.execute(sql.raw(`set local enable_${plan} = off`));
+      const c = candidates(tx, walk);
+      const hits = await tx
+        .select({ id: c.id })
+        .from(c)
+        .innerJoin(rolloutSearch, eq(rolloutSearch.rolloutId, c.id))
+        .where(searchMatch(text))
+        .orderBy(...order(sql`${c.id}`, sql`${c.k}`))
+        .limit(limit);
+      const ids = hits.map((h) => Number(h.id));
+      if (ids.length >= limit) return { ids, complete: true };
+      // fewer hits than a page: complete when the walk saw every candidate there is
+      const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(candidates(tx, walk));
+      return { ids, complete: n < walk };
+    });
+  let walked = await walkFor(page.walk);
+  if (!walked.complete && walked.ids.length > 0)
+    walked = await walkFor(Math.min(page.walk * WALK_GROWTH, Math.ceil((1.5 * limit * page.walk) / walked.ids.length)));
+  if (walked.complete) return walked.ids.length ? select(db, [eq(rollouts.projectId, projectId), inArray(rollouts.id, walked.ids)]) : [];
+  // Search documents live in TOAST, so the planner prices reading them far too low and scans them (seconds on
+  // real trajectories) instead of asking the GIN indexes (milliseconds): only bitmap plans are allowed.
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_seqscan = off`);
+    await tx.execute(sql`set local enable_indexscan = off`);
+    return select(tx, [...where, searchCondition(projectId, text)]);
+  });
 }
 
 export type { SearchSnippet };

@@ -5,7 +5,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { rollouts } from "@/lib/db/schema";
+import { rollouts, rolloutSearch } from "@/lib/db/schema";
 
 /** Shortest query the trigram index can serve as a substring; shorter ones match words only. */
 const MIN_SUBSTRING = 3;
@@ -30,12 +30,17 @@ export function substringPattern(q: string): string | null {
   return q.length >= MIN_SUBSTRING ? `%${q.replace(/[\\%_]/g, "\\$&")}%` : null;
 }
 
-/** The filter: rollouts whose search document matches `q` as words or (3+ characters) as a substring. */
-export function searchCondition(projectId: number, q: string): SQL {
+/** The match on rollout_search: its document holds `q` as words or (3+ characters) as a substring. */
+export function searchMatch(q: string): SQL {
   const pattern = substringPattern(q);
-  const words = sql`s.tsv @@ websearch_to_tsquery('english', ${q})`;
-  return sql`${rollouts.id} in (select s.rollout_id from rollout_search s where s.project_id = ${projectId}
-    and (${pattern === null ? words : sql`${words} or s.body ilike ${pattern}`}))`;
+  const words = sql`${rolloutSearch.tsv} @@ websearch_to_tsquery('english', ${q})`;
+  return pattern === null ? words : sql`(${words} or ${rolloutSearch.body} ilike ${pattern})`;
+}
+
+/** The filter: rollouts whose search document matches `q` (searchMatch), asked of the GIN indexes. */
+export function searchCondition(projectId: number, q: string): SQL {
+  return sql`${rollouts.id} in (select ${rolloutSearch.rolloutId} from ${rolloutSearch} where ${rolloutSearch.projectId} = ${projectId}
+    and ${searchMatch(q)})`;
 }
 
 /** The literal strings whose first occurrence places a snippet: the query, its words, then their stems (lower case). */
