@@ -164,11 +164,11 @@ describe.skipIf(!fixtures)("search over the Harbor job tmax-9b (skipped locally 
     // a word in most trials (a page fills on the first walk), one in a few percent (the second walk), one in a
     // handful (the indexes), with orders and a filter; small pages so each query spans several
     const queries: Record<string, string>[] = [
-      { q: "error", limit: "7" },
+      { q: "error", limit: "100" },
       { q: "Segmentation fault", limit: "7", sort: "-reward" },
       { q: "pgmpy", limit: "2", sort: "turns" },
       { q: "learned_dag", limit: "2", sort: "oldest" },
-      { q: "pytest", limit: "7", success: "false", sort: "tokens" },
+      { q: "pytest", limit: "60", success: "false", sort: "tokens" },
     ];
     for (const query of queries) {
       const reference = await pages(query, SEARCH_WALK);
@@ -179,7 +179,7 @@ describe.skipIf(!fixtures)("search over the Harbor job tmax-9b (skipped locally 
     }
     const everyHit = await all(`q=${encodeURIComponent("Segmentation fault")}&sort=-reward`, 7);
     expect((await pages({ q: "Segmentation fault", limit: "7", sort: "-reward" }, 1)).flat()).toEqual(everyHit.map((r) => r.id));
-  });
+  }, 300_000);
 
   it("the new filters keep exactly the rows their rule keeps", async () => {
     const everything = await all("sort=oldest");
