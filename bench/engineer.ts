@@ -6,6 +6,7 @@
  * tokens, against its budget.
  */
 import fs from "node:fs";
+import os from "node:os";
 import { EnvForgeClient } from "../cli/client";
 import { uploadRollouts } from "../cli/upload";
 import { createDb } from "../lib/db/client";
@@ -19,7 +20,7 @@ import { buildEngineerPrompt } from "../lib/engineer/llm";
 import { validateItems } from "../lib/engineer/validate-items";
 import type { EngineerInput } from "../lib/engineer/types";
 import { withValidationCache } from "../lib/families/validation-cache";
-import { jsonTarget, machine, recordSection, startApp } from "./lib";
+import { jsonTarget, machine, recordSection, rssSampler, startApp } from "./lib";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -41,6 +42,8 @@ async function main() {
   console.log(`[bench:engineer] ${machine()}; ${ENVIRONMENTS} environments, ${ENVIRONMENTS * ATTEMPTS} rollouts`);
   const family = getBuiltinFamily("frozenlake-mapf")!;
   const app = await startApp(3094);
+  const rss = rssSampler();
+  rss.watch(app.pid);
   try {
     const client = new EnvForgeClient({ server: app.url, token: app.token });
     await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: family.id } });
@@ -119,7 +122,11 @@ async function main() {
       );
     }
 
-    // end to end: POST -> queue -> worker -> ready
+    // end to end: POST -> queue -> worker -> ready; the server's memory from here on is the proposal's
+    const loadRssMb = rss.maxMb();
+    rss.stop();
+    const proposalRss = rssSampler();
+    proposalRss.watch(app.pid);
     const endToEnd: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const t0 = performance.now();
@@ -142,7 +149,10 @@ async function main() {
       heuristicProposalMs: Math.round(median(endToEnd)),
       heuristicInProcessMs: Math.round(median(inProcess)),
       llmPromptTokens: promptTokens,
+      maxRssMb: proposalRss.maxMb(),
+      loadMaxRssMb: loadRssMb,
     };
+    proposalRss.stop();
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
       "Engineer (`npm run bench:engineer`)",
@@ -152,7 +162,12 @@ async function main() {
 |---|---|---|
 | heuristic proposal in process: summary from the database, engineer, every child validated by the family | ${result.heuristicInProcessMs} ms | |
 | the same end to end: \`POST .../proposals\` until \`GET /proposals/{id}\` says ready (queue pickup included) | ${result.heuristicProposalMs} ms | <= 5,000 ms |
-| LLM engineer prompt for this case | ${promptTokens.toLocaleString("en-US")} tokens | <= ${PROMPT_BUDGET.toLocaleString("en-US")} (budget) |`,
+| LLM engineer prompt for this case | ${promptTokens.toLocaleString("en-US")} tokens | <= ${PROMPT_BUDGET.toLocaleString("en-US")} (budget) |
+
+Max server RSS (the Node process serving the app and its worker, sampled every 200 ms): ${result.maxRssMb} MB during the proposals, ${result.loadMaxRssMb} MB while the rollouts were loaded (goal <= 1,536 MB). Load average at the end: ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(", ")}.`,
     );
     console.log(JSON.stringify(result));
     await handle.pool.end();

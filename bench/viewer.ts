@@ -5,9 +5,10 @@
  * until the last turn is visible. Median of 5 runs after one warm-up.
  */
 import fs from "node:fs";
+import os from "node:os";
 import { chromium } from "@playwright/test";
 import { EnvForgeClient } from "../cli/client";
-import { jsonTarget, machine, recordSection, startApp } from "./lib";
+import { jsonTarget, machine, recordSection, rssSampler, startApp } from "./lib";
 
 const argv = process.argv.slice(2);
 const MESSAGES = Number(argv[argv.indexOf("--messages") + 1]) > 2 ? Math.floor(Number(argv[argv.indexOf("--messages") + 1])) : 5000;
@@ -66,6 +67,9 @@ async function main() {
   const json = jsonTarget(argv);
   console.log(`[bench:viewer] ${machine()}; ${MESSAGES} messages`);
   const app = await startApp(3093);
+  // the server's memory over the whole run: the 100 MB ingest and every page read (issue 19: <= 1.5 GB)
+  const rss = rssSampler();
+  rss.watch(app.pid);
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
     args: [
@@ -108,7 +112,10 @@ async function main() {
       verifierOutput: "FAILED tests/test_build.py::test_build - exit 1",
     });
     console.log(`[bench:viewer] rollout body ${(body.length / 1e6).toFixed(1)} MB`);
+    const ingestStart = performance.now();
     await client.request("POST", "/api/v1/projects/bench/rollouts", { raw: body, contentType: "application/x-ndjson" });
+    const ingestSeconds = (performance.now() - ingestStart) / 1000;
+    console.log(`[bench:viewer] stored in ${ingestSeconds.toFixed(1)} s`);
     const list = await client.request<{ items: { id: number }[] }>("GET", "/api/v1/projects/bench/rollouts");
     const id = list.items[0].id;
 
@@ -143,7 +150,13 @@ async function main() {
       console.log(`[bench:viewer] run ${run}: first turns ${(t1 - t0).toFixed(0)} ms, scroll to the last turn ${(t3 - t2).toFixed(0)} ms`);
     }
     await page.screenshot({ path: "test-results/bench-viewer-last.png" }).catch(() => undefined);
-    const result = { firstTurnsVisibleMs: Math.round(median(first)), scrollToEndMs: Math.round(median(last)) };
+    const result = {
+      firstTurnsVisibleMs: Math.round(median(first)),
+      scrollToEndMs: Math.round(median(last)),
+      ingestSeconds: Math.round(ingestSeconds * 10) / 10,
+      maxRssMb: rss.maxMb(),
+    };
+    rss.stop();
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
       "Trajectory viewer (`npm run bench:viewer`)",
@@ -154,7 +167,12 @@ async function main() {
 | measure | median | worst | goal |
 |---|---|---|---|
 | navigation until the first turns are visible | ${result.firstTurnsVisibleMs} ms | ${Math.round(Math.max(...first))} ms | <= 1,000 ms |
-| "Last" pressed until the last turn is visible | ${result.scrollToEndMs} ms | ${Math.round(Math.max(...last))} ms | <= 1,000 ms |`,
+| "Last" pressed until the last turn is visible | ${result.scrollToEndMs} ms | ${Math.round(Math.max(...last))} ms | <= 1,000 ms |
+
+Storing the rollout (\`POST .../rollouts\`, one NDJSON line): ${result.ingestSeconds} s. Max server RSS over the run (the Node process serving the app, sampled every 200 ms): ${result.maxRssMb} MB (goal <= 1,536 MB). Load average at the end: ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(", ")}.`,
     );
     console.log(JSON.stringify(result));
   } finally {

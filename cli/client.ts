@@ -42,14 +42,15 @@ export class EnvForgeClient {
       headers["content-type"] = body.contentType ?? "application/octet-stream";
     }
     let res: Response | undefined;
-    // A kept-alive socket the server closed while idle resets the next request sent on it: that
-    // request never reached the server, so it is sent once more on a fresh connection.
+    // A kept-alive socket the server closed while idle resets the next request sent on it (ECONNRESET,
+    // or EPIPE when the body was still being written): that request never reached the server, so it is
+    // sent once more on a fresh connection.
     for (let attempt = 0; !res; attempt++) {
       try {
         res = await fetch(`${this.server}${path}`, { method, headers, body: payload, signal: AbortSignal.timeout(this.timeoutMs) });
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-        if (cause === "ECONNRESET" && attempt === 0) continue;
+        if ((cause === "ECONNRESET" || cause === "EPIPE") && attempt === 0) continue;
         throw new ApiError(`Cannot reach EnvForge at ${this.server} (${cause}): is it running? Set --server or ENVFORGE_SERVER.`, 0);
       }
     }

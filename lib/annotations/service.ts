@@ -5,7 +5,7 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "@/lib/db/client";
-import { annotations, labels, rolloutPayloads, rollouts } from "@/lib/db/schema";
+import { annotations, labels, rolloutPayloads, rollouts, TRAJECTORY_PAGE_MESSAGES, trajectoryPages } from "@/lib/db/schema";
 import type { ProjectRow } from "@/lib/projects/service";
 import { requireScope, type Principal } from "@/lib/auth/principal";
 import { Conflict, Forbidden, Invalid, NotFound } from "@/lib/errors";
@@ -84,9 +84,11 @@ async function rolloutFor(db: Db, id: number, principal: Principal, scope: "proj
   const [row] = await db
     .select({
       projectId: rollouts.projectId,
-      messages: sql<
-        number | null
-      >`jsonb_array_length(case when jsonb_typeof(${rolloutPayloads.trajectory}) = 'array' then ${rolloutPayloads.trajectory} else '[]'::jsonb end)`,
+      // a paged trajectory's count is its last page's (trajectory_pages): the whole document is not decompressed to count it
+      messages: sql<number | null>`coalesce(
+        (select (tp.page * ${TRAJECTORY_PAGE_MESSAGES} + tp.message_count)::int from ${trajectoryPages} tp
+         where tp.rollout_id = ${rollouts.id} order by tp.page desc limit 1),
+        jsonb_array_length(case when jsonb_typeof(${rolloutPayloads.trajectory}) = 'array' then ${rolloutPayloads.trajectory} else '[]'::jsonb end))`,
     })
     .from(rollouts)
     .leftJoin(rolloutPayloads, eq(rolloutPayloads.rolloutId, rollouts.id))

@@ -47,4 +47,16 @@ describe("ndjsonLines", () => {
       { line: 5, value: { c: 3 } },
     ]);
   });
+
+  it("joins a line spread over many chunks (a 100 MB trajectory arrives in thousands), CRLF split between two", async () => {
+    const long = JSON.stringify({ t: "x".repeat(200_000) });
+    const text = `${long}\r\n{"b":2}\n`;
+    const size = long.length + 1; // the \r ends one chunk, the \n starts the next
+    const out = await collect(ndjsonLines(chunks(text, 997)));
+    expect(out).toEqual([
+      { line: 1, value: { t: "x".repeat(200_000) } },
+      { line: 2, value: { b: 2 } },
+    ]);
+    expect(await collect(ndjsonLines(chunks(text, size)))).toEqual(out);
+  });
 });

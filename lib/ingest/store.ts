@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { environments, generationEnvironments, generations, policies } from "@/lib/db/schema";
+import { environments, generationEnvironments, generations, policies, TRAJECTORY_PAGE_MESSAGES } from "@/lib/db/schema";
 import { classifyRollout, failureSignature } from "@/lib/analytics/failures";
 import { rolloutOutcome } from "@/lib/analytics/metrics";
 import { configHash } from "@/lib/families/hash";
@@ -304,6 +304,9 @@ export async function ingestRollouts(
   return summary;
 }
 
+/** Trajectories longer than this (characters of JSON) are also stored in pages (trajectory_pages). */
+export const PAGED_TRAJECTORY_MIN_CHARS = 1_000_000;
+
 /** Longest stretch of classification work between two turns of the event loop. */
 const CLASSIFY_SLICE_MS = 20;
 
@@ -427,6 +430,9 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
         insert into rollout_payloads (rollout_id, trajectory, verifier_output, metadata)
         select t.id, t.tr::jsonb, t.vo, t.md::jsonb
         from unnest(${sql.param(ids)}::bigint[], ${sql.param(traj)}::text[], ${sql.param(ver)}::text[], ${sql.param(meta)}::text[]) as t(id, tr, vo, md)`);
+      // long trajectories again in pages, so the viewer never decompresses the whole document (drizzle/0020_trajectory_pages.sql)
+      const long = ids.filter((_, i) => (traj[i]?.length ?? 0) > PAGED_TRAJECTORY_MIN_CHARS);
+      if (long.length) await tx.execute(sql`select envforge_page_trajectories(${sql.param(long)}::bigint[], ${TRAJECTORY_PAGE_MESSAGES})`);
     }
     return inserted.rows.length;
   });

@@ -6,7 +6,8 @@
  */
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { rolloutPayloads, rollouts } from "@/lib/db/schema";
+import { rolloutPayloads, rollouts, trajectoryPages } from "@/lib/db/schema";
+import { pagedMessageCount } from "./turns";
 import { NotFound } from "@/lib/errors";
 import { requireScope, type Principal } from "@/lib/auth/principal";
 
@@ -101,13 +102,19 @@ export function timelineSteps(
 
 /** The timeline of one rollout (the caller checked the rollout is readable). */
 export async function readRolloutTimeline(db: Db, rolloutId: number): Promise<RolloutTimeline> {
-  const result = await db.execute<{
-    idx: number;
-    role: string | null;
-    at: string | null;
-    usage: Record<string, unknown> | null;
-    meta: unknown;
-  }>(sql`
+  type Row = { idx: number; role: string | null; at: string | null; usage: Record<string, unknown> | null; meta: unknown };
+  // A paged trajectory (trajectory_pages) keeps its timed steps apart: its 100 MB of messages are not read.
+  const result =
+    (await pagedMessageCount(db, rolloutId)) !== null
+      ? await db.execute<Row>(sql`
+    with p as (select ${rolloutPayloads.metadata} as meta from ${rolloutPayloads} where ${rolloutPayloads.rolloutId} = ${rolloutId}),
+         s as (select (st ->> 'i')::int as idx, st ->> 'role' as role, st ->> 'at' as at, st -> 'usage' as usage
+               from ${trajectoryPages} tp cross join lateral jsonb_array_elements(tp.steps) as st
+               where tp.rollout_id = ${rolloutId}
+               order by tp.page, (st ->> 'i')::int
+               limit ${TIMELINE_STEP_CAP + 1})
+    select s.idx, s.role, s.at, s.usage, p.meta from p left join s on true order by s.idx`)
+      : await db.execute<Row>(sql`
     with p as (select ${rolloutPayloads.trajectory} as t, ${rolloutPayloads.metadata} as meta
                from ${rolloutPayloads} where ${rolloutPayloads.rolloutId} = ${rolloutId})
     select (e.ord - 1)::int as idx, e.m ->> 'role' as role, e.m ->> 'timestamp' as at, e.m -> 'usage' as usage, p.meta

@@ -1,12 +1,13 @@
 /**
  * Trajectory reads for the viewer: pages of cut-down messages, one message in slices, and search.
  * The trajectory stays in Postgres; only the requested messages leave it, so a 10 MB trajectory
- * is never sent or rendered whole.
+ * is never sent or rendered whole. A long one (trajectory_pages) is read by the pages holding the
+ * asked-for messages, so a 100 MB document is never decompressed to show a screen of it.
  */
 import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { rolloutPayloads, rollouts } from "@/lib/db/schema";
+import { rolloutPayloads, rollouts, TRAJECTORY_PAGE_MESSAGES, trajectoryPages } from "@/lib/db/schema";
 import { NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
@@ -92,9 +93,35 @@ export async function turnPage(db: Db, rolloutId: number, query: unknown, princi
   return readTurnPage(db, rolloutId, q.from, q.limit, q.preview);
 }
 
+/** The message count of a trajectory stored in pages (trajectory_pages), or null when it is stored whole only. */
+export async function pagedMessageCount(db: Db, rolloutId: number): Promise<number | null> {
+  const result = await db.execute<{ total: number }>(sql`
+    select (${trajectoryPages.page} * ${TRAJECTORY_PAGE_MESSAGES} + ${trajectoryPages.messageCount})::int as total
+    from ${trajectoryPages} where ${trajectoryPages.rolloutId} = ${rolloutId}
+    order by ${trajectoryPages.page} desc limit 1`);
+  return result.rows[0]?.total ?? null;
+}
+
+/** Messages from..from+limit of a paged trajectory: only the pages holding them are read. */
+async function pagedMessages(db: Db, rolloutId: number, from: number, limit: number): Promise<{ idx: number; m: RawMessage }[]> {
+  const result = await db.execute<{ idx: number; m: RawMessage }>(sql`
+    select (tp.page * ${TRAJECTORY_PAGE_MESSAGES} + e.ord - 1)::int as idx, e.m
+    from ${trajectoryPages} tp cross join lateral jsonb_array_elements(tp.messages) with ordinality as e(m, ord)
+    where tp.rollout_id = ${rolloutId}
+      and tp.page between ${Math.floor(from / TRAJECTORY_PAGE_MESSAGES)} and ${Math.floor((from + limit - 1) / TRAJECTORY_PAGE_MESSAGES)}
+      and tp.page * ${TRAJECTORY_PAGE_MESSAGES} + e.ord - 1 >= ${from} and tp.page * ${TRAJECTORY_PAGE_MESSAGES} + e.ord - 1 < ${from + limit}
+    order by tp.page, e.ord`);
+  return result.rows;
+}
+
 /** The page read itself, for server components that have already checked access. */
 export async function readTurnPage(db: Db, rolloutId: number, from: number, limit: number, preview = 600): Promise<TurnPage> {
-  // One pass over the array: the value is detoasted once, only the asked-for elements leave Postgres.
+  const pagedTotal = await pagedMessageCount(db, rolloutId);
+  if (pagedTotal !== null) {
+    const rows = await pagedMessages(db, rolloutId, from, limit);
+    return { rolloutId, total: pagedTotal, from, turns: rows.map((r) => outlineMessage(r.m, r.idx, preview)) };
+  }
+  // Stored whole only (short trajectories): one pass over the array, the value is detoasted once, only the asked-for elements leave Postgres.
   const result = await db.execute<{ total: number | null; idx: number | null; m: RawMessage | null }>(sql`
     with p as (select ${rolloutPayloads.trajectory} as t from ${rolloutPayloads} where ${rolloutPayloads.rolloutId} = ${rolloutId})
     select (select case when jsonb_typeof(t) = 'array' then jsonb_array_length(t) else 0 end from p)::int as total,
@@ -112,9 +139,10 @@ export async function readTurnPage(db: Db, rolloutId: number, from: number, limi
 export async function turnSlice(db: Db, rolloutId: number, index: number, query: unknown, principal: Principal): Promise<TurnSlice> {
   const q = parseOrThrow(turnSliceQuery, query, "query", 400);
   await authorize(db, rolloutId, principal);
-  const result = await db.execute<{ m: RawMessage | null }>(sql`
-    select ${rolloutPayloads.trajectory} -> ${index}::int as m from ${rolloutPayloads} where ${rolloutPayloads.rolloutId} = ${rolloutId}`);
-  const m = result.rows[0]?.m;
+  const m =
+    (await pagedMessageCount(db, rolloutId)) !== null
+      ? (await pagedMessages(db, rolloutId, index, 1))[0]?.m
+      : await wholeMessage(db, rolloutId, index);
   if (!m) throw new NotFound(`Rollout ${rolloutId} has no message ${index}.`);
   // offsets count in the content without its reasoning, as the outline's length does
   const { content, reasoning } = splitReasoning(typeof m.content === "string" ? m.content : "", m.reasoning);
@@ -130,6 +158,13 @@ export async function turnSlice(db: Db, rolloutId: number, index: number, query:
     documents: m.retrievedDocuments ?? [],
     ...(typeof m.tokens === "number" ? { tokens: m.tokens } : {}),
   };
+}
+
+/** Message `index` of a trajectory stored whole (rollout_payloads), or null. */
+async function wholeMessage(db: Db, rolloutId: number, index: number): Promise<RawMessage | null> {
+  const result = await db.execute<{ m: RawMessage | null }>(sql`
+    select ${rolloutPayloads.trajectory} -> ${index}::int as m from ${rolloutPayloads} where ${rolloutPayloads.rolloutId} = ${rolloutId}`);
+  return result.rows[0]?.m ?? null;
 }
 
 function likePattern(q: string): string {

@@ -92,6 +92,30 @@ export const rolloutPayloads = pgTable("rollout_payloads", {
   metadata: jsonb("metadata"),
 });
 
+/** Messages in one row of trajectory_pages (the last page of a trajectory may hold fewer). */
+export const TRAJECTORY_PAGE_MESSAGES = 100;
+
+/**
+ * A long trajectory again, in pages of TRAJECTORY_PAGE_MESSAGES messages, written at ingest beside the
+ * whole document (rollout_payloads.trajectory stays what the API, search and exports read; ADR 0008): the
+ * viewer reads the pages of the rows it shows, the timeline each page's timed steps (index, role,
+ * timestamp, usage), and the message count is the last page's, so a 100 MB trajectory is never
+ * decompressed whole to show a screen of it. Only trajectories over 1 MB of JSON are paged.
+ */
+export const trajectoryPages = pgTable(
+  "trajectory_pages",
+  {
+    rolloutId: bigint("rollout_id", { mode: "number" })
+      .notNull()
+      .references(() => rollouts.id, { onDelete: "cascade" }),
+    page: integer("page").notNull(),
+    messageCount: integer("message_count").notNull(),
+    messages: jsonb("messages").notNull(),
+    steps: jsonb("steps").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.rolloutId, t.page] })],
+);
+
 /**
  * The search document of a rollout: its ids, error, trajectory text (messages, tool calls, tool
  * outputs) and verifier output, kept by database triggers (drizzle/0015_rollout_search.sql) on every insert into
