@@ -94,6 +94,7 @@ async function main() {
     const project = await getProjectFor(db, "bench", null);
     const g = await getGeneration(db, project, 0);
     const inProcess: number[] = [];
+    const phases: { summary: number; engineer: number; validate: number }[] = [];
     let promptTokens = 0;
     let items = 0;
     for (let run = 0; run <= RUNS; run++) {
@@ -107,9 +108,12 @@ async function main() {
         knownHashes: ctx.knownHashes,
         keyPrefix: "g1-bench-",
       };
+      const t1 = performance.now();
       const out = heuristicEngineer(input);
+      const t2 = performance.now();
       const checked = validateItems(input, out.items);
       const ms = performance.now() - t0;
+      phases.push({ summary: t1 - t0, engineer: t2 - t1, validate: performance.now() - t2 });
       if (checked.errors.length) throw new Error(`invalid items: ${JSON.stringify(checked.errors.slice(0, 3))}`);
       items = out.items.length;
       if (run === 0) {
@@ -118,7 +122,7 @@ async function main() {
       }
       inProcess.push(ms);
       console.log(
-        `[bench:engineer] run ${run}: ${out.items.length} items in ${ms.toFixed(0)} ms (summary ${ctx.summary.tokenEstimate} tokens)`,
+        `[bench:engineer] run ${run}: ${out.items.length} items in ${ms.toFixed(0)} ms (summary from the database ${phases[run].summary.toFixed(0)} ms, heuristic ${phases[run].engineer.toFixed(0)} ms, validation ${phases[run].validate.toFixed(0)} ms; summary ${ctx.summary.tokenEstimate} tokens)`,
       );
     }
 

@@ -145,6 +145,13 @@ async function proposalHistory(db: Db, projectId: number, beforeGeneration: numb
   return { proposals: rows, predictions };
 }
 
+/** Append to the list under `key`, in place (a copy per append is quadratic in the list's length). */
+function appendTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
+}
+
 /** Cut the summary's lists until its JSON fits the budget; say what was cut. */
 export function fitToBudget(summary: StructuredSummary, budget: number): StructuredSummary {
   const s: StructuredSummary = structuredClone(summary);
@@ -233,15 +240,10 @@ export async function buildEngineerContext(
   const ages = new Map(memberships.map((m) => [m.environmentId, m.n]));
   const pastRates = new Map<number, number[]>();
   // bigint ids arrive from node-postgres as strings
-  for (const r of earlier.rows) {
-    const id = Number(r.environment_id);
-    pastRates.set(id, [...(pastRates.get(id) ?? []), r.n > 0 ? r.s / r.n : 0]);
-  }
+  for (const r of earlier.rows) appendTo(pastRates, Number(r.environment_id), r.n > 0 ? r.s / r.n : 0);
   const clustersOfEnv = new Map<number, string[]>();
-  for (const r of envClusters.rows) {
-    const id = Number(r.environment_id);
-    clustersOfEnv.set(id, [...(clustersOfEnv.get(id) ?? []), clusterId(r.category as FailureCategory, r.signature)]);
-  }
+  for (const r of envClusters.rows)
+    appendTo(clustersOfEnv, Number(r.environment_id), clusterId(r.category as FailureCategory, r.signature));
 
   const population: PopulationMember[] = members.map((m) => {
     const a = byEnv.get(m.id);
@@ -268,7 +270,9 @@ export async function buildEngineerContext(
   for (const r of envClusters.rows) {
     const id = clusterId(r.category as FailureCategory, r.signature);
     const key = keyOfId.get(Number(r.environment_id));
-    if (key) clusterEnvKeys.set(id, [...(clusterEnvKeys.get(id) ?? []), key]);
+    if (!key) continue;
+    // appended in place: copying the list per row was quadratic in a cluster's environments (10,000 in one cluster)
+    appendTo(clusterEnvKeys, id, key);
   }
   const ex = await excerpts(db, topClusters.map((c) => c.exemplarRolloutIds[0]).filter(Boolean));
   const summaryClusters: SummaryCluster[] = topClusters.map((c) => ({
