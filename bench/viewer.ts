@@ -5,6 +5,7 @@
  * until the last turn is visible. Median of 5 runs after one warm-up.
  */
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import { chromium } from "@playwright/test";
 import { EnvForgeClient } from "../cli/client";
@@ -56,6 +57,34 @@ function trajectory() {
     }
   }
   return out;
+}
+
+/**
+ * POST a large NDJSON body and wait for the answer however long storing it takes: fetch gives up when
+ * the response headers take over 300 s (undici's headersTimeout), which a 100 MB rollout can on a loaded machine.
+ */
+function postWithoutTimeout(url: string, token: string, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (text += d));
+        res.on("end", () => {
+          const summary = (res.statusCode ?? 0) < 300 ? (JSON.parse(text) as { accepted: number }) : null;
+          if (summary?.accepted === 1) resolve();
+          else reject(new Error(`storing the rollout failed: HTTP ${res.statusCode} ${text.slice(0, 500)}`));
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 function median(xs: number[]): number {
@@ -113,7 +142,7 @@ async function main() {
     });
     console.log(`[bench:viewer] rollout body ${(body.length / 1e6).toFixed(1)} MB`);
     const ingestStart = performance.now();
-    await client.request("POST", "/api/v1/projects/bench/rollouts", { raw: body, contentType: "application/x-ndjson" });
+    await postWithoutTimeout(`${app.url}/api/v1/projects/bench/rollouts`, app.token, body);
     const ingestSeconds = (performance.now() - ingestStart) / 1000;
     console.log(`[bench:viewer] stored in ${ingestSeconds.toFixed(1)} s`);
     const list = await client.request<{ items: { id: number }[] }>("GET", "/api/v1/projects/bench/rollouts");
