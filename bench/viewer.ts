@@ -199,9 +199,9 @@ async function main() {
 | "Last" pressed until the last turn is visible | ${result.scrollToEndMs} ms | ${Math.round(Math.max(...last))} ms | <= 1,000 ms |
 
 Storing the rollout (\`POST .../rollouts\`, one NDJSON line): ${result.ingestSeconds} s. Max server RSS over the run (the Node process serving the app, sampled every 200 ms): ${result.maxRssMb} MB (goal <= 1,536 MB). Load average at the end: ${os
-        .loadavg()
-        .map((x) => x.toFixed(1))
-        .join(", ")}.`,
+          .loadavg()
+          .map((x) => x.toFixed(1))
+          .join(", ")}.`,
     );
     console.log(JSON.stringify(result));
   } finally {
