@@ -6,19 +6,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { harborJobFigures, readHarborJob } from "@/lib/ingest/harbor";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
 import type { FailuresView, GenerationAnalytics, PolicyComparison } from "@/lib/analytics/views";
 import type { TurnPage, TurnSearchResult, TurnSlice } from "@/lib/rollouts/turn-types";
+import { startApi, stopApi, createProjectWith, type TestDb, type TestServer } from "./api-harness";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-analytics-01";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let client: EnvForgeClient;
 
 const get = <T>(p: string) => client.request<T>("GET", p);
@@ -29,32 +28,18 @@ const status = (p: string) =>
   );
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
+  ({ db, server, admin: client } = await startApi(TOKEN));
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
-});
-
-const lake = (seed: number, size = 5) => ({
-  size,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed,
+  await stopApi({ server, db });
 });
 
 describe("analytics on a small synthetic project", () => {
   beforeAll(async () => {
-    await client.request("POST", "/api/v1/projects", { json: { slug: "syn", name: "Synthetic", family: "frozenlake-mapf" } });
-    await client.request("POST", "/api/v1/projects/syn/generations", {
-      json: {
+    await createProjectWith(
+      client,
+      { slug: "syn", name: "Synthetic" },
+      {
         environments: [
           { key: "a", config: lake(1, 4) },
           { key: "b", config: lake(2, 6) },
@@ -62,7 +47,7 @@ describe("analytics on a small synthetic project", () => {
           { key: "d", config: lake(4, 8) },
         ],
       },
-    });
+    );
     const long = "x".repeat(5000) + " NEEDLE in a long tool output " + "y".repeat(5000);
     const lines = [
       // a: p1 passes 2/2, p2 passes 0/2 (verifier failures with the same failing test)
@@ -292,10 +277,11 @@ describe("analytics on a small synthetic project", () => {
 // Clustering is SQL's (lib/generations/analytics.ts); these pin what the old in-memory copy promised.
 describe("failure clusters in SQL", () => {
   beforeAll(async () => {
-    await client.request("POST", "/api/v1/projects", { json: { slug: "clu", name: "Clusters", family: "frozenlake-mapf" } });
-    await client.request("POST", "/api/v1/projects/clu/generations", {
-      json: { environments: [1, 2, 3, 4].map((s) => ({ key: `e${s}`, config: lake(s) })) },
-    });
+    await createProjectWith(
+      client,
+      { slug: "clu", name: "Clusters" },
+      { environments: [1, 2, 3, 4].map((s) => ({ key: `e${s}`, config: lake(s) })) },
+    );
     const curl = "bash: curl: command not found\nE: Could not get lock /var/lib/dpkg/lock-frontend";
     const lines = [
       { externalId: "x1", environmentKey: "e2", policy: "p", reward: 0, verifierOutput: curl },

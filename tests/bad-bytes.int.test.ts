@@ -11,22 +11,14 @@ import { ensureBootstrapKey } from "@/lib/auth/keys";
 import * as projectsRoute from "@/app/api/v1/projects/route";
 import * as generationsRoute from "@/app/api/v1/projects/[slug]/generations/route";
 import * as rolloutsRoute from "@/app/api/v1/projects/[slug]/rollouts/route";
+import { lake } from "./configs";
 
 const ADMIN = "test-bootstrap-token-badbytes-012";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 
 const post = (slug: string, rawBody: string, contentType = "application/x-ndjson") =>
   call(rolloutsRoute.POST as never, "POST", `/api/v1/projects/${slug}/rollouts`, { token: ADMIN, rawBody, contentType, params: { slug } });
-const config = {
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed: 1,
-};
+const config = lake(1);
 const base = (id: string) => ({ externalId: id, environmentKey: "e1", policy: "p", reward: 1 });
 const nested = (depth: number) => {
   let v: unknown = 1;

@@ -3,39 +3,34 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { harborJobFigures, readHarborJob } from "@/lib/ingest/harbor";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor, importNdjson } from "@/cli/commands/import";
 import { lake } from "./configs";
+import { startApi, stopApi, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-cli-0123456";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let client: EnvForgeClient;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-cli-"));
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
-  await client.request("POST", "/api/v1/projects", { json: { slug: "cli", name: "CLI", family: "frozenlake-mapf" } });
-  await client.request("POST", "/api/v1/projects/cli/generations", {
-    json: {
+  ({ db, server, admin: client } = await startApi(TOKEN));
+  await createProjectWith(
+    client,
+    { slug: "cli", name: "CLI" },
+    {
       environments: [
         { key: "e1", config: lake(1) },
         { key: "e2", config: lake(2) },
       ],
     },
-  });
+  );
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -6,19 +6,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
 import { fisherExactTwoSided } from "@/lib/analytics/compare-stats";
 import type { RunComparison } from "@/lib/compare/service";
 import { lake } from "./configs";
+import { startApi, stopApi, clientWithRole, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-compare-0001";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let client: EnvForgeClient;
 
 const get = <T>(p: string, c = client) => c.request<T>("GET", p);
@@ -29,14 +27,10 @@ const failure = (p: string, c = client) =>
   );
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
+  ({ db, server, admin: client } = await startApi(TOKEN));
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("comparison on a small synthetic project", () => {
@@ -102,10 +96,7 @@ describe("comparison on a small synthetic project", () => {
     expect((await failure("/api/v1/projects/cmp/compare?a=0:old&b=0:nobody")).status).toBe(404);
     expect((await failure("/api/v1/projects/cmp/compare?a=7:old&b=0:new")).status).toBe(404);
     expect((await failure("/api/v1/projects/cmp/compare?a=0:old%00&b=0:new")).status).toBe(400);
-    const foreign = new EnvForgeClient({
-      server: server.url,
-      token: (await createApiKey(db.db, { name: "other-viewer", role: "viewer", project: "other" }, { actor: "test" })).key,
-    });
+    const foreign = await clientWithRole(db, server, "viewer", { name: "other-viewer", project: "other" });
     expect((await failure("/api/v1/projects/cmp/compare?a=0:old&b=0:new", foreign)).status).toBe(403);
     expect((await failure("/api/v1/projects/other/compare?a=0:old&b=0:new", foreign)).status).toBe(404);
   });

@@ -3,15 +3,13 @@
  * included, hostile text quoted and defused) and the run comparison.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { EnvForgeClient } from "@/cli/client";
 import { lake } from "./configs";
+import { startApi, stopApi, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-csv-export01";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let client: EnvForgeClient;
 
 /** A reader of RFC 4180 text, written apart from the writer so the test checks the bytes, not itself. */
@@ -57,19 +55,17 @@ const download = async (p: string) => {
 const HOSTILE = '=HYPERLINK("http://evil","x"), then\na new line';
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
-  await client.request("POST", "/api/v1/projects", { json: { slug: "csv", name: "csv", family: "frozenlake-mapf" } });
-  await client.request("POST", "/api/v1/projects/csv/generations", {
-    json: {
+  ({ db, server, admin: client } = await startApi(TOKEN));
+  await createProjectWith(
+    client,
+    { slug: "csv" },
+    {
       environments: [
         { key: "e1", config: lake(1) },
         { key: "e2", config: lake(2) },
       ],
     },
-  });
+  );
   const lines = Array.from({ length: 2101 }, (_, i) => ({
     externalId: i === 0 ? HOSTILE : `r${i}`,
     environmentKey: i % 2 ? "e1" : "e2",
@@ -85,8 +81,7 @@ beforeAll(async () => {
   await client.request("POST", `/api/v1/rollouts/${first.items[0].id}/annotations`, { json: { note: "second look" } });
 }, 120_000);
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("CSV downloads", () => {

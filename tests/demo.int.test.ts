@@ -8,14 +8,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
-import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/worker/handlers";
 import { DEMO_SLUG, seedDemo } from "@/lib/demo/seed";
 import { runDemoLoop } from "@/lib/demo/loop";
 import { EnvForgeClient } from "@/cli/client";
+import { startApi, stopApi, startTestWorker, type TestDb, type TestServer } from "./api-harness";
+import type PgBoss from "pg-boss";
 
 const TOKEN = "test-bootstrap-token-demo-loop-01";
 const root = path.resolve(import.meta.dirname, "..");
@@ -24,27 +21,21 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-demo-"));
 fs.chmodSync(tmp, 0o755);
 // the demo is what local targets are on for (npm start sets this for the embedded demo)
 process.env.ENVFORGE_LOCAL_TARGETS = "1";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
-let worker: Awaited<ReturnType<typeof startBoss>>;
+let db: TestDb;
+let server: TestServer;
+let worker: PgBoss;
 let client: EnvForgeClient;
 
 beforeAll(async () => {
   process.env.ENVFORGE_SECRET_KEY ??= "test-secret-key-for-the-demo-0123456789";
   process.env.ENVFORGE_DISPATCH_POLL_SECONDS = "1";
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
+  ({ db, server, admin: client } = await startApi(TOKEN));
   process.env.ENVFORGE_PUBLIC_URL = server.url;
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
-  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
-  await runWorkers(worker, workerHandlers(db.db));
+  worker = await startTestWorker(db);
 }, 60_000);
 afterAll(async () => {
   await worker?.stop({ graceful: false, wait: true });
-  await (await getBoss()).stop({ graceful: false, wait: true }).catch(() => undefined);
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db }, { queue: true });
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

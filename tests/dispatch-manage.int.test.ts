@@ -7,21 +7,18 @@
 import net from "node:net";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./fakes/webhook-receiver";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
-import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/worker/handlers";
+import { getBoss, startBoss } from "@/lib/queue/boss";
 import { dispatchTargets } from "@/lib/db/schema";
 import { EnvForgeClient } from "@/cli/client";
 import { lake } from "./configs";
 import { apiFailure, untilDispatch } from "./api-waits";
+import { startApi, stopApi, clientWithRole, createProjectWith, startTestWorker, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-manage-0123";
 const SECRET = "webhook-shared-secret-manage-0123";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let worker: Awaited<ReturnType<typeof startBoss>> | null = null;
 let admin: EnvForgeClient;
 let reviewer: EnvForgeClient;
@@ -45,28 +42,21 @@ async function closedPort(): Promise<number> {
 beforeAll(async () => {
   process.env.ENVFORGE_SECRET_KEY = "test-secret-key-for-manage-0123456789";
   process.env.ENVFORGE_DISPATCH_BACKOFF_MS = "200";
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
-  reviewer = new EnvForgeClient({
-    server: server.url,
-    token: (await createApiKey(db.db, { name: "rev", role: "reviewer" }, { actor: "t" })).key,
-  });
+  ({ db, server, admin } = await startApi(TOKEN));
+  reviewer = await clientWithRole(db, server, "reviewer", { name: "rev", actor: "t" });
   receiver = await startFakeWebhookReceiver({ secret: SECRET });
-  await admin.request("POST", "/api/v1/projects", { json: { slug: "mg", name: "Manage", family: "frozenlake-mapf" } });
-  await admin.request("POST", "/api/v1/projects/mg/generations", {
-    json: { status: "approved", environments: [1, 2].map((s) => ({ key: `e${s}`, config: lake(s) })) },
-  });
-  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
-  await runWorkers(worker, workerHandlers(db.db));
+  await createProjectWith(
+    admin,
+    { slug: "mg", name: "Manage" },
+    { status: "approved", environments: [1, 2].map((s) => ({ key: `e${s}`, config: lake(s) })) },
+  );
+  worker = await startTestWorker(db);
 }, 60_000);
 afterAll(async () => {
   await worker?.stop({ graceful: false, wait: true });
   await (await getBoss()).stop({ graceful: false, wait: true }).catch(() => undefined);
   await receiver?.close();
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("targets: edit and test connection", () => {

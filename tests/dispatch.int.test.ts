@@ -12,18 +12,15 @@ import os from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./fakes/webhook-receiver";
 import { startFakeRay } from "./fakes/ray-server";
 import { startFakeKubernetes } from "./fakes/kubernetes-server";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
-import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/worker/handlers";
+import { getBoss, startBoss } from "@/lib/queue/boss";
 import { dispatchTargets } from "@/lib/db/schema";
 import { EnvForgeClient } from "@/cli/client";
 import { lake } from "./configs";
 import { apiFailure, untilDispatch } from "./api-waits";
+import { startApi, stopApi, clientWithRole, createProjectWith, startTestWorker, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-dispatch-01";
 const SECRET = "webhook-shared-secret-0123456789";
@@ -31,8 +28,8 @@ const root = path.resolve(import.meta.dirname, "..");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-dispatch-"));
 // export targets write under one folder: this test's
 process.env.ENVFORGE_EXPORT_DIR = tmp;
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let worker: Awaited<ReturnType<typeof startBoss>> | null = null;
 let admin: EnvForgeClient;
 let receiver: FakeWebhookReceiver;
@@ -79,8 +76,7 @@ async function target(body: Record<string, unknown>) {
 }
 
 async function startWorker() {
-  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
-  await runWorkers(worker, workerHandlers(db.db));
+  worker = await startTestWorker(db);
 }
 async function stopWorker() {
   await worker?.stop({ graceful: false, wait: true });
@@ -118,12 +114,9 @@ beforeAll(async () => {
   process.env.ENVFORGE_SECRET_KEY = "test-secret-key-for-dispatch-0123456789";
   process.env.ENVFORGE_DISPATCH_BACKOFF_MS = "300";
   process.env.ENVFORGE_DISPATCH_POLL_SECONDS = "1";
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
+  ({ db, server, admin } = await startApi(TOKEN));
   receiver = await startFakeWebhookReceiver({ secret: SECRET });
-  await admin.request("POST", "/api/v1/projects", { json: { slug: "disp", name: "Dispatch", family: "frozenlake-mapf" } });
+  await createProjectWith(admin, { slug: "disp", name: "Dispatch" });
   const environments = [1, 2, 3].map((s) => ({ key: `e${s}`, config: lake(s) }));
   await admin.request("POST", "/api/v1/projects/disp/generations", { json: { environments } });
   await admin.request("POST", "/api/v1/projects/disp/generations", { json: { status: "approved", environments } });
@@ -133,8 +126,7 @@ afterAll(async () => {
   await stopWorker();
   await (await getBoss()).stop({ graceful: false, wait: true }).catch(() => undefined);
   await receiver?.close();
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -158,10 +150,7 @@ describe("targets", () => {
   });
 
   it("refuses a reviewer, a webhook without a secret, a bad URL and a taken name, naming the field", async () => {
-    const reviewer = new EnvForgeClient({
-      server: server.url,
-      token: (await createApiKey(db.db, { name: "rev", role: "reviewer" }, { actor: "t" })).key,
-    });
+    const reviewer = await clientWithRole(db, server, "reviewer", { name: "rev", actor: "t" });
     expect(
       (
         await fail(

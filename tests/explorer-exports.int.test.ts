@@ -11,15 +11,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parquetReadObjects } from "hyparquet";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { lake } from "./configs";
+import { startApi, stopApi, clientWithRole, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-explorer-001";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let client: EnvForgeClient;
 let other: EnvForgeClient;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-parquet-"));
@@ -51,16 +49,13 @@ const statusOf = (p: Promise<unknown>) =>
   );
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
-  const viewer = await createApiKey(db.db, { name: "someone-else", role: "viewer" }, { actor: "test" });
-  other = new EnvForgeClient({ server: server.url, token: viewer.key });
-  await client.request("POST", "/api/v1/projects", { json: { slug: "pq", name: "pq", family: "frozenlake-mapf" } });
-  await client.request("POST", "/api/v1/projects/pq/generations", {
-    json: { environments: Array.from({ length: 12 }, (_, i) => ({ key: `e${i}`, config: lake(i + 1) })) },
-  });
+  ({ db, server, admin: client } = await startApi(TOKEN));
+  other = await clientWithRole(db, server, "viewer", { name: "someone-else" });
+  await createProjectWith(
+    client,
+    { slug: "pq" },
+    { environments: Array.from({ length: 12 }, (_, i) => ({ key: `e${i}`, config: lake(i + 1) })) },
+  );
   const lines = Array.from({ length: ROLLOUTS }, (_, i) => ({
     externalId: `r${i}`,
     environmentKey: `e${i % 12}`,
@@ -76,8 +71,7 @@ beforeAll(async () => {
   expect(summary.accepted).toBe(ROLLOUTS);
 }, 120_000);
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -11,9 +11,10 @@ import { count } from "drizzle-orm";
 import { freshDatabase } from "./db";
 import { startApiServer } from "./api-server";
 import { users } from "@/lib/db/schema";
+import { stopApi, type TestDb, type TestServer } from "./api-harness";
 
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let port: number;
 
 beforeAll(async () => {
@@ -25,8 +26,7 @@ beforeAll(async () => {
   port = Number(new URL(server.url).port);
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 
   delete process.env.ENVFORGE_ALLOWED_HOSTS;
 });

@@ -16,8 +16,7 @@ import { call } from "./http";
 import { startApiServer } from "./api-server";
 import { tarBytes, tarGz, type TarEntry } from "./tar-builder";
 import { ensureBootstrapKey } from "@/lib/auth/keys";
-import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/worker/handlers";
+import { getBoss } from "@/lib/queue/boss";
 import { unpackArchive } from "@/lib/ingest/archive";
 import { sweepImports } from "@/lib/ingest/import-sweep";
 import { EnvForgeClient } from "@/cli/client";
@@ -25,11 +24,13 @@ import { importHarbor } from "@/cli/commands/import";
 import * as projectsRoute from "@/app/api/v1/projects/route";
 import * as importsRoute from "@/app/api/v1/projects/[slug]/imports/route";
 import * as importRoute from "@/app/api/v1/imports/[id]/route";
+import { startTestWorker, type TestDb, type TestServer } from "./api-harness";
+import type PgBoss from "pg-boss";
 
 const TOKEN = "test-bootstrap-token-archives-01";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let worker: Awaited<ReturnType<typeof startBoss>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let worker: PgBoss;
+let server: TestServer;
 const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ef-archives-")));
 
 // what must never leave its file: a canary, and the data folder's secrets
@@ -127,8 +128,7 @@ beforeAll(async () => {
   for (const method of ["log", "info", "warn", "error", "debug"] as const) vi.spyOn(console, method).mockImplementation(capture);
   db = await freshDatabase();
   await ensureBootstrapKey(db.db, TOKEN);
-  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
-  await runWorkers(worker, workerHandlers(db.db));
+  worker = await startTestWorker(db);
   server = await startApiServer();
   await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
     token: TOKEN,

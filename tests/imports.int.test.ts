@@ -13,6 +13,7 @@ import * as projectsRoute from "@/app/api/v1/projects/route";
 import * as generationsRoute from "@/app/api/v1/projects/[slug]/generations/route";
 import * as importsRoute from "@/app/api/v1/projects/[slug]/imports/route";
 import * as importRoute from "@/app/api/v1/imports/[id]/route";
+import { lake } from "./configs";
 
 const TOKEN = "test-bootstrap-token-imports-0123";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -45,16 +46,7 @@ beforeAll(async () => {
     token: TOKEN,
     body: { slug: "imp", name: "Imp", family: "frozenlake-mapf" },
   });
-  const config = {
-    size: 5,
-    num_agents: 1,
-    obstacle_density: 0.1,
-    slip_probability: 0,
-    max_steps: 40,
-    min_goal_distance: 2,
-    collision: "soft",
-    seed: 1,
-  };
+  const config = lake(1);
   await call(generationsRoute.POST as never, "POST", "/api/v1/projects/imp/generations", {
     token: TOKEN,
     params: { slug: "imp" },

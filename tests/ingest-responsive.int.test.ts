@@ -6,33 +6,27 @@
  * The latency is measured by `npm run bench:regex`, not asserted here.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { EnvForgeClient } from "@/cli/client";
+import { startApi, stopApi, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-responsive-1";
 const ROLLOUTS = 8;
 const MB = 1 << 20;
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let admin: EnvForgeClient;
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
-  await admin.request("POST", "/api/v1/projects", { json: { slug: "resp", name: "Responsive", family: "frozenlake-mapf" } });
+  ({ db, server, admin } = await startApi(TOKEN));
+  await createProjectWith(admin, { slug: "resp", name: "Responsive" });
   const family = getBuiltinFamily("frozenlake-mapf")!;
   const environments = Array.from({ length: 4 }, (_, i) => ({ key: `env-${i}`, config: family.sample(createRng(40 + i)) }));
   await admin.request("POST", "/api/v1/projects/resp/generations", { json: { environments } });
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("health during a large ingest", () => {

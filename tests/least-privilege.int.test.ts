@@ -5,19 +5,17 @@
  * API and in the audit they can read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { startApi, stopApi, clientWithRole, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-leastpriv-01";
 const SECRET_HEADER = "Bearer hdr-0123456789abcdef";
 const SECRET_ENV = "env-value-fedcba9876543210";
 const URL_PASSWORD = "urlpass-5550123";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let admin: EnvForgeClient;
 let reviewer: EnvForgeClient;
 let ingest: EnvForgeClient;
@@ -43,19 +41,14 @@ async function audit(client: EnvForgeClient): Promise<AuditEvent[]> {
 }
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  const key = async (role: "reviewer" | "ingest" | "viewer") => (await createApiKey(db.db, { name: role, role }, { actor: "test" })).key;
-  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
-  reviewer = new EnvForgeClient({ server: server.url, token: await key("reviewer") });
-  ingest = new EnvForgeClient({ server: server.url, token: await key("ingest") });
-  viewer = new EnvForgeClient({ server: server.url, token: await key("viewer") });
-  await admin.request("POST", "/api/v1/projects", { json: { slug: "lp", name: "Least privilege", family: "frozenlake-mapf" } });
+  ({ db, server, admin } = await startApi(TOKEN));
+  reviewer = await clientWithRole(db, server, "reviewer");
+  ingest = await clientWithRole(db, server, "ingest");
+  viewer = await clientWithRole(db, server, "viewer");
+  await createProjectWith(admin, { slug: "lp", name: "Least privilege" });
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("review cannot be skipped", () => {

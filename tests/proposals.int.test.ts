@@ -6,25 +6,23 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
 import { startFakeOpenAI } from "./fakes/openai-server";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
-import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/worker/handlers";
+import { getBoss } from "@/lib/queue/boss";
 import { runProposal } from "@/lib/proposals";
 import { proposals } from "@/lib/db/schema";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
 import type { FailuresView } from "@/lib/analytics/views";
+import { startApi, stopApi, clientWithRole, createProjectWith, startTestWorker, type TestDb, type TestServer } from "./api-harness";
+import type PgBoss from "pg-boss";
 
 const TOKEN = "test-bootstrap-token-proposals-01";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
-let worker: Awaited<ReturnType<typeof startBoss>>;
+let db: TestDb;
+let server: TestServer;
+let worker: PgBoss;
 let client: EnvForgeClient;
 
 type Proposal = {
@@ -78,18 +76,13 @@ async function expectEvidenceResolves(slug: string, base: number, p: Proposal) {
 }
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
-  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
-  await runWorkers(worker, workerHandlers(db.db));
+  ({ db, server, admin: client } = await startApi(TOKEN));
+  worker = await startTestWorker(db);
 });
 afterAll(async () => {
   await worker?.stop({ graceful: false, wait: true });
   await (await getBoss()).stop({ graceful: false, wait: true });
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("proposals on a simulated frozenlake generation", () => {
@@ -97,10 +90,11 @@ describe("proposals on a simulated frozenlake generation", () => {
   const configs = Array.from({ length: 12 }, (_, i) => family.sample(createRng(100 + i)));
 
   beforeAll(async () => {
-    await client.request("POST", "/api/v1/projects", { json: { slug: "lake", name: "Lake", family: "frozenlake-mapf" } });
-    await client.request("POST", "/api/v1/projects/lake/generations", {
-      json: { environments: configs.map((config, i) => ({ key: `e${i}`, config })) },
-    });
+    await createProjectWith(
+      client,
+      { slug: "lake", name: "Lake" },
+      { environments: configs.map((config, i) => ({ key: `e${i}`, config })) },
+    );
     // e0-e3 solved, e4-e7 on the frontier, e8-e11 hopeless
     const lines: string[] = [];
     configs.forEach((_, i) => {
@@ -187,8 +181,7 @@ describe("proposals on a simulated frozenlake generation", () => {
       .catch((e) => e);
     expect((llm as ApiError).status).toBe(422);
     expect((llm as ApiError).message).toMatch(/OPENAI_BASE_URL/);
-    const viewer = await createApiKey(db.db, { name: "v", role: "viewer" }, { actor: "test" });
-    const asViewer = new EnvForgeClient({ server: server.url, token: viewer.key });
+    const asViewer = await clientWithRole(db, server, "viewer", { name: "v" });
     expect(
       await statusOf(asViewer.request("POST", "/api/v1/projects/lake/generations/0/proposals", { json: { engineer: "heuristic" } })),
     ).toBe(403);

@@ -6,19 +6,16 @@
  * an edit; item comments are counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
-import { getBoss } from "@/lib/queue/boss";
 import { runProposal } from "@/lib/proposals";
 import { EnvForgeClient } from "@/cli/client";
 import { apiFailure } from "./api-waits";
+import { startApi, stopApi, clientWithRole, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-history-0123";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let admin: EnvForgeClient;
 let reviewer: EnvForgeClient;
 let viewer: EnvForgeClient;
@@ -63,22 +60,14 @@ const undo = (client: EnvForgeClient, id: string, itemId?: string) =>
 const item = (p: Proposal, id: string) => p.items.find((i) => i.id === id)!;
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
-  reviewer = new EnvForgeClient({
-    server: server.url,
-    token: (await createApiKey(db.db, { name: "rev", role: "reviewer" }, { actor: "test" })).key,
-  });
-  viewer = new EnvForgeClient({
-    server: server.url,
-    token: (await createApiKey(db.db, { name: "view", role: "viewer" }, { actor: "test" })).key,
-  });
-  await admin.request("POST", "/api/v1/projects", { json: { slug: "hist", name: "History", family: "frozenlake-mapf" } });
-  await admin.request("POST", "/api/v1/projects/hist/generations", {
-    json: { environments: configs.map((config, i) => ({ key: `e${i}`, config })) },
-  });
+  ({ db, server, admin } = await startApi(TOKEN));
+  reviewer = await clientWithRole(db, server, "reviewer", { name: "rev" });
+  viewer = await clientWithRole(db, server, "viewer", { name: "view" });
+  await createProjectWith(
+    admin,
+    { slug: "hist", name: "History" },
+    { environments: configs.map((config, i) => ({ key: `e${i}`, config })) },
+  );
   const lines = configs.flatMap((_, i) =>
     Array.from({ length: 6 }, (_, a) =>
       JSON.stringify({ externalId: `r${i}-${a}`, environmentKey: `e${i}`, policy: "p", reward: a < i ? 1 : 0, verifierOutput: "x" }),
@@ -87,9 +76,7 @@ beforeAll(async () => {
   await admin.request("POST", "/api/v1/projects/hist/rollouts", { raw: lines.join("\n"), contentType: "application/x-ndjson" });
 });
 afterAll(async () => {
-  await (await getBoss()).stop({ graceful: false, wait: true }).catch(() => undefined);
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db }, { queue: true });
 });
 
 describe("per-item decision history", () => {

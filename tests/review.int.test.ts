@@ -3,19 +3,16 @@
  * family, undo, comments, roles, the audit trail, and the next generation with its lineage.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
-import { getBoss } from "@/lib/queue/boss";
 import { runProposal } from "@/lib/proposals";
 import { EnvForgeClient } from "@/cli/client";
 import { apiFailure } from "./api-waits";
+import { startApi, stopApi, clientWithRole, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-review-0123";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let admin: EnvForgeClient;
 let reviewer: EnvForgeClient;
 let viewer: EnvForgeClient;
@@ -55,22 +52,10 @@ async function newProposal(): Promise<Proposal> {
 }
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
-  reviewer = new EnvForgeClient({
-    server: server.url,
-    token: (await createApiKey(db.db, { name: "r", role: "reviewer" }, { actor: "test" })).key,
-  });
-  viewer = new EnvForgeClient({
-    server: server.url,
-    token: (await createApiKey(db.db, { name: "v", role: "viewer" }, { actor: "test" })).key,
-  });
-  await admin.request("POST", "/api/v1/projects", { json: { slug: "rev", name: "Review", family: "frozenlake-mapf" } });
-  await admin.request("POST", "/api/v1/projects/rev/generations", {
-    json: { environments: configs.map((config, i) => ({ key: `e${i}`, config })) },
-  });
+  ({ db, server, admin } = await startApi(TOKEN));
+  reviewer = await clientWithRole(db, server, "reviewer", { name: "r" });
+  viewer = await clientWithRole(db, server, "viewer", { name: "v" });
+  await createProjectWith(admin, { slug: "rev", name: "Review" }, { environments: configs.map((config, i) => ({ key: `e${i}`, config })) });
   const lines = configs.flatMap((_, i) =>
     Array.from({ length: 6 }, (_, a) =>
       JSON.stringify({
@@ -85,9 +70,7 @@ beforeAll(async () => {
   await admin.request("POST", "/api/v1/projects/rev/rollouts", { raw: lines.join("\n"), contentType: "application/x-ndjson" });
 });
 afterAll(async () => {
-  await (await getBoss()).stop({ graceful: false, wait: true }).catch(() => undefined);
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db }, { queue: true });
 });
 
 describe("review", () => {

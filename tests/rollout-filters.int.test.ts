@@ -3,15 +3,13 @@
  * sort by reward or turns with keyset pages that neither skip nor repeat a rollout, bad parameters 400.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { lake } from "./configs";
+import { startApi, stopApi, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-filters-0001";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let client: EnvForgeClient;
 type Item = { id: number; externalId: string; reward: number | null; turns: number | null };
 type Page = { items: Item[]; nextCursor: string | null };
@@ -42,17 +40,12 @@ const status = (p: string) =>
   );
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
-  await client.request("POST", "/api/v1/projects", { json: { slug: "flt", name: "flt", family: "frozenlake-mapf" } });
-  await client.request("POST", "/api/v1/projects/flt/generations", { json: { environments: [{ key: "e1", config: lake(1) }] } });
+  ({ db, server, admin: client } = await startApi(TOKEN));
+  await createProjectWith(client, { slug: "flt" }, { environments: [{ key: "e1", config: lake(1) }] });
   await client.request("POST", "/api/v1/projects/flt/rollouts", { json: DATA.map((d) => ({ ...d, environmentKey: "e1", policy: "p" })) });
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("rollouts list filters and orders", () => {

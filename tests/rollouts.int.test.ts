@@ -11,6 +11,7 @@ import * as generationRoute from "@/app/api/v1/projects/[slug]/generations/[inde
 import * as rolloutsRoute from "@/app/api/v1/projects/[slug]/rollouts/route";
 import * as rolloutRoute from "@/app/api/v1/rollouts/[id]/route";
 import * as timelineRoute from "@/app/api/v1/rollouts/[id]/timeline/route";
+import { lake } from "./configs";
 
 const ADMIN = "test-bootstrap-token-rollouts-0123";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -22,16 +23,7 @@ const post = (slug: string, rawBody: string, contentType = "application/x-ndjson
     params: { slug },
   });
 
-const config = {
-  size: 5,
-  num_agents: 1,
-  obstacle_density: 0.1,
-  slip_probability: 0,
-  max_steps: 40,
-  min_goal_distance: 2,
-  collision: "soft",
-  seed: 1,
-};
+const config = lake(1);
 
 beforeAll(async () => {
   db = await freshDatabase();

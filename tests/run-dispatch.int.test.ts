@@ -8,23 +8,20 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./fakes/webhook-receiver";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
-import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/worker/handlers";
+import { getBoss, startBoss } from "@/lib/queue/boss";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { sql } from "drizzle-orm";
 import { revokeIdleDispatchKeys } from "@/lib/dispatch/callback-key";
 import { lake } from "./configs";
 import { untilDispatch } from "./api-waits";
+import { startApi, stopApi, createProjectWith, startTestWorker, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-rundispatch-1";
 const SECRET = "webhook-shared-secret-rundispatch-9";
 const root = path.resolve(import.meta.dirname, "..");
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let worker: Awaited<ReturnType<typeof startBoss>> | null = null;
 let admin: EnvForgeClient;
 let receiver: FakeWebhookReceiver;
@@ -61,27 +58,22 @@ beforeAll(async () => {
   process.env.ENVFORGE_SECRET_KEY = "test-secret-key-for-rundispatch-0123456789";
   process.env.ENVFORGE_DISPATCH_POLL_SECONDS = "1";
   delete process.env.ENVFORGE_PUBLIC_URL;
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
+  ({ db, server, admin } = await startApi(TOKEN));
   receiver = await startFakeWebhookReceiver({ secret: SECRET });
-  await admin.request("POST", "/api/v1/projects", { json: { slug: "rd", name: "Run dispatch", family: "frozenlake-mapf" } });
+  await createProjectWith(admin, { slug: "rd", name: "Run dispatch" });
   const environments = [1, 2, 3].map((s) => ({ key: `e${s}`, config: lake(s) }));
   await admin.request("POST", "/api/v1/projects/rd/generations", { json: { status: "approved", environments } });
   await admin.request("POST", "/api/v1/projects/rd/generations", { json: { status: "approved", environments } });
   await admin.request("POST", "/api/v1/projects/rd/targets", {
     json: { name: "hook", adapter: "webhook", kind: "trainer", config: { url: receiver.url }, secret: SECRET },
   });
-  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
-  await runWorkers(worker, workerHandlers(db.db));
+  worker = await startTestWorker(db);
 }, 60_000);
 afterAll(async () => {
   await worker?.stop({ graceful: false, wait: true });
   await (await getBoss()).stop({ graceful: false, wait: true }).catch(() => undefined);
   await receiver?.close();
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("envforge run-dispatch", () => {

@@ -8,22 +8,20 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
-import { createApiKey, ensureBootstrapKey } from "@/lib/auth/keys";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { exportAdapter } from "@/lib/dispatch/adapters/export";
 import { localAdapter } from "@/lib/dispatch/adapters/local";
 import { DeliveryError, type GenerationPayload } from "@/lib/dispatch/types";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { startApi, stopApi, clientWithRole, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-decisions-01";
 const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ef-decisions-")));
 const exportRoot = path.join(tmp, "exports");
 const outside = path.join(tmp, "outside");
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let admin: EnvForgeClient;
 let limitedAdmin: EnvForgeClient;
 let limitedReviewer: EnvForgeClient;
@@ -51,28 +49,18 @@ beforeAll(async () => {
   delete process.env.ENVFORGE_LOCAL_TARGETS;
   process.env.ENVFORGE_EXPORT_DIR = exportRoot;
   fs.mkdirSync(outside, { recursive: true });
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  admin = new EnvForgeClient({ server: server.url, token: TOKEN });
-  await admin.request("POST", "/api/v1/projects", { json: { slug: "sd", name: "Server decisions", family: "frozenlake-mapf" } });
+  ({ db, server, admin } = await startApi(TOKEN));
+  await createProjectWith(admin, { slug: "sd", name: "Server decisions" });
   const envs = Array.from({ length: 2 }, (_, i) => ({ key: `e${i}`, config: family.sample(createRng(700 + i)) }));
   await admin.request("POST", "/api/v1/projects/sd/generations", { json: { status: "approved", environments: envs } });
-  limitedAdmin = new EnvForgeClient({
-    server: server.url,
-    token: (await createApiKey(db.db, { name: "la", role: "admin", project: "sd" }, { actor: "test" })).key,
-  });
-  limitedReviewer = new EnvForgeClient({
-    server: server.url,
-    token: (await createApiKey(db.db, { name: "lr", role: "reviewer", project: "sd" }, { actor: "test" })).key,
-  });
+  limitedAdmin = await clientWithRole(db, server, "admin", { name: "la", project: "sd" });
+  limitedReviewer = await clientWithRole(db, server, "reviewer", { name: "lr", project: "sd" });
 });
 afterEach(() => {
   delete process.env.ENVFORGE_LOCAL_TARGETS;
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

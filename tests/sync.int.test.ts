@@ -1,29 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
 import { makeFakeRollout, makeFakeRollouts, startFakeAgentLightning } from "./fakes/agent-lightning-server";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { EnvForgeClient } from "@/cli/client";
 import { syncAgentLightning } from "@/cli/commands/sync";
+import { startApi, stopApi, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
 const TOKEN = "test-bootstrap-token-sync-0123456";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
+let db: TestDb;
+let server: TestServer;
 let client: EnvForgeClient;
 let store: Awaited<ReturnType<typeof startFakeAgentLightning>>;
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
-  await client.request("POST", "/api/v1/projects", { json: { slug: "agl", name: "AGL", family: "terminal-task" } });
+  ({ db, server, admin: client } = await startApi(TOKEN));
+  await createProjectWith(client, { slug: "agl", name: "AGL", family: "terminal-task" });
   store = await startFakeAgentLightning({ rollouts: makeFakeRollouts({ count: 12 }), apiKey: "store-secret", pageSize: 5, failFirst: 1 });
 });
 afterAll(async () => {
   await store?.close();
-  await server?.close();
-  await db?.drop();
+  await stopApi({ server, db });
 });
 
 describe("envforge sync agent-lightning", () => {

@@ -3,13 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import * as tar from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "./db";
-import { startApiServer } from "./api-server";
 import { call } from "./http";
-import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
-import { getBoss, runWorkers, startBoss } from "@/lib/queue/boss";
-import { workerHandlers } from "@/lib/worker/handlers";
+import { getBoss } from "@/lib/queue/boss";
 import { EnvForgeClient } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
 import { importHarborTasks } from "@/cli/commands/import-tasks";
@@ -18,15 +14,17 @@ import * as filesRoute from "@/app/api/v1/projects/[slug]/environments/[key]/fil
 import * as fileRoute from "@/app/api/v1/projects/[slug]/environments/[key]/files/[...path]/route";
 import * as importsRoute from "@/app/api/v1/projects/[slug]/imports/route";
 import * as importRoute from "@/app/api/v1/imports/[id]/route";
+import { startApi, createProjectWith, startTestWorker, type TestDb, type TestServer } from "./api-harness";
+import type PgBoss from "pg-boss";
 
 const TOKEN = "test-bootstrap-token-tasks-01234";
 const fixtures = fixturesDir();
 if (!fixtures && process.env.CI === "true")
   throw new Error("tests/tasks.int.test.ts needs ../shared/fixtures (harbor-tasks, harbor-tb2): set ENVFORGE_FIXTURES");
 const TASKS = fixtures ? path.join(fixtures, "harbor-tasks", "tasks") : "";
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let server: Awaited<ReturnType<typeof startApiServer>>;
-let worker: Awaited<ReturnType<typeof startBoss>>;
+let db: TestDb;
+let server: TestServer;
+let worker: PgBoss;
 let client: EnvForgeClient;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ef-tasks-"));
 
@@ -72,15 +70,11 @@ async function uploadArchive(slug: string, file: string) {
 }
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  await ensureBootstrapKey(db.db, TOKEN);
-  worker = await startBoss(process.env.DATABASE_URL!, { worker: true });
-  await runWorkers(worker, workerHandlers(db.db));
-  server = await startApiServer();
-  client = new EnvForgeClient({ server: server.url, token: TOKEN });
+  ({ db, server, admin: client } = await startApi(TOKEN));
+  worker = await startTestWorker(db);
   for (const slug of ["tb", "tb2", "scale"])
     await client.request("POST", "/api/v1/projects", { json: { slug, name: slug, family: "terminal-task" } });
-  await client.request("POST", "/api/v1/projects", { json: { slug: "lake", name: "lake", family: "frozenlake-mapf" } });
+  await createProjectWith(client, { slug: "lake" });
 });
 afterAll(async () => {
   await server?.close();
