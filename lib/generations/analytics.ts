@@ -3,18 +3,9 @@
  * failures (categories, clusters, exceptions), one cluster's rollouts, and a two-policy comparison.
  * Aggregation happens in SQL; the formulas are the pure ones in lib/analytics.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import {
-  behaviourAggregates,
-  categoryAggregates,
-  environments,
-  exceptionAggregates,
-  failureAggregates,
-  policies,
-  rollouts,
-  rolloutAggregates,
-} from "@/lib/db/schema";
+import { categoryAggregates } from "@/lib/db/schema";
 import { BadRequest, NotFound } from "@/lib/errors";
 import {
   difficultyTier,
@@ -25,7 +16,17 @@ import {
   type DifficultyTier,
   type EnvironmentAggregate,
 } from "@/lib/analytics/metrics";
-import { generationMembers } from "./repository";
+import { generationMembers, policyNamesOfGeneration } from "./repository";
+import {
+  aggregatesPerEnvironmentAndPolicy,
+  behaviourCounts,
+  clusterEnvironmentCounts,
+  clusterRollouts,
+  exceptionCounts,
+  rolloutCount,
+  storedClusters,
+  type StoredCluster,
+} from "./analytics-repository";
 import { generationCost } from "./cost";
 import { FAILURE_CATEGORIES, clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { BEHAVIOURS, behaviourLabel } from "@/lib/analytics/behaviours";
@@ -43,7 +44,6 @@ import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "./service";
 import { resolvePolicy } from "./overview";
-import { storedAggregateColumns } from "./repository";
 
 /** Categories outside the policy's control, shown apart and left out of its failure figures. */
 export const INFRA_CATEGORIES: ReadonlySet<FailureCategory> = new Set(["infra_error"]);
@@ -56,13 +56,7 @@ export interface EnvironmentPolicyAggregate extends EnvironmentAggregate {
 
 /** Aggregates per environment and policy (optionally one policy), read from rollout_aggregates. */
 export async function environmentPolicyAggregates(db: Db, generationId: number, policyId?: number): Promise<EnvironmentPolicyAggregate[]> {
-  return db
-    .select({ environmentId: rolloutAggregates.environmentId, policy: policies.name, ...storedAggregateColumns })
-    .from(rolloutAggregates)
-    .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
-    .where(
-      and(eq(rolloutAggregates.generationId, generationId), policyId !== undefined ? eq(rolloutAggregates.policyId, policyId) : undefined),
-    );
+  return aggregatesPerEnvironmentAndPolicy(db, generationId, policyId);
 }
 
 /** Sum per-policy aggregates into one aggregate per environment. */
@@ -151,13 +145,7 @@ export async function categoryCounts(db: Db, generationId: number, policyId?: nu
 
 /** Names of the policies with rollouts in a generation, sorted. */
 export async function generationPolicies(db: Db, generationId: number) {
-  const rows = await db
-    .selectDistinct({ name: policies.name })
-    .from(rolloutAggregates)
-    .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
-    .where(eq(rolloutAggregates.generationId, generationId))
-    .orderBy(asc(policies.name));
-  return rows.map((r) => r.name);
+  return policyNamesOfGeneration(db, generationId);
 }
 
 /** GET .../generations/{index}/analytics: what the generation dashboard draws. */
@@ -205,73 +193,11 @@ export async function generationAnalytics(
 
 const EXEMPLARS = 3;
 
-interface ClusterRow {
-  category: FailureCategory;
-  signature: string;
-  count: number;
-  environments: number;
-  /** smallest rollout id per environment, ascending */
-  firstIds: string[];
-  /** the cluster's smallest rollout ids, to pad exemplars when it spans fewer environments than exemplars */
-  someIds: string[];
-}
+/** A stored cluster with its category typed. */
+type ClusterRow = Omit<StoredCluster, "category"> & { category: FailureCategory };
 
-/**
- * Clusters from failure_aggregates: counts and environments by hashing (no sort of the generation's
- * rows), then each cluster's exemplars by walking the (generation, category, signature,
- * first_rollout_id) index: an environment has at most one row per policy, so the first 3 × policies
- * rows in id order hold the 3 smallest per-environment first ids. A cluster on fewer environments
- * than exemplars pads with its smallest other ids, looked up in rollouts through those few
- * environments only.
- */
 async function clusterRows(db: Db, generationId: number, policyId?: number): Promise<ClusterRow[]> {
-  const policyFilter = policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``;
-  const walkPolicyFilter = policyId !== undefined ? sql`and f.policy_id = ${policyId}` : sql``;
-  const rolloutPolicyFilter = policyId !== undefined ? sql`and r.policy_id = ${policyId}` : sql``;
-  // policies with failures in the generation (category_aggregates: a few rows), 1 when one policy is asked
-  const walkRows =
-    policyId !== undefined
-      ? sql`${EXEMPLARS}`
-      : sql`${EXEMPLARS} * (select greatest(1, count(distinct policy_id)) from ${categoryAggregates} where generation_id = ${generationId})`;
-  const result = await db.execute<{
-    category: string;
-    signature: string;
-    count: number;
-    environments: number;
-    first_ids: string[];
-    some_ids: string[];
-  }>(sql`
-    with per_env as (
-      select category, signature, environment_id, sum(n)::int as n
-      from ${failureAggregates}
-      where generation_id = ${generationId} ${policyFilter}
-      group by 1, 2, 3
-    ), clusters as (
-      select category, signature, sum(n)::int as count, count(*)::int as environments from per_env group by 1, 2
-    ), walked as (
-      select c.*, ex.ids, ex.envs from clusters c cross join lateral (
-        select array_agg(m.first_id order by m.first_id) as ids, array_agg(m.environment_id) as envs from (
-          select distinct on (w.environment_id) w.environment_id, w.first_rollout_id as first_id
-          from (select f.environment_id, f.first_rollout_id from ${failureAggregates} f
-                where f.generation_id = ${generationId} and f.category = c.category and f.signature = c.signature ${walkPolicyFilter}
-                order by f.first_rollout_id limit ${walkRows}) w
-          order by w.environment_id, w.first_rollout_id) m) ex
-    )
-    select c.category, c.signature, c.count, c.environments, c.ids[1:${EXEMPLARS}]::text[] as first_ids,
-      case when c.environments < ${EXEMPLARS} and c.count > c.environments then array(
-        select r.id::text from ${rollouts} r
-        where r.environment_id = any(c.envs) and r.generation_id = ${generationId} and r.failure_category = c.category
-          and coalesce(r.failure_signature, '') = c.signature ${rolloutPolicyFilter}
-        order by r.id limit ${EXEMPLARS}) else '{}'::text[] end as some_ids
-    from walked c`);
-  return result.rows.map((r) => ({
-    category: r.category as FailureCategory,
-    signature: r.signature,
-    count: r.count,
-    environments: r.environments,
-    firstIds: r.first_ids ?? [],
-    someIds: r.some_ids ?? [],
-  }));
+  return (await storedClusters(db, generationId, EXEMPLARS, policyId)).map((r) => ({ ...r, category: r.category as FailureCategory }));
 }
 
 /** Exemplars: the first rollout of each environment (spread across environments), padded with others. */
@@ -307,13 +233,10 @@ export async function generationClusters(db: Db, generationId: number, policyId?
 /** GET .../generations/{index}/failures: categories, clusters and exception types. */
 export async function generationFailures(db: Db, project: ProjectRow, g: GenerationRow, policyName?: string): Promise<FailuresView> {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
-  const [categories, clusters, [totals], exceptions, behaviours] = await Promise.all([
+  const [categories, clusters, rollouts, exceptions, behaviours] = await Promise.all([
     categoryCounts(db, g.id, policy?.id),
     generationClusters(db, g.id, policy?.id),
-    db
-      .select({ n: sql<number>`coalesce(sum(${rolloutAggregates.n}), 0)::int` })
-      .from(rolloutAggregates)
-      .where(and(eq(rolloutAggregates.generationId, g.id), policy ? eq(rolloutAggregates.policyId, policy.id) : undefined)),
+    rolloutCount(db, g.id, policy?.id),
     generationExceptions(db, g.id, policy?.id),
     generationBehaviours(db, g.id, policy?.id),
   ]);
@@ -321,7 +244,7 @@ export async function generationFailures(db: Db, project: ProjectRow, g: Generat
   const infraFailures = categories.filter((c) => c.infra).reduce((acc, c) => acc + c.count, 0);
   return {
     policy: policy?.name ?? null,
-    rollouts: totals.n,
+    rollouts,
     failures,
     policyFailures: failures - infraFailures,
     infraFailures,
@@ -338,21 +261,7 @@ export async function generationExceptions(
   generationId: number,
   policyId?: number,
 ): Promise<{ type: string; count: number; rewarded: number }[]> {
-  const rows = await db
-    .select({
-      type: exceptionAggregates.errorType,
-      count: sql<number>`sum(${exceptionAggregates.n})::int`,
-      rewarded: sql<number>`sum(${exceptionAggregates.successes})::int`,
-    })
-    .from(exceptionAggregates)
-    .where(
-      and(
-        eq(exceptionAggregates.generationId, generationId),
-        policyId !== undefined ? eq(exceptionAggregates.policyId, policyId) : undefined,
-      ),
-    )
-    .groupBy(exceptionAggregates.errorType)
-    .orderBy(sql`sum(${exceptionAggregates.n}) desc`, asc(exceptionAggregates.errorType));
+  const rows = await exceptionCounts(db, generationId, policyId);
   return rows.map((e) => ({ type: e.type as string, count: e.count, rewarded: e.rewarded }));
 }
 
@@ -361,15 +270,7 @@ export async function generationExceptions(
  * count, per policy, the environments involved and exemplars spread across them.
  */
 export async function generationBehaviours(db: Db, generationId: number, policyId?: number): Promise<BehaviourView[]> {
-  const policyFilter = policyId !== undefined ? sql`and a.policy_id = ${policyId}` : sql``;
-  const [perPolicy, perEnv] = await Promise.all([
-    db.execute<{ b: string; policy: string; n: number }>(sql`
-      select a.behaviour as b, p.name as policy, sum(a.n)::int as n from ${behaviourAggregates} a join policies p on p.id = a.policy_id
-      where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, p.name`),
-    db.execute<{ b: string; key: string; first_id: string }>(sql`
-      select a.behaviour as b, e.key, min(a.first_rollout_id)::text as first_id from ${behaviourAggregates} a join environments e on e.id = a.environment_id
-      where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, e.key`),
-  ]);
+  const { perPolicy, perEnvironment } = await behaviourCounts(db, generationId, policyId);
   const views = new Map<string, BehaviourView>();
   const viewOf = (b: string) => {
     let v = views.get(b);
@@ -380,13 +281,13 @@ export async function generationBehaviours(db: Db, generationId: number, policyI
       );
     return v;
   };
-  for (const r of perPolicy.rows) {
+  for (const r of perPolicy) {
     const v = viewOf(r.b);
     v.count += r.n;
     v.perPolicy[r.policy] = r.n;
   }
   const firsts = new Map<string, { key: string; id: string }[]>();
-  for (const r of perEnv.rows) firsts.set(r.b, [...(firsts.get(r.b) ?? []), { key: r.key, id: r.first_id }]);
+  for (const r of perEnvironment) firsts.set(r.b, [...(firsts.get(r.b) ?? []), { key: r.key, id: r.first_id }]);
   for (const [b, list] of firsts) {
     const v = viewOf(b);
     v.environments = list.length;
@@ -408,39 +309,8 @@ export async function failureClusterDetail(db: Db, project: ProjectRow, g: Gener
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
   const cluster = (await generationClusters(db, g.id, policy?.id)).find((c) => c.id === id);
   if (!cluster) throw new NotFound(`Generation ${g.index} has no failure cluster '${id}'${policy ? ` for ${policy.name}` : ""}.`);
-  const where = and(
-    eq(rollouts.generationId, g.id),
-    eq(rollouts.failureCategory, cluster.category),
-    cluster.signature === "" ? sql`coalesce(${rollouts.failureSignature}, '') = ''` : eq(rollouts.failureSignature, cluster.signature),
-    policy ? eq(rollouts.policyId, policy.id) : undefined,
-  );
-  const [items, envs] = await Promise.all([
-    db
-      .select({
-        id: rollouts.id,
-        environmentKey: environments.key,
-        policy: policies.name,
-        reward: rollouts.reward,
-        status: rollouts.status,
-        errorType: rollouts.errorType,
-        errorMessage: sql<string | null>`left(${rollouts.errorMessage}, 300)`,
-        turns: rollouts.turns,
-        outputTokens: rollouts.outputTokens,
-      })
-      .from(rollouts)
-      .innerJoin(environments, eq(environments.id, rollouts.environmentId))
-      .innerJoin(policies, eq(policies.id, rollouts.policyId))
-      .where(where)
-      .orderBy(asc(rollouts.id))
-      .limit(limit),
-    db
-      .select({ key: environments.key, count: sql<number>`count(*)::int` })
-      .from(rollouts)
-      .innerJoin(environments, eq(environments.id, rollouts.environmentId))
-      .where(where)
-      .groupBy(environments.key)
-      .orderBy(sql`count(*) desc`, asc(environments.key)),
-  ]);
+  const filter = { generationId: g.id, category: cluster.category, signature: cluster.signature, policyId: policy?.id };
+  const [items, envs] = await Promise.all([clusterRollouts(db, filter, limit), clusterEnvironmentCounts(db, filter)]);
   return { cluster, environments: envs, rollouts: items, truncated: cluster.count > items.length };
 }
 

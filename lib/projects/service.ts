@@ -1,13 +1,13 @@
 /** Projects: one curriculum run bound to one family. */
-import { asc, count, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { generations, projects, rollouts, environments } from "@/lib/db/schema";
+import { generations, rollouts, environments, type projects } from "@/lib/db/schema";
 import { Conflict, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit";
 import { getFamily } from "@/lib/family-store";
+import { allProjects, countsByProject, deleteProjectRow, insertProject, projectBySlug, updateProjectRow } from "./repository";
 
 export const createProjectSchema = z.strictObject({
   slug: z
@@ -40,17 +40,13 @@ export function projectView(p: ProjectRow) {
 export async function createProject(db: Db, body: unknown, actor: Principal | { actor: string }, opts: { demo?: boolean } = {}) {
   const input = parseOrThrow(createProjectSchema, body);
   await getFamily(db, input.family);
-  const [row] = await db
-    .insert(projects)
-    .values({
-      slug: input.slug,
-      name: input.name,
-      familyId: input.family,
-      successThreshold: input.successThreshold ?? 1,
-      isDemo: opts.demo ?? false,
-    })
-    .onConflictDoNothing()
-    .returning();
+  const row = await insertProject(db, {
+    slug: input.slug,
+    name: input.name,
+    familyId: input.family,
+    successThreshold: input.successThreshold ?? 1,
+    isDemo: opts.demo ?? false,
+  });
   if (!row) throw new Conflict(`A project with slug '${input.slug}' exists already.`, [{ path: "slug", message: "is taken" }]);
   await recordAudit(db, {
     projectId: row.id,
@@ -65,23 +61,17 @@ export async function createProject(db: Db, body: unknown, actor: Principal | { 
 
 /** A project by slug, or 404; checks that the principal may read it. */
 export async function getProjectFor(db: Db, slug: string, principal: Principal | null): Promise<ProjectRow> {
-  const [row] = await db.select().from(projects).where(eq(projects.slug, slug));
+  const row = await projectBySlug(db, slug);
   if (!row) throw new NotFound(`Project '${slug}' does not exist.`);
   if (principal) requireScope(principal, "projects:read", row.id);
   return row;
-}
-
-/** Rows per project of one table with a project_id column, as a map (one grouped scan each). */
-async function countsByProject(db: Db, table: typeof generations | typeof environments | typeof rollouts): Promise<Map<number, number>> {
-  const rows = await db.select({ projectId: table.projectId, n: count() }).from(table).groupBy(table.projectId);
-  return new Map(rows.map((r) => [r.projectId, Number(r.n)]));
 }
 
 /** Projects visible to the principal, with headline counts (archived ones last unless left out). */
 export async function listProjects(db: Db, principal: Principal | null) {
   // grouped counts, not correlated subqueries: a subquery naming projects.id unqualified bound to its own table's id
   const [rows, gens, envs, rolls] = await Promise.all([
-    db.select().from(projects).orderBy(asc(projects.createdAt)),
+    allProjects(db),
     countsByProject(db, generations),
     countsByProject(db, environments),
     countsByProject(db, rollouts),
@@ -130,15 +120,11 @@ export async function updateProject(db: Db, project: ProjectRow, body: unknown, 
   if (input.archived !== undefined)
     settings.archivedAt = input.archived ? (projectSettings(project).archivedAt ?? new Date().toISOString()) : null;
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(projects)
-      .set({
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.successThreshold !== undefined ? { successThreshold: input.successThreshold } : {}),
-        settings,
-      })
-      .where(eq(projects.id, project.id))
-      .returning();
+    const row = await updateProjectRow(tx, project.id, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.successThreshold !== undefined ? { successThreshold: input.successThreshold } : {}),
+      settings,
+    });
     await recordAudit(tx, {
       projectId: project.id,
       actor: actor.actor,
@@ -155,7 +141,7 @@ export async function updateProject(db: Db, project: ProjectRow, body: unknown, 
 /** Delete a project and everything in it (generations, rollouts, targets, dispatches); the audit event stays. */
 export async function deleteProject(db: Db, project: ProjectRow, actor: Principal) {
   await db.transaction(async (tx) => {
-    await tx.delete(projects).where(eq(projects.id, project.id));
+    await deleteProjectRow(tx, project.id);
     await recordAudit(tx, {
       projectId: project.id,
       actor: actor.actor,

@@ -1,0 +1,194 @@
+/**
+ * The generation dashboard's and failures view's queries: per-(environment, policy) aggregates,
+ * failure clusters with their first rollouts, exception and behaviour counts, and one cluster's
+ * rollouts. SQL only over the aggregate tables (and rollouts where a cluster is opened); the views,
+ * ordering and exemplar choice live in lib/generations/analytics.ts.
+ */
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "@/lib/db/client";
+import {
+  behaviourAggregates,
+  categoryAggregates,
+  environments,
+  exceptionAggregates,
+  failureAggregates,
+  policies,
+  rollouts,
+  rolloutAggregates,
+} from "@/lib/db/schema";
+import { storedAggregateColumns } from "./repository";
+
+/** Stored aggregates per environment and policy name of a generation (optionally one policy). */
+export async function aggregatesPerEnvironmentAndPolicy(db: Queryable, generationId: number, policyId?: number) {
+  return db
+    .select({ environmentId: rolloutAggregates.environmentId, policy: policies.name, ...storedAggregateColumns })
+    .from(rolloutAggregates)
+    .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
+    .where(
+      and(eq(rolloutAggregates.generationId, generationId), policyId !== undefined ? eq(rolloutAggregates.policyId, policyId) : undefined),
+    );
+}
+
+/** How many rollouts a generation has (optionally one policy's), from rollout_aggregates. */
+export async function rolloutCount(db: Queryable, generationId: number, policyId?: number): Promise<number> {
+  const [{ n }] = await db
+    .select({ n: sql<number>`coalesce(sum(${rolloutAggregates.n}), 0)::int` })
+    .from(rolloutAggregates)
+    .where(
+      and(eq(rolloutAggregates.generationId, generationId), policyId !== undefined ? eq(rolloutAggregates.policyId, policyId) : undefined),
+    );
+  return n;
+}
+
+/** A failure cluster as stored: counts, environments, each environment's first rollout id and (for small clusters) a few more ids. */
+export interface StoredCluster {
+  category: string;
+  signature: string;
+  count: number;
+  environments: number;
+  /** smallest rollout id per environment, ascending, at most `exemplars` */
+  firstIds: string[];
+  /** the cluster's smallest rollout ids, to pad exemplars when it spans fewer environments than exemplars */
+  someIds: string[];
+}
+
+/**
+ * Clusters from failure_aggregates: counts and environments by hashing (no sort of the generation's
+ * rows), then each cluster's `exemplars` first ids by walking the (generation, category, signature,
+ * first_rollout_id) index: an environment has at most one row per policy, so the first
+ * exemplars × policies rows in id order hold the smallest per-environment first ids. A cluster on
+ * fewer environments than exemplars pads with its smallest other ids, looked up in rollouts through
+ * those few environments only.
+ */
+export async function storedClusters(db: Queryable, generationId: number, exemplars: number, policyId?: number): Promise<StoredCluster[]> {
+  const policyFilter = policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``;
+  const walkPolicyFilter = policyId !== undefined ? sql`and f.policy_id = ${policyId}` : sql``;
+  const rolloutPolicyFilter = policyId !== undefined ? sql`and r.policy_id = ${policyId}` : sql``;
+  // policies with failures in the generation (category_aggregates: a few rows), 1 when one policy is asked
+  const walkRows =
+    policyId !== undefined
+      ? sql`${exemplars}`
+      : sql`${exemplars} * (select greatest(1, count(distinct policy_id)) from ${categoryAggregates} where generation_id = ${generationId})`;
+  const result = await db.execute<{
+    category: string;
+    signature: string;
+    count: number;
+    environments: number;
+    first_ids: string[];
+    some_ids: string[];
+  }>(sql`
+    with per_env as (
+      select category, signature, environment_id, sum(n)::int as n
+      from ${failureAggregates}
+      where generation_id = ${generationId} ${policyFilter}
+      group by 1, 2, 3
+    ), clusters as (
+      select category, signature, sum(n)::int as count, count(*)::int as environments from per_env group by 1, 2
+    ), walked as (
+      select c.*, ex.ids, ex.envs from clusters c cross join lateral (
+        select array_agg(m.first_id order by m.first_id) as ids, array_agg(m.environment_id) as envs from (
+          select distinct on (w.environment_id) w.environment_id, w.first_rollout_id as first_id
+          from (select f.environment_id, f.first_rollout_id from ${failureAggregates} f
+                where f.generation_id = ${generationId} and f.category = c.category and f.signature = c.signature ${walkPolicyFilter}
+                order by f.first_rollout_id limit ${walkRows}) w
+          order by w.environment_id, w.first_rollout_id) m) ex
+    )
+    select c.category, c.signature, c.count, c.environments, c.ids[1:${exemplars}]::text[] as first_ids,
+      case when c.environments < ${exemplars} and c.count > c.environments then array(
+        select r.id::text from ${rollouts} r
+        where r.environment_id = any(c.envs) and r.generation_id = ${generationId} and r.failure_category = c.category
+          and coalesce(r.failure_signature, '') = c.signature ${rolloutPolicyFilter}
+        order by r.id limit ${exemplars}) else '{}'::text[] end as some_ids
+    from walked c`);
+  return result.rows.map((r) => ({
+    category: r.category,
+    signature: r.signature,
+    count: r.count,
+    environments: r.environments,
+    firstIds: r.first_ids ?? [],
+    someIds: r.some_ids ?? [],
+  }));
+}
+
+/** Error types over a generation's rollouts (optionally one policy's): how many, how many rewarded; most frequent first. */
+export async function exceptionCounts(db: Queryable, generationId: number, policyId?: number) {
+  return db
+    .select({
+      type: exceptionAggregates.errorType,
+      count: sql<number>`sum(${exceptionAggregates.n})::int`,
+      rewarded: sql<number>`sum(${exceptionAggregates.successes})::int`,
+    })
+    .from(exceptionAggregates)
+    .where(
+      and(
+        eq(exceptionAggregates.generationId, generationId),
+        policyId !== undefined ? eq(exceptionAggregates.policyId, policyId) : undefined,
+      ),
+    )
+    .groupBy(exceptionAggregates.errorType)
+    .orderBy(sql`sum(${exceptionAggregates.n}) desc`, asc(exceptionAggregates.errorType));
+}
+
+/** Behaviour counts of a generation per policy name, and each behaviour's first rollout per environment key. */
+export async function behaviourCounts(db: Queryable, generationId: number, policyId?: number) {
+  const policyFilter = policyId !== undefined ? sql`and a.policy_id = ${policyId}` : sql``;
+  const [perPolicy, perEnv] = await Promise.all([
+    db.execute<{ b: string; policy: string; n: number }>(sql`
+      select a.behaviour as b, p.name as policy, sum(a.n)::int as n from ${behaviourAggregates} a join policies p on p.id = a.policy_id
+      where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, p.name`),
+    db.execute<{ b: string; key: string; first_id: string }>(sql`
+      select a.behaviour as b, e.key, min(a.first_rollout_id)::text as first_id from ${behaviourAggregates} a join environments e on e.id = a.environment_id
+      where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, e.key`),
+  ]);
+  return { perPolicy: perPolicy.rows, perEnvironment: perEnv.rows };
+}
+
+/** Which rollouts make up one failure cluster of a generation (optionally one policy's). */
+export interface ClusterFilter {
+  generationId: number;
+  category: string;
+  signature: string;
+  policyId?: number;
+}
+
+function clusterWhere(c: ClusterFilter): SQL | undefined {
+  return and(
+    eq(rollouts.generationId, c.generationId),
+    eq(rollouts.failureCategory, c.category),
+    c.signature === "" ? sql`coalesce(${rollouts.failureSignature}, '') = ''` : eq(rollouts.failureSignature, c.signature),
+    c.policyId !== undefined ? eq(rollouts.policyId, c.policyId) : undefined,
+  );
+}
+
+/** A cluster's rollouts, oldest first, at most `limit` (error messages cut to 300 characters). */
+export async function clusterRollouts(db: Queryable, cluster: ClusterFilter, limit: number) {
+  return db
+    .select({
+      id: rollouts.id,
+      environmentKey: environments.key,
+      policy: policies.name,
+      reward: rollouts.reward,
+      status: rollouts.status,
+      errorType: rollouts.errorType,
+      errorMessage: sql<string | null>`left(${rollouts.errorMessage}, 300)`,
+      turns: rollouts.turns,
+      outputTokens: rollouts.outputTokens,
+    })
+    .from(rollouts)
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .innerJoin(policies, eq(policies.id, rollouts.policyId))
+    .where(clusterWhere(cluster))
+    .orderBy(asc(rollouts.id))
+    .limit(limit);
+}
+
+/** A cluster's environments with how many of its rollouts each has, most first. */
+export async function clusterEnvironmentCounts(db: Queryable, cluster: ClusterFilter) {
+  return db
+    .select({ key: environments.key, count: sql<number>`count(*)::int` })
+    .from(rollouts)
+    .innerJoin(environments, eq(environments.id, rollouts.environmentId))
+    .where(clusterWhere(cluster))
+    .groupBy(environments.key)
+    .orderBy(sql`count(*) desc`, asc(environments.key));
+}
