@@ -43,10 +43,23 @@ export async function deleteProjectRow(db: Queryable, projectId: number): Promis
 }
 
 /** Rows per project of one table with a project_id column (one grouped scan). */
-export async function countsByProject(
+async function countsByProject(
   db: Queryable,
   table: typeof generations | typeof environments | typeof rollouts,
 ): Promise<Map<number, number>> {
   const rows = await db.select({ projectId: table.projectId, n: count() }).from(table).groupBy(table.projectId);
   return new Map(rows.map((r) => [r.projectId, Number(r.n)]));
+}
+
+/**
+ * Generations, environments and rollouts per project id. Grouped counts, not correlated subqueries:
+ * a subquery naming projects.id unqualified bound to its own table's id.
+ */
+export async function headlineCountsByProject(db: Queryable) {
+  const [generationCounts, environmentCounts, rolloutCounts] = await Promise.all([
+    countsByProject(db, generations),
+    countsByProject(db, environments),
+    countsByProject(db, rollouts),
+  ]);
+  return { generations: generationCounts, environments: environmentCounts, rollouts: rolloutCounts };
 }

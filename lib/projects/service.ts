@@ -1,13 +1,13 @@
 /** Projects: one curriculum run bound to one family. */
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { generations, rollouts, environments, type projects } from "@/lib/db/schema";
+import type { projects } from "@/lib/db/schema";
 import { Conflict, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit";
 import { getFamily } from "@/lib/family-store";
-import { allProjects, countsByProject, deleteProjectRow, insertProject, projectBySlug, updateProjectRow } from "./repository";
+import { allProjects, deleteProjectRow, headlineCountsByProject, insertProject, projectBySlug, updateProjectRow } from "./repository";
 
 export const createProjectSchema = z.strictObject({
   slug: z
@@ -69,20 +69,14 @@ export async function getProjectFor(db: Db, slug: string, principal: Principal |
 
 /** Projects visible to the principal, with headline counts (archived ones last unless left out). */
 export async function listProjects(db: Db, principal: Principal | null) {
-  // grouped counts, not correlated subqueries: a subquery naming projects.id unqualified bound to its own table's id
-  const [rows, gens, envs, rolls] = await Promise.all([
-    allProjects(db),
-    countsByProject(db, generations),
-    countsByProject(db, environments),
-    countsByProject(db, rollouts),
-  ]);
+  const [rows, counts] = await Promise.all([allProjects(db), headlineCountsByProject(db)]);
   return rows
     .filter((p) => !principal || principal.projectId === null || principal.projectId === p.id)
     .map((p) => ({
       ...projectView(p),
-      generations: gens.get(p.id) ?? 0,
-      environments: envs.get(p.id) ?? 0,
-      rollouts: rolls.get(p.id) ?? 0,
+      generations: counts.generations.get(p.id) ?? 0,
+      environments: counts.environments.get(p.id) ?? 0,
+      rollouts: counts.rollouts.get(p.id) ?? 0,
     }));
 }
 
