@@ -122,7 +122,9 @@ async function main() {
       }
       inProcess.push(ms);
       console.log(
-        `[bench:engineer] run ${run}: ${out.items.length} items in ${ms.toFixed(0)} ms (summary from the database ${phases[run].summary.toFixed(0)} ms, heuristic ${phases[run].engineer.toFixed(0)} ms, validation ${phases[run].validate.toFixed(0)} ms; summary ${ctx.summary.tokenEstimate} tokens)`,
+        `[bench:engineer] run ${run}: ${out.items.length} items in ${ms.toFixed(0)} ms ` +
+          `(summary from the database ${phases[run].summary.toFixed(0)} ms, heuristic ${phases[run].engineer.toFixed(0)} ms, ` +
+          `validation ${phases[run].validate.toFixed(0)} ms; summary ${ctx.summary.tokenEstimate} tokens)`,
       );
     }
 
@@ -160,18 +162,28 @@ async function main() {
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
       "Engineer (`npm run bench:engineer`)",
-      `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app. ${ENVIRONMENTS.toLocaleString("en-US")} frozenlake-mapf environments, ${(ENVIRONMENTS * ATTEMPTS).toLocaleString("en-US")} rollouts of 2 policies; ${items} items a proposal. Median of ${RUNS} runs after a warm-up.
-
-| measure | figure | goal |
-|---|---|---|
-| heuristic proposal in process: summary from the database, engineer, every child validated by the family | ${result.heuristicInProcessMs} ms | |
-| the same end to end: \`POST .../proposals\` until \`GET /proposals/{id}\` says ready (queue pickup included) | ${result.heuristicProposalMs} ms | <= 5,000 ms |
-| LLM engineer prompt for this case | ${promptTokens.toLocaleString("en-US")} tokens | <= ${PROMPT_BUDGET.toLocaleString("en-US")} (budget) |
-
-Max server RSS (the Node process serving the app and its worker, sampled every 200 ms): ${result.maxRssMb} MB during the proposals, ${result.loadMaxRssMb} MB while the rollouts were loaded (goal <= 1,536 MB). Load average at the end: ${os
-        .loadavg()
-        .map((x) => x.toFixed(1))
-        .join(", ")}.`,
+      [
+        `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app. ` +
+          `${ENVIRONMENTS.toLocaleString("en-US")} frozenlake-mapf environments, ` +
+          `${(ENVIRONMENTS * ATTEMPTS).toLocaleString("en-US")} rollouts of 2 policies; ${items} items a proposal. ` +
+          `Median of ${RUNS} runs after a warm-up.`,
+        "",
+        "| measure | figure | goal |",
+        "|---|---|---|",
+        `| heuristic proposal in process: summary from the database, engineer, every child validated by the family | ` +
+          `${result.heuristicInProcessMs} ms | |`,
+        "| the same end to end: `POST .../proposals` until `GET /proposals/{id}` says ready (queue pickup included) | " +
+          `${result.heuristicProposalMs} ms | <= 5,000 ms |`,
+        `| LLM engineer prompt for this case | ${promptTokens.toLocaleString("en-US")} tokens | ` +
+          `<= ${PROMPT_BUDGET.toLocaleString("en-US")} (budget) |`,
+        "",
+        `Max server RSS (the Node process serving the app and its worker, sampled every 200 ms): ${result.maxRssMb} MB ` +
+          `during the proposals, ${result.loadMaxRssMb} MB while the rollouts were loaded (goal <= 1,536 MB). ` +
+          `Load average at the end: ${os
+            .loadavg()
+            .map((x) => x.toFixed(1))
+            .join(", ")}.`,
+      ].join("\n"),
     );
     console.log(JSON.stringify(result));
     await handle.pool.end();

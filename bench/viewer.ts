@@ -198,7 +198,10 @@ async function main() {
 | navigation until the first turns are visible | ${result.firstTurnsVisibleMs} ms | ${Math.round(Math.max(...first))} ms | <= 1,000 ms |
 | "Last" pressed until the last turn is visible | ${result.scrollToEndMs} ms | ${Math.round(Math.max(...last))} ms | <= 1,000 ms |
 
-Storing the rollout (\`POST .../rollouts\`, one NDJSON line): ${result.ingestSeconds} s. Max server RSS over the run (the Node process serving the app, sampled every 200 ms): ${result.maxRssMb} MB (goal <= 1,536 MB). Load average at the end: ${os
+` +
+        `Storing the rollout (\`POST .../rollouts\`, one NDJSON line): ${result.ingestSeconds} s. ` +
+        `Max server RSS over the run (the Node process serving the app, sampled every 200 ms): ${result.maxRssMb} MB ` +
+        `(goal <= 1,536 MB). Load average at the end: ${os
           .loadavg()
           .map((x) => x.toFixed(1))
           .join(", ")}.`,

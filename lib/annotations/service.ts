@@ -218,7 +218,10 @@ const auditView = (a: { id: number; label: string | null; score: number | null; 
   turn: a.turn,
 });
 
-/** PATCH /rollouts/{id}/annotations/{annotationId}: only the author or a project admin; it must keep a label, a score or a note; audited with before and after. */
+/**
+ * PATCH /rollouts/{id}/annotations/{annotationId}: only the author or a project admin; it must keep a label,
+ * a score or a note; audited with before and after.
+ */
 export async function updateAnnotation(db: Db, rolloutId: number, annotationId: number, principal: Principal, patch: AnnotationPatch) {
   const rollout = await rolloutFor(db, rolloutId, principal, "annotations:write");
   return db.transaction(async (tx) => {
