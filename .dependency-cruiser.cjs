@@ -71,12 +71,11 @@ module.exports = {
       name: "queries-in-repositories",
       comment:
         "review, generations, proposals and projects query through their repository files (queries only, selected columns); " +
-        "the other modules there keep the rules and import neither drizzle-orm nor the schema's tables (types are fine). " +
-        "environment-table.ts, analytics.ts's categoryCounts and cost.ts are still inline (issue 12: left while the scale and search work on them lands)",
+        "the other modules there keep the rules and import neither drizzle-orm nor the schema's tables (types are fine).",
       severity: "error",
       from: {
         path: "^lib/(review|generations|proposals|projects)/",
-        pathNot: "(repository\\.ts|\\.test\\.ts|^lib/generations/(environment-table|analytics|cost)\\.ts)$",
+        pathNot: "(repository\\.ts|\\.test\\.ts)$",
       },
       to: { path: "^node_modules/drizzle-orm/|^lib/db/schema\\.ts$|^lib/db/tables/", dependencyTypesNot: ["type-only"] },
     },

@@ -4,7 +4,7 @@
  * rollouts. SQL only over the aggregate tables (and rollouts where a cluster is opened); the views,
  * ordering and exemplar choice live in lib/generations/analytics.ts.
  */
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "@/lib/db/client";
 import {
   behaviourAggregates,
@@ -191,4 +191,88 @@ export async function clusterEnvironmentCounts(db: Queryable, cluster: ClusterFi
     .where(clusterWhere(cluster))
     .groupBy(environments.key)
     .orderBy(sql`count(*) desc`, asc(environments.key));
+}
+
+/** Failed rollouts per category name of a generation (optionally one policy), summed over category_aggregates. */
+export async function categoryCountRows(db: Queryable, generationId: number, policyId?: number) {
+  return db
+    .select({ category: categoryAggregates.category, count: sql<number>`sum(${categoryAggregates.n})::int` })
+    .from(categoryAggregates)
+    .where(
+      and(
+        eq(categoryAggregates.generationId, generationId),
+        policyId !== undefined ? eq(categoryAggregates.policyId, policyId) : undefined,
+      ),
+    )
+    .groupBy(categoryAggregates.category);
+}
+
+/** Ids of a generation's environments with failures of one category (optionally one policy's). */
+export async function environmentIdsWithCategory(db: Queryable, generationId: number, category: string, policyId?: number) {
+  const rows = await db
+    .selectDistinct({ environmentId: failureAggregates.environmentId })
+    .from(failureAggregates)
+    .where(
+      and(
+        eq(failureAggregates.generationId, generationId),
+        eq(failureAggregates.category, category),
+        policyId !== undefined ? eq(failureAggregates.policyId, policyId) : undefined,
+      ),
+    );
+  return rows.map((r) => r.environmentId);
+}
+
+/** The distinct failure categories of some environments of a generation (optionally one policy's), one row an environment. */
+export async function categoriesOfEnvironments(db: Queryable, generationId: number, environmentIds: number[], policyId?: number) {
+  return db
+    .select({
+      environmentId: failureAggregates.environmentId,
+      categories: sql<string[]>`array_agg(distinct ${failureAggregates.category})`,
+    })
+    .from(failureAggregates)
+    .where(
+      and(
+        eq(failureAggregates.generationId, generationId),
+        inArray(failureAggregates.environmentId, environmentIds),
+        policyId !== undefined ? eq(failureAggregates.policyId, policyId) : undefined,
+      ),
+    )
+    .groupBy(failureAggregates.environmentId);
+}
+
+/** Tests passed and run of some environments of a generation (optionally one policy's); null where no rollout reported tests. */
+export async function testCountsOfEnvironments(db: Queryable, generationId: number, environmentIds: number[], policyId?: number) {
+  return db
+    .select({
+      environmentId: rolloutAggregates.environmentId,
+      // a sum over no rollout that reported tests is null, as SQL's sum over the rollouts would be
+      testsPassed: sql<
+        number | null
+      >`case when sum(${rolloutAggregates.testsPassedN}) > 0 then sum(${rolloutAggregates.testsPassed}) end::int`,
+      testsRun: sql<number | null>`case when sum(${rolloutAggregates.testsRunN}) > 0 then sum(${rolloutAggregates.testsRun}) end::int`,
+    })
+    .from(rolloutAggregates)
+    .where(
+      and(
+        eq(rolloutAggregates.generationId, generationId),
+        inArray(rolloutAggregates.environmentId, environmentIds),
+        policyId !== undefined ? eq(rolloutAggregates.policyId, policyId) : undefined,
+      ),
+    )
+    .groupBy(rolloutAggregates.environmentId);
+}
+
+/** Count and sum of the reported costs of a generation's rollouts (optionally one policy's), from the partial index on priced rollouts. */
+export async function pricedRolloutTotals(db: Queryable, generationId: number, policyId?: number) {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int`, total: sql<number | null>`sum(${rollouts.costUsd})` })
+    .from(rollouts)
+    .where(
+      and(
+        eq(rollouts.generationId, generationId),
+        policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined,
+        isNotNull(rollouts.costUsd),
+      ),
+    );
+  return { n: row?.n ?? 0, total: row?.total ?? null };
 }

@@ -3,9 +3,7 @@
  * failures (categories, clusters, exceptions), one cluster's rollouts, and a two-policy comparison.
  * Aggregation happens in SQL; the formulas are the pure ones in lib/analytics.
  */
-import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { categoryAggregates } from "@/lib/db/schema";
 import { BadRequest, NotFound } from "@/lib/errors";
 import {
   difficultyTier,
@@ -20,6 +18,7 @@ import { generationMembers, policyNamesOfGeneration } from "./repository";
 import {
   aggregatesPerEnvironmentAndPolicy,
   behaviourCounts,
+  categoryCountRows,
   clusterEnvironmentCounts,
   clusterRollouts,
   exceptionCounts,
@@ -127,16 +126,7 @@ export function familyFieldBreakdowns(
 
 /** Failed rollouts per failure category of a generation (optionally one policy), from category_aggregates (a few rows a policy). */
 export async function categoryCounts(db: Db, generationId: number, policyId?: number) {
-  const rows = await db
-    .select({ category: categoryAggregates.category, count: sql<number>`sum(${categoryAggregates.n})::int` })
-    .from(categoryAggregates)
-    .where(
-      and(
-        eq(categoryAggregates.generationId, generationId),
-        policyId !== undefined ? eq(categoryAggregates.policyId, policyId) : undefined,
-      ),
-    )
-    .groupBy(categoryAggregates.category);
+  const rows = await categoryCountRows(db, generationId, policyId);
   const order = (c: string) => FAILURE_CATEGORIES.indexOf(c as FailureCategory);
   return rows
     .map((r) => ({ category: r.category as FailureCategory, count: r.count, infra: INFRA_CATEGORIES.has(r.category as FailureCategory) }))

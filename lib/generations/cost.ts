@@ -1,7 +1,6 @@
 /** What a generation's rollouts cost: total, mean per priced rollout, and how many had a known cost (rollouts.cost_usd). */
-import { and, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { rollouts } from "@/lib/db/schema";
+import { pricedRolloutTotals } from "./analytics-repository";
 
 /** A generation's cost (API: `cost` of GET .../generations/{index} and .../analytics); USD figures are null when no rollout had a cost. */
 export interface GenerationCost {
@@ -14,17 +13,8 @@ export interface GenerationCost {
 
 /** The cost of one generation (optionally one policy), read from the partial index rollouts_generation_cost_idx. */
 export async function generationCost(db: Db, generationId: number, policyId?: number): Promise<GenerationCost> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int`, total: sql<number | null>`sum(${rollouts.costUsd})` })
-    .from(rollouts)
-    .where(
-      and(
-        eq(rollouts.generationId, generationId),
-        policyId !== undefined ? eq(rollouts.policyId, policyId) : undefined,
-        isNotNull(rollouts.costUsd),
-      ),
-    );
-  const n = row?.n ?? 0;
+  const row = await pricedRolloutTotals(db, generationId, policyId);
+  const n = row.n;
   const total = n > 0 && row.total !== null ? Number(row.total) : null;
   return { rollouts: n, totalUsd: total, meanUsd: total === null ? null : total / n };
 }

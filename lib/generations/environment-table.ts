@@ -2,10 +2,9 @@
  * The environment table of a generation: filters (field values, tier, success range, failure
  * category, key text), sorting by any stat, keyset cursor over (sort value, key).
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { failureAggregates, rolloutAggregates } from "@/lib/db/schema";
+import { categoriesOfEnvironments, environmentIdsWithCategory, testCountsOfEnvironments } from "./analytics-repository";
 import { BadRequest, parseOrThrow } from "@/lib/errors";
 import { DIFFICULTY_TIERS, difficultyTier, environmentLearnability, type DifficultyTier } from "@/lib/analytics/metrics";
 import type { FamilyDefinition } from "@/lib/families/types";
@@ -205,17 +204,7 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
 
 /** Ids of a generation's environments with failures of a category (optionally one policy's). */
 async function environmentsWithCategory(db: Db, generationId: number, category: string, policyId?: number): Promise<Set<number>> {
-  const rows = await db
-    .selectDistinct({ environmentId: failureAggregates.environmentId })
-    .from(failureAggregates)
-    .where(
-      and(
-        eq(failureAggregates.generationId, generationId),
-        eq(failureAggregates.category, category),
-        policyId !== undefined ? eq(failureAggregates.policyId, policyId) : undefined,
-      ),
-    );
-  return new Set(rows.map((r) => r.environmentId));
+  return new Set(await environmentIdsWithCategory(db, generationId, category, policyId));
 }
 
 /** Failure categories (sorted) and tests passed/run of some environments of a generation, from the aggregates. */
@@ -223,38 +212,8 @@ async function pageDetails(db: Db, generationId: number, environmentIds: number[
   if (environmentIds.length === 0)
     return { categories: new Map<number, string[]>(), tests: new Map<number, { passed: number | null; run: number | null }>() };
   const [categoryRows, testRows] = await Promise.all([
-    db
-      .select({
-        environmentId: failureAggregates.environmentId,
-        categories: sql<string[]>`array_agg(distinct ${failureAggregates.category})`,
-      })
-      .from(failureAggregates)
-      .where(
-        and(
-          eq(failureAggregates.generationId, generationId),
-          inArray(failureAggregates.environmentId, environmentIds),
-          policyId !== undefined ? eq(failureAggregates.policyId, policyId) : undefined,
-        ),
-      )
-      .groupBy(failureAggregates.environmentId),
-    db
-      .select({
-        environmentId: rolloutAggregates.environmentId,
-        // a sum over no rollout that reported tests is null, as SQL's sum over the rollouts would be
-        testsPassed: sql<
-          number | null
-        >`case when sum(${rolloutAggregates.testsPassedN}) > 0 then sum(${rolloutAggregates.testsPassed}) end::int`,
-        testsRun: sql<number | null>`case when sum(${rolloutAggregates.testsRunN}) > 0 then sum(${rolloutAggregates.testsRun}) end::int`,
-      })
-      .from(rolloutAggregates)
-      .where(
-        and(
-          eq(rolloutAggregates.generationId, generationId),
-          inArray(rolloutAggregates.environmentId, environmentIds),
-          policyId !== undefined ? eq(rolloutAggregates.policyId, policyId) : undefined,
-        ),
-      )
-      .groupBy(rolloutAggregates.environmentId),
+    categoriesOfEnvironments(db, generationId, environmentIds, policyId),
+    testCountsOfEnvironments(db, generationId, environmentIds, policyId),
   ]);
   return {
     categories: new Map(categoryRows.map((r) => [r.environmentId, r.categories])),
