@@ -63,6 +63,19 @@ function parseCursor(cursor: string, withKey: boolean, type: KeyType): { key: st
 const noNul = (v: string) => !v.includes("\0");
 const count = z.coerce.number().int().min(0).max(2_147_483_647);
 
+/**
+ * The explorer's filter from a page's search parameters: one value per key (the first), empty fields of the
+ * filter form meaning "any", and the paging or download keys in `drop` left out.
+ */
+export function explorerFilters(raw: Record<string, string | string[] | undefined>, drop: readonly string[]): Record<string, string> {
+  const filters: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const value = Array.isArray(v) ? v[0] : v;
+    if (value !== undefined && value !== "" && !drop.includes(k)) filters[k] = value;
+  }
+  return filters;
+}
+
 export const listRolloutsQuery = z.object({
   generation: z.coerce.number().int().min(0).optional(),
   policy: z.string().optional(),

@@ -3,7 +3,7 @@ import { projectPage } from "@/lib/api/page-guard";
 import { DomainError } from "@/lib/errors";
 import { generationsOfProject } from "@/lib/generations/repository";
 import { listPolicyNames } from "@/lib/generations/overview";
-import { listRollouts } from "@/lib/rollouts/list";
+import { explorerFilters, listRollouts } from "@/lib/rollouts/list";
 import { listSavedViews } from "@/lib/rollouts/saved-views";
 import { listLabels } from "@/lib/annotations/service";
 import { FAILURE_CATEGORIES } from "@/lib/analytics/failures";
@@ -31,12 +31,7 @@ export default async function RolloutExplorerPage({
 }) {
   const { slug } = await params;
   const raw = await searchParams;
-  // one value per key; empty fields of the filter form mean "any"
-  const filters: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    const value = Array.isArray(v) ? v[0] : v;
-    if (value !== undefined && value !== "" && k !== "limit" && k !== "format") filters[k] = value;
-  }
+  const filters = explorerFilters(raw, ["limit", "format"]);
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/rollouts`);
   const [gens, pols, labels, views] = await Promise.all([
     generationsOfProject(db, project.id),

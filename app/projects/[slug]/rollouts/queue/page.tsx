@@ -3,6 +3,7 @@ import { projectPage } from "@/lib/api/page-guard";
 import { DomainError } from "@/lib/errors";
 import { annotationQueue, QUEUE_SIZE, type AnnotationQueue } from "@/lib/annotation-queue/queue";
 import { getRolloutHeader } from "@/lib/rollouts/read";
+import { explorerFilters } from "@/lib/rollouts/list";
 import { readTurnPage } from "@/lib/rollouts/turns";
 import { verifierSummary } from "@/lib/rollouts/verifier-summary";
 import { listAnnotations, listLabels } from "@/lib/annotations/service";
@@ -43,11 +44,7 @@ export default async function AnnotationQueuePage({
 }) {
   const { slug } = await params;
   const raw = await searchParams;
-  const filters: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    const value = Array.isArray(v) ? v[0] : v;
-    if (value !== undefined && value !== "" && !["at", "cursor", "limit", "format"].includes(k)) filters[k] = value;
-  }
+  const filters = explorerFilters(raw, ["at", "cursor", "limit", "format"]);
   const atParam = Array.isArray(raw.at) ? raw.at[0] : raw.at;
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/rollouts/queue`);
   const base = `/projects/${encodeURIComponent(slug)}`;
