@@ -5,7 +5,7 @@
  */
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { E2E_TOKEN } from "./global-setup";
-import { hydrated, signIn } from "./session";
+import { hydrated, phoneScreenshot, signIn } from "./session";
 
 test.describe.configure({ mode: "serial" });
 
@@ -76,8 +76,7 @@ test("an admin creates a project, changes its settings and archives it", async (
   await page.goto("/");
   await expect(page.getByTestId("projects-table")).not.toContainText("Daily lab (renamed)");
   await expect(page.getByTestId("archived-projects")).toContainText("Daily lab (renamed)");
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: "test-results/screens/daily-projects-390.png", fullPage: true });
+  await phoneScreenshot(page, "test-results/screens/daily-projects-390.png");
   await page.goto(`/projects/${SLUG}`);
   await page.getByTestId("project-settings").getByRole("button", { name: "Unarchive" }).click();
   await expect(page.getByTestId("project-settings").getByRole("status")).toHaveText("Unarchived.");
@@ -176,6 +175,5 @@ test("materialize approved only asks first, naming the counts, and rejects the r
   await page.goto(`/projects/${SLUG}`);
   await expect(page.getByTestId("proposals-table")).toContainText("materialized → G1");
   await expect(page.getByTestId("latest-note")).toContainText("Figures from G0");
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: "test-results/screens/daily-project-390.png", fullPage: true });
+  await phoneScreenshot(page, "test-results/screens/daily-project-390.png");
 });

@@ -7,7 +7,7 @@
  */
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { E2E_TOKEN } from "./global-setup";
-import { ADMIN, hydrated, signIn } from "./session";
+import { ADMIN, hydrated, phoneScreenshot, signIn } from "./session";
 
 test.describe.configure({ mode: "serial" });
 // each test walks several pages on a machine shared with other builds
@@ -75,8 +75,7 @@ test("explore rollouts: search with a snippet, a filter in the URL survives a re
     expected.items.map((r) => r.id),
   );
   await page.screenshot({ path: "test-results/screens/explorer-saved-view.png", fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: "test-results/screens/explorer-390.png", fullPage: true });
+  await phoneScreenshot(page, "test-results/screens/explorer-390.png");
 });
 
 test("compare two runs task by task and open a pass-versus-fail pair", async ({ page }) => {
@@ -218,8 +217,7 @@ test("annotation queue: two label keys, next and previous, the lock seen and res
   await page.keyboard.press("p");
   await expect(page).toHaveURL(new RegExp(`at=${first}(&|$)`));
   await expect(panel.getByTestId("annotation")).toHaveCount(3);
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: "test-results/screens/annotation-queue-390.png", fullPage: true });
+  await phoneScreenshot(page, "test-results/screens/annotation-queue-390.png");
 
   // leaving the queue lets go of the lock
   await page.setViewportSize({ width: 1280, height: 800 });

@@ -1,5 +1,5 @@
 /** The admin every spec signs in as (created by the first-run spec, or here when a spec runs alone). */
-import { expect, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 
 export const ADMIN = { email: "ada@example.org", name: "Ada", password: "correct-horse-battery" };
 
@@ -25,4 +25,27 @@ export const VIEWER = { email: "vic@example.org", name: "Vic", password: "viewer
 /** Wait until the page has hydrated (its keyboard shortcuts listen) after a full page load. */
 export async function hydrated(page: Page) {
   await page.locator("html[data-hydrated=true]").waitFor({ state: "attached" });
+}
+
+/**
+ * A screenshot for a person to look at (never an assertion): waits two frames so the layout settles after a
+ * viewport change, then takes the full page. Chromium's full-page capture has stalled once in CI after a resize
+ * (e2e/explore.spec.ts, a 240 s timeout with every assertion passed); then the visible part is kept instead and
+ * the test says so in its annotations, rather than failing on a picture.
+ */
+export async function screenshot(page: Page, path: string) {
+  await page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+  try {
+    await page.screenshot({ path, fullPage: true, timeout: 30_000 });
+  } catch (err) {
+    if (!(err instanceof Error) || !/Timeout/i.test(err.message)) throw err;
+    test.info().annotations.push({ type: "screenshot", description: `full-page capture of ${path} stalled; kept the viewport` });
+    await page.screenshot({ path, timeout: 30_000 });
+  }
+}
+
+/** Narrow the window to a phone's width (390 px) and take a screenshot of the page there. */
+export async function phoneScreenshot(page: Page, path: string) {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, path);
 }
