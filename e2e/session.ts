@@ -34,7 +34,9 @@ export async function hydrated(page: Page) {
  * the test says so in its annotations, rather than failing on a picture.
  */
 export async function screenshot(page: Page, path: string) {
-  await page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+  const twoFrames = page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+  // a renderer that draws no frame would hold the evaluate forever: the capture below has its own bound
+  await Promise.race([twoFrames, new Promise((resolve) => setTimeout(resolve, 5_000))]);
   try {
     await page.screenshot({ path, fullPage: true, timeout: 30_000 });
   } catch (err) {
