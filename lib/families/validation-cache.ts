@@ -1,4 +1,7 @@
-/** A family whose validator remembers its answers, so one run never validates the same config twice. */
+/**
+ * Validators that remember their answers: a family whose validator remembers every answer for one
+ * engineer run, and a bounded memo of the most recent answers for a costly check.
+ */
 import { canonicalJson } from "./hash";
 import type { FamilyDefinition, ValidationResult } from "./types";
 
@@ -16,5 +19,29 @@ export function withValidationCache<F extends FamilyDefinition>(family: F): F {
       }
       return result;
     },
+  };
+}
+
+/**
+ * Wrap a costly check with a memo of its `limit` most recently used answers, keyed by the config's
+ * canonical JSON. The frozenlake sampler validates the config it returns and the engineer validates
+ * that same config right after; with this the second call is a lookup, with memory bounded however
+ * long the process runs.
+ */
+export function rememberRecent<C>(check: (config: C) => ValidationResult, limit: number): (config: C) => ValidationResult {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be an integer >= 1, got ${limit}`);
+  const recent = new Map<string, ValidationResult>();
+  return (config: C) => {
+    const key = canonicalJson(config);
+    const known = recent.get(key);
+    if (known) {
+      recent.delete(key); // most recently used goes last
+      recent.set(key, known);
+      return known;
+    }
+    const result = check(config);
+    recent.set(key, result);
+    if (recent.size > limit) recent.delete(recent.keys().next().value as string); // the least recently used
+    return result;
   };
 }

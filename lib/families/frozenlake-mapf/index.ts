@@ -9,6 +9,7 @@ import { fieldHardness, hardnessProfile } from "../hardness";
 import { stepHarder } from "../operators";
 import type { Rng } from "../rng";
 import { sampleFromFields } from "../sampling";
+import { rememberRecent } from "../validation-cache";
 import type { DifficultyEstimate, FieldError, FieldSpec, SampleOptions, ValidationResult } from "../types";
 import { cellCoords, generateMap, maxAgentsFor, maxGoalDistanceFor, renderMap } from "./map";
 import { agentsPMax, planAgents, shortestPathLengths } from "./solver";
@@ -140,7 +141,7 @@ export interface FrozenLakeDetails {
  * It is not always monotone in slip_probability: with a generous step budget, slips can carry a
  * cautious agent along a wall; difficulty() uses the monotone analytic proxy instead.
  */
-export function validateFrozenLake(config: FrozenLakeConfig): ValidationResult {
+function checkFrozenLake(config: FrozenLakeConfig): ValidationResult {
   if (config.num_agents > maxAgentsFor(config.size)) {
     return {
       state: "invalid",
@@ -247,6 +248,13 @@ function easeOneStep(config: FrozenLakeConfig): FrozenLakeConfig {
  * time on the hardest field while the analytic p_max proxy is below 1e-3 and while the validator
  * rejects the draw (both bounded), so hard-end draws stay as hard as a valid config allows.
  */
+/**
+ * Validate a config: agents fit, every step budget holds, prioritized planning, p_max by value
+ * iteration. The last 4,096 answers are remembered (the sampler validates what it returns, and the
+ * engineer validates it again right after; p_max dominates an engineer run's time).
+ */
+export const validateFrozenLake = rememberRecent(checkFrozenLake, 4096);
+
 function sampleFrozenLake(rng: Rng, opts?: SampleOptions): FrozenLakeConfig {
   for (let attempt = 0; attempt < 4; attempt++) {
     let config = repairFrozenLake(sampleFromFields(rng, frozenlakeFields, opts) as FrozenLakeConfig);
