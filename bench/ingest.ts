@@ -111,6 +111,17 @@ async function main() {
       console.log(
         `[bench:ingest] in ${t.name}: ${t.seconds.toFixed(1)} s over ${t.calls} calls (${((100 * t.seconds) / apiSeconds).toFixed(0)}% of the API time)`,
       );
+    // search documents are written by the app's worker after the write (ADR 0007): how long until every rollout is searchable
+    let searchableSeconds: number;
+    for (;;) {
+      const pending = (await admin.query<{ n: number }>("select count(*)::int as n from rollout_search_pending")).rows[0].n;
+      if (pending === 0) {
+        searchableSeconds = (performance.now() - t0) / 1000;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    console.log(`[bench:ingest] every rollout searchable ${searchableSeconds.toFixed(1)} s after the upload started`);
     await admin.query("alter system reset track_functions");
     await admin.query("select pg_reload_conf()");
     await admin.end();
@@ -193,6 +204,7 @@ async function main() {
       ratioToCopy: Number(ratioToCopy.toFixed(3)),
       harborImportSeconds: harborImportSeconds === null ? null : Number(harborImportSeconds.toFixed(2)),
       harborTenJobsSeconds: harborTenJobsSeconds === null ? null : Number(harborTenJobsSeconds.toFixed(2)),
+      searchableSeconds: Number(searchableSeconds.toFixed(2)),
     };
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
     recordSection(
@@ -203,6 +215,7 @@ async function main() {
 | measure | figure | goal |
 |---|---|---|
 | ${total} rollouts, ${(bytes / total / 1024).toFixed(1)} KB each, through \`POST .../rollouts\` | ${result.rolloutsPerSecond} rollouts/s | >= 10,000 |
+| every one of them searchable (the worker's search indexer, ADR 0007), from the upload's start | ${searchableSeconds.toFixed(1)} s | |
 | raw COPY of the same rows into a scratch table | ${result.copyRowsPerSecond} rows/s | |
 | API rate / COPY rate | ${result.ratioToCopy} | >= 0.5 |
 | tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${

@@ -262,6 +262,15 @@ async function main() {
       loadSeconds = (performance.now() - t0) / 1000;
       if (dataDirFlag) fs.writeFileSync(marker, JSON.stringify({ loadSeconds, argv: argv.join(" ") }));
     }
+    // search documents are written by the app's worker after the load (ADR 0007): wait until every rollout is searchable
+    const indexStart = performance.now();
+    for (;;) {
+      const pending = (await db.query<{ n: number }>("select count(*)::int as n from rollout_search_pending")).rows[0].n;
+      if (pending === 0) break;
+      console.log(`[bench:scale] search indexer: ${pending.toLocaleString("en-US")} rollouts to go`);
+      await new Promise((r) => setTimeout(r, 10_000));
+    }
+    console.log(`[bench:scale] every rollout searchable ${((performance.now() - indexStart) / 1000).toFixed(0)} s after the load`);
     await db.query("analyze");
     const sizes = (
       await db.query(

@@ -18,6 +18,8 @@ import { DEMO_SLUG, seedDemo } from "../lib/demo/seed";
 import { demoLoopJobSchema, queueDemoCycles } from "../lib/demo/loop";
 import { enqueue } from "../lib/queue/boss";
 import { runWorkers, startBoss } from "../lib/queue/boss";
+import { startSearchIndexer } from "../lib/rollouts/search-index";
+
 import { workerHandlers } from "@/lib/worker/handlers";
 import { sweepDispatches } from "../lib/dispatch/service";
 import { sweepImports } from "../lib/ingest/import-sweep";
@@ -28,6 +30,8 @@ const root = path.resolve(import.meta.dirname, "..");
 const dev = process.argv.includes("--dev");
 const say = (line: string) => console.log(`[envforge] ${line}`);
 
+/** How often the worker looks for rollouts without a search document (a cheap indexed probe when there are none). */
+const SEARCH_INDEX_INTERVAL_MS = 1000;
 const cleanups: (() => Promise<void>)[] = [];
 let shuttingDown = false;
 
@@ -220,6 +224,13 @@ async function main() {
     await sweep();
     const sweeper = setInterval(sweep, 30_000);
     cleanups.push(async () => clearInterval(sweeper));
+    // search documents are written here, off the ingest path (ADR 0007); the first drain indexes what a seed or a crash left
+    const indexer = startSearchIndexer(handle.db, {
+      intervalMs: SEARCH_INDEX_INTERVAL_MS,
+      onError: (err) => console.error(`[search] indexer: ${describeError(err)}`),
+    });
+    cleanups.push(() => indexer.stop());
+    await indexer.drain().catch((err) => console.error(`[search] indexer: ${describeError(err)}`));
     if (settings.demo && settings.ENVFORGE_DEMO_LOOP_MINUTES > 0) {
       // the demo's loop keeps running: one more cycle every few minutes, up to a dozen generations
       await boss.schedule("envforge.demo-loop", `*/${settings.ENVFORGE_DEMO_LOOP_MINUTES} * * * *`, {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { harborJobFigures, readHarborJob } from "@/lib/ingest/harbor";
 import { EnvForgeClient, ApiError } from "@/cli/client";
+import { indexPendingRollouts } from "@/lib/rollouts/search-index";
 import { importHarbor } from "@/cli/commands/import";
 import type { FailuresView, GenerationAnalytics, PolicyComparison } from "@/lib/analytics/views";
 import type { TurnPage, TurnSearchResult, TurnSlice } from "@/lib/rollouts/turn-types";
@@ -349,6 +350,7 @@ describe.skipIf(!fixtures)("analytics on the real Harbor jobs (skipped without .
       const job = await readHarborJob(dir);
       policyOf.set(name, job.trials[0].rollout.policy);
     }
+    await indexPendingRollouts(db.db);
   }, 400_000);
 
   it("per-policy figures equal Harbor's result.json", async () => {

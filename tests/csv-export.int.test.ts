@@ -2,6 +2,7 @@
  * CSV downloads over HTTP on a real Postgres: the rollouts list's current filter (every page, labels
  * included, hostile text quoted and defused) and the run comparison.
  */
+import { indexPendingRollouts } from "@/lib/rollouts/search-index";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EnvForgeClient } from "@/cli/client";
 import { lake } from "./configs";
@@ -74,6 +75,7 @@ beforeAll(async () => {
   }));
   const res = await client.request<{ accepted: number }>("POST", "/api/v1/projects/csv/rollouts", { json: lines });
   expect(res.accepted).toBe(lines.length);
+  await indexPendingRollouts(db.db);
   await client.request("POST", "/api/v1/projects/csv/labels", { json: { name: 'odd, "quoted"' } });
   const first = await client.request<{ items: { id: number; externalId: string }[] }>("GET", "/api/v1/projects/csv/rollouts?q=HYPERLINK");
   await client.request("POST", `/api/v1/rollouts/${first.items[0].id}/annotations`, { json: { label: 'odd, "quoted"', score: 0.5 } });

@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { indexPendingRollouts } from "@/lib/rollouts/search-index";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parquetReadObjects } from "hyparquet";
 import { EnvForgeClient, ApiError } from "@/cli/client";
@@ -69,6 +70,7 @@ beforeAll(async () => {
   }));
   const summary = await client.request<{ accepted: number }>("POST", "/api/v1/projects/pq/rollouts", { json: lines });
   expect(summary.accepted).toBe(ROLLOUTS);
+  await indexPendingRollouts(db.db);
 }, 120_000);
 afterAll(async () => {
   await stopApi({ server, db });

@@ -15,6 +15,7 @@ import { ensureBootstrapKey } from "@/lib/auth/keys";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
+import { indexPendingRollouts } from "@/lib/rollouts/search-index";
 import { listRollouts, SEARCH_WALK } from "@/lib/rollouts/list";
 import type { ProjectRow } from "@/lib/projects/service";
 
@@ -89,6 +90,8 @@ beforeAll(async () => {
   if (!fixtures) return;
   const result = await importHarbor(client, jobDir, { project: "tb2", create: true, generation: 0, quiet: true });
   expect(result.summary.rejected).toEqual([]);
+  // search documents are written by the indexer, off the ingest path (ADR 0007)
+  await indexPendingRollouts(db.db);
   for (const entry of fs.readdirSync(jobDir, { withFileTypes: true })) {
     if (!entry.isDirectory() || !fs.existsSync(path.join(jobDir, entry.name, "result.json"))) continue;
     const read = (f: string) =>

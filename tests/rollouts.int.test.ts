@@ -1,4 +1,5 @@
 import path from "node:path";
+import { indexPendingRollouts } from "@/lib/rollouts/search-index";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "./db";
 import { call } from "./http";
@@ -172,6 +173,7 @@ describe("POST rollouts", () => {
       ],
     });
     expect((await post("rr", line)).json.accepted).toBe(1);
+    await indexPendingRollouts(db.db);
     const list = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?q=timed-1", {
       token: ADMIN,
       params: { slug: "rr" },

@@ -9,6 +9,7 @@ import { hasLabel } from "@/lib/annotations/service";
 import { clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { rolloutColumns } from "./read";
 import { searchCondition, searchMatch, searchSnippets, type SearchSnippet } from "./search";
+import { pendingSearchCount } from "./search-index";
 
 /** Orders of the rollouts list; the value sorts ascending, "-" descending, ties broken by id the same way. */
 export const ROLLOUT_SORTS = [
@@ -191,12 +192,16 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown, 
   const last = rows[q.limit - 1];
   const nextCursor = rows.length > q.limit ? (key === null ? String(last.id) : `${last.sortKey}~${last.id}`) : null;
   if (!q.q) return { items: page, nextCursor };
-  const snippets = await searchSnippets(
-    db,
-    page.map((r) => r.id),
-    q.q,
-  );
-  return { items: page.map((r) => ({ ...r, snippet: snippets.get(r.id) ?? null })), nextCursor };
+  const [snippets, searchPending] = await Promise.all([
+    searchSnippets(
+      db,
+      page.map((r) => r.id),
+      q.q,
+    ),
+    pendingSearchCount(db, project.id),
+  ]);
+  // searchPending: rollouts stored but not indexed yet (ADR 0007), so not among the hits until the worker gets to them
+  return { items: page.map((r) => ({ ...r, snippet: snippets.get(r.id) ?? null })), nextCursor, searchPending };
 }
 
 /**

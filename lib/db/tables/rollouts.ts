@@ -118,8 +118,8 @@ export const trajectoryPages = pgTable(
 
 /**
  * The search document of a rollout: its ids, error, trajectory text (messages, tool calls, tool
- * outputs) and verifier output, kept by database triggers (drizzle/0015_rollout_search.sql) on every insert into
- * rollouts and rollout_payloads; full-text (tsv) and trigram (body) GIN indexes answer the explorer's `q`.
+ * outputs) and verifier output, written once per rollout by the search indexer (lib/rollouts/search-index.ts)
+ * off the ingest path (ADR 0007); full-text (tsv) and trigram (body) GIN indexes answer the explorer's `q`.
  */
 export const rolloutSearch = pgTable(
   "rollout_search",
@@ -135,6 +135,21 @@ export const rolloutSearch = pgTable(
     index("rollout_search_tsv_idx").using("gin", t.tsv),
     index("rollout_search_body_trgm_idx").using("gin", sql`${t.body} gin_trgm_ops`),
   ],
+);
+
+/**
+ * Rollouts whose search document is missing or stale: a trigger (drizzle/0021) adds a row for every new
+ * rollout, every payload written and every change to a searched column; the indexer writes the
+ * document and deletes the row in one transaction. No foreign key, so ingest pays no check per row:
+ * the indexer drops rows whose rollout is gone.
+ */
+export const rolloutSearchPending = pgTable(
+  "rollout_search_pending",
+  {
+    rolloutId: bigint("rollout_id", { mode: "number" }).primaryKey(),
+    projectId: integer("project_id").notNull(),
+  },
+  (t) => [index("rollout_search_pending_project_idx").on(t.projectId)],
 );
 
 export const syncCursors = pgTable(

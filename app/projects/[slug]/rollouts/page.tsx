@@ -39,7 +39,7 @@ export default async function RolloutExplorerPage({
     listLabels(db, project),
     listSavedViews(db, project, user),
   ]);
-  let page: { items: ExplorerRow[]; nextCursor: string | null } = { items: [], nextCursor: null };
+  let page: { items: ExplorerRow[]; nextCursor: string | null; searchPending?: number } = { items: [], nextCursor: null };
   let problem: string | null = null;
   try {
     page = await listRollouts(db, project, { ...filters, limit: String(PAGE_SIZE) });
@@ -91,6 +91,11 @@ export default async function RolloutExplorerPage({
           data-testid="explorer-problem"
         >
           {problem}
+        </p>
+      )}
+      {(page.searchPending ?? 0) > 0 && (
+        <p role="status" className="mb-3 text-sm text-zinc-600" data-testid="explorer-indexing">
+          Indexing {page.searchPending!.toLocaleString("en-US")} rollouts: they are stored but not searchable yet, so not among these hits.
         </p>
       )}
       <ExplorerTable slug={slug} rows={page.items} />

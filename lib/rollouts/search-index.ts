@@ -1,0 +1,82 @@
+/**
+ * The search indexer (ADR 0007): ingest only notes which rollouts need a search document
+ * (rollout_search_pending, kept by triggers in drizzle/0021_search_index_queue.sql); this writes each
+ * document once, with its trajectory and verifier output, in batches off the write path. A batch claims
+ * its notes with SKIP LOCKED, writes the documents and deletes the notes in one transaction: a crash
+ * leaves the notes for the next run, two indexers never take the same rollout, a rollout deleted before
+ * its turn is dropped from the queue.
+ */
+import { count, eq, sql } from "drizzle-orm";
+import type { Db } from "@/lib/db/client";
+import { rolloutSearchPending } from "@/lib/db/schema";
+
+/** Rollouts a batch indexes in one transaction (~5 KB of text each: a few MB per batch). */
+export const SEARCH_INDEX_BATCH = 500;
+
+/** Something that runs SQL: the pool or a transaction. */
+type Executor = Pick<Db, "execute">;
+
+/** Index one batch of pending rollouts; returns how many notes it took (indexed, or dropped because the rollout is gone). */
+export async function indexSearchBatch(db: Executor, limit = SEARCH_INDEX_BATCH): Promise<{ taken: number; indexed: number }> {
+  const result = await db.execute<{ taken: number; indexed: number }>(sql`
+    with batch as (
+      delete from rollout_search_pending where rollout_id in (
+        select rollout_id from rollout_search_pending order by rollout_id limit ${limit} for update skip locked)
+      returning rollout_id),
+    written as (
+      insert into rollout_search as s (rollout_id, project_id, body, tsv)
+      select d.id, d.project_id, d.body, envforge_search_tsvector(d.body)
+      from (select r.id, r.project_id,
+              envforge_search_document(r.external_id, r.trial_name, e.key, r.error_type, r.error_message, p.trajectory, p.verifier_output) as body
+            from batch b join rollouts r on r.id = b.rollout_id join environments e on e.id = r.environment_id
+            left join rollout_payloads p on p.rollout_id = r.id) d
+      on conflict (rollout_id) do update set project_id = excluded.project_id, body = excluded.body, tsv = excluded.tsv
+      returning 1)
+    select (select count(*) from batch)::int as taken, (select count(*) from written)::int as indexed`);
+  return result.rows[0] ?? { taken: 0, indexed: 0 };
+}
+
+/**
+ * Index every rollout pending when called, batch by batch, until none is left (or `maxBatches` ran);
+ * returns how many documents were written. Tests call this to make what they ingested searchable.
+ */
+export async function indexPendingRollouts(db: Db, opts: { batch?: number; maxBatches?: number } = {}): Promise<number> {
+  let indexed = 0;
+  for (let i = 0; i < (opts.maxBatches ?? Infinity); i++) {
+    const r = await indexSearchBatch(db, opts.batch);
+    indexed += r.indexed;
+    if (r.taken === 0) break;
+  }
+  return indexed;
+}
+
+/** How many rollouts of a project are not searchable yet (the index lag the explorer shows). */
+export async function pendingSearchCount(db: Db, projectId: number): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(rolloutSearchPending).where(eq(rolloutSearchPending.projectId, projectId));
+  return row?.n ?? 0;
+}
+
+/** A background loop that drains the queue every `intervalMs` (the worker runs one); `stop` waits for the batch in flight. */
+export function startSearchIndexer(
+  db: Db,
+  opts: { intervalMs: number; onError: (err: unknown) => void },
+): { drain: () => Promise<number>; stop: () => Promise<void> } {
+  let running: Promise<number> | null = null;
+  let stopped = false;
+  const drain = () => {
+    running ??= indexPendingRollouts(db, { maxBatches: stopped ? 0 : undefined }).finally(() => (running = null));
+    return running;
+  };
+  const timer = setInterval(() => {
+    if (!stopped) drain().catch(opts.onError);
+  }, opts.intervalMs);
+  timer.unref();
+  return {
+    drain,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

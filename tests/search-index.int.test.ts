@@ -1,0 +1,142 @@
+/**
+ * The search indexer on a real Postgres (ADR 0007): ingest notes rollouts as pending and writes no search
+ * document; the indexer writes exactly one per rollout, with its trajectory, and the explorer's `q` finds
+ * them only then (the list says how many are still pending). Nothing is lost or doubled: a rollout deleted
+ * or changed before its turn, a batch that dies before commit, two indexers at once, a re-import of the
+ * same rollouts.
+ */
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EnvForgeClient } from "@/cli/client";
+import { indexPendingRollouts, indexSearchBatch, pendingSearchCount } from "@/lib/rollouts/search-index";
+import { lake } from "./configs";
+import { createProjectWith, startApi, stopApi, type TestDb, type TestServer } from "./api-harness";
+
+const TOKEN = "test-bootstrap-token-search-index1";
+let db: TestDb;
+let server: TestServer;
+let client: EnvForgeClient;
+let projectId: number;
+
+type Page = { items: { id: number; externalId: string }[]; nextCursor: string | null; searchPending?: number };
+
+const line = (i: number, word = "marmalade") => ({
+  externalId: `x${i}`,
+  environmentKey: `e${i % 3}`,
+  policy: "p",
+  reward: i % 2,
+  trajectory: [
+    { role: "user", content: `task ${i}` },
+    { role: "tool", content: `the ${word} of run_${i} is ready` },
+  ],
+  verifierOutput: i % 2 ? "1 passed" : `FAILED test_${i}`,
+});
+const post = (lines: unknown[]) =>
+  client.request<{ accepted: number; duplicates: number }>("POST", "/api/v1/projects/si/rollouts", { json: lines });
+const search = (q: string) => client.request<Page>("GET", `/api/v1/projects/si/rollouts?q=${encodeURIComponent(q)}&limit=1000`);
+/** Every search document: rollout id -> its text. */
+const documents = async () =>
+  new Map(
+    (await db.db.execute<{ rollout_id: string; body: string }>(sql`select rollout_id, body from rollout_search`)).rows.map((r) => [
+      Number(r.rollout_id),
+      r.body,
+    ]),
+  );
+const rolloutIds = async () =>
+  (await db.db.execute<{ id: string }>(sql`select id from rollouts order by id`)).rows.map((r) => Number(r.id));
+
+beforeAll(async () => {
+  ({ db, server, admin: client } = await startApi(TOKEN));
+  await createProjectWith(client, { slug: "si" }, { environments: [0, 1, 2].map((i) => ({ key: `e${i}`, config: lake(i + 1) })) });
+  projectId = Number((await db.db.execute<{ id: number }>(sql`select id from projects where slug = 'si'`)).rows[0].id);
+}, 120_000);
+afterAll(async () => {
+  await stopApi({ server, db });
+});
+
+describe("search indexer", () => {
+  it("ingest writes no document; the indexer writes one per rollout with its trajectory, and search finds them only then", async () => {
+    expect((await post(Array.from({ length: 30 }, (_, i) => line(i)))).accepted).toBe(30);
+    expect((await documents()).size).toBe(0);
+    const before = await search("marmalade");
+    expect(before.items).toEqual([]);
+    expect(before.searchPending).toBe(30);
+    expect(await pendingSearchCount(db.db, projectId)).toBe(30);
+
+    // small batches: the drain loops until none is left
+    expect(await indexPendingRollouts(db.db, { batch: 7 })).toBe(30);
+    const docs = await documents();
+    expect([...docs.keys()].sort((a, b) => a - b)).toEqual(await rolloutIds());
+    for (const body of docs.values()) expect(body).toMatch(/the marmalade of run_\d+ is ready/);
+    const after = await search("marmalade");
+    expect(after.items).toHaveLength(30);
+    expect(after.searchPending).toBe(0);
+    expect((await search("run_17")).items.map((r) => r.externalId)).toEqual(["x17"]);
+    expect(await indexPendingRollouts(db.db)).toBe(0);
+  });
+
+  it("a re-import of the same rollouts queues nothing and leaves one document each", async () => {
+    const again = await post(Array.from({ length: 30 }, (_, i) => line(i, "different")));
+    expect(again).toMatchObject({ accepted: 0, duplicates: 30 });
+    expect(await pendingSearchCount(db.db, projectId)).toBe(0);
+    expect(await indexPendingRollouts(db.db)).toBe(0);
+    const docs = await documents();
+    expect(docs.size).toBe(30);
+    expect((await search("different")).items).toEqual([]);
+    expect((await search("marmalade")).items).toHaveLength(30);
+  });
+
+  it("a rollout deleted before its turn is dropped from the queue; one changed before or after is indexed as it is now", async () => {
+    await post([30, 31, 32].map((i) => line(i, "quince")));
+    const [gone, changed, plain] = (
+      await db.db.execute<{ id: string }>(sql`select id from rollouts where external_id in ('x30', 'x31', 'x32') order by external_id`)
+    ).rows.map((r) => Number(r.id));
+    await db.db.execute(sql`delete from rollouts where id = ${gone}`);
+    await db.db.execute(sql`update rollouts set error_type = 'BergamotError', failure_category = 'infra_error' where id = ${changed}`);
+    expect(await indexPendingRollouts(db.db)).toBe(2);
+    expect(await pendingSearchCount(db.db, projectId)).toBe(0);
+    const docs = await documents();
+    expect(docs.has(gone)).toBe(false);
+    expect(docs.get(changed)).toContain("BergamotError");
+    expect(docs.get(plain)).toContain("quince");
+    expect(docs.size).toBe(32);
+
+    // changed after indexing: queued again and rewritten (one document, the new text)
+    await db.db.execute(sql`update rollouts set error_message = 'clementine overflow' where id = ${plain}`);
+    // a change to a column the document does not hold queues nothing
+    await db.db.execute(sql`update rollouts set failure_category = 'policy_error' where id = ${changed}`);
+    expect(await pendingSearchCount(db.db, projectId)).toBe(1);
+    expect(await indexPendingRollouts(db.db)).toBe(1);
+    expect((await search("clementine")).items.map((r) => r.id)).toEqual([plain]);
+    expect((await documents()).size).toBe(32);
+  });
+
+  it("a batch that dies before its commit leaves every rollout pending, and the next run indexes each once", async () => {
+    await post(Array.from({ length: 12 }, (_, i) => line(100 + i, "persimmon")));
+    const crashed = await db.db
+      .transaction(async (tx) => {
+        const r = await indexSearchBatch(tx, 1000);
+        expect(r).toEqual({ taken: 12, indexed: 12 });
+        throw new Error("the worker died here");
+      })
+      .catch((err: Error) => err.message);
+    expect(crashed).toBe("the worker died here");
+    expect(await pendingSearchCount(db.db, projectId)).toBe(12);
+    expect((await search("persimmon")).items).toEqual([]);
+    expect(await indexPendingRollouts(db.db)).toBe(12);
+    expect((await search("persimmon")).items).toHaveLength(12);
+    expect((await documents()).size).toBe(44);
+  });
+
+  it("two indexers at once take disjoint batches: every rollout indexed exactly once", async () => {
+    await post(Array.from({ length: 200 }, (_, i) => line(1000 + i, "tamarind")));
+    const [a, b] = await Promise.all([indexPendingRollouts(db.db, { batch: 10 }), indexPendingRollouts(db.db, { batch: 10 })]);
+    // the second indexer may find the queue locked and stop early: together they must have taken each rollout once
+    const rest = await indexPendingRollouts(db.db);
+    expect(a + b + rest).toBe(200);
+    expect(await pendingSearchCount(db.db, projectId)).toBe(0);
+    expect((await search("tamarind")).items).toHaveLength(200);
+    expect((await documents()).size).toBe(244);
+    expect([...(await documents()).keys()].sort((x, y) => x - y)).toEqual(await rolloutIds());
+  });
+});
