@@ -65,3 +65,36 @@ describe("curves", () => {
     expect(quantile([1, 2, 3, 4], 0.5)).toBeCloseTo(2.5, 12);
   });
 });
+
+// written against the survivors of a mutation run of stats.ts (docs/BENCHMARKS.md, "Mutation testing")
+describe("edges of the statistics", () => {
+  it("bootstraps resamples of exactly n values, `resamples` times, seeded by default with arena:bootstrap", () => {
+    const data = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    expect(bootstrapInterval(data, (s) => s.length)).toEqual([10, 10]);
+    const mean = (s: number[]) => s.reduce((a, b) => a + b, 0) / s.length;
+    // one resample: the interval is that one statistic
+    const [lo, hi] = bootstrapInterval(data, mean, { resamples: 1 });
+    expect(lo).toBe(hi);
+    expect(bootstrapInterval(data, mean, { seed: "arena:bootstrap" })).toEqual(bootstrapInterval(data, mean));
+    expect(bootstrapInterval(data, mean, { seed: 7 })).not.toEqual(bootstrapInterval(data, mean));
+    // no seeds: no interval, whatever the statistic makes of an empty sample
+    expect(bootstrapInterval([], () => 0)).toEqual([Number.NaN, Number.NaN]);
+  });
+
+  it("takes the first point at or above the level, even when the curve dips below it afterwards", () => {
+    expect(firstCrossing([0, 10, 20], [0.2, 0.5, 0.3], 0.5)).toBe(10);
+  });
+
+  it("integrates segments that do not start at 0 and is 0 for no curve or no budget", () => {
+    expect(normalizedArea([0, 50, 100], [0, 1, 1], 100)).toBeCloseTo(0.75, 12);
+    expect(normalizedArea([0, 50, 200], [0, 1, 1], 100)).toBeCloseTo(0.75, 12);
+    expect(normalizedArea([], [], 100)).toBe(0);
+    expect(normalizedArea([0, 100], [1, 1], 0)).toBe(0);
+  });
+
+  it("interpolates between points that do not start at 0, holds the first value before them, NaN for no curve", () => {
+    expect(valueAt([10, 20], [0.2, 0.6], 15)).toBeCloseTo(0.4, 12);
+    expect(valueAt([10, 20], [0.2, 0.6], 0)).toBe(0.2);
+    expect(Number.isNaN(valueAt([], [], 5))).toBe(true);
+  });
+});
