@@ -125,3 +125,51 @@ describe("Learner.update", () => {
     expect(left).toBeGreaterThan(0);
   });
 });
+
+// written against the survivors of a mutation run of learner.ts (docs/BENCHMARKS.md, "Mutation testing")
+describe("the learner's edge rules", () => {
+  it("a drifting TV succeeds half the time whatever the skills; a config of p_max 0 credits the skill with nothing", () => {
+    for (const s of [-5, 5]) expect(successProbability([s, s, s], task(1, 1, undefined, "drifting_tv"), 1.5)).toBe(0.5);
+    expect(skillShare([0, 0, 0], task(0, 0), 1.5)).toBe(0);
+    // fully mastered at p_max 1: no variance left, no share (not 0/0)
+    expect(skillShare([100, 100, 100], task(0), 1.5)).toBe(0);
+  });
+
+  it("a deceptive config's share is minus half the share of the same config without the trap", () => {
+    const plain = skillShare([0, 0, 0], task(0, 0.5), 1.5);
+    expect(plain).toBeCloseTo(2 / 3, 12);
+    expect(skillShare([0, 0, 0], task(0, 0.5, undefined, "deceptive"), 1.5)).toBeCloseTo(-plain / 2, 12);
+  });
+
+  it("gives no gain for a success rate outside (0, 1)", () => {
+    for (const shape of GAIN_SHAPES) for (const p of [-0.5, 1.5]) expect(gainShapeValue(p, shape)).toBe(0);
+  });
+
+  it("weights every success count by its binomial coefficient (checked at G = 3 by hand)", () => {
+    // p = 1/2: s = 1 and s = 2 each have probability 3/8 and gain (1/3)(2/3) = 2/9
+    expect(expectedGroupGain(0.5, 1, [1, 1], 3)).toBeCloseTo(2 * (3 / 8) * (2 / 9), 12);
+  });
+
+  it("returns the step's total gain and skips groups with no attempts", () => {
+    const learner = new Learner(params({ forgetting: 0 }));
+    const total = learner.update([
+      { task: task(0), successes: 4, attempts: 8, share: 1 },
+      { task: task(0), successes: 2, attempts: 8, share: 0.5 },
+      { task: task(0), successes: 0, attempts: 0, share: 1 },
+    ]);
+    expect(total).toBeCloseTo(0.25 + 0.5 * 0.25 * 0.75, 12);
+    for (const x of learner.theta) expect(Number.isFinite(x)).toBe(true);
+  });
+
+  it("forgets each skill at its own rate when given a list (a missing rate forgets nothing)", () => {
+    const learner = new Learner(params({ forgetting: 0, transfer: 0 }));
+    learner.update([{ task: task(0, 1, [1 / 3, 1 / 3, 1 / 3]), successes: 4, attempts: 8, share: 1 }]);
+    const gained = learner.theta[0] - DEFAULT_LEARNER.initialSkill;
+    const forgetful = new Learner(params({ forgetting: [0.5, 0], transfer: 0 }));
+    forgetful.theta.set(learner.theta);
+    forgetful.update([{ task: task(0), successes: 0, attempts: 8, share: 1 }]);
+    expect(forgetful.theta[0] - DEFAULT_LEARNER.initialSkill).toBeCloseTo(gained * 0.5, 12);
+    expect(forgetful.theta[1] - DEFAULT_LEARNER.initialSkill).toBeCloseTo(gained, 12);
+    expect(forgetful.theta[2] - DEFAULT_LEARNER.initialSkill).toBeCloseTo(gained, 12);
+  });
+});
