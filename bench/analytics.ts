@@ -48,7 +48,10 @@ function hash01(i: number): number {
 const TOOLS = ["pytest", "pip", "make", "cargo", "npm", "gcc", "curl", "git"];
 const WORDS = ["checksum", "parser", "timeout", "fixture", "manifest", "tarball", "socket", "lockfile", "schema", "kernel"];
 
-/** A short trajectory: the task, one tool call and its output; words of every frequency (common, per-tool, rare ids). */
+/**
+ * A short trajectory in the API's normalized message format (`toolCalls`, `toolCallId`): the task, one tool call and its
+ * output; words of every frequency (common, per-tool, rare ids).
+ */
 function trajectoryOf(i: number, env: number) {
   const tool = TOOLS[i % TOOLS.length];
   const word = WORDS[Math.floor(hash01(i * 13 + 1) * WORDS.length)];
@@ -57,15 +60,9 @@ function trajectoryOf(i: number, env: number) {
     {
       role: "assistant",
       content: `I will inspect the ${word} first.`,
-      tool_calls: [
-        {
-          id: `c${i}`,
-          type: "function",
-          function: { name: "bash", arguments: JSON.stringify({ cmd: `${tool} --check src/${word}_${env % 97}.py` }) },
-        },
-      ],
+      toolCalls: [{ id: `c${i}`, name: "bash", arguments: JSON.stringify({ cmd: `${tool} --check src/${word}_${env % 97}.py` }) }],
     },
-    { role: "tool", tool_call_id: `c${i}`, content: `${tool}: ${i % 3 ? "ok" : "error"} while reading ${word} (exit ${i % 3 ? 0 : 2})` },
+    { role: "tool", toolCallId: `c${i}`, content: `${tool}: ${i % 3 ? "ok" : "error"} while reading ${word} (exit ${i % 3 ? 0 : 2})` },
   ];
 }
 
