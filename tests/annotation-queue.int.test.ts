@@ -1,7 +1,7 @@
 /**
  * The annotation queue over HTTP on a real Postgres: the queue of an explorer filter with its progress,
  * the locks (two reviewers walking the same queue at once never hold the same rollout; an expired lock
- * is taken over; renewal; release only of one's own lock), and editing and deleting annotations
+ * is taken over; renewal; release only of one's own lock; an admin breaks anyone's lock, audited), and editing and deleting annotations
  * (author or project admin only, audited with before and after).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -205,6 +205,71 @@ describe("the annotation queue", () => {
     expect((await attempt(ada, "DELETE", "/api/v1/projects/qq/annotation-queue/locks/x")).status).toBe(400);
     // nothing was locked by the refused claims
     expect((await locks()).map((l) => l.rolloutId)).not.toContain(queueIds[2]);
+  });
+});
+
+describe("breaking a lock", () => {
+  const breakPath = (id: number | string, slug = "qq") => `/api/v1/projects/${slug}/annotation-queue/locks/${id}/break`;
+  type Broken = { rolloutId: number; owner: string; expiresAt: string };
+  type AuditEvent = { action: string; actor: string; entity: string; entityId: string; before: { owner: string; expiresAt: string } };
+  const breaks = async () =>
+    (await admin.request<{ events: AuditEvent[] }>("GET", "/api/v1/projects/qq/audit?action=annotation_lock.break")).events;
+
+  it("a reviewer or viewer may not break someone else's lock (403, the lock stays); an admin may, audited, and the rollout is takeable", async () => {
+    const held = queueIds[7];
+    expect((await claim(ada, [held])).rolloutId).toBe(held);
+    for (const other of [bob, viewer, foreignAdmin]) {
+      const refused = await attempt(other, "POST", breakPath(held));
+      expect(refused.status).toBe(403);
+    }
+    // bob cannot take it, and nothing was audited by the refusals
+    expect((await claim(bob, [held])).rolloutId).toBeNull();
+    expect((await locks()).find((l) => l.rolloutId === held)?.owner).toBe("key:ada");
+    expect(await breaks()).toEqual([]);
+
+    const broken = await admin.request<Broken>("POST", breakPath(held));
+    expect(broken).toMatchObject({ rolloutId: held, owner: "key:ada" });
+    expect((await locks()).map((l) => l.rolloutId)).not.toContain(held);
+    const [event, ...more] = await breaks();
+    expect(more).toEqual([]);
+    expect(event).toMatchObject({ actor: "key:bootstrap", entity: "rollout", entityId: String(held), before: { owner: "key:ada" } });
+    expect(event.before.expiresAt).toBe(broken.expiresAt);
+    // free now: the next reviewer takes it
+    expect(await claim(bob, [held])).toMatchObject({ rolloutId: held, skipped: [] });
+    expect((await locks()).find((l) => l.rolloutId === held)?.owner).toBe("key:bob");
+    await bob.request("DELETE", `/api/v1/projects/qq/annotation-queue/locks/${held}`);
+  });
+
+  it("an admin key limited to the project may break its locks; nobody's lock, an expired one or another project's rollout is a 404", async () => {
+    const qqAdmin = new EnvForgeClient({
+      server: server.url,
+      token: (await createApiKey(db.db, { name: "qq-admin", role: "admin", project: "qq" }, { actor: "test" })).key,
+    });
+    expect((await claim(bob, [queueIds[8]])).rolloutId).toBe(queueIds[8]);
+    expect(await qqAdmin.request<Broken>("POST", breakPath(queueIds[8]))).toMatchObject({ rolloutId: queueIds[8], owner: "key:bob" });
+    const again = await attempt(qqAdmin, "POST", breakPath(queueIds[8]));
+    expect(again.status).toBe(404);
+    expect(again.body.error.message).toContain("free to take");
+    // an expired lock is free already: nothing to break
+    expect((await claim(ada, [queueIds[9]])).rolloutId).toBe(queueIds[9]);
+    await db.db
+      .update(annotationLocks)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(annotationLocks.rolloutId, queueIds[9]));
+    expect((await attempt(admin, "POST", breakPath(queueIds[9]))).status).toBe(404);
+    // a lock in another project is not reached through this one's path
+    const elsewhere = await admin.request<Claim>("POST", "/api/v1/projects/elsewhere/annotation-queue/claim", {
+      json: { candidates: [otherId] },
+    });
+    expect(elsewhere.rolloutId).toBe(otherId);
+    expect((await attempt(qqAdmin, "POST", breakPath(otherId))).status).toBe(404);
+    expect((await attempt(admin, "POST", breakPath(otherId))).status).toBe(404);
+    expect((await attempt(qqAdmin, "POST", breakPath(otherId, "elsewhere"))).status).toBe(403);
+    expect((await attempt(admin, "POST", breakPath("x"))).status).toBe(400);
+    expect((await breaks()).map((e) => [e.actor, e.before.owner])).toEqual([
+      ["key:qq-admin", "key:bob"],
+      ["key:bootstrap", "key:ada"],
+    ]);
   });
 });
 

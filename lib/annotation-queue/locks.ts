@@ -1,7 +1,8 @@
 /**
  * The annotation queue's locks, so two reviewers never work on the same rollout: a reviewer claims the
  * first free rollout of an ordered list of candidates; a lock lives LOCK_TTL_SECONDS and is renewed by
- * claiming the same rollout again; a lock past its expiry is taken over by the next claimant.
+ * claiming the same rollout again; a lock past its expiry is taken over by the next claimant. An admin
+ * may break a live lock of anyone's (a reviewer who walked away), audited.
  */
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -9,7 +10,8 @@ import type { Db } from "@/lib/db/client";
 import { annotationLocks, rollouts } from "@/lib/db/schema";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { Principal } from "@/lib/auth/principal";
-import { Invalid } from "@/lib/errors";
+import { Invalid, NotFound } from "@/lib/errors";
+import { recordAudit } from "@/lib/audit";
 
 /** How long a claim holds a rollout without being renewed (the queue page renews it every minute). */
 export const LOCK_TTL_SECONDS = 600;
@@ -126,4 +128,27 @@ export async function listLocks(db: Db, project: ProjectRow): Promise<{ locks: L
     .where(and(eq(annotationLocks.projectId, project.id), gt(annotationLocks.expiresAt, sql`now()`)))
     .orderBy(annotationLocks.expiresAt, annotationLocks.rolloutId);
   return { locks };
+}
+
+/**
+ * POST .../annotation-queue/locks/{rolloutId}/break: let go of whoever's live lock on a rollout (an admin freeing a
+ * rollout whose reviewer walked away), audited with the holder and expiry it had; 404 when nobody holds it.
+ */
+export async function breakLock(db: Db, project: ProjectRow, principal: Principal, id: number): Promise<LockView> {
+  return db.transaction(async (tx) => {
+    const [broken] = await tx
+      .delete(annotationLocks)
+      .where(and(eq(annotationLocks.rolloutId, id), eq(annotationLocks.projectId, project.id), gt(annotationLocks.expiresAt, sql`now()`)))
+      .returning({ rolloutId: annotationLocks.rolloutId, owner: annotationLocks.owner, expiresAt: annotationLocks.expiresAt });
+    if (!broken) throw new NotFound(`Nobody holds a lock on rollout ${id} of ${project.slug}: it is free to take.`);
+    await recordAudit(tx, {
+      projectId: project.id,
+      actor: principal.actor,
+      action: "annotation_lock.break",
+      entity: "rollout",
+      entityId: id,
+      before: { owner: broken.owner, expiresAt: broken.expiresAt.toISOString() },
+    });
+    return broken;
+  });
 }

@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   "annotation.create",
   "annotation.update",
   "annotation.delete",
+  "annotation_lock.break",
   "target.create",
   "target.update",
   "target.test",

@@ -15,6 +15,8 @@ import { ShortcutHelp } from "@/components/ui/shortcuts";
 import { TrajectoryViewer } from "@/components/rollouts/trajectory-viewer";
 import { AnnotationPanel } from "@/components/rollouts/annotation-panel";
 import { AnnotationQueueControls } from "@/components/annotations/annotation-queue";
+import { QueueLocks } from "@/components/annotations/queue-locks";
+import { listLocks } from "@/lib/annotation-queue/locks";
 
 export const dynamic = "force-dynamic";
 
@@ -59,14 +61,18 @@ export default async function AnnotationQueuePage({
   }
   const at = atParam !== undefined && queue.rolloutIds.includes(Number(atParam)) ? Number(atParam) : null;
   const canWrite = hasScope(user.role, "annotations:write");
-  const [{ labels }, shown] = await Promise.all([
+  const inQueue = new Set(queue.rolloutIds);
+  const [{ labels }, shown, { locks }] = await Promise.all([
     listLabels(db, project),
     at === null
       ? null
       : Promise.all([getRolloutHeader(db, at, user), readTurnPage(db, at, 0, 200), listAnnotations(db, at, user)]).then(
           ([header, first, { annotations }]) => ({ header, first, annotations }),
         ),
+    listLocks(db, project),
   ]);
+  // other reviewers' live locks on this queue's rollouts (the caller's own lock is the rollout shown)
+  const othersLocks = locks.filter((l) => inQueue.has(l.rolloutId) && l.owner !== user.actor);
   const r = shown?.header;
   const verifier = r?.verifierOutput ? verifierSummary(r.verifierOutput) : null;
   const percent = queue.total === 0 ? 0 : Math.round((queue.done / queue.total) * 100);
@@ -128,6 +134,15 @@ export default async function AnnotationQueuePage({
             filterQuery={filterQuery}
             labels={labels.map((l) => l.name)}
             canWrite={canWrite}
+          />
+        </Panel>
+      )}
+      {othersLocks.length > 0 && (
+        <Panel title={`Being reviewed by others (${count(othersLocks.length)})`} className="mb-3">
+          <QueueLocks
+            slug={slug}
+            locks={othersLocks.map((l) => ({ ...l, expiresAt: l.expiresAt.toISOString() }))}
+            canBreak={hasScope(user.role, "projects:manage")}
           />
         </Panel>
       )}
