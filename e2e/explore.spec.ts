@@ -3,7 +3,7 @@
  * filter put in the URL and reloaded, a saved view; the compare page with its pickers, table and pair
  * link; a rollout page's annotation form (new label, label button, note, turn) listing what was saved,
  * the annotation on its turn, edited and deleted; the annotation queue over an explorer filter (label
- * keys, next / previous, the lock seen and respected by a second reviewer over the API).
+ * keys, next / previous, the lock seen and respected by a second reviewer over the API, broken by the admin).
  */
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { E2E_TOKEN } from "./global-setup";
@@ -136,7 +136,10 @@ test("annotate a rollout: add a label, pick it, write a note and see it listed",
   await expect(panel).toContainText("No annotations yet.");
 });
 
-test("annotation queue: two label keys, next and previous, the lock seen and respected by a second reviewer", async ({ page, request }) => {
+test("annotation queue: two label keys, next and previous, the lock seen and respected by a second reviewer, broken by an admin", async ({
+  page,
+  request,
+}) => {
   for (const name of ["queue-good", "queue-bad"]) {
     const res = await request.post(`/api/v1/projects/${SLUG}/labels`, { headers: admin, data: { name } });
     expect([200, 201, 409]).toContain(res.status());
@@ -144,10 +147,8 @@ test("annotation queue: two label keys, next and previous, the lock seen and res
   const labels = (await api<{ labels: { name: string }[] }>(request, `/api/v1/projects/${SLUG}/labels`)).labels.map((l) => l.name);
   const keyOf = (name: string) => String(labels.indexOf(name) + 1);
   expect(Number(keyOf("queue-bad"))).toBeLessThanOrEqual(9);
-  const made = await api<{ key: string }>(request, "/api/v1/keys", {
-    method: "POST",
-    data: { name: `queue-bob-${test.info().workerIndex}-${test.info().retry}`, role: "reviewer" },
-  });
+  const bobName = `queue-bob-${test.info().workerIndex}-${test.info().retry}`;
+  const made = await api<{ key: string }>(request, "/api/v1/keys", { method: "POST", data: { name: bobName, role: "reviewer" } });
   const bob = { authorization: `Bearer ${made.key}` };
   const me = `user:${ADMIN.email}`;
 
@@ -219,8 +220,32 @@ test("annotation queue: two label keys, next and previous, the lock seen and res
   await expect(panel.getByTestId("annotation")).toHaveCount(3);
   await phoneScreenshot(page, "test-results/screens/annotation-queue-390.png");
 
-  // leaving the queue lets go of the lock
+  // the second reviewer's lock is listed with its holder; an admin breaks it after a confirmation naming them
   await page.setViewportSize({ width: 1280, height: 800 });
+  const held = page
+    .getByTestId("queue-locks")
+    .getByTestId("queue-lock-row")
+    .filter({ hasText: new RegExp(`rollout ${bobs.rolloutId}\\b`) });
+  await expect(held).toContainText(bobName);
+  await held.getByTestId("queue-break-lock").click();
+  const confirm = page.getByTestId("queue-break-lock-confirm");
+  await expect(confirm).toContainText(`Break key:${bobName}'s lock on rollout ${bobs.rolloutId}?`);
+  await page.screenshot({ path: "test-results/screens/annotation-queue-break-lock.png", fullPage: true });
+  await confirm.getByRole("button", { name: "Break the lock" }).click();
+  await expect(page.getByTestId("queue-locks").getByRole("status")).toContainText(`rollout ${bobs.rolloutId} is free`);
+  await expect(held).toHaveCount(0);
+  const afterBreak = await api<{ locks: { rolloutId: number; owner: string }[] }>(
+    request,
+    `/api/v1/projects/${SLUG}/annotation-queue/locks`,
+  );
+  expect(afterBreak.locks.map((l) => l.rolloutId)).not.toContain(bobs.rolloutId);
+  const audit = await api<{ events: { actor: string; entityId: string; before: { owner: string } }[] }>(
+    request,
+    `/api/v1/projects/${SLUG}/audit?action=annotation_lock.break`,
+  );
+  expect(audit.events[0]).toMatchObject({ actor: me, entityId: String(bobs.rolloutId), before: { owner: `key:${bobName}` } });
+
+  // leaving the queue lets go of the lock
   await page.getByRole("link", { name: "Rollouts" }).first().click();
   await expect(page).toHaveURL(/\/rollouts\?/);
   await expect

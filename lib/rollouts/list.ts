@@ -146,9 +146,29 @@ const WALK_GROWTH = 8;
 export async function listRollouts(db: Db, project: ProjectRow, query: unknown, opts: { searchWalk?: number } = {}) {
   const q = parseOrThrow(listRolloutsQuery, query, "query", 400);
   const where: (SQL | undefined)[] = [eq(rollouts.projectId, project.id)];
-  if (q.generation !== undefined) where.push(eq(generations.index, q.generation));
-  if (q.policy) where.push(eq(policies.name, q.policy));
-  if (q.environmentKey) where.push(eq(environments.key, q.environmentKey));
+  // on the rollout's own columns (the id looked up once), so the planner knows how selective they are and a
+  // search inside one generation walks rollouts_generation_id_idx instead of the whole project
+  if (q.generation !== undefined)
+    where.push(
+      eq(
+        rollouts.generationId,
+        sql`(select ${generations.id} from ${generations} where ${generations.projectId} = ${project.id} and ${generations.index} = ${q.generation})`,
+      ),
+    );
+  if (q.policy)
+    where.push(
+      eq(
+        rollouts.policyId,
+        sql`(select ${policies.id} from ${policies} where ${policies.projectId} = ${project.id} and ${policies.name} = ${q.policy})`,
+      ),
+    );
+  if (q.environmentKey)
+    where.push(
+      eq(
+        rollouts.environmentId,
+        sql`(select ${environments.id} from ${environments} where ${environments.projectId} = ${project.id} and ${environments.key} = ${q.environmentKey})`,
+      ),
+    );
   if (q.success) where.push(eq(rollouts.success, q.success === "true"));
   if (q.status) where.push(eq(rollouts.status, q.status));
   if (q.category) where.push(eq(rollouts.failureCategory, q.category));
@@ -226,11 +246,9 @@ async function searchPage<T>(
   const order = (id: SQL, k: SQL) => (key === null ? [dir(id)] : [dir(k), dir(id)]);
   const candidates = (conn: Pick<Db, "select">, walk: number) =>
     conn
+      // every filter is on the rollout's own columns: no joins, whose per-row cost would push the planner to a parallel scan
       .select({ id: sql<number>`${rollouts.id}`.as("cid"), k: (key ?? sql`null`).as("ck") })
       .from(rollouts)
-      .innerJoin(environments, eq(environments.id, rollouts.environmentId))
-      .innerJoin(generations, eq(generations.id, rollouts.generationId))
-      .innerJoin(policies, eq(policies.id, rollouts.policyId))
       .where(and(...where))
       .orderBy(...order(sql`${rollouts.id}`, key ?? sql`${rollouts.id}`))
       .limit(walk)

@@ -67,6 +67,8 @@ export const rollouts = pgTable(
     index("rollouts_generation_category_idx").on(t.generationId, t.failureCategory),
     // the explorer's orders and range filters walk these (keyset pages on (key, id) within a project)
     index("rollouts_project_id_idx").on(t.projectId, t.id),
+    // a search or list inside one generation walks its rollouts newest (or oldest) first here, not through the whole project
+    index("rollouts_generation_id_idx").on(t.generationId, t.id),
     index("rollouts_project_reward_idx").on(t.projectId, sql`coalesce(${t.reward}, '-Infinity'::float8)`, t.id),
     index("rollouts_project_turns_idx").on(t.projectId, sql`coalesce(${t.turns}, -1)`, t.id),
     index("rollouts_project_tokens_idx").on(t.projectId, sql`(coalesce(${t.inputTokens}, 0) + coalesce(${t.outputTokens}, 0))`, t.id),

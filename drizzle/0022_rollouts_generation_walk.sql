@@ -1,0 +1,1 @@
+CREATE INDEX "rollouts_generation_id_idx" ON "rollouts" USING btree ("generation_id","id");
