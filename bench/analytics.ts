@@ -199,8 +199,6 @@ async function load(client: EnvForgeClient, perGeneration: number): Promise<{ ac
 
 async function main() {
   const json = jsonTarget(argv);
-  const loadAtStart = loadAverage();
-  const startedAt = new Date().toISOString().slice(11, 16);
   const perGeneration = Math.floor(total / GENERATIONS);
   console.log(
     `[bench:analytics] ${machine()}; ${total} rollouts, ${ENVIRONMENTS} environments, ${POLICIES.length} policies, ${GENERATIONS} generations`,
@@ -218,6 +216,9 @@ async function main() {
     if (reused) console.log(`[bench:analytics] reusing the ${reused.accepted} rollouts loaded in ${dataDir}`);
     else if (dataDirFlag) fs.writeFileSync(marker, JSON.stringify(summary));
 
+    // the load average while measuring (after the load), not while posting
+    const loadAtStart = loadAverage();
+    const startedAt = new Date().toISOString().slice(11, 16);
     const gens = Array.from({ length: GENERATIONS }, (_, g) => g);
     const variants = ["", ...POLICIES.map((p) => `?policy=${encodeURIComponent(p)}`)];
     const at = (suffix: string) => gens.flatMap((g) => variants.map((v) => `/api/v1/projects/bench/generations/${g}${suffix}${v}`));
