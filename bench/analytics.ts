@@ -197,6 +197,21 @@ async function load(client: EnvForgeClient, perGeneration: number): Promise<{ ac
   return { accepted: summary.accepted, loadSeconds };
 }
 
+/** Wait until the search indexer has caught up (a search answers `searchPending: 0`); how long that took. */
+async function searchableAfter(client: EnvForgeClient): Promise<{ waitedSeconds: number }> {
+  const t0 = performance.now();
+  let reported = 0;
+  for (;;) {
+    const { searchPending } = await client.request<{ searchPending?: number }>("GET", "/api/v1/projects/bench/rollouts?q=passed&limit=1");
+    if (!searchPending) return { waitedSeconds: (performance.now() - t0) / 1000 };
+    if (performance.now() - reported > 10_000) {
+      reported = performance.now();
+      console.log(`[bench:analytics] search indexer: ${searchPending} rollouts to go`);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 async function main() {
   const json = jsonTarget(argv);
   const perGeneration = Math.floor(total / GENERATIONS);
@@ -215,6 +230,11 @@ async function main() {
     const summary = reused ?? (await load(client, perGeneration));
     if (reused) console.log(`[bench:analytics] reusing the ${reused.accepted} rollouts loaded in ${dataDir}`);
     else if (dataDirFlag) fs.writeFileSync(marker, JSON.stringify(summary));
+
+    // search documents are written by the app's worker after ingest (ADR 0007): measure search once every rollout is searchable
+    const indexing = await searchableAfter(client);
+    if (indexing.waitedSeconds > 0)
+      console.log(`[bench:analytics] every rollout searchable ${indexing.waitedSeconds.toFixed(0)} s after the load finished`);
 
     // the load average while measuring (after the load), not while posting
     const loadAtStart = loadAverage();
@@ -283,7 +303,8 @@ async function main() {
         `${POLICIES.length} policies, ${GENERATIONS} generations (${perGeneration.toLocaleString("en-US")} a generation); ` +
         `each endpoint asked ${ROUNDS} times for every generation, for all policies and for each policy, one request at a ` +
         `time, after one warm-up pass. ${reused ? "Measured on data loaded by an earlier run" : "Loaded"} through ` +
-        `\`POST .../rollouts\` (1,000 a request, 2 in flight) in ${summary.loadSeconds.toFixed(0)} s. Measured ` +
+        `\`POST .../rollouts\` (1,000 a request, 2 in flight) in ${summary.loadSeconds.toFixed(0)} s` +
+        `${indexing.waitedSeconds >= 1 ? `; every rollout searchable ${indexing.waitedSeconds.toFixed(0)} s later (the worker's search indexer)` : ""}. Measured ` +
         `${startedAt}-${endedAt} UTC; load average (1 / 5 / 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end. ` +
         `Command: \`npm run bench:analytics${argv.length ? ` -- ${argv.join(" ")}` : ""}\`.
 
