@@ -304,7 +304,8 @@ async function main() {
         `each endpoint asked ${ROUNDS} times for every generation, for all policies and for each policy, one request at a ` +
         `time, after one warm-up pass. ${reused ? "Measured on data loaded by an earlier run" : "Loaded"} through ` +
         `\`POST .../rollouts\` (1,000 a request, 2 in flight) in ${summary.loadSeconds.toFixed(0)} s` +
-        `${indexing.waitedSeconds >= 1 ? `; every rollout searchable ${indexing.waitedSeconds.toFixed(0)} s later (the worker's search indexer)` : ""}. Measured ` +
+        `${indexing.waitedSeconds >= 1 ? `; every rollout searchable ${indexing.waitedSeconds.toFixed(0)} s later (search indexer)` : ""}. ` +
+        `Measured ` +
         `${startedAt}-${endedAt} UTC; load average (1 / 5 / 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end. ` +
         `Command: \`npm run bench:analytics${argv.length ? ` -- ${argv.join(" ")}` : ""}\`.
 
