@@ -9,6 +9,7 @@ import { lake } from "./configs";
 import { startApi, stopApi, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 import { listRollouts } from "@/lib/rollouts/list";
 import { projectBySlug } from "@/lib/projects/repository";
+import { indexPendingRollouts } from "@/lib/rollouts/search-index";
 
 const TOKEN = "test-bootstrap-token-filters-0001";
 let db: TestDb;
@@ -113,6 +114,8 @@ describe("generation, policy and environment filters", () => {
         json: MIXED.map((m) => ({ ...m, externalId: `${slug}-${m.externalId}` })),
       });
     }
+    // search documents are the worker's (ADR 0007): written here before searching
+    await indexPendingRollouts(db.db);
   });
 
   it("keep exactly the project's rollouts their rule keeps, alone, combined and with a search at every walk length", async () => {
