@@ -139,4 +139,18 @@ describe("search indexer", () => {
     expect((await documents()).size).toBe(244);
     expect([...(await documents()).keys()].sort((x, y) => x - y)).toEqual(await rolloutIds());
   });
+
+  it("the same rollouts posted twice at once are stored once, each with one payload, and indexed once", async () => {
+    const lines = Array.from({ length: 60 }, (_, i) => line(5000 + i, "kumquat"));
+    const [a, b] = await Promise.all([post(lines), post(lines)]);
+    expect(a.accepted + b.accepted).toBe(60);
+    expect(a.duplicates + b.duplicates).toBe(60);
+    const counts = await db.db.execute<{ rollouts: number; payloads: number; orphans: number }>(sql`
+      select (select count(*) from rollouts where external_id like 'x50__')::int as rollouts,
+        (select count(*) from rollout_payloads p join rollouts r on r.id = p.rollout_id where r.external_id like 'x50__')::int as payloads,
+        (select count(*) from rollout_payloads p where not exists (select 1 from rollouts r where r.id = p.rollout_id))::int as orphans`);
+    expect(counts.rows[0]).toEqual({ rollouts: 60, payloads: 60, orphans: 0 });
+    expect(await indexPendingRollouts(db.db)).toBe(60);
+    expect((await search("kumquat")).items).toHaveLength(60);
+  });
 });

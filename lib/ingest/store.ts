@@ -397,45 +397,69 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     });
   }
   return db.transaction(async (tx) => {
+    // Payloads (and pages) go first, the rollouts last: the rollouts insert fires the aggregate triggers, which lock rows
+    // that every concurrent batch of the same generation and policy shares, so those locks are held only until the commit,
+    // not through megabytes of JSON. The payloads' foreign keys are checked at the commit (drizzle/0023_ingest_payloads_first.sql).
+    await tx.execute(sql`set constraints rollout_payloads_rollout_id_rollouts_id_fk, trajectory_pages_rollout_id_rollouts_id_fk deferred`);
+    // externalIds already stored are duplicates: no payload is written for them
+    const known = new Set(
+      (
+        await tx.execute<{ external_id: string }>(sql`
+          select external_id from rollouts where project_id = ${project.id} and external_id = any(${sql.param(cols.externalId)}::text[])`)
+      ).rows.map((r) => r.external_id),
+    );
+    const withPayload = cols.externalId.filter((x) => !known.has(x) && payloadOf(payloads.get(x)!));
+    const allocated = withPayload.length
+      ? (
+          await tx.execute<{ id: string }>(
+            sql`select nextval(pg_get_serial_sequence('rollouts', 'id')) as id from generate_series(1, ${withPayload.length})`,
+          )
+        ).rows.map((r) => Number(r.id))
+      : [];
+    const idOf = new Map(withPayload.map((x, i) => [x, allocated[i]]));
+    if (allocated.length) {
+      const pl = withPayload.map((x) => payloads.get(x)!);
+      await tx.execute(sql`
+        insert into rollout_payloads (rollout_id, trajectory, verifier_output, metadata)
+        select t.id, t.tr::jsonb, t.vo, t.md::jsonb
+        from unnest(${sql.param(allocated)}::bigint[], ${sql.param(pl.map((p) => p.trajectory))}::text[],
+          ${sql.param(pl.map((p) => p.verifier))}::text[], ${sql.param(pl.map((p) => p.metadata))}::text[]) as t(id, tr, vo, md)`);
+      // long trajectories again in pages, so the viewer never decompresses the whole document (drizzle/0020_trajectory_pages.sql)
+      const long = allocated.filter((_, i) => (pl[i].trajectory?.length ?? 0) > PAGED_TRAJECTORY_MIN_CHARS);
+      if (long.length) await tx.execute(sql`select envforge_page_trajectories(${sql.param(long)}::bigint[], ${TRAJECTORY_PAGE_MESSAGES})`);
+    }
+    const ids = cols.externalId.map((x) => idOf.get(x) ?? null);
     const inserted = await tx.execute<{ id: string; external_id: string }>(sql`
-      insert into rollouts (project_id, generation_id, environment_id, policy_id, external_id, reward, success, status,
+      insert into rollouts (id, project_id, generation_id, environment_id, policy_id, external_id, reward, success, status,
         failure_category, failure_signature, error_type, error_message, input_tokens, output_tokens, turns, cost_usd, flags,
         tests_passed, tests_failed, behaviours, trial_name, started_at, finished_at)
-      select ${project.id}, t.g, t.e, t.p, t.x, t.rw, t.su, t.st, t.fc, t.fs, t.et, t.em, t.it, t.ot, t.tu, t.co,
-        t.fl::text[], t.tp, t.tf, t.bh::text[], t.tn, t.sa::timestamptz, t.fa::timestamptz
-      from unnest(${sql.param(cols.generationId)}::int[], ${sql.param(cols.environmentId)}::bigint[], ${sql.param(cols.policyId)}::int[],
+      select coalesce(t.id, nextval(pg_get_serial_sequence('rollouts', 'id'))), ${project.id}, t.g, t.e, t.p, t.x, t.rw, t.su, t.st,
+        t.fc, t.fs, t.et, t.em, t.it, t.ot, t.tu, t.co, t.fl::text[], t.tp, t.tf, t.bh::text[], t.tn, t.sa::timestamptz, t.fa::timestamptz
+      from unnest(${sql.param(ids)}::bigint[], ${sql.param(cols.generationId)}::int[], ${sql.param(cols.environmentId)}::bigint[],
+        ${sql.param(cols.policyId)}::int[],
         ${sql.param(cols.externalId)}::text[], ${sql.param(cols.reward)}::float8[], ${sql.param(cols.success)}::bool[],
         ${sql.param(cols.status)}::text[], ${sql.param(cols.category)}::text[], ${sql.param(cols.signature)}::text[],
         ${sql.param(cols.errorType)}::text[], ${sql.param(cols.errorMessage)}::text[], ${sql.param(cols.inputTokens)}::int[],
         ${sql.param(cols.outputTokens)}::int[], ${sql.param(cols.turns)}::int[], ${sql.param(cols.costUsd)}::float8[],
         ${sql.param(cols.flags)}::text[], ${sql.param(cols.testsPassed)}::int[], ${sql.param(cols.testsFailed)}::int[], ${sql.param(cols.behaviours)}::text[],
         ${sql.param(cols.trialName)}::text[], ${sql.param(cols.startedAt)}::text[], ${sql.param(cols.finishedAt)}::text[])
-        as t(g, e, p, x, rw, su, st, fc, fs, et, em, it, ot, tu, co, fl, tp, tf, bh, tn, sa, fa)
+        as t(id, g, e, p, x, rw, su, st, fc, fs, et, em, it, ot, tu, co, fl, tp, tf, bh, tn, sa, fa)
       on conflict (project_id, external_id) do nothing
       returning id, external_id`);
-    const ids: number[] = [];
-    const traj: (string | null)[] = [];
-    const ver: (string | null)[] = [];
-    const meta: (string | null)[] = [];
-    for (const row of inserted.rows) {
-      const pl = payloads.get(row.external_id)!;
-      if (pl.trajectory === null && pl.verifier === null && pl.metadata === null) continue;
-      ids.push(Number(row.id));
-      traj.push(pl.trajectory);
-      ver.push(pl.verifier);
-      meta.push(pl.metadata);
-    }
-    if (ids.length) {
-      await tx.execute(sql`
-        insert into rollout_payloads (rollout_id, trajectory, verifier_output, metadata)
-        select t.id, t.tr::jsonb, t.vo, t.md::jsonb
-        from unnest(${sql.param(ids)}::bigint[], ${sql.param(traj)}::text[], ${sql.param(ver)}::text[], ${sql.param(meta)}::text[]) as t(id, tr, vo, md)`);
-      // long trajectories again in pages, so the viewer never decompresses the whole document (drizzle/0020_trajectory_pages.sql)
-      const long = ids.filter((_, i) => (traj[i]?.length ?? 0) > PAGED_TRAJECTORY_MIN_CHARS);
-      if (long.length) await tx.execute(sql`select envforge_page_trajectories(${sql.param(long)}::bigint[], ${TRAJECTORY_PAGE_MESSAGES})`);
+    // a concurrent request stored some of these externalIds between the check and the insert: their payloads go again
+    const stored = new Set(inserted.rows.map((r) => Number(r.id)));
+    const orphans = allocated.filter((id) => !stored.has(id));
+    if (orphans.length) {
+      await tx.execute(sql`delete from trajectory_pages where rollout_id = any(${sql.param(orphans)}::bigint[])`);
+      await tx.execute(sql`delete from rollout_payloads where rollout_id = any(${sql.param(orphans)}::bigint[])`);
     }
     return inserted.rows.length;
   });
+}
+
+/** Whether a rollout has anything to store in rollout_payloads. */
+function payloadOf(p: { trajectory: string | null; verifier: string | null; metadata: string | null }): boolean {
+  return p.trajectory !== null || p.verifier !== null || p.metadata !== null;
 }
 
 function nonNegInt(v: unknown): number | undefined {
