@@ -136,7 +136,7 @@ describe("thresholdStrategy's steps", () => {
 
 describe("rlveStrategy's window", () => {
   it("draws full batches from a window of 4 levels of width 0.05 ending at the top, and never beyond the last level", () => {
-    const { world, draws, runs } = scriptedWorld({ successes: () => 10, batches: 300 });
+    const { world, draws, runs } = scriptedWorld({ successes: () => 10, batches: 500 });
     rlveStrategy()(world, createRng(5));
     for (const r of runs) expect(r.configs).toHaveLength(4);
     let highest = 0;
@@ -274,6 +274,11 @@ describe("plrStrategy and accelStrategy: replay once half full", () => {
         });
       });
       expect(replays).toBeGreaterThan(10);
+      // after the buffer is half full, about 80% of the batches it chooses (replay or fresh) are replays
+      const chosen = runs.slice(probesBeforeFirstReplay(runs)).filter((r, i, after) => i === 0 || after[i - 1].probe);
+      const share = chosen.filter((r) => !r.probe).length / chosen.length;
+      expect(share).toBeGreaterThan(0.7);
+      expect(share).toBeLessThan(0.9);
     }
   });
 
