@@ -6,10 +6,15 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly body?: unknown,
+    /** the server's Retry-After, in milliseconds, when it sent one in seconds */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
 }
+
+/** How many times postRollouts asks a busy server again before it gives up. */
+export const BUSY_RETRIES = 8;
 
 export interface ClientOptions {
   server: string;
@@ -65,17 +70,35 @@ export class EnvForgeClient {
       const e = (data as { error?: { message?: string } } | undefined)?.error;
       let message = e?.message ?? `HTTP ${res.status}`;
       if (res.status === 401) message += this.token ? "" : " (no token: pass --token or set ENVFORGE_TOKEN)";
-      throw new ApiError(message, res.status, data);
+      const retryAfter = Number(res.headers.get("retry-after"));
+      throw new ApiError(message, res.status, data, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
     }
     return data as T;
   }
 
-  /** POST one NDJSON body of rollouts. */
-  postRollouts(project: string, ndjson: string, opts: { createEnvironments?: boolean } = {}): Promise<IngestSummary> {
+  /**
+   * POST one NDJSON body of rollouts. A busy server (503 or 429, e.g. no pooled connection free within its wait) is asked
+   * again after its Retry-After (else 1, 2, 4... s, at most 30 s), up to `retries` times: ingest is idempotent by
+   * externalId, so a rollout a failed attempt did store comes back as a duplicate, never twice.
+   */
+  async postRollouts(
+    project: string,
+    ndjson: string,
+    opts: { createEnvironments?: boolean; retries?: number; sleep?: (ms: number) => Promise<void> } = {},
+  ): Promise<IngestSummary> {
     const query = opts.createEnvironments ? "?createEnvironments=1" : "";
-    return this.request<IngestSummary>("POST", `/api/v1/projects/${encodeURIComponent(project)}/rollouts${query}`, {
-      raw: ndjson,
-      contentType: "application/x-ndjson",
-    });
+    const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const retries = opts.retries ?? BUSY_RETRIES;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.request<IngestSummary>("POST", `/api/v1/projects/${encodeURIComponent(project)}/rollouts${query}`, {
+          raw: ndjson,
+          contentType: "application/x-ndjson",
+        });
+      } catch (err) {
+        if (!(err instanceof ApiError) || (err.status !== 503 && err.status !== 429) || attempt >= retries) throw err;
+        await sleep(Math.min(30_000, err.retryAfterMs ?? 1000 * 2 ** attempt));
+      }
+    }
   }
 }

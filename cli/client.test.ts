@@ -1,0 +1,64 @@
+/**
+ * The CLI client's ingest retries against a real HTTP server on loopback: a busy server (503 with
+ * Retry-After, or 429) is asked again after the delay it names; other errors and the last busy answer
+ * surface at once.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiError, EnvForgeClient } from "./client";
+
+let server: http.Server | null = null;
+
+/** A server answering each POST with the next of `answers` (status, Retry-After), then 200 with a summary. */
+async function serve(answers: { status: number; retryAfter?: string }[]) {
+  const seen: string[] = [];
+  server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      seen.push(body);
+      const next = answers.shift();
+      if (next) {
+        res.writeHead(next.status, { "content-type": "application/json", ...(next.retryAfter ? { "retry-after": next.retryAfter } : {}) });
+        res.end(JSON.stringify({ error: { code: "database_unavailable", message: "busy", details: [] } }));
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ accepted: 1, duplicates: 0, rejected: [] }));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  const client = new EnvForgeClient({ server: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, token: "t" });
+  return { client, seen };
+}
+
+afterEach(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  server = null;
+});
+
+describe("postRollouts", () => {
+  it("asks a busy server again after its Retry-After, then 2^attempt s without one", async () => {
+    const { client, seen } = await serve([{ status: 503, retryAfter: "2" }, { status: 429 }, { status: 503 }]);
+    const waits: number[] = [];
+    const summary = await client.postRollouts("p", '{"externalId":"a"}\n', { sleep: async (ms) => void waits.push(ms) });
+    expect(summary.accepted).toBe(1);
+    expect(waits).toEqual([2000, 2000, 4000]);
+    expect(seen).toEqual(Array(4).fill('{"externalId":"a"}\n'));
+  });
+
+  it("gives up after `retries` busy answers, and never retries a client error", async () => {
+    const busy = await serve([{ status: 503 }, { status: 503 }, { status: 503 }]);
+    const err = await busy.client.postRollouts("p", "x\n", { retries: 2, sleep: async () => {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(503);
+    expect(busy.seen).toHaveLength(3);
+    await new Promise((resolve) => server?.close(resolve));
+
+    const bad = await serve([{ status: 400 }]);
+    const rejected = await bad.client.postRollouts("p", "x\n", { sleep: async () => {} }).catch((e: unknown) => e);
+    expect((rejected as ApiError).status).toBe(400);
+    expect(bad.seen).toHaveLength(1);
+  });
+});
