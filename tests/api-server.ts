@@ -86,6 +86,11 @@ export async function startApiServer(
       }
     }),
   );
+  // Tests run this server and its clients in one process: a synchronous step between two requests (a
+  // python3 check, a Parquet parse) can hold the event loop past both idle timers, and then the server
+  // (5 s by default) may close a kept-alive socket just as fetch (4 s) reuses it: ECONNRESET, seen in
+  // tests/explorer-exports.int.test.ts under load. The server keeps idle sockets longer than any client.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const address = server.address() as { port: number };
   return {
