@@ -39,10 +39,11 @@ function rollout(i: number): RolloutInput {
   };
 }
 
-const lines = (ids: number[]): IngestLine[] => ids.map((i, n) => ({ line: n + 1, value: rollout(i) }));
+const lines = (ids: number[], policy?: string): IngestLine[] =>
+  ids.map((i, n) => ({ line: n + 1, value: policy ? { ...rollout(i), externalId: `${policy}-r${i}`, policy } : rollout(i) }));
 const range = (lo: number, hi: number) => Array.from({ length: hi - lo }, (_, k) => lo + k);
-const ingest = (ids: number[], batchSize: number) =>
-  ingestRollouts(db.db, project, family, lines(ids), { createEnvironments: true, batchSize });
+const ingest = (ids: number[], batchSize: number, policy?: string) =>
+  ingestRollouts(db.db, project, family, lines(ids, policy), { createEnvironments: true, batchSize });
 
 /** The stored aggregates next to the same sums recomputed from every rollout, both in key order. */
 async function storedAndRecomputed() {
@@ -85,9 +86,22 @@ async function storedAndRecomputed() {
   const recomputedCategories = await q(sql`
     select generation_id, policy_id, failure_category as category, count(*)::int as n
     from rollouts where failure_category is not null group by 1, 2, 3 order by 1, 2, 3`);
+  const storedClusters = await q(sql`
+    select generation_id, policy_id, category, signature, n, environments from failure_cluster_aggregates order by 1, 2, 3, 4`);
+  const recomputedClusters = await q(sql`
+    select * from (
+      select generation_id, policy_id, failure_category as category, coalesce(failure_signature, '') as signature,
+        count(*)::int as n, count(distinct environment_id)::int as environments
+      from rollouts where failure_category is not null group by 1, 2, 3, 4
+      union all
+      select generation_id, 0, failure_category, coalesce(failure_signature, ''), count(*)::int, count(distinct environment_id)::int
+      from rollouts where failure_category is not null group by 1, 3, 4) c
+    order by 1, 2, 3, 4`);
   return {
     stored,
     recomputed,
+    storedClusters,
+    recomputedClusters,
     storedCategories,
     recomputedCategories,
     storedFailures,
@@ -107,6 +121,7 @@ async function expectExact() {
   expect(s.storedBehaviours).toEqual(s.recomputedBehaviours);
   expect(s.storedExceptions).toEqual(s.recomputedExceptions);
   expect(s.storedCategories).toEqual(s.recomputedCategories);
+  expect(s.storedClusters).toEqual(s.recomputedClusters);
   return s;
 }
 
@@ -186,6 +201,26 @@ describe("incremental rollout aggregates", () => {
     await expectClustersAsRecomputed();
   });
 
+  it("count a cluster's environments once over every policy when two policies' imports fail in the same environments at once", async () => {
+    // the same rollouts under two new policies, in small batches at once: every environment of a cluster gains a second and a
+    // third policy row concurrently, and the cluster over every policy must still count it once
+    const [c, d] = await Promise.all([ingest(range(0, 120), 3, "pol-c"), ingest(range(0, 120), 5, "pol-d")]);
+    expect(c.accepted + d.accepted).toBe(240);
+    const s = await expectExact();
+    const allPolicies = s.storedClusters.filter((r) => Number(r.policy_id) === 0);
+    expect(allPolicies.length).toBeGreaterThan(0);
+    // summed per policy, environments would be counted once per policy: the policy-0 row must be smaller somewhere
+    const perPolicySum = (r: Record<string, unknown>) =>
+      s.storedClusters
+        .filter(
+          (p) =>
+            Number(p.policy_id) !== 0 && p.generation_id === r.generation_id && p.category === r.category && p.signature === r.signature,
+        )
+        .reduce((acc, p) => acc + Number(p.environments), 0);
+    expect(allPolicies.some((r) => Number(r.environments) < perPolicySum(r))).toBe(true);
+    await expectClustersAsRecomputed();
+  });
+
   it("follow reclassification, reward corrections and moves between generations and policies", async () => {
     await db.db.execute(sql`update rollouts set failure_category = 'infra_error', failure_signature = 'sandbox down', success = false
       where id % 5 = 0`);
@@ -213,6 +248,9 @@ describe("incremental rollout aggregates", () => {
     await expectExact();
     await db.db.execute(sql`delete from environments where project_id = ${project.id} and key = 'e1'`);
     await expectExact();
+    await db.db.execute(sql`delete from policies where project_id = ${project.id} and name = 'pol-c'`);
+    await expectExact();
+    await expectClustersAsRecomputed();
     await db.db.execute(sql`delete from generations where project_id = ${project.id} and index = 2`);
     const left = await expectExact();
     expect(left.stored.every((r) => Number(r.n) > 0)).toBe(true);
@@ -221,6 +259,7 @@ describe("incremental rollout aggregates", () => {
     expect((await db.db.execute(sql`select count(*)::int as n from rollout_aggregates`)).rows[0].n).toBe(0);
     expect((await db.db.execute(sql`select count(*)::int as n from failure_aggregates`)).rows[0].n).toBe(0);
     expect((await db.db.execute(sql`select count(*)::int as n from category_aggregates`)).rows[0].n).toBe(0);
+    expect((await db.db.execute(sql`select count(*)::int as n from failure_cluster_aggregates`)).rows[0].n).toBe(0);
   });
 
   it("are rebuilt exactly by the migration's backfill over rollouts already stored", async () => {
@@ -240,5 +279,9 @@ describe("incremental rollout aggregates", () => {
         || envforge_categories_add_sql('rollouts') loop execute stmt; end loop; end $$`);
     const rebuilt = await expectExact();
     expect(rebuilt.stored).toEqual(expected.stored);
+    // migration 0024's backfill of the clusters from failure_aggregates
+    await db.db.execute(sql`delete from failure_cluster_aggregates`);
+    await db.db.execute(sql`select envforge_failure_clusters_backfill()`);
+    expect((await expectExact()).storedClusters).toEqual(expected.storedClusters);
   });
 });

@@ -12,6 +12,7 @@ import {
   environments,
   exceptionAggregates,
   failureAggregates,
+  failureClusterAggregates,
   policies,
   rollouts,
   rolloutAggregates,
@@ -53,15 +54,13 @@ export interface StoredCluster {
 }
 
 /**
- * Clusters from failure_aggregates: counts and environments by hashing (no sort of the generation's
- * rows), then each cluster's `exemplars` first ids by walking the (generation, category, signature,
+ * Clusters from failure_cluster_aggregates (a row per cluster, policy 0 for every policy), then each cluster's `exemplars` first ids by walking the (generation, category, signature,
  * first_rollout_id) index: an environment has at most one row per policy, so the first
  * exemplars × policies rows in id order hold the smallest per-environment first ids. A cluster on
  * fewer environments than exemplars pads with its smallest other ids, looked up in rollouts through
  * those few environments only.
  */
 export async function storedClusters(db: Queryable, generationId: number, exemplars: number, policyId?: number): Promise<StoredCluster[]> {
-  const policyFilter = policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``;
   const walkPolicyFilter = policyId !== undefined ? sql`and f.policy_id = ${policyId}` : sql``;
   const rolloutPolicyFilter = policyId !== undefined ? sql`and r.policy_id = ${policyId}` : sql``;
   // policies with failures in the generation (category_aggregates: a few rows), 1 when one policy is asked
@@ -77,13 +76,9 @@ export async function storedClusters(db: Queryable, generationId: number, exempl
     first_ids: string[];
     some_ids: string[];
   }>(sql`
-    with per_env as (
-      select category, signature, environment_id, sum(n)::int as n
-      from ${failureAggregates}
-      where generation_id = ${generationId} ${policyFilter}
-      group by 1, 2, 3
-    ), clusters as (
-      select category, signature, sum(n)::int as count, count(*)::int as environments from per_env group by 1, 2
+    with clusters as (
+      select category, signature, n as count, environments from ${failureClusterAggregates}
+      where generation_id = ${generationId} and policy_id = ${policyId ?? 0}
     ), walked as (
       select c.*, ex.ids, ex.envs from clusters c cross join lateral (
         select array_agg(m.first_id order by m.first_id) as ids, array_agg(m.environment_id) as envs from (

@@ -102,3 +102,25 @@ export const categoryAggregates = pgTable(
   },
   (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.category] })],
 );
+
+/**
+ * Failed rollouts per generation × policy × failure category × signature (a failure cluster), and on how many environments;
+ * `policy_id` 0 is the cluster over every policy (its environments counted once however many policies failed there). Kept by
+ * statement triggers on failure_aggregates (drizzle/0024), so the failures view reads a row per cluster instead of one per
+ * environment of each cluster. No foreign key on policy_id (0 is no policy): a deleted policy's failure_aggregates rows go by
+ * cascade and their trigger takes them out here.
+ */
+export const failureClusterAggregates = pgTable(
+  "failure_cluster_aggregates",
+  {
+    generationId: generationId(),
+    /** a policy's id, or 0 for every policy of the generation */
+    policyId: integer("policy_id").notNull(),
+    category: text("category").notNull(),
+    signature: text("signature").notNull(),
+    n: integer("n").notNull(),
+    /** failure_aggregates rows of the cluster with n > 0, counted once per environment across policies for policy 0 */
+    environments: integer("environments").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.category, t.signature] })],
+);
