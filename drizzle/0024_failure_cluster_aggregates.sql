@@ -36,6 +36,13 @@ BEGIN
     DELETE FROM failure_cluster_aggregates;
     RETURN NULL;
   END IF;
+  -- One writer of a project's clusters at a time, until it commits: an upsert of failure_aggregates fires this trigger twice
+  -- (its inserted rows, then its updated ones, each possibly of other generations), so row locks taken in key order per call
+  -- could still cross between two transactions and deadlock. Ingest inserts rollouts last in its transaction, so the wait is
+  -- the rest of one commit. (A generation being deleted has no row left to name its project: nothing else writes it then.)
+  EXECUTE format($q$
+    SELECT pg_advisory_xact_lock(1717, p.project_id) FROM (
+      SELECT DISTINCT g.project_id FROM generations g WHERE g.id IN (SELECT generation_id FROM (%s) x) ORDER BY 1) p$q$, changes);
   FOREACH delta IN ARRAY ARRAY[per_policy, all_policies] LOOP
     EXECUTE format($q$
       INSERT INTO failure_cluster_aggregates AS c (generation_id, policy_id, category, signature, n, environments)
@@ -49,8 +56,8 @@ BEGIN
       delta);
   END LOOP;
   -- Environments over every policy: an environment enters a cluster when its first policy row appears, leaves when its last goes.
-  -- Counted after the statements above locked the cluster's policy-0 row, in a new snapshot: a concurrent transaction adding
-  -- another policy's row for the same environment has committed by now, so the environment is counted once.
+  -- Counted after the lock above, in a new snapshot: a concurrent transaction adding another policy's row for the same
+  -- environment has committed by now, so the environment is counted once.
   EXECUTE format($q$
     UPDATE failure_cluster_aggregates c SET environments = c.environments + v.de
     FROM (

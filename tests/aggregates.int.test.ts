@@ -49,12 +49,12 @@ const ingest = (ids: number[], batchSize: number, policy?: string) =>
 async function storedAndRecomputed() {
   const q = async (text: ReturnType<typeof sql>) => (await db.db.execute(text)).rows;
   const stored = await q(sql`
-    select generation_id, environment_id::int, policy_id, n, successes, reward_sum::text, infra_errors, errored, unrewarded,
+    select generation_id, environment_id::int, policy_id, n, successes, trim_scale(reward_sum)::text as reward_sum, infra_errors, errored, unrewarded,
       tests_passed::int, tests_passed_n, tests_run::int, tests_run_n, turns_sum::int, input_tokens_sum::int, output_tokens_sum::int
     from rollout_aggregates order by 1, 2, 3`);
   const recomputed = await q(sql`
     select generation_id, environment_id::int, policy_id, count(*)::int as n, sum(case when success then 1 else 0 end)::int as successes,
-      coalesce(sum(reward::numeric), 0)::text as reward_sum,
+      trim_scale(coalesce(sum(reward::numeric), 0))::text as reward_sum,
       sum(case when failure_category = 'infra_error' then 1 else 0 end)::int as infra_errors,
       sum(case when status = 'errored' then 1 else 0 end)::int as errored,
       sum(case when reward is null then 1 else 0 end)::int as unrewarded,

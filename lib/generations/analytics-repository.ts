@@ -54,11 +54,12 @@ export interface StoredCluster {
 }
 
 /**
- * Clusters from failure_cluster_aggregates (a row per cluster, policy 0 for every policy), then each cluster's `exemplars` first ids by walking the (generation, category, signature,
+ * Clusters from failure_cluster_aggregates (a row per cluster, policy 0 for every policy), then
+ * each cluster's `exemplars` first ids by walking the (generation, category, signature,
  * first_rollout_id) index: an environment has at most one row per policy, so the first
- * exemplars × policies rows in id order hold the smallest per-environment first ids. A cluster on
- * fewer environments than exemplars pads with its smallest other ids, looked up in rollouts through
- * those few environments only.
+ * exemplars × policies rows in id order hold the smallest per-environment first ids. A cluster
+ * on fewer environments than exemplars pads with its smallest other ids, looked up in rollouts
+ * through those few environments only.
  */
 export async function storedClusters(db: Queryable, generationId: number, exemplars: number, policyId?: number): Promise<StoredCluster[]> {
   const walkPolicyFilter = policyId !== undefined ? sql`and f.policy_id = ${policyId}` : sql``;
