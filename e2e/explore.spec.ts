@@ -225,7 +225,7 @@ test("annotation queue: two label keys, next and previous, the lock seen and res
   const held = page
     .getByTestId("queue-locks")
     .getByTestId("queue-lock-row")
-    .filter({ hasText: new RegExp(`rollout ${bobs.rolloutId}\\b`) });
+    .filter({ hasText: new RegExp(`rollout ${bobs.rolloutId}(?!\\d)`) });
   await expect(held).toContainText(bobName);
   await held.getByTestId("queue-break-lock").click();
   const confirm = page.getByTestId("queue-break-lock-confirm");

@@ -1,7 +1,6 @@
 "use client";
 
 import { useState } from "react";
-import { useRouter } from "next/navigation";
 import { apiFetch } from "@/components/ui/api-client";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { dateTime } from "@/components/ui/format";
@@ -17,8 +16,9 @@ export interface QueueLock {
  * The queue's rollouts other reviewers hold right now, with who and until when; an admin may break a lock
  * (a reviewer who walked away) after a confirmation naming its holder, which frees the rollout for the queue.
  */
-export function QueueLocks({ slug, locks, canBreak }: { slug: string; locks: QueueLock[]; canBreak: boolean }) {
-  const router = useRouter();
+export function QueueLocks({ slug, locks: initial, canBreak }: { slug: string; locks: QueueLock[]; canBreak: boolean }) {
+  // a broken lock leaves the list here; the page keys this component by its locks, so fresh ones replace the list
+  const [locks, setLocks] = useState(initial);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<number | null>(null);
@@ -30,7 +30,7 @@ export function QueueLocks({ slug, locks, canBreak }: { slug: string; locks: Que
     try {
       await apiFetch(`/api/v1/projects/${encodeURIComponent(slug)}/annotation-queue/locks/${lock.rolloutId}/break`, { method: "POST" });
       setNotice(`Broke ${lock.owner}'s lock: rollout ${lock.rolloutId} is free for the queue.`);
-      router.refresh();
+      setLocks((current) => current.filter((l) => l.rolloutId !== lock.rolloutId));
     } catch (err) {
       setError((err as Error).message);
     } finally {

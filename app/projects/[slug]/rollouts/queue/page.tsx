@@ -140,6 +140,7 @@ export default async function AnnotationQueuePage({
       {othersLocks.length > 0 && (
         <Panel title={`Being reviewed by others (${count(othersLocks.length)})`} className="mb-3">
           <QueueLocks
+            key={othersLocks.map((l) => `${l.rolloutId}:${l.owner}`).join(",")}
             slug={slug}
             locks={othersLocks.map((l) => ({ ...l, expiresAt: l.expiresAt.toISOString() }))}
             canBreak={hasScope(user.role, "projects:manage")}
