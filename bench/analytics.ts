@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { EnvForgeClient } from "../cli/client";
 import { uploadRollouts } from "../cli/upload";
-import { jsonTarget, machine, recordSection, startApp } from "./lib";
+import { jsonTarget, machine, recordSection, startApp, frozenlakeBenchEnvironments } from "./lib";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -160,19 +160,7 @@ function loadAverage(): string {
 /** Create the project and its generations and post every rollout through the API (two requests in flight). */
 async function load(client: EnvForgeClient, perGeneration: number): Promise<{ accepted: number; loadSeconds: number }> {
   await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
-  const environments = Array.from({ length: ENVIRONMENTS }, (_, i) => ({
-    key: `env-${i}`,
-    config: {
-      size: 4 + (i % 20),
-      num_agents: 1 + (i % 3),
-      obstacle_density: (i % 5) / 20,
-      slip_probability: (i % 10) / 40,
-      max_steps: 200,
-      min_goal_distance: 2,
-      collision: i % 2 ? "soft" : "block_both",
-      seed: i,
-    },
-  }));
+  const environments = frozenlakeBenchEnvironments(ENVIRONMENTS);
   for (let g = 0; g < GENERATIONS; g++) {
     await client.request("POST", "/api/v1/projects/bench/generations", {
       json: { index: g, ...(g > 0 ? { parentIndex: g - 1 } : {}), environments },

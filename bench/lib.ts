@@ -123,3 +123,20 @@ export function recordSection(title: string, body: string): void {
   }
   fs.writeFileSync(file, next.trimEnd() + "\n");
 }
+
+/** `count` frozenlake-mapf environments of varied size, agents, holes and slip (the analytics and scale benches' shapes). */
+export function frozenlakeBenchEnvironments(count: number, key: (i: number) => string = (i) => `env-${i}`) {
+  return Array.from({ length: count }, (_, i) => ({
+    key: key(i),
+    config: {
+      size: 4 + (i % 20),
+      num_agents: 1 + (i % 3),
+      obstacle_density: (i % 5) / 20,
+      slip_probability: (i % 10) / 40,
+      max_steps: 200,
+      min_goal_distance: 2,
+      collision: i % 2 ? "soft" : "block_both",
+      seed: i,
+    },
+  }));
+}

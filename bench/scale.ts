@@ -17,7 +17,7 @@ import { Readable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { EnvForgeClient } from "../cli/client";
-import { jsonTarget, machine, recordSection, rssSampler, startApp, type RunningApp } from "./lib";
+import { jsonTarget, machine, recordSection, rssSampler, startApp, type RunningApp, frozenlakeBenchEnvironments } from "./lib";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -186,19 +186,7 @@ function percentile(sorted: number[], q: number): number {
 async function setUp(app: RunningApp, generations: number): Promise<Ids> {
   const client = new EnvForgeClient({ server: app.url, token: app.token });
   await client.request("POST", "/api/v1/projects", { json: { slug: "scale", name: "Scale", family: "frozenlake-mapf" } });
-  const environments = Array.from({ length: ENVIRONMENTS }, (_, i) => ({
-    key: `env-${String(i).padStart(5, "0")}`,
-    config: {
-      size: 4 + (i % 20),
-      num_agents: 1 + (i % 3),
-      obstacle_density: (i % 5) / 20,
-      slip_probability: (i % 10) / 40,
-      max_steps: 200,
-      min_goal_distance: 2,
-      collision: i % 2 ? "soft" : "block_both",
-      seed: i,
-    },
-  }));
+  const environments = frozenlakeBenchEnvironments(ENVIRONMENTS, (i) => `env-${String(i).padStart(5, "0")}`);
   for (let g = 0; g < generations; g++) {
     await client.request("POST", "/api/v1/projects/scale/generations", {
       json: { index: g, ...(g > 0 ? { parentIndex: g - 1 } : {}), environments },
