@@ -36,6 +36,13 @@ interface Script {
   screenBudget?: number;
 }
 
+/**
+ * Validator calls after which the fake gives up on a strategy that never returns (a free validator
+ * costs no budget, so a retry loop would spin forever; a synchronous loop cannot be stopped by a
+ * test timeout). No rule here needs more than a few thousand calls.
+ */
+const RUNAWAY_SCREENS = 200_000;
+
 const FLAGS = ["a", "b", "c", "d", "e", "f"];
 
 /** A world of `batches` batches (probes count), groups of 10; configs carry an id, the centre `h` of their hardness window and six flags ACCEL can edit. */
@@ -52,6 +59,7 @@ function scriptedWorld(script: Script) {
     },
     screen(config: FamilyConfig) {
       screens += 1;
+      if (screens > RUNAWAY_SCREENS) throw new Error(`the strategy called the validator ${RUNAWAY_SCREENS} times without ending`);
       return script.screen?.(config) ?? true;
     },
     generate(_rng: unknown, opts?: { hardness?: { min: number; max: number } }) {
@@ -94,11 +102,24 @@ describe("freshLevels and an all-rejecting validator", () => {
   ];
   // catches: an empty batch played, or a strategy that dereferences the missing results
   it.each(strategies)("%s stops without running anything when the validator rejects every level", (_, strategy) => {
-    // ACCEL retries an empty batch, so the fake charges validator calls as the real world does
+    // the fake charges validator calls as the real world does (validator cost > 0): the budget ends every run
     const { world, runs } = scriptedWorld({ batches: 50, screen: () => false, screenBudget: 1000 });
     strategy(world, createRng(1));
     expect(runs).toEqual([]);
   });
+
+  // catches: a strategy that retries an empty batch for as long as the budget lasts, which never ends when validator
+  // calls are free (validator cost 0); the timeout only guards the run, the runaway guard of the fake is what fails
+  it.each(strategies)(
+    "%s stops when the validator rejects every level and its calls are free",
+    (_, strategy) => {
+      const { world, runs, draws } = scriptedWorld({ batches: 50, screen: () => false });
+      strategy(world, createRng(1));
+      expect(runs).toEqual([]);
+      expect(draws.length).toBeGreaterThan(0);
+    },
+    30_000,
+  );
 });
 
 describe("thresholdStrategy's steps", () => {

@@ -305,6 +305,8 @@ export const accelStrategy =
       if (toEdit.length > 0) {
         batch = toEdit.map((config) => mutateConfig(rng, world.family.fields, config, { edits }).config).filter((c) => world.screen(c));
         toEdit = [];
+        // every edited copy rejected: fall back to one replay or fresh step (toEdit is empty now, so this retries once)
+        if (batch.length === 0) continue;
       } else if (buffer.halfFull && rng.next() < BASELINE_DEFAULTS.plr.replayProb) {
         batch = buffer.sample(rng, world.batchSize).map((l) => l.config);
         toEdit = batch;
@@ -312,7 +314,8 @@ export const accelStrategy =
       } else {
         batch = freshLevels(world, rng, world.batchSize);
       }
-      if (batch.length === 0 && !world.exhausted) continue;
+      // a fresh batch that found no valid level in freshLevels' bounded draws ends the run, as it ends PLR's and
+      // uniform's (retrying it looped forever when the validator rejected everything and its calls were free)
       const results = play(world, batch, probe);
       if (!results) break;
       for (const result of results) buffer.observe(result);
