@@ -104,6 +104,18 @@ describe("trajectory pages", () => {
     // the whole document stays what GET /rollouts/{id} returns
     const whole = await client.request<{ trajectory: unknown[] }>("GET", `/api/v1/rollouts/${longId}`);
     expect(whole.trajectory).toEqual(longTrajectory);
+    // ingest writes the pages as it makes them and the whole document from them: the same pages (messages, counts,
+    // steps) as envforge_page_trajectories makes from the whole document
+    const table = async () =>
+      (
+        await db.db.execute(
+          sql`select page, message_count, messages::text, steps::text from trajectory_pages where rollout_id = ${longId} order by page`,
+        )
+      ).rows;
+    const written = await table();
+    await db.db.execute(sql`delete from trajectory_pages where rollout_id = ${longId}`);
+    await db.db.execute(sql`select envforge_page_trajectories(array[${longId}]::bigint[], 100)`);
+    expect(await table()).toEqual(written);
   });
 
   it("answers the viewer the same from the pages as from the whole document", async () => {

@@ -17,6 +17,9 @@ import { rolloutBehaviours } from "@/lib/analytics/behaviours";
 import { rolloutCostUsd } from "@/lib/rollouts/cost";
 import { countTurns, failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
 import { ctrfSummary, testCounts } from "./harbor-parts";
+import { PAGED_TRAJECTORY_MIN_CHARS, storeTrajectoryPages, trajectoryJson } from "./paged-trajectory";
+
+export { PAGED_TRAJECTORY_MIN_CHARS };
 
 export interface RejectedLine {
   line: number;
@@ -304,9 +307,6 @@ export async function ingestRollouts(
   return summary;
 }
 
-/** Trajectories longer than this (characters of JSON) are also stored in pages (trajectory_pages). */
-export const PAGED_TRAJECTORY_MIN_CHARS = 1_000_000;
-
 /** Longest stretch of classification work between two turns of the event loop. */
 const CLASSIFY_SLICE_MS = 20;
 
@@ -354,7 +354,7 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     startedAt: [] as (string | null)[],
     finishedAt: [] as (string | null)[],
   };
-  const payloads = new Map<string, { trajectory: string | null; verifier: string | null; metadata: string | null }>();
+  const payloads = new Map<string, Payload>();
   const yieldIfBusy = eventLoopYielder();
   for (const p of rows) {
     // classification reads megabytes of hostile text per rollout: let health checks and other requests in between
@@ -390,8 +390,11 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     cols.trialName.push(typeof r.metadata?.trialName === "string" ? r.metadata.trialName.slice(0, 512) : null);
     cols.startedAt.push(r.startedAt ?? null);
     cols.finishedAt.push(r.finishedAt ?? null);
+    // a long trajectory as pages only: its whole JSON text is never made here (Postgres assembles it from the pages)
+    const json = r.trajectory ? trajectoryJson(r.trajectory) : null;
     payloads.set(r.externalId, {
-      trajectory: r.trajectory ? JSON.stringify(r.trajectory) : null,
+      trajectory: json && "whole" in json ? json.whole : null,
+      pages: json && "pages" in json ? json.pages : null,
       verifier: r.verifierOutput ?? null,
       metadata: r.metadata ? JSON.stringify(r.metadata) : null,
     });
@@ -424,9 +427,11 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
         select t.id, t.tr::jsonb, t.vo, t.md::jsonb
         from unnest(${sql.param(allocated)}::bigint[], ${sql.param(pl.map((p) => p.trajectory))}::text[],
           ${sql.param(pl.map((p) => p.verifier))}::text[], ${sql.param(pl.map((p) => p.metadata))}::text[]) as t(id, tr, vo, md)`);
-      // long trajectories again in pages, so the viewer never decompresses the whole document (drizzle/0020_trajectory_pages.sql)
-      const long = allocated.filter((_, i) => (pl[i].trajectory?.length ?? 0) > PAGED_TRAJECTORY_MIN_CHARS);
-      if (long.length) await tx.execute(sql`select envforge_page_trajectories(${sql.param(long)}::bigint[], ${TRAJECTORY_PAGE_MESSAGES})`);
+      // long trajectories in pages, so the viewer never decompresses the whole document (ADR 0006), and the whole one from them
+      for (let i = 0; i < allocated.length; i++) {
+        const pages = pl[i].pages;
+        if (pages) await storeTrajectoryPages(tx, allocated[i], pages, TRAJECTORY_PAGE_MESSAGES);
+      }
     }
     const ids = cols.externalId.map((x) => idOf.get(x) ?? null);
     const inserted = await tx.execute<{ id: string; external_id: string }>(sql`
@@ -457,9 +462,17 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
   });
 }
 
+/** What a rollout stores in rollout_payloads: its trajectory's JSON whole, or (a long one) its pages' JSON. */
+interface Payload {
+  trajectory: string | null;
+  pages: string[] | null;
+  verifier: string | null;
+  metadata: string | null;
+}
+
 /** Whether a rollout has anything to store in rollout_payloads. */
-function payloadOf(p: { trajectory: string | null; verifier: string | null; metadata: string | null }): boolean {
-  return p.trajectory !== null || p.verifier !== null || p.metadata !== null;
+function payloadOf(p: Payload): boolean {
+  return p.trajectory !== null || p.pages !== null || p.verifier !== null || p.metadata !== null;
 }
 
 function nonNegInt(v: unknown): number | undefined {
