@@ -1,5 +1,5 @@
 /**
- * npm run bench:viewer [-- --messages N] [-- --json <file>]
+ * npm run bench:viewer [-- --messages N] [-- --json <file>] [-- --port P]
  * One rollout with an N-message trajectory (default 5,000, about 10 MB; 50,000 is about 100 MB) in the real app, opened in headless
  * Chromium: time from navigation until the first turns are visible, and from pressing "Last"
  * until the last turn is visible. Median of 5 runs after one warm-up.
@@ -14,6 +14,7 @@ import { jsonTarget, machine, recordSection, rssSampler, startApp } from "./lib"
 const argv = process.argv.slice(2);
 const MESSAGES = Number(argv[argv.indexOf("--messages") + 1]) > 2 ? Math.floor(Number(argv[argv.indexOf("--messages") + 1])) : 5000;
 const RUNS = 5;
+const PORT = Number(argv[argv.indexOf("--port") + 1]) > 0 && argv.includes("--port") ? Number(argv[argv.indexOf("--port") + 1]) : 3093;
 
 function chromiumPath(): string | undefined {
   return [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && fs.existsSync(p)) ?? undefined;
@@ -95,7 +96,7 @@ function median(xs: number[]): number {
 async function main() {
   const json = jsonTarget(argv);
   console.log(`[bench:viewer] ${machine()}; ${MESSAGES} messages`);
-  const app = await startApp(3093);
+  const app = await startApp(PORT);
   // the server's memory over the whole run: the 100 MB ingest and every page read (issue 19: <= 1.5 GB)
   const rss = rssSampler();
   rss.watch(app.pid);
