@@ -1,12 +1,15 @@
 /**
- * npm run bench:engineer [-- --environments E] [-- --rollouts N] [-- --json <file>]
+ * npm run bench:engineer [-- --environments E] [-- --rollouts N] [-- --json <file>] [-- --port P] [-- --data-dir <dir>]
  * The heuristic engineer on E (default 1,000) frozenlake-mapf environments with N (default 50,000) rollouts in the real
  * app: the proposal computed against the app's database (summary, engineer, validation of every
  * child), and end to end through the API and the worker. Also the LLM prompt for that case, in
  * tokens, against its budget.
+ * `--data-dir` keeps the loaded database in that folder and, when it already holds a finished load of the same
+ * size, measures on it without posting again (loading a million rollouts takes minutes).
  */
 import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { EnvForgeClient } from "../cli/client";
 import { uploadRollouts } from "../cli/upload";
 import { createDb } from "../lib/db/client";
@@ -29,6 +32,10 @@ const flag = (name: string, fallback: number) => {
 };
 const ENVIRONMENTS = flag("--environments", 1000);
 const ATTEMPTS = Math.max(1, Math.round(flag("--rollouts", 50_000) / ENVIRONMENTS));
+const PORT = flag("--port", 3094);
+const dataDirFlag =
+  argv.includes("--data-dir") && argv[argv.indexOf("--data-dir") + 1] ? path.resolve(argv[argv.indexOf("--data-dir") + 1]) : null;
+const LOADED_MARKER = "bench-engineer-loaded.json";
 const RUNS = 3;
 const PROMPT_BUDGET = 12_000;
 
@@ -37,56 +44,79 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
+/** The project, its generation of ENVIRONMENTS frozenlake environments and their rollouts, through the API. */
+async function load(client: EnvForgeClient, family: NonNullable<ReturnType<typeof getBuiltinFamily>>) {
+  await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: family.id } });
+  const configs = Array.from({ length: ENVIRONMENTS }, (_, i) => family.sample(createRng(1000 + i)));
+  await client.request("POST", "/api/v1/projects/bench/generations", {
+    json: { environments: configs.map((config, i) => ({ key: `env-${i}`, config })) },
+  });
+  // rollouts go up in slices so a million of them never sit in memory at once
+  let lines: { ref: string; json: string }[] = [];
+  let loaded = 0;
+  const flush = async () => {
+    const summary = await uploadRollouts(client, "bench", lines);
+    if (summary.accepted !== lines.length) throw new Error(`accepted ${summary.accepted} of ${lines.length}`);
+    loaded += summary.accepted;
+    lines = [];
+  };
+  const rng = createRng(42);
+  for (const [i, config] of configs.entries()) {
+    const p = family.difficulty ? family.difficulty(config).pMax * (1 / (1 + Math.exp(2 * family.difficulty(config).difficulty))) : 0.5;
+    for (let a = 0; a < ATTEMPTS; a++) {
+      const ok = rng.next() < p;
+      const timeout = !ok && rng.next() < 0.3;
+      lines.push({
+        ref: String(lines.length + 1),
+        json: JSON.stringify({
+          externalId: `r-${i}-${a}`,
+          environmentKey: `env-${i}`,
+          policy: a % 2 ? "policy-a" : "policy-b",
+          reward: ok ? 1 : 0,
+          turns: 5 + (a % 20),
+          outputTokens: 100 + a,
+          ...(ok
+            ? {}
+            : timeout
+              ? { status: "errored", error: { type: "AgentTimeoutError", message: `Agent exceeded max_steps=${config.max_steps}` } }
+              : { verifierOutput: `FAILED test_goals::agent_${a % 3}_reaches_goal - fell into a hole` }),
+        }),
+      });
+    }
+    if (lines.length >= 100_000) await flush();
+  }
+  await flush();
+  console.log(`[bench:engineer] loaded ${loaded} rollouts`);
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(", ");
+}
+
 async function main() {
   const json = jsonTarget(argv);
   console.log(`[bench:engineer] ${machine()}; ${ENVIRONMENTS} environments, ${ENVIRONMENTS * ATTEMPTS} rollouts`);
-  const family = getBuiltinFamily("frozenlake-mapf")!;
-  const app = await startApp(3094);
+  const loadAtStart = loadAverage();
+  const dataDir = dataDirFlag ?? fs.mkdtempSync(path.join(os.tmpdir(), "ef-bench-engineer-"));
+  fs.mkdirSync(dataDir, { recursive: true });
+  const marker = path.join(dataDir, LOADED_MARKER);
+  const reused = fs.existsSync(marker) ? (JSON.parse(fs.readFileSync(marker, "utf8")) as { environments: number; rollouts: number }) : null;
+  if (reused && (reused.environments !== ENVIRONMENTS || reused.rollouts !== ENVIRONMENTS * ATTEMPTS))
+    throw new Error(`${dataDir} holds ${reused.rollouts} rollouts on ${reused.environments} environments: use another --data-dir`);
+  const app = await startApp(PORT, { dataDir });
   const rss = rssSampler();
   rss.watch(app.pid);
   try {
     const client = new EnvForgeClient({ server: app.url, token: app.token });
-    await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: family.id } });
-    const configs = Array.from({ length: ENVIRONMENTS }, (_, i) => family.sample(createRng(1000 + i)));
-    await client.request("POST", "/api/v1/projects/bench/generations", {
-      json: { environments: configs.map((config, i) => ({ key: `env-${i}`, config })) },
-    });
-    // rollouts go up in slices so a million of them never sit in memory at once
-    let lines: { ref: string; json: string }[] = [];
-    let loaded = 0;
-    const flush = async () => {
-      const summary = await uploadRollouts(client, "bench", lines);
-      if (summary.accepted !== lines.length) throw new Error(`accepted ${summary.accepted} of ${lines.length}`);
-      loaded += summary.accepted;
-      lines = [];
-    };
-    const rng = createRng(42);
-    for (const [i, config] of configs.entries()) {
-      const p = family.difficulty ? family.difficulty(config).pMax * (1 / (1 + Math.exp(2 * family.difficulty(config).difficulty))) : 0.5;
-      for (let a = 0; a < ATTEMPTS; a++) {
-        const ok = rng.next() < p;
-        const timeout = !ok && rng.next() < 0.3;
-        lines.push({
-          ref: String(lines.length + 1),
-          json: JSON.stringify({
-            externalId: `r-${i}-${a}`,
-            environmentKey: `env-${i}`,
-            policy: a % 2 ? "policy-a" : "policy-b",
-            reward: ok ? 1 : 0,
-            turns: 5 + (a % 20),
-            outputTokens: 100 + a,
-            ...(ok
-              ? {}
-              : timeout
-                ? { status: "errored", error: { type: "AgentTimeoutError", message: `Agent exceeded max_steps=${config.max_steps}` } }
-                : { verifierOutput: `FAILED test_goals::agent_${a % 3}_reaches_goal - fell into a hole` }),
-          }),
-        });
-      }
-      if (lines.length >= 100_000) await flush();
+    const family = getBuiltinFamily("frozenlake-mapf")!;
+    if (reused) console.log(`[bench:engineer] reusing the ${reused.rollouts} rollouts loaded in ${dataDir}`);
+    else {
+      await load(client, family);
+      if (dataDirFlag) fs.writeFileSync(marker, JSON.stringify({ environments: ENVIRONMENTS, rollouts: ENVIRONMENTS * ATTEMPTS }));
     }
-    await flush();
-    console.log(`[bench:engineer] loaded ${loaded} rollouts`);
 
     // in-process against the app's database: what the worker does for one proposal
     const handle = createDb(app.databaseUrl);
@@ -179,16 +209,13 @@ async function main() {
         "",
         `Max server RSS (the Node process serving the app and its worker, sampled every 200 ms): ${result.maxRssMb} MB ` +
           `during the proposals, ${result.loadMaxRssMb} MB while the rollouts were loaded (goal <= 1,536 MB). ` +
-          `Load average at the end: ${os
-            .loadavg()
-            .map((x) => x.toFixed(1))
-            .join(", ")}.`,
+          `Load average at the start: ${loadAtStart}; at the end: ${loadAverage()}.`,
       ].join("\n"),
     );
     console.log(JSON.stringify(result));
     await handle.pool.end();
   } finally {
-    await app.stop();
+    await app.stop({ keepData: dataDirFlag !== null });
   }
 }
 
