@@ -49,6 +49,25 @@ describe("LevelBuffer", () => {
     expect(keys(buffer)).toEqual(["good", "worst", "best"]);
   });
 
+  // catches: a level that only ties the lowest score let in (PLR inserts a new level only when it scores strictly higher,
+  // as JaxUED's sampler does), and the tie among the lowest broken towards the last slot instead of the first (argmin)
+  it("keeps the buffer for a level that exactly ties the lowest score, and evicts the first of several tied lowest", () => {
+    const tie = new LevelBuffer(2, 0.1, 0.3);
+    tie.observe(group("low", 1)); // 0.09
+    tie.observe(group("high", 5)); // 0.25
+    tie.observe(group("same", 1)); // 0.09 exactly: not better
+    expect(keys(tie)).toEqual(["low", "high"]);
+
+    const first = new LevelBuffer(3, 0.1, 0.3);
+    first.observe(group("a", 1)); // 0.09
+    first.observe(group("b", 5)); // 0.25
+    first.observe(group("c", 1)); // 0.09, tied with a
+    first.observe(group("d", 3)); // 0.21 replaces the first tied lowest, a
+    expect(keys(first)).toEqual(["d", "b", "c"]);
+    first.observe(group("e", 3)); // 0.21 replaces c, now the only lowest
+    expect(keys(first)).toEqual(["d", "b", "e"]);
+  });
+
   it("draws `count` levels in proportion to PLR's rank and staleness weights", () => {
     const buffer = new LevelBuffer(8, 1, 0.3);
     for (const [k, s] of [
