@@ -62,6 +62,7 @@ interface Bucket {
   p: number;
   success: number;
   ops: Record<string, { n: number; easy: number; hard: number; p: number; trap: number }>;
+  kinds: Record<string, number>;
 }
 
 async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Bucket[]; to50: number | null; to80: number | null }> {
@@ -75,13 +76,16 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
   const run = world.run.bind(world);
   world.run = (configs: readonly FamilyConfig[], opts?: { probe?: boolean }) => {
     const b = Math.floor(batch / every);
-    buckets[b] ??= { groups: 0, target: 0, traps: 0, easy: 0, hard: 0, difficulty: 0, p: 0, success: 0, ops: {} };
+    buckets[b] ??= { groups: 0, target: 0, traps: 0, easy: 0, hard: 0, difficulty: 0, p: 0, success: 0, ops: {}, kinds: {} };
     const bucket = buckets[b];
     for (const config of configs) {
       const task = world.task(config);
       const p = world.learner.successProbability(task);
       bucket.groups += 1;
-      if (task.trap) bucket.traps += 1;
+      if (task.trap) {
+        bucket.traps += 1;
+        bucket.kinds[task.trap] = (bucket.kinds[task.trap] ?? 0) + 1;
+      }
       if (task.difficulty >= targetMedian) bucket.target += 1;
       if (p > 0.9) bucket.easy += 1;
       if (p < 0.1) bucket.hard += 1;
@@ -122,7 +126,10 @@ for (const strategy of strategies) {
           .join(" ")}\n` +
           (`${String(i * every).padStart(3)}-${String((i + 1) * every - 1).padEnd(4)} ${String(b.groups).padStart(6)}    ` +
             `${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}  ` +
-            `${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ${b.success.toFixed(3)}`),
+            `${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ${b.success.toFixed(3)}  ` +
+            Object.entries(b.kinds)
+              .map(([k, n]) => `${k}:${n}`)
+              .join(" ")),
       );
     });
   }

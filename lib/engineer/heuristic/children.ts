@@ -219,7 +219,11 @@ function harderChildren(ctx: ChildContext): number {
   return budget.harderTarget - done;
 }
 
-/** 3a. Replayed parents in PLR rank order, without replacement and cycling: q < 0.2 made easier (only), the rest 1-3 random edits of set fields. */
+/**
+ * 3a. Replayed parents in PLR rank order, without replacement and cycling: q < 0.2 made easier
+ * (only), q > replayHarderAbove (0.6: 5 of 8 and up) pushed harder one directed step, the rest 1-3
+ * random edits of set fields.
+ */
 function replayChildren(ctx: ChildContext, carryIn: number): number {
   const { rng, mutRng, family, batch, budget } = ctx;
   const D = HEURISTIC_DEFAULTS;
@@ -239,6 +243,7 @@ function replayChildren(ctx: ChildContext, carryIn: number): number {
     const parent = replayPool[order[attempt % order.length]];
     let cand: Candidate | null = null;
     if (parent.q !== null && parent.q < D.easierBelow) cand = directedChild(ctx, parent, -1, attempt >= order.length ? 2 : 0);
+    else if (parent.q !== null && parent.q > D.replayHarderAbove) cand = directedChild(ctx, parent, 1, attempt >= order.length ? 2 : 0);
     else {
       const { config, edits } = mutateConfig(mutRng, setFields(family.fields, parent.member.config), parent.member.config, {
         edits: mutRng.int(1, 3),

@@ -196,7 +196,8 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
   });
 
   /** Sign of a mutated child's step: -1 made easier, 1 pushed harder, 0 an undirected edit. */
-  const signOf = (rationale: string) => (rationale.startsWith("Too hard") ? -1 : /^(Solved|Nearly solved)/.test(rationale) ? 1 : 0);
+  const signOf = (rationale: string) =>
+    rationale.startsWith("Too hard") ? -1 : /^(Solved|Nearly solved|Mostly passed)/.test(rationale) ? 1 : 0;
 
   for (const [name, caseInput, caseOut] of [
     ["harbor-like terminal-task", input, out],

@@ -12,7 +12,7 @@ import { configHash } from "@/lib/families/hash";
 import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
-import { heuristicEngineer } from ".";
+import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
 import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary, SummaryField } from "../types";
 
 type Outcome = Pick<PopulationMember, "s" | "n"> & Partial<PopulationMember>;
@@ -213,4 +213,39 @@ describe("which direction a directed mutation takes", () => {
     expect(easier.length).toBeGreaterThan(0);
     for (const child of easier) expect(child.direction, child.rationale).toBe("uncertainty");
   });
+});
+
+describe("replay parents that mostly pass", () => {
+  // catches: the replay rule's threshold or direction inverted (mostly-passed parents made easier, or failing ones pushed harder)
+  for (const familyId of ["frozenlake-mapf", "search-agent"] as const) {
+    const family = builtinFamilies[familyId];
+    // no solved parents: every child is a replay; 6 of 8 (q 0.75 > replayHarderAbove) and 3 of 8 (below it)
+    const outcomes: Outcome[] = Array.from({ length: 24 }, (_, i) => ({ s: i % 2 === 0 ? 6 : 3, n: 8 }));
+    const input = inputOf(family, outcomes, { seed: 11, keepShare: 0.25, addShare: 0 });
+    const out = heuristicEngineer(input);
+    const byKey = new Map(input.population.map((m) => [m.key, m]));
+    const children = (s: number) => out.items.filter((i) => i.op === "mutate" && byKey.get(i.parentKey as string)?.s === s);
+    const hardness = (config: FamilyConfig) =>
+      family.fields.filter((f) => f.difficulty).map((f) => fieldHardness(f, getFieldValue(config, f.path)) ?? 0.5);
+
+    it(`${familyId}: pushes parents above ${HEURISTIC_DEFAULTS.replayHarderAbove} harder on every difficulty-signed field it edits`, () => {
+      const harder = children(6);
+      expect(harder.length).toBeGreaterThan(0);
+      for (const child of harder) {
+        const parent = byKey.get(child.parentKey as string) as PopulationMember;
+        const from = hardness(parent.config);
+        const to = hardness(child.config);
+        const deltas = to.map((h, j) => h - from[j]).filter((d) => d !== 0);
+        expect(deltas.length, child.rationale).toBeGreaterThan(0);
+        for (const d of deltas) expect(d, child.rationale).toBeGreaterThan(0);
+        expect(child.rationale).toMatch(/^Mostly passed \(.*\): pushed harder/);
+      }
+    });
+
+    it(`${familyId}: gives parents at or below ${HEURISTIC_DEFAULTS.replayHarderAbove} random (undirected) edits`, () => {
+      const replayed = children(3);
+      expect(replayed.length).toBeGreaterThan(0);
+      for (const child of replayed) expect(child.rationale).not.toMatch(/pushed harder|made easier/i);
+    });
+  }
 });

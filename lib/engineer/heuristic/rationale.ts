@@ -69,7 +69,8 @@ export function childRationale(ctx: {
       `which the failure evidence points to ${which}${cand.firstChoice === false ? " among those that can move" : ""}`;
     switch (cand.kind) {
       case "harder": {
-        const label = p.retire === "solved" ? "Solved" : "Nearly solved";
+        const label =
+          p.retire === "solved" ? "Solved" : p.q !== null && p.q > HEURISTIC_DEFAULTS.harderAbove ? "Nearly solved" : "Mostly passed";
         return {
           rationale: `${label} (${showRate(p)}): pushed harder along ${cand.direction}, ${pointed("least")}: ${edits}.`,
           evidence: [cite.environment(p), ...cite.field(cand.evidence)],
