@@ -407,6 +407,21 @@ describe.skipIf(!fixtures)("analytics on the real Harbor jobs (skipped without .
       });
       expect(stepCap.environments).toBeGreaterThan(0);
       expect(stepCap.exemplarRolloutIds.length).toBeGreaterThan(0);
+      // environments, keys and exemplars as the failed step-cap rollouts themselves give them: each environment's
+      // first rollout, the three smallest of those, the keys in order
+      const listed = await get<{ items: { id: number; environmentKey: string }[] }>(
+        `/api/v1/projects/tb2/rollouts?generation=0&policy=${encodeURIComponent(policy)}&behaviour=step_cap&success=false&limit=1000`,
+      );
+      const firstOf = new Map<string, number>();
+      for (const r of listed.items) firstOf.set(r.environmentKey, Math.min(firstOf.get(r.environmentKey) ?? Infinity, Number(r.id)));
+      expect(stepCap.environments).toBe(firstOf.size);
+      expect(stepCap.environmentKeys).toEqual([...firstOf.keys()].sort().slice(0, 50));
+      expect(stepCap.exemplarRolloutIds).toEqual(
+        [...firstOf.values()]
+          .sort((x, y) => x - y)
+          .slice(0, 3)
+          .map(String),
+      );
       for (const id of ["package_install_timeout", "format_errors", "never_ran_tests", "gave_up_early", "timeout_mid_command"]) {
         expect(view.behaviours.find((b) => b.id === id)?.count ?? 0, `${name} ${id}`).toBeGreaterThan(0);
       }

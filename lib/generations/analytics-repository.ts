@@ -125,18 +125,27 @@ export async function exceptionCounts(db: Queryable, generationId: number, polic
     .orderBy(sql`sum(${exceptionAggregates.n}) desc`, asc(exceptionAggregates.errorType));
 }
 
-/** Behaviour counts of a generation per policy name, and each behaviour's first rollout per environment key. */
-export async function behaviourCounts(db: Queryable, generationId: number, policyId?: number) {
+/**
+ * Behaviour counts of a generation per policy name, and per behaviour: how many environments showed it,
+ * the first `keys` of their keys in code-point order and the `exemplars` smallest of their first rollout ids
+ * (an environment's first rollout is its smallest over policies). Grouped in SQL: a handful of rows, not one
+ * per behaviour × environment (22,000 at 1,000,000 rollouts).
+ */
+export async function behaviourCounts(db: Queryable, generationId: number, policyId: number | undefined, keys: number, exemplars: number) {
   const policyFilter = policyId !== undefined ? sql`and a.policy_id = ${policyId}` : sql``;
-  const [perPolicy, perEnv] = await Promise.all([
+  const [perPolicy, perBehaviour] = await Promise.all([
     db.execute<{ b: string; policy: string; n: number }>(sql`
       select a.behaviour as b, p.name as policy, sum(a.n)::int as n from ${behaviourAggregates} a join policies p on p.id = a.policy_id
       where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, p.name`),
-    db.execute<{ b: string; key: string; first_id: string }>(sql`
-      select a.behaviour as b, e.key, min(a.first_rollout_id)::text as first_id from ${behaviourAggregates} a join environments e on e.id = a.environment_id
-      where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, e.key`),
+    db.execute<{ b: string; environments: number; keys: string[]; first_ids: string[] }>(sql`
+      select x.b, count(*)::int as environments, (array_agg(x.key order by x.key collate "C"))[1:${keys}] as keys,
+        (array_agg(x.first_id order by x.first_id))[1:${exemplars}]::text[] as first_ids
+      from (select a.behaviour as b, e.key, min(a.first_rollout_id) as first_id from ${behaviourAggregates} a
+            join environments e on e.id = a.environment_id
+            where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, e.key) x
+      group by x.b`),
   ]);
-  return { perPolicy: perPolicy.rows, perEnvironment: perEnv.rows };
+  return { perPolicy: perPolicy.rows, perBehaviour: perBehaviour.rows };
 }
 
 /** Which rollouts make up one failure cluster of a generation (optionally one policy's). */

@@ -80,7 +80,11 @@ export function combineByEnvironment(rows: readonly EnvironmentPolicyAggregate[]
 /** Tier of each environment: the best policy's success rate decides (Tmax). */
 export function tiersByEnvironment(rows: readonly EnvironmentPolicyAggregate[]): Map<number, DifficultyTier | null> {
   const perEnv = new Map<number, EnvironmentPolicyAggregate[]>();
-  for (const r of rows) perEnv.set(r.environmentId, [...(perEnv.get(r.environmentId) ?? []), r]);
+  for (const r of rows) {
+    const list = perEnv.get(r.environmentId);
+    if (list) list.push(r);
+    else perEnv.set(r.environmentId, [r]);
+  }
   return new Map([...perEnv].map(([id, list]) => [id, environmentTier(list)]));
 }
 
@@ -182,6 +186,8 @@ export async function generationAnalytics(
 // --- failures ----------------------------------------------------------------------------
 
 const EXEMPLARS = 3;
+/** Environment keys a behaviour lists (the first in key order). */
+const BEHAVIOUR_KEYS = 50;
 
 /** A stored cluster with its category typed. */
 type ClusterRow = Omit<StoredCluster, "category"> & { category: FailureCategory };
@@ -260,7 +266,7 @@ export async function generationExceptions(
  * count, per policy, the environments involved and exemplars spread across them.
  */
 export async function generationBehaviours(db: Db, generationId: number, policyId?: number): Promise<BehaviourView[]> {
-  const { perPolicy, perEnvironment } = await behaviourCounts(db, generationId, policyId);
+  const { perPolicy, perBehaviour } = await behaviourCounts(db, generationId, policyId, BEHAVIOUR_KEYS, EXEMPLARS);
   const views = new Map<string, BehaviourView>();
   const viewOf = (b: string) => {
     let v = views.get(b);
@@ -276,19 +282,11 @@ export async function generationBehaviours(db: Db, generationId: number, policyI
     v.count += r.n;
     v.perPolicy[r.policy] = r.n;
   }
-  const firsts = new Map<string, { key: string; id: string }[]>();
-  for (const r of perEnvironment) firsts.set(r.b, [...(firsts.get(r.b) ?? []), { key: r.key, id: r.first_id }]);
-  for (const [b, list] of firsts) {
-    const v = viewOf(b);
-    v.environments = list.length;
-    v.environmentKeys = list
-      .map((x) => x.key)
-      .sort()
-      .slice(0, 50);
-    v.exemplarRolloutIds = list
-      .map((x) => x.id)
-      .sort((x, y) => Number(x) - Number(y))
-      .slice(0, EXEMPLARS);
+  for (const r of perBehaviour) {
+    const v = viewOf(r.b);
+    v.environments = r.environments;
+    v.environmentKeys = r.keys;
+    v.exemplarRolloutIds = r.first_ids;
   }
   const order = (id: string) => BEHAVIOURS.findIndex((b) => b.id === id);
   return [...views.values()].sort((x, y) => y.count - x.count || order(x.id) - order(y.id));

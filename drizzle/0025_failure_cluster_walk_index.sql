@@ -1,0 +1,2 @@
+DROP INDEX "failure_aggregates_cluster_first_idx";--> statement-breakpoint
+CREATE INDEX "failure_aggregates_cluster_walk_idx" ON "failure_aggregates" USING btree ("generation_id","category","signature","first_rollout_id","environment_id","policy_id");
