@@ -392,16 +392,17 @@ export interface PopulationMetrics {
 /** All population metrics of a set of environment aggregates. */
 export function populationMetrics(envs: Iterable<EnvironmentAggregate>): PopulationMetrics {
   const list = [...envs];
+  // one pass for the totals (successRate, meanReward and infraErrorRate are these ratios)
   const t = totals(list);
   return {
     rollouts: t.n,
     environments: t.environments,
-    successRate: successRate(list),
-    meanReward: meanReward(list),
+    successRate: t.n === 0 ? null : t.s / t.n,
+    meanReward: t.n === 0 ? null : t.rewardSum / t.n,
     passAtK: passAtKCurve(list),
     learnability: meanLearnability(list),
     zeroSignalFraction: zeroSignalFraction(list),
-    infraErrorRate: infraErrorRate(list),
+    infraErrorRate: t.n === 0 ? null : t.infra / t.n,
     errored: t.errored,
     unrewarded: t.unrewarded,
   };

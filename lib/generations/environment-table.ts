@@ -6,12 +6,12 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { categoriesOfEnvironments, environmentIdsWithCategory, testCountsOfEnvironments } from "./analytics-repository";
 import { BadRequest, parseOrThrow } from "@/lib/errors";
-import { DIFFICULTY_TIERS, difficultyTier, environmentLearnability, type DifficultyTier } from "@/lib/analytics/metrics";
+import { DIFFICULTY_TIERS, difficultyTier, learnability, type DifficultyTier } from "@/lib/analytics/metrics";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "./service";
-import { combineByEnvironment, configValue, environmentPolicyAggregates, tiersByEnvironment } from "./analytics";
-import { generationMembers } from "./repository";
+import { configValue } from "./analytics";
+import { environmentConfigs, environmentTableStats, memberConfigs } from "./repository";
 import { resolvePolicy } from "./overview";
 
 export const ENVIRONMENT_SORTS = ["key", "success", "learnability", "rollouts", "pmax", "tier"] as const;
@@ -138,32 +138,32 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
   const q = parseOrThrow(environmentTableQuery, Object.fromEntries([...params].filter(([k]) => !k.startsWith("field."))), "query", 400);
   const fields = fieldFilters(family, params);
   const policy = q.policy ? await resolvePolicy(db, project.id, q.policy) : undefined;
-  // categories and tests are read for the page's environments only (and, to filter by a category, the ids that have it)
-  const [members, aggs, withCategory] = await Promise.all([
-    generationMembers(db, g.id),
-    environmentPolicyAggregates(db, g.id, policy?.id),
+  // one row an environment, summed in SQL; categories, tests and configs are read for the page's environments only
+  // (configs of all of them only to filter by a field, and the ids with a category to filter by one)
+  const [members, withCategory, configs] = await Promise.all([
+    environmentTableStats(db, g.id, policy?.id),
     q.category ? environmentsWithCategory(db, g.id, q.category, policy?.id) : undefined,
+    fields.length ? memberConfigs(db, g.id).then((rows) => new Map(rows.map((r) => [r.id, r.config]))) : undefined,
   ]);
-  const byEnv = combineByEnvironment(aggs, new Map(members.map((m) => [m.id, m.pMax])));
-  const tiers = tiersByEnvironment(aggs);
   const needle = q.q?.trim().toLowerCase();
 
   const rows: (EnvironmentTableRow & { id: number })[] = [];
   for (const m of members) {
-    const a = byEnv.get(m.id);
+    // an environment with an aggregate row (even one at n = 0) has stats; one without has none
+    const a = m.aggregated ? { n: m.n ?? 0, s: m.s ?? 0, pMax: m.pMax } : undefined;
     const successRate = a && a.n > 0 ? a.s / a.n : null;
-    const tier = policy ? (successRate === null ? null : difficultyTier(successRate)) : (tiers.get(m.id) ?? null);
+    const tier = policy ? (successRate === null ? null : difficultyTier(successRate)) : m.best === null ? null : difficultyTier(m.best);
     if (q.tier && tier !== q.tier) continue;
     if (q.minSuccess !== undefined && (successRate === null || successRate < q.minSuccess)) continue;
     if (q.maxSuccess !== undefined && (successRate === null || successRate > q.maxSuccess)) continue;
     if (withCategory && !withCategory.has(m.id)) continue;
     if (needle && !m.key.toLowerCase().includes(needle)) continue;
-    if (fields.some((f) => !f.test(configValue(m.config, f.path)))) continue;
+    if (configs && fields.some((f) => !f.test(configValue(configs.get(m.id), f.path)))) continue;
     rows.push({
       id: m.id,
       key: m.key,
-      config: m.config,
-      parentKey: m.parentKey,
+      config: null,
+      parentKey: null,
       op: m.op,
       direction: m.direction,
       weight: m.weight,
@@ -174,7 +174,7 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
         rollouts: a?.n ?? 0,
         successes: a?.s ?? 0,
         successRate,
-        learnability: a ? environmentLearnability(a) : null,
+        learnability: a ? learnability(a.n, a.s, a.pMax) : null,
         testsPassed: null,
         testsRun: null,
       },
@@ -188,14 +188,15 @@ export async function environmentTable(db: Db, project: ProjectRow, family: Fami
   const start = after ? rows.findIndex((r) => compare(pos(r), after, desc) > 0) : 0;
   const page = start < 0 ? [] : rows.slice(start, start + q.limit);
   const more = start >= 0 && start + q.limit < rows.length;
-  const { categories, tests } = await pageDetails(
-    db,
-    g.id,
-    page.map((r) => r.id),
-    policy?.id,
-  );
+  const ids = page.map((r) => r.id);
+  const [{ categories, tests }, pageConfigs] = await Promise.all([
+    pageDetails(db, g.id, ids, policy?.id),
+    environmentConfigs(db, ids).then((list) => new Map(list.map((r) => [r.id, r]))),
+  ]);
   const items: EnvironmentTableRow[] = page.map(({ id, ...row }) => ({
     ...row,
+    config: pageConfigs.get(id)?.config ?? null,
+    parentKey: pageConfigs.get(id)?.parentKey ?? null,
     categories: categories.get(id) ?? [],
     stats: { ...row.stats, testsPassed: tests.get(id)?.passed ?? null, testsRun: tests.get(id)?.run ?? null },
   }));

@@ -405,3 +405,67 @@ export async function newestAttemptIdWithOutcome(db: Queryable, projectId: numbe
     .limit(1);
   return row?.id;
 }
+
+/**
+ * The environment table's inputs: every member of a generation with its rollouts and successes summed over policies
+ * (or one policy's) and its best policy's success rate (Tmax), grouped in SQL: one row an environment, no configs
+ * (the table reads those for its page, or all of them only to filter by a field).
+ */
+export async function environmentTableStats(db: Queryable, generationId: number, policyId?: number) {
+  const agg = db
+    .select({
+      environmentId: rolloutAggregates.environmentId,
+      n: sql<number>`sum(${rolloutAggregates.n})::int`.as("n"),
+      s: sql<number>`sum(${rolloutAggregates.successes})::int`.as("s"),
+      // the same float8 division as s / n in JavaScript, over the policies that have rollouts
+      best: sql<
+        number | null
+      >`max(${rolloutAggregates.successes}::float8 / ${rolloutAggregates.n}) filter (where ${rolloutAggregates.n} > 0)`.as("best"),
+    })
+    .from(rolloutAggregates)
+    .where(
+      and(eq(rolloutAggregates.generationId, generationId), policyId !== undefined ? eq(rolloutAggregates.policyId, policyId) : undefined),
+    )
+    .groupBy(rolloutAggregates.environmentId)
+    .as("a");
+  return db
+    .select({
+      id: environments.id,
+      key: environments.key,
+      pMax: environments.pMax,
+      validationState: environments.validationState,
+      op: generationEnvironments.op,
+      direction: generationEnvironments.direction,
+      weight: generationEnvironments.weight,
+      aggregated: sql<boolean>`${agg.environmentId} is not null`,
+      n: agg.n,
+      s: agg.s,
+      best: agg.best,
+    })
+    .from(generationEnvironments)
+    .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
+    .leftJoin(agg, eq(agg.environmentId, environments.id))
+    .where(eq(generationEnvironments.generationId, generationId));
+}
+
+/** Config and parent key of some environments (a page of the environment table). */
+export async function environmentConfigs(db: Queryable, ids: number[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({
+      id: environments.id,
+      config: environments.config,
+      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${environments.parentId})`,
+    })
+    .from(environments)
+    .where(inArray(environments.id, ids));
+}
+
+/** Configs of a generation's members (the environment table's field filters). */
+export async function memberConfigs(db: Queryable, generationId: number) {
+  return db
+    .select({ id: environments.id, config: environments.config })
+    .from(generationEnvironments)
+    .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
+    .where(eq(generationEnvironments.generationId, generationId));
+}
