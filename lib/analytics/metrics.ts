@@ -263,6 +263,26 @@ function expectScaled(a: number, b: number, pMax: number, g: (q: number) => numb
   return (sum * h) / 3;
 }
 
+/** Answers of expectScaled kept for reuse (bounded; the oldest go first). */
+const SCALED_MEMO_LIMIT = 100_000;
+const scaledMemo = new Map<string, number>();
+
+/**
+ * expectScaled for (a, b, pMax, what g is), remembered: the engineer's summary and its scoring ask for
+ * the same members' learnability, and every proposal on a generation asks again (10,000 members
+ * of 2,049 density evaluations each). The same figures bit for bit, so rankings cannot move.
+ */
+function expectScaledMemo(a: number, b: number, pMax: number, what: string, g: (q: number) => number): number {
+  const key = `${what}:${a}:${b}:${pMax}`;
+  let value = scaledMemo.get(key);
+  if (value === undefined) {
+    value = expectScaled(a, b, pMax, g);
+    if (scaledMemo.size >= SCALED_MEMO_LIMIT) scaledMemo.delete(scaledMemo.keys().next().value as string);
+    scaledMemo.set(key, value);
+  }
+  return value;
+}
+
 /** Beta(s+1, n-s+1) posterior parameters of an environment's success probability. */
 export function betaPosterior(n: number, s: number): { a: number; b: number } {
   if (n < 0 || s < 0 || s > n) throw new RangeError(`need 0 <= s <= n, got s=${s}, n=${n}`);
@@ -285,7 +305,7 @@ export function learnability(n: number, s: number, pMax?: number | null): number
   const p = usablePMax(pMax);
   if (p === null) return (a * b) / ((a + b) * (a + b + 1));
   if (p <= 0) return 0;
-  return expectScaled(a, b, p, (q) => q * (1 - q));
+  return expectScaledMemo(a, b, p, "L", (q) => q * (1 - q));
 }
 
 /** E[X^g] for X ~ Beta(a, b): prod_{i<g} (a+i)/(a+b+i). */
@@ -305,7 +325,7 @@ export function groupLearnability(n: number, s: number, groupSize: number, pMax?
   const p = usablePMax(pMax);
   if (p === null) return 1 - betaRawMoment(a, b, groupSize) - betaRawMoment(b, a, groupSize);
   if (p <= 0) return 0;
-  return expectScaled(a, b, p, (q) => 1 - q ** groupSize - (1 - q) ** groupSize);
+  return expectScaledMemo(a, b, p, `G${groupSize}`, (q) => 1 - q ** groupSize - (1 - q) ** groupSize);
 }
 
 /** Learnability of an aggregate (its pMax applied). */
