@@ -82,7 +82,8 @@ export async function deleteProposalItems(db: Queryable, proposalId: string): Pr
 
 /** Inserts items, 500 rows per statement. */
 export async function insertProposalItems(db: Queryable, rows: readonly ProposalItemInsert[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500) await db.insert(proposalItems).values(rows.slice(i, i + 500));
+  // 2,000 rows of at most 20 columns a statement stays under PostgreSQL's 65,535 parameters; 15,000 items in 8 round trips, not 30
+  for (let i = 0; i < rows.length; i += 2000) await db.insert(proposalItems).values(rows.slice(i, i + 2000));
 }
 
 /** Stores the structured summary a run read; returns its id. */

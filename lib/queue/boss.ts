@@ -53,7 +53,7 @@ export type JobHandler = (data: unknown) => Promise<void>;
 /** Register worker handlers on a started instance; each job's payload is validated before it runs. */
 export async function runWorkers(boss: PgBoss, handlers: Partial<Record<QueueName, JobHandler>>) {
   for (const [name, handler] of Object.entries(handlers) as [QueueName, JobHandler][]) {
-    await boss.work(name, { batchSize: 1, pollingIntervalSeconds: 1 }, async (jobs) => {
+    await boss.work(name, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async (jobs) => {
       for (const job of jobs) await handler(job.data);
     });
   }
