@@ -11,7 +11,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "components/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "components/**/*.test.ts", "bench/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "node_modules/**"],
           environment: "node",
           // speed is the benchmarks' job; on 2 shared cores a CPU-heavy correctness test (200 sampled and

@@ -109,19 +109,27 @@ export function machine(): string {
 }
 
 /** Replace (or append) the section under `## <title>` in docs/BENCHMARKS.md. */
+/**
+ * The benchmark file with a new run recorded under `## title`: the run goes first, right under the heading, and the
+ * section's earlier text (earlier runs, their commands and comparisons) stays below it, so a re-run never loses
+ * history. A section not there yet is added at the end.
+ */
+export function withRecordedSection(text: string, title: string, body: string): string {
+  const heading = `## ${title}`;
+  const start = text.indexOf(`${heading}\n`);
+  if (start < 0) return `${text.trimEnd()}\n\n${heading}\n${body.trim()}\n`;
+  const bodyStart = start + heading.length + 1;
+  const after = text.indexOf("\n## ", bodyStart - 1);
+  const earlier = text.slice(bodyStart, after < 0 ? text.length : after + 1).trim();
+  const section = `${heading}\n${body.trim()}\n${earlier ? `\n${earlier}\n` : ""}`;
+  return (text.slice(0, start) + section + (after < 0 ? "" : "\n" + text.slice(after + 1))).trimEnd() + "\n";
+}
+
+/** Record a run in docs/BENCHMARKS.md (see `withRecordedSection`: earlier runs are kept below it). */
 export function recordSection(title: string, body: string): void {
   const file = path.join(root, "docs", "BENCHMARKS.md");
   const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  const heading = `## ${title}`;
-  const start = text.indexOf(heading);
-  const section = `${heading}\n${body.trim()}\n`;
-  let next: string;
-  if (start < 0) next = `${text.trimEnd()}\n\n${section}`;
-  else {
-    const after = text.indexOf("\n## ", start + heading.length);
-    next = text.slice(0, start) + section + (after < 0 ? "" : "\n" + text.slice(after + 1));
-  }
-  fs.writeFileSync(file, next.trimEnd() + "\n");
+  fs.writeFileSync(file, withRecordedSection(text, title, body));
 }
 
 /** `count` frozenlake-mapf environments of varied size, agents, holes and slip (the analytics and scale benches' shapes). */

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { withRecordedSection } from "./lib";
+
+const doc =
+  "# Benchmarks\n\nIntro.\n\n## Ingest (`npm run bench:ingest`)\nOld run: 100/s.\n\n### Earlier\nOlder run: 50/s.\n\n## Viewer\nViewer run.\n";
+
+describe("withRecordedSection", () => {
+  it("puts the new run first and keeps the section's earlier runs below it", () => {
+    const out = withRecordedSection(doc, "Ingest (`npm run bench:ingest`)", "New run: 200/s.");
+    expect(out).toBe(
+      "# Benchmarks\n\nIntro.\n\n## Ingest (`npm run bench:ingest`)\nNew run: 200/s.\n\nOld run: 100/s.\n\n### Earlier\nOlder run: 50/s.\n\n## Viewer\nViewer run.\n",
+    );
+  });
+
+  it("leaves the other sections untouched, the last section included", () => {
+    const out = withRecordedSection(doc, "Viewer", "Viewer again.");
+    expect(out.startsWith(doc.slice(0, doc.indexOf("## Viewer")))).toBe(true);
+    expect(out.endsWith("## Viewer\nViewer again.\n\nViewer run.\n")).toBe(true);
+  });
+
+  it("adds a section not there yet at the end, and does not match a heading that only starts the same", () => {
+    const out = withRecordedSection(doc, "Ingest", "Other.");
+    expect(out).toBe(`${doc}\n## Ingest\nOther.\n`);
+  });
+});
