@@ -8,7 +8,8 @@ describe("withRecordedSection", () => {
   it("puts the new run first and keeps the section's earlier runs below it", () => {
     const out = withRecordedSection(doc, "Ingest (`npm run bench:ingest`)", "New run: 200/s.");
     expect(out).toBe(
-      "# Benchmarks\n\nIntro.\n\n## Ingest (`npm run bench:ingest`)\nNew run: 200/s.\n\nOld run: 100/s.\n\n### Earlier\nOlder run: 50/s.\n\n## Viewer\nViewer run.\n",
+      "# Benchmarks\n\nIntro.\n\n## Ingest (`npm run bench:ingest`)\nNew run: 200/s.\n\n" +
+        "Old run: 100/s.\n\n### Earlier\nOlder run: 50/s.\n\n## Viewer\nViewer run.\n",
     );
   });
 
