@@ -5,7 +5,7 @@ import { configHash } from "@/lib/families/hash";
 import type { FamilyConfig } from "@/lib/families/types";
 import { UNSET_DEFAULTS, heuristicEngineer } from ".";
 import type { EngineerInput, PopulationMember, SummaryCluster } from "../types";
-import { buildSummary, children, terminal, flInput, flOut, ttInput, ttOut } from "./test-input";
+import { buildSummary, children, terminal, flInput, flProposal, perTest, ttInput, ttProposal } from "./test-input";
 
 describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
   type Breakdown = Partial<Record<"infra" | "timeout" | "format" | "tests", number>>;
@@ -84,19 +84,19 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
   }
 
   const input = harborInput();
-  const out = heuristicEngineer(input);
+  const proposal = perTest(() => heuristicEngineer(input));
   const byKey = new Map(input.population.map((m) => [m.key, m]));
-  const itemOf = (key: string) => out.items.find((i) => i.environmentKey === key && (i.op === "keep" || i.op === "retire"));
+  const itemOf = (key: string) => proposal().items.find((i) => i.environmentKey === key && (i.op === "keep" || i.op === "retire"));
   const infraKeys = ["h00", "h01", "h02", "h03", "h04", "h05"];
   const clustersCited = (item: { evidence: { kind: string; ref: string }[] }) =>
     item.evidence.filter((e) => e.kind === "cluster").map((e) => e.ref);
 
   it("is deterministic for a seed", () => {
-    expect(heuristicEngineer(input)).toEqual(out);
+    expect(heuristicEngineer(input)).toEqual(proposal());
   });
 
   it("never breeds from infra-dominated members, and says plainly that they look broken", () => {
-    for (const child of children(out)) {
+    for (const child of children(proposal())) {
       expect(infraKeys).not.toContain(child.parentKey);
       expect(infraKeys).not.toContain(child.secondParentKey);
     }
@@ -116,9 +116,9 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     }
     // h05 passes 4 of 10: judged by learnability like any other member, with the warning
     expect(itemOf("h05")?.rationale).toMatch(/about \d+ of 10 attempts failed on infrastructure/);
-    expect(out.notes.some((n) => /infrastructure 6/.test(n))).toBe(true);
+    expect(proposal().notes.some((n) => /infrastructure 6/.test(n))).toBe(true);
     // only infra items cite the infra cluster
-    for (const item of out.items) if (clustersCited(item).includes("cl-h-infra")) expect(item.flags).toContain("infra");
+    for (const item of proposal().items) if (clustersCited(item).includes("cl-h-infra")) expect(item.flags).toContain("infra");
   });
 
   it("never retires as broken a task whose sandbox the agent itself broke (a policy failure)", () => {
@@ -145,7 +145,7 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
 
   it("raises agent_timeout_sec (precision) of hopeless members that time out, citing the timeout cluster", () => {
     const timeoutKeys = new Set(["h06", "h07", "h08", "h09", "h10", "h11", "h12", "h13"]);
-    const kids = children(out).filter((c) => timeoutKeys.has(c.parentKey as string));
+    const kids = children(proposal()).filter((c) => timeoutKeys.has(c.parentKey as string));
     expect(kids.length).toBeGreaterThanOrEqual(3);
     let fromUnset = 0;
     for (const child of kids) {
@@ -179,7 +179,8 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
       );
       expect(clustersCited(item!), key).toEqual(["cl-h-format"]);
     }
-    for (const child of children(out)) if (formatKeys.includes(child.parentKey as string)) expect(child.rationale).not.toMatch(/^Too hard/);
+    for (const child of children(proposal()))
+      if (formatKeys.includes(child.parentKey as string)) expect(child.rationale).not.toMatch(/^Too hard/);
   });
 
   it("cites the failing-test cluster when failed tests make a hopeless member easier", () => {
@@ -200,13 +201,13 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
     rationale.startsWith("Too hard") ? -1 : /^(Solved|Nearly solved|Mostly passed)/.test(rationale) ? 1 : 0;
 
   for (const [name, caseInput, caseOut] of [
-    ["harbor-like terminal-task", input, out],
-    ["terminal-task", ttInput, ttOut],
-    ["frozenlake-mapf", flInput, flOut],
+    ["harbor-like terminal-task", input, proposal],
+    ["terminal-task", ttInput, perTest(ttProposal)],
+    ["frozenlake-mapf", flInput, perTest(flProposal)],
   ] as const) {
     it(`${name}: no child sets a field unset on its parent, except a difficulty-signed one moved along the child's direction`, () => {
       const parents = new Map(caseInput.population.map((m) => [m.key, m]));
-      for (const child of children(caseOut).filter((c) => c.parentKey)) {
+      for (const child of children(caseOut()).filter((c) => c.parentKey)) {
         const parent = parents.get(child.parentKey as string) as PopulationMember;
         const second = child.secondParentKey ? parents.get(child.secondParentKey) : undefined;
         const sign = child.op === "mutate" ? signOf(child.rationale) : 0;
@@ -231,8 +232,12 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
 
     it(`${name}: parents with q < 0.2 only get easier directed edits (crossovers only of kept ones)`, () => {
       const parents = new Map(caseInput.population.map((m) => [m.key, m]));
-      const keptKeys = new Set(caseOut.items.filter((i) => i.op === "keep").map((i) => i.environmentKey));
-      for (const child of children(caseOut)) {
+      const keptKeys = new Set(
+        caseOut()
+          .items.filter((i) => i.op === "keep")
+          .map((i) => i.environmentKey),
+      );
+      for (const child of children(caseOut())) {
         for (const key of [child.parentKey, child.secondParentKey]) {
           const parent = key ? parents.get(key) : undefined;
           if (!parent || parent.n === 0 || parent.s / parent.n >= 0.2) continue;
@@ -244,11 +249,11 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
   }
 
   it("writes one-sentence rationales that name the category behind the decision", () => {
-    for (const item of out.items) {
+    for (const item of proposal().items) {
       expect(item.rationale.endsWith("."), item.rationale).toBe(true);
       expect(item.rationale.slice(0, -1), item.rationale).not.toMatch(/\.\s/);
     }
-    const replays = children(out).filter((c) => c.rationale.startsWith("Replayed"));
+    const replays = children(proposal()).filter((c) => c.rationale.startsWith("Replayed"));
     for (const child of replays) expect(clustersCited(child)).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
 import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary, SummaryField } from "../types";
+import { perTest } from "./test-input";
 
 type Outcome = Pick<PopulationMember, "s" | "n"> & Partial<PopulationMember>;
 
@@ -68,15 +69,15 @@ describe("keep order", () => {
     builtinFamilies["frozenlake-mapf"],
     rates.map((s) => ({ s, n: 8 })),
   );
-  const out = heuristicEngineer(input);
-  const fates = fate(input, out);
+  const out = perTest(() => heuristicEngineer(input));
+  const fates = () => fate(input, out());
 
   it("keeps the most learnable half and retires the least learnable as outranked", () => {
-    const kept = input.population.filter((m) => fates.get(m.key)?.op === "keep").map((m) => m.s);
+    const kept = input.population.filter((m) => fates().get(m.key)?.op === "keep").map((m) => m.s);
     expect(kept.sort()).toEqual([3, 3, 4, 4, 5, 5]);
     for (const m of input.population.filter((x) => [1, 2, 6, 7].includes(x.s))) {
-      expect(fates.get(m.key)?.op, `${m.s}/8`).toBe("retire");
-      expect(fates.get(m.key)?.flags).toContain("retire:outranked");
+      expect(fates().get(m.key)?.op, `${m.s}/8`).toBe("retire");
+      expect(fates().get(m.key)?.flags).toContain("retire:outranked");
     }
   });
 
@@ -85,8 +86,12 @@ describe("keep order", () => {
       const m = input.population.find((x) => x.key === key) as PopulationMember;
       return learnability(m.n, m.s);
     };
-    const kept = out.items.filter((i) => i.op === "keep").map((i) => L(i.environmentKey));
-    const outranked = out.items.filter((i) => i.flags?.includes("retire:outranked")).map((i) => L(i.environmentKey));
+    const kept = out()
+      .items.filter((i) => i.op === "keep")
+      .map((i) => L(i.environmentKey));
+    const outranked = out()
+      .items.filter((i) => i.flags?.includes("retire:outranked"))
+      .map((i) => L(i.environmentKey));
     expect(Math.min(...kept)).toBeGreaterThan(Math.max(...outranked));
   });
 
@@ -131,10 +136,10 @@ describe("direction of directed mutations", () => {
       }
     });
     const input = inputOf(family, outcomes, { seed: 9, keepShare: 0.25 });
-    const out = heuristicEngineer(input);
+    const out = perTest(() => heuristicEngineer(input));
     const byKey = new Map(input.population.map((m) => [m.key, m]));
     const directed = (pred: (q: number) => boolean) =>
-      out.items.filter(
+      out().items.filter(
         (i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8),
       );
 
@@ -194,10 +199,10 @@ describe("which direction a directed mutation takes", () => {
     i % 3 === 0 ? { s: 8, n: 8 } : i % 3 === 1 ? { s: 1, n: 8 } : { s: 4, n: 8 },
   );
   const input = inputOf(family, outcomes, { seed: 4, keepShare: 0.25 }, [slip]);
-  const out = heuristicEngineer(input);
+  const out = perTest(() => heuristicEngineer(input));
   const byKey = new Map(input.population.map((m) => [m.key, m]));
   const directed = (pred: (q: number) => boolean) =>
-    out.items.filter(
+    out().items.filter(
       (i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8),
     );
 
@@ -222,9 +227,9 @@ describe("replay parents that mostly pass", () => {
     // no solved parents: every child is a replay; 6 of 8 (q 0.75 > replayHarderAbove) and 3 of 8 (below it)
     const outcomes: Outcome[] = Array.from({ length: 24 }, (_, i) => ({ s: i % 2 === 0 ? 6 : 3, n: 8 }));
     const input = inputOf(family, outcomes, { seed: 11, keepShare: 0.25, addShare: 0 });
-    const out = heuristicEngineer(input);
+    const out = perTest(() => heuristicEngineer(input));
     const byKey = new Map(input.population.map((m) => [m.key, m]));
-    const children = (s: number) => out.items.filter((i) => i.op === "mutate" && byKey.get(i.parentKey as string)?.s === s);
+    const children = (s: number) => out().items.filter((i) => i.op === "mutate" && byKey.get(i.parentKey as string)?.s === s);
     const hardness = (config: FamilyConfig) =>
       family.fields.filter((f) => f.difficulty).map((f) => fieldHardness(f, getFieldValue(config, f.path)) ?? 0.5);
 

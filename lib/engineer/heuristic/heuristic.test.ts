@@ -5,8 +5,23 @@ import { configHash } from "@/lib/families/hash";
 import { stepHarder } from "@/lib/families/operators";
 import { heuristicEngineer } from ".";
 import type { EngineerInput, EngineerOutput, PopulationMember } from "../types";
-import { buildSummary, buildInput, children, inBounds, frozenlake, terminal, flInput, flOut, ttInput, ttOut } from "./test-input";
+import {
+  buildSummary,
+  buildInput,
+  children,
+  inBounds,
+  frozenlake,
+  terminal,
+  flInput,
+  flProposal,
+  perTest,
+  ttInput,
+  ttProposal,
+} from "./test-input";
 import type { FieldSpec } from "@/lib/families/types";
+
+const flOut = perTest(flProposal);
+const ttOut = perTest(ttProposal);
 
 /** Single steps (stepHarder) from `from` to `to` in direction `sign`; Infinity when `to` is not on that path. */
 function stepsBetween(field: FieldSpec, from: unknown, to: unknown, sign: 1 | -1): number {
@@ -20,14 +35,14 @@ function stepsBetween(field: FieldSpec, from: unknown, to: unknown, sign: 1 | -1
 
 describe("heuristicEngineer: determinism", () => {
   it("gives a deep-equal proposal for the same seed", () => {
-    expect(heuristicEngineer(flInput)).toEqual(flOut);
-    expect(heuristicEngineer(ttInput)).toEqual(ttOut);
+    expect(heuristicEngineer(flInput)).toEqual(flOut());
+    expect(heuristicEngineer(ttInput)).toEqual(ttOut());
   });
 
   it("gives different children for a different seed", () => {
     const other = heuristicEngineer({ ...flInput, options: { seed: 8 } });
     const hashes = (out: EngineerOutput) => children(out).map((c) => configHash(c.config));
-    expect(hashes(other)).not.toEqual(hashes(flOut));
+    expect(hashes(other)).not.toEqual(hashes(flOut()));
   });
 
   it("defaults the seed to a hash of project and generation", () => {
@@ -37,12 +52,12 @@ describe("heuristicEngineer: determinism", () => {
 });
 
 describe("heuristicEngineer: the fate of every member", () => {
-  for (const [name, input, out] of [
+  for (const [name, input, proposal] of [
     ["frozenlake-mapf", flInput, flOut],
     ["terminal-task", ttInput, ttOut],
   ] as const) {
     it(`${name}: gives each population member exactly one keep or retire item`, () => {
-      const fates = out.items.filter((i) => i.op === "keep" || i.op === "retire");
+      const fates = proposal().items.filter((i) => i.op === "keep" || i.op === "retire");
       expect(fates).toHaveLength(input.population.length);
       expect(new Set(fates.map((i) => i.environmentKey))).toEqual(new Set(input.population.map((m) => m.key)));
       for (const item of fates) {
@@ -52,6 +67,7 @@ describe("heuristicEngineer: the fate of every member", () => {
     });
 
     it(`${name}: keeps at most half of the population, the most learnable first`, () => {
+      const out = proposal();
       const keeps = out.items.filter((i) => i.op === "keep");
       expect(keeps.length).toBeGreaterThan(0);
       expect(keeps.length).toBeLessThanOrEqual(Math.floor(input.population.length / 2));
@@ -61,7 +77,7 @@ describe("heuristicEngineer: the fate of every member", () => {
   }
 
   it("retires unsolvable and invalid environments with that reason", () => {
-    const byKey = new Map(flOut.items.map((i) => [i.environmentKey, i]));
+    const byKey = new Map(flOut().items.map((i) => [i.environmentKey, i]));
     const unsolvable = byKey.get("g3-005");
     expect(unsolvable?.op).toBe("retire");
     expect(unsolvable?.rationale).toMatch(/^Unsolvable/);
@@ -69,24 +85,24 @@ describe("heuristicEngineer: the fate of every member", () => {
     expect(invalid?.op).toBe("retire");
     expect(invalid?.rationale).toMatch(/^Invalid/);
     // never used as parents
-    for (const child of children(flOut)) {
+    for (const child of children(flOut())) {
       expect(["g3-005", "g3-007"]).not.toContain(child.parentKey);
       expect(["g3-005", "g3-007"]).not.toContain(child.secondParentKey);
     }
   });
 
   it("retires hopeless environments only after two generations at zero", () => {
-    const byKey = new Map(flOut.items.map((i) => [i.environmentKey, i]));
+    const byKey = new Map(flOut().items.map((i) => [i.environmentKey, i]));
     expect(byKey.get("g3-002")?.rationale).toMatch(/^Hopeless/);
     expect(byKey.get("g3-003")?.rationale ?? "").not.toMatch(/^Hopeless/);
   });
 
   it("retires solved environments and names every retirement's reason", () => {
-    for (const item of flOut.items.filter((i) => i.op === "retire")) {
+    for (const item of flOut().items.filter((i) => i.op === "retire")) {
       expect(item.rationale).toMatch(/^(Solved|Hopeless|Unsolvable|Invalid|Outranked)/);
     }
     for (const key of ["g3-000", "g3-001", "g3-010"]) {
-      const item = flOut.items.find((i) => i.environmentKey === key);
+      const item = flOut().items.find((i) => i.environmentKey === key);
       expect(item?.op).toBe("retire");
       expect(item?.rationale).toMatch(/^Solved \(8\/8/);
     }
@@ -96,8 +112,8 @@ describe("heuristicEngineer: the fate of every member", () => {
 describe("heuristicEngineer: children", () => {
   it("proposes children that validate, with unique keys and fresh hashes", () => {
     for (const [input, out] of [
-      [flInput, flOut],
-      [ttInput, ttOut],
+      [flInput, flOut()],
+      [ttInput, ttOut()],
     ] as const) {
       const kids = children(out);
       expect(kids.length).toBeGreaterThan(0);
@@ -118,7 +134,7 @@ describe("heuristicEngineer: children", () => {
   });
 
   it("never lets a known hash in again, and counts the duplicates it dropped", () => {
-    const first = children(flOut).map((c) => configHash(c.config));
+    const first = children(flOut()).map((c) => configHash(c.config));
     const input = { ...flInput, knownHashes: new Set([...flInput.knownHashes, ...first]) };
     const again = heuristicEngineer(input);
     for (const child of children(again)) expect(input.knownHashes.has(configHash(child.config))).toBe(false);
@@ -126,16 +142,16 @@ describe("heuristicEngineer: children", () => {
   });
 
   it("fills the population back to its size with mutations, fresh samples and crossovers", () => {
-    const ops = (op: string) => flOut.items.filter((i) => i.op === op).length;
+    const ops = (op: string) => flOut().items.filter((i) => i.op === op).length;
     expect(ops("keep") + ops("mutate") + ops("add")).toBe(flInput.population.length);
     expect(ops("add")).toBe(Math.round(0.15 * flInput.population.length));
-    expect(flOut.items.some((i) => i.flags?.includes("crossover") && i.secondParentKey)).toBe(true);
-    expect(flOut.items.some((i) => i.flags?.includes("fresh_sample") && !i.parentKey)).toBe(true);
+    expect(flOut().items.some((i) => i.flags?.includes("crossover") && i.secondParentKey)).toBe(true);
+    expect(flOut().items.some((i) => i.flags?.includes("fresh_sample") && !i.parentKey)).toBe(true);
   });
 
   it("pushes solved parents harder along a difficulty direction, numeric fields as many steps as the parent is past the frontier", () => {
     const byKey = new Map(flInput.population.map((m) => [m.key, m]));
-    const harder = children(flOut).filter((c) => c.rationale.startsWith("Solved"));
+    const harder = children(flOut()).filter((c) => c.rationale.startsWith("Solved"));
     expect(harder.length).toBeGreaterThan(0);
     for (const child of harder) {
       const parent = byKey.get(child.parentKey as string) as PopulationMember;
@@ -201,8 +217,8 @@ describe("heuristicEngineer: children", () => {
 
   it("keeps numeric fields in bounds, moves ordinals one level and resamples nominals among their levels", () => {
     for (const [input, out] of [
-      [flInput, flOut],
-      [ttInput, ttOut],
+      [flInput, flOut()],
+      [ttInput, ttOut()],
     ] as const) {
       const byKey = new Map(input.population.map((m) => [m.key, m]));
       for (const child of children(out)) {
@@ -225,7 +241,7 @@ describe("heuristicEngineer: children", () => {
         }
       }
     }
-    const ordinalMoves = children(ttOut).filter((c) => c.op === "mutate");
+    const ordinalMoves = children(ttOut()).filter((c) => c.op === "mutate");
     expect(ordinalMoves.length).toBeGreaterThan(0);
   });
 });
@@ -233,8 +249,8 @@ describe("heuristicEngineer: children", () => {
 describe("heuristicEngineer: evidence", () => {
   it("cites only clusters and rollouts of the summary, and only real environments and fields", () => {
     for (const [input, out] of [
-      [flInput, flOut],
-      [ttInput, ttOut],
+      [flInput, flOut()],
+      [ttInput, ttOut()],
     ] as const) {
       const clusterIds = new Set(input.summary.failures.clusters.map((c) => c.id));
       const rolloutIds = new Set(input.summary.failures.clusters.flatMap((c) => c.exemplarRolloutIds));
@@ -266,20 +282,20 @@ describe("heuristicEngineer: evidence", () => {
 
   it("cites an infra cluster only on items flagged infra, and writes rationales with numbers", () => {
     // g3-002's failures are mostly infrastructure (the fixture's cl-infra): its retire item cites it, nothing else does.
-    for (const item of flOut.items) {
+    for (const item of flOut().items) {
       const cited = item.evidence.filter((e) => e.kind === "cluster").map((e) => e.ref);
       if (cited.includes("cl-infra")) expect(item.flags, item.environmentKey).toContain("infra");
     }
-    expect(flOut.items.find((i) => i.environmentKey === "g3-002")?.flags).toContain("infra");
-    const harder = children(flOut).find((c) => c.rationale.startsWith("Solved"));
+    expect(flOut().items.find((i) => i.environmentKey === "g3-002")?.flags).toContain("infra");
+    const harder = children(flOut()).find((c) => c.rationale.startsWith("Solved"));
     expect(harder?.rationale).toMatch(
       /Solved \(8\/8, q 1\.00.*\): pushed harder along \w+, which the failure evidence points to least: \w+ [\d.]+→[\d.]+/,
     );
   });
 
   it("notes the direction evidence and the child counts", () => {
-    expect(flOut.notes.some((n) => n.startsWith("Failure evidence by direction"))).toBe(true);
-    expect(flOut.notes.some((n) => n.startsWith("Children:"))).toBe(true);
+    expect(flOut().notes.some((n) => n.startsWith("Failure evidence by direction"))).toBe(true);
+    expect(flOut().notes.some((n) => n.startsWith("Children:"))).toBe(true);
   });
 });
 
@@ -293,7 +309,7 @@ describe("heuristicEngineer: options and edge cases", () => {
 
   it("uses the GRPO group learnability when a group size is given", () => {
     const out = heuristicEngineer({ ...ttInput, options: { seed: 11, groupSize: 8 } });
-    expect(out.items.filter((i) => i.op === "keep").length).toBe(ttOut.items.filter((i) => i.op === "keep").length);
+    expect(out.items.filter((i) => i.op === "keep").length).toBe(ttOut().items.filter((i) => i.op === "keep").length);
     expect(out.items.find((i) => i.op === "keep")?.evidence[0].note).toMatch(/learnability 0\.\d+/);
   });
 

@@ -1,7 +1,11 @@
 /**
  * Inputs the heuristic engineer's tests share: a population with solved, hopeless, unsolvable,
- * invalid and frontier members, its structured summary, and proposals made from it once per module.
+ * invalid and frontier members, its structured summary, and proposals made from it inside each test
+ * (perTest), never at import or in a describe body: Stryker's per-test coverage counts only what runs inside
+ * a test (or its beforeEach), so a proposal made at collection marks its mutants "static" and the tests that
+ * read it are never run against them (ignoreStatic), however much they assert.
  */
+import { beforeEach } from "vitest";
 import { fieldBreakdown } from "@/lib/analytics/metrics";
 import { getFieldValue } from "@/lib/families/field-path";
 import { configHash } from "@/lib/families/hash";
@@ -184,7 +188,20 @@ export function inBounds(spec: FieldSpec, value: unknown): boolean {
 
 export const frozenlake = builtinFamilies["frozenlake-mapf"];
 export const terminal = builtinFamilies["terminal-task"];
+/**
+ * A value made at its first use inside each test of the enclosing describe (or file), and made again in the next
+ * test: what it runs counts as that test's coverage for Stryker (see the file comment). Call at describe or module level.
+ */
+export function perTest<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  beforeEach(() => {
+    made = undefined;
+  });
+  return () => (made ??= { value: make() }).value;
+}
+
 export const flInput = buildInput(frozenlake, 40, { seed: 7 });
-export const flOut = heuristicEngineer(flInput);
 export const ttInput = buildInput(terminal, 60, { seed: 11 });
-export const ttOut = heuristicEngineer(ttInput);
+/** The proposals for flInput and ttInput, made inside the test that reads them. */
+export const flProposal = () => heuristicEngineer(flInput);
+export const ttProposal = () => heuristicEngineer(ttInput);
