@@ -246,6 +246,13 @@ export function ArenaView({ latest, canRun, active }: { latest: RunView | null; 
               <ResultTable results={report.settings[s]} seeds={report.seeds} />
             </Panel>
           ))}
+          <p className="mb-3 max-w-4xl text-xs text-zinc-600" data-testid="arena-columns-legend">
+            <strong className="font-medium">Columns.</strong> Rollouts to 50% / 80%: what a strategy spent until the learner succeeded on
+            half / four fifths of the hard target tasks, with its 95% interval in brackets (— when most seeds never got there). AUC: the
+            area under the success curve over the budget, from 0 to 1 (higher: learned sooner). Final: target success when the budget was
+            spent. Reached 50%: seeds that got there. Zero-signal: groups of attempts on one task that all passed or all failed, so the
+            learner had nothing to learn from them. Invalid: tasks proposed that were invalid.
+          </p>
           {report.notes.length > 0 && (
             <Panel title="How these figures were made" className="mt-3">
               <ul className="list-disc space-y-1 pl-5 text-xs text-zinc-600">
