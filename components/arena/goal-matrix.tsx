@@ -74,7 +74,9 @@ function CellBadge({ checks }: { checks: GoalCheck[] }) {
   return (
     <div>
       <span
-        className={`rounded px-1.5 py-0.5 text-xs font-medium whitespace-nowrap ${lost.length === 0 ? "bg-green-100 text-green-800" : "bg-amber-100 text-amber-800"}`}
+        className={`rounded px-1.5 py-0.5 text-xs font-medium whitespace-nowrap ${
+          lost.length === 0 ? "bg-green-100 text-green-800" : "bg-amber-100 text-amber-800"
+        }`}
         data-testid="arena-matrix-cell"
         title={`the heuristic won ${won} of ${checks.length} comparisons`}
       >
