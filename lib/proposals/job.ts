@@ -3,7 +3,6 @@
  * check its items against the family once more and store them with the run record.
  */
 import type { Db } from "@/lib/db/client";
-import type { proposalItems } from "@/lib/db/schema";
 import { getFamily } from "@/lib/family-store";
 import { withValidationCache } from "@/lib/families/validation-cache";
 import { getGeneration } from "@/lib/generations/service";
@@ -22,6 +21,7 @@ import {
   insertEngineerRun,
   insertFailureSummary,
   insertProposalItems,
+  type NewProposalItem,
   projectOf,
   proposalForRun,
   updateProposal,
@@ -120,7 +120,8 @@ export async function runProposal(
     await db.transaction(async (tx) => {
       await insertProposalItems(
         tx,
-        items.map((it, i) => itemRow(proposalId, i, it)),
+        proposalId,
+        items.map((it, i) => itemRow(i, it)),
       );
       await finishEngineerRun(tx, run.id, {
         status: "succeeded",
@@ -157,20 +158,19 @@ export async function runProposal(
   }
 }
 
-function itemRow(proposalId: string, position: number, it: ProposedItem): typeof proposalItems.$inferInsert {
+function itemRow(position: number, it: ProposedItem): NewProposalItem {
   return {
-    proposalId,
     position,
     op: it.op,
-    environmentKey: it.environmentKey,
-    parentKey: it.parentKey ?? null,
+    environment_key: it.environmentKey,
+    parent_key: it.parentKey ?? null,
     config: it.config,
     direction: it.direction ?? null,
     rationale: it.rationale,
     evidence: it.evidence,
-    predictedSuccess: it.predictedSuccess ?? null,
+    predicted_success: it.predictedSuccess ?? null,
     proposer: it.proposer,
-    taskEdits: it.taskEdits ?? null,
+    task_edits: it.taskEdits ?? null,
     flags: {
       flags: it.flags ?? [],
       ...(it.secondParentKey ? { secondParentKey: it.secondParentKey } : {}),

@@ -3,7 +3,7 @@
  * only, each selecting the columns its caller reads. No rules, no scopes: the service and the job
  * decide.
  */
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db, Queryable } from "@/lib/db/client";
 import { engineerRuns, environments, failureSummaries, policies, projects, proposalItems, proposals } from "@/lib/db/schema";
 import type { StructuredSummary } from "@/lib/engineer/types";
@@ -11,7 +11,32 @@ import { projectById } from "@/lib/projects/repository";
 import type { ProposalProgress } from "./contracts";
 
 type ProposalInsert = typeof proposals.$inferInsert;
-type ProposalItemInsert = typeof proposalItems.$inferInsert;
+
+/** A proposal item as insertProposalItems stores it (column names; absent or null columns are NULL, evidence defaults to []). */
+export interface NewProposalItem {
+  position: number;
+  op: string;
+  environment_key: string | null;
+  parent_key: string | null;
+  config: unknown;
+  direction: string | null;
+  rationale: string;
+  evidence: unknown;
+  predicted_success: number | null;
+  proposer: string | null;
+  task_edits: unknown;
+  flags: unknown;
+}
+
+const ITEMS_PER_STATEMENT = 5000;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
+
+/** Strings as a bound text parameter sends them: a lone surrogate becomes U+FFFD (jsonb rejects it escaped). */
+function wellFormed(_key: string, value: unknown): unknown {
+  return typeof value === "string" && LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, "\uFFFD") : value;
+}
+
 type EngineerRunUpdate = Partial<typeof engineerRuns.$inferInsert>;
 
 /** The id of a policy of the project by name, or undefined. */
@@ -81,9 +106,19 @@ export async function deleteProposalItems(db: Queryable, proposalId: string): Pr
 }
 
 /** Inserts items, 500 rows per statement. */
-export async function insertProposalItems(db: Queryable, rows: readonly ProposalItemInsert[]): Promise<void> {
-  // 2,000 rows of at most 20 columns a statement stays under PostgreSQL's 65,535 parameters; 15,000 items in 8 round trips, not 30
-  for (let i = 0; i < rows.length; i += 2000) await db.insert(proposalItems).values(rows.slice(i, i + 2000));
+export async function insertProposalItems(db: Queryable, proposalId: string, rows: readonly NewProposalItem[]): Promise<void> {
+  // One JSON parameter per 5,000 rows, unpacked by jsonb_to_recordset: Drizzle's builder spent ~0.5 s of CPU per 2,000
+  // rows (a bound parameter per cell) and the statements ~5 s for a 15,000-item proposal; this takes ~0.3 s.
+  for (let i = 0; i < rows.length; i += ITEMS_PER_STATEMENT) {
+    const chunk = JSON.stringify(rows.slice(i, i + ITEMS_PER_STATEMENT), wellFormed);
+    await db.execute(sql`
+      insert into ${proposalItems} (proposal_id, position, op, environment_key, parent_key, config, direction, rationale, evidence,
+                                    predicted_success, proposer, task_edits, flags)
+      select ${proposalId}::uuid, x.position, x.op, x.environment_key, x.parent_key, x.config, x.direction, x.rationale,
+             coalesce(x.evidence, '[]'::jsonb), x.predicted_success, x.proposer, x.task_edits, x.flags
+      from jsonb_to_recordset(${chunk}::jsonb) as x(position int, op text, environment_key text, parent_key text, config jsonb,
+           direction text, rationale text, evidence jsonb, predicted_success float8, proposer text, task_edits jsonb, flags jsonb)`);
+  }
 }
 
 /** Stores the structured summary a run read; returns its id. */
