@@ -3,8 +3,9 @@
  * A project at scale: N rollouts (default 1,000,000), M of them in the generation asked (default
  * min(N/2, 1,000,000)), the rest spread over earlier generations; environments skewed (a few take
  * most attempts), turns and output tokens long-tailed, failures over categories and a long tail
- * of signatures. Rows are generated here and loaded with COPY into the real app's database (the
- * aggregate triggers run as on any insert). Then p50/p95 of the generation dashboard, failures,
+ * of signatures (bench/scale-data.ts). Rows are loaded into the real app's database by bench/bulk-load.ts: COPY on
+ * two connections with the insert triggers off, then the aggregates and search documents built set-based by the
+ * migrations' own statements (tests/bulk-load.int.test.ts checks them equal to the triggers'). Then p50/p95 of the generation dashboard, failures,
  * environment table and explorer search over HTTP, with a restart of the app (and its Postgres)
  * before each round so the first request of every round is a cold one, and the server's max RSS.
  * `--data-dir <dir>` keeps the loaded database there and reuses it on the next run with the same folder.
@@ -12,10 +13,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
-import { Readable } from "node:stream";
 import pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
+import { copyRange, SIGNATURES, type Shape } from "./scale-data";
+import { bulkLoadRollouts } from "./bulk-load";
 import { EnvForgeClient } from "../cli/client";
 import { jsonTarget, machine, recordSection, rssSampler, startApp, type RunningApp, frozenlakeBenchEnvironments } from "./lib";
 
@@ -39,151 +39,11 @@ const dataDirFlag = (() => {
 })();
 const LOADED_MARKER = "bench-scale-loaded.json";
 
-/** Deterministic pseudo-random in [0, 1) from an integer and a stream number. */
-function rand(i: number, stream: number): number {
-  let x = (Math.imul(i, 0x9e3779b1) ^ Math.imul(stream + 1, 0x85ebca6b)) >>> 0;
-  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) >>> 0;
-  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35) >>> 0;
-  return ((x ^ (x >>> 16)) >>> 0) / 2 ** 32;
-}
-
-/** A standard normal from two uniforms (Box-Muller). */
-function normal(i: number, stream: number): number {
-  const u = Math.max(rand(i, stream), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand(i, stream + 100));
-}
-
-/** Per-environment base success: a third hopeless, a sixth solved, the rest spread (zero-signal environments exist). */
-function environmentSuccess(env: number): number {
-  const u = rand(env, 7);
-  if (u < 0.33) return 0.01;
-  if (u < 0.5) return 0.97;
-  return rand(env, 8);
-}
-
-const SIGNATURES = 400;
-const CATEGORY_MIX: [string, number][] = [
-  ["verifier_failed", 0.55],
-  ["agent_timeout", 0.18],
-  ["context_length_exceeded", 0.07],
-  ["format_error", 0.06],
-  ["infra_error", 0.06],
-  ["environment_broken_by_agent", 0.04],
-  ["verifier_timeout", 0.02],
-  ["errored_other", 0.02],
-];
-const BEHAVIOURS = ["step_cap", "timeout_mid_command", "package_install_timeout", "format_errors", "never_ran_tests", "gave_up_early"];
-
-/** COPY text format: backslash, tab and newline escaped; null as \N. */
-function cell(v: string | number | boolean | null): string {
-  if (v === null) return "\\N";
-  if (typeof v !== "string") return String(v);
-  return v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
-}
-
-interface Ids {
-  projectId: number;
-  generationIds: number[];
-  environmentIds: number[];
-  policyIds: number[];
-}
-
-/** Rollout i as one COPY line. The last `inGeneration` rollouts belong to the asked generation. */
-function rolloutLine(i: number, ids: Ids): string {
-  const gens = ids.generationIds.length;
-  const g = i >= total - inGeneration ? gens - 1 : Math.floor((i / Math.max(1, total - inGeneration)) * (gens - 1));
-  // skew: environment index ~ E * u^3, so the first tenth of environments take about half of the attempts
-  const env = Math.min(ENVIRONMENTS - 1, Math.floor(ENVIRONMENTS * rand(i, 1) ** 3));
-  const policy = Math.floor(rand(i, 2) * POLICIES.length);
-  const p = Math.min(0.99, environmentSuccess(env) + policy * 0.03 + g * 0.01);
-  const success = rand(i, 3) < p;
-  // long tails: turns lognormal around 12 (a few in the thousands), output tokens per turn lognormal around 250
-  const turns = Math.min(5000, Math.max(1, Math.round(Math.exp(Math.log(12) + 1.1 * normal(i, 4)))));
-  const outputTokens = Math.min(2_000_000, Math.round(turns * Math.exp(Math.log(250) + 0.8 * normal(i, 5))));
-  const inputTokens = Math.min(2_000_000_000, outputTokens * 6 + 1500);
-  let category: string | null = null;
-  let signature: string | null = null;
-  let errorType: string | null = null;
-  let errorMessage: string | null = null;
-  let status = "completed";
-  let reward: number | null = success ? 1 : 0;
-  const behaviours: string[] = [];
-  if (!success) {
-    let u = rand(i, 6);
-    category = CATEGORY_MIX[CATEGORY_MIX.length - 1][0];
-    for (const [c, w] of CATEGORY_MIX) {
-      if (u < w) {
-        category = c;
-        break;
-      }
-      u -= w;
-    }
-    // Zipf-like tail of signatures, shaped per environment
-    const s = Math.floor(SIGNATURES * rand(i, 9) ** 4);
-    signature = `${category}:${(env * 7 + s) % SIGNATURES}`;
-    if (category === "agent_timeout" || category === "infra_error" || category === "context_length_exceeded") {
-      status = "errored";
-      errorType =
-        category === "agent_timeout"
-          ? "AgentTimeoutError"
-          : category === "infra_error"
-            ? "SandboxStartError"
-            : "ContextLengthExceededError";
-      errorMessage = `${errorType}: attempt ${i % 97} failed after ${turns} turns`;
-      reward = category === "infra_error" && rand(i, 10) < 0.5 ? null : 0;
-    }
-    if (rand(i, 11) < 0.3) behaviours.push(BEHAVIOURS[Math.floor(rand(i, 12) * BEHAVIOURS.length)]);
-  }
-  const testsFailed = success ? 0 : 1 + Math.floor(rand(i, 13) * 4);
-  const started = Date.UTC(2026, 10, 1) + i * 1000;
-  return [
-    ids.projectId,
-    ids.generationIds[g],
-    ids.environmentIds[env],
-    ids.policyIds[policy],
-    cell(`s-${i}`),
-    reward === null ? "\\N" : reward,
-    success ? "t" : "f",
-    status,
-    cell(category),
-    cell(signature),
-    cell(errorType),
-    cell(errorMessage),
-    inputTokens,
-    outputTokens,
-    turns,
-    reward === null ? "{no_reward}" : "{}",
-    5 - Math.min(5, testsFailed),
-    Math.min(5, testsFailed),
-    `{${behaviours.join(",")}}`,
-    cell(`trial-env-${env}__${(i % 100_000).toString(36)}`),
-    new Date(started).toISOString(),
-    new Date(started + turns * 20_000).toISOString(),
-  ].join("\t");
-}
-
-const COPY_COLUMNS =
-  "project_id, generation_id, environment_id, policy_id, external_id, reward, success, status, failure_category, failure_signature, " +
-  "error_type, error_message, input_tokens, output_tokens, turns, flags, tests_passed, tests_failed, behaviours, trial_name, started_at, finished_at";
-
-/** COPY rollouts [from, to) in one statement. */
-async function copyRange(client: pg.Client, from: number, to: number, ids: Ids) {
-  const CHUNK = 2000;
-  async function* lines() {
-    for (let i = from; i < to; i += CHUNK) {
-      let text = "";
-      for (let k = i; k < Math.min(to, i + CHUNK); k++) text += rolloutLine(k, ids) + "\n";
-      yield text;
-    }
-  }
-  await pipeline(Readable.from(lines()), client.query(copyFrom(`COPY rollouts (${COPY_COLUMNS}) FROM STDIN`)));
-}
-
 function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-async function setUp(app: RunningApp, generations: number): Promise<Ids> {
+async function setUp(app: RunningApp, generations: number): Promise<Shape> {
   const client = new EnvForgeClient({ server: app.url, token: app.token });
   await client.request("POST", "/api/v1/projects", { json: { slug: "scale", name: "Scale", family: "frozenlake-mapf" } });
   const environments = frozenlakeBenchEnvironments(ENVIRONMENTS, (i) => `env-${String(i).padStart(5, "0")}`);
@@ -208,6 +68,8 @@ async function setUp(app: RunningApp, generations: number): Promise<Ids> {
       generationIds: gens.map((r) => r.id),
       environmentIds: envs.map((r) => Number(r.id)),
       policyIds: pols.map((r) => r.id),
+      total,
+      inGeneration,
     };
   } finally {
     await db.end();
@@ -227,7 +89,9 @@ async function main() {
   fs.mkdirSync(dataDir, { recursive: true });
   fs.chmodSync(dataDir, 0o755);
   const marker = path.join(dataDir, LOADED_MARKER);
-  const reused = fs.existsSync(marker) ? (JSON.parse(fs.readFileSync(marker, "utf8")) as { loadSeconds: number; argv: string }) : null;
+  const reused = fs.existsSync(marker)
+    ? (JSON.parse(fs.readFileSync(marker, "utf8")) as { loadSeconds: number; loadDetail?: string; argv: string })
+    : null;
   let app = await startApp(PORT, { dataDir });
   const rss = rssSampler();
   rss.watch(app.pid);
@@ -235,20 +99,27 @@ async function main() {
     const db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
     let loadSeconds: number;
+    let loadDetail = "";
     if (reused) {
       loadSeconds = reused.loadSeconds;
+      loadDetail = reused.loadDetail ?? "";
       console.log(`[bench:scale] reusing the data loaded in ${dataDir} (${reused.argv})`);
     } else {
       const ids = await setUp(app, generations);
-      const t0 = performance.now();
-      for (let from = 0; from < total; from += COPY_CHUNK) {
-        await copyRange(db, from, Math.min(total, from + COPY_CHUNK), ids);
-        const done = Math.min(total, from + COPY_CHUNK);
-        const s = (performance.now() - t0) / 1000;
-        console.log(`[bench:scale] loaded ${done.toLocaleString("en-US")} rollouts in ${s.toFixed(0)} s (${Math.round(done / s)}/s)`);
-      }
-      loadSeconds = (performance.now() - t0) / 1000;
-      if (dataDirFlag) fs.writeFileSync(marker, JSON.stringify({ loadSeconds, argv: argv.join(" ") }));
+      const times = await bulkLoadRollouts(app.databaseUrl, {
+        total,
+        chunk: COPY_CHUNK,
+        connections: 2,
+        // explicit ids 1..N (the database is fresh): two connections number rows as one would
+        copy: (client, from, to) => copyRange(client, from, to, { ...ids, firstId: 1 }),
+        log: (m) => console.log(`[bench:scale] ${m}`),
+      });
+      loadSeconds = times.totalSeconds;
+      loadDetail =
+        `COPY on 2 connections ${times.copySeconds.toFixed(0)} s, aggregates ${times.aggregateSeconds.toFixed(0)} s, ` +
+        `search documents ${times.searchSeconds.toFixed(0)} s, indexes ${times.indexSeconds.toFixed(0)} s`;
+      console.log(`[bench:scale] loaded in ${loadSeconds.toFixed(0)} s: ${loadDetail}`);
+      if (dataDirFlag) fs.writeFileSync(marker, JSON.stringify({ loadSeconds, loadDetail, argv: argv.join(" ") }));
     }
     // search documents are written by the app's worker after the load (ADR 0007): wait until every rollout is searchable
     const indexStart = performance.now();
@@ -346,8 +217,8 @@ async function main() {
 ${total.toLocaleString("en-US")} rollouts (${inGeneration.toLocaleString("en-US")} in the generation asked, ` +
         `${generations} generations, ${ENVIRONMENTS.toLocaleString("en-US")} environments skewed so a tenth of them take ` +
         `about half of the attempts, ${POLICIES.length} policies, turns and output tokens log-normal with long tails, ` +
-        `${SIGNATURES} failure signatures in a Zipf-like tail) loaded with COPY in ${loadSeconds.toFixed(0)} s ` +
-        `(${Math.round(total / loadSeconds).toLocaleString("en-US")} rollouts/s, aggregate triggers included); rollouts ` +
+        `${SIGNATURES} failure signatures in a Zipf-like tail) loaded in ${loadSeconds.toFixed(0)} s ` +
+        `(${Math.round(total / loadSeconds).toLocaleString("en-US")} rollouts/s; ${loadDetail}); rollouts ` +
         `table ${sizes.rollouts}, database ${sizes.db}, ${Number(sizes.agg).toLocaleString("en-US")} aggregate rows. Each ` +
         `endpoint set asked ${WARM + 1} times per path after each of ${RESTARTS} restarts of the app and its Postgres (the ` +
         `first request of every restart is cold: empty shared buffers, new server process; the OS page cache is not dropped ` +
