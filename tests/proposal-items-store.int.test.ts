@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asc, eq } from "drizzle-orm";
-import { projects, proposalItems } from "@/lib/db/schema";
-import { insertProposal, insertProposalItems, type NewProposalItem } from "@/lib/proposals/repository";
+import { environments, projects, proposalItems } from "@/lib/db/schema";
+import { configsByKey, insertProposal, insertProposalItems, type NewProposalItem } from "@/lib/proposals/repository";
 import { freshDatabase } from "./db";
 
 let handle: Awaited<ReturnType<typeof freshDatabase>>;
@@ -79,5 +79,25 @@ describe("insertProposalItems", () => {
     const [s] = await handle.db.select().from(proposalItems).where(eq(proposalItems.proposalId, id));
     expect(s.rationale).toBe("cut \ufffd here");
     expect(s.config).toStrictEqual({ note: "end \ufffd" });
+  });
+});
+
+describe("configsByKey", () => {
+  it("returns the configs of exactly the keys asked for, in the project asked for", async () => {
+    const [a] = await handle.db.insert(projects).values({ slug: "keys-a", name: "A", familyId: "frozenlake-mapf" }).returning();
+    const [b] = await handle.db.insert(projects).values({ slug: "keys-b", name: "B", familyId: "frozenlake-mapf" }).returning();
+    const keys = ["plain", 'comma,quote"s', "back\\slash", "ünï 🧊", "other"];
+    await handle.db.insert(environments).values(keys.map((key, i) => ({ projectId: a.id, key, config: { i }, configHash: `h${i}` })));
+    await handle.db.insert(environments).values({ projectId: b.id, key: "plain", config: { i: 99 }, configHash: "hb" });
+    const got = await configsByKey(handle.db, a.id, [keys[0], keys[1], keys[2], keys[3], "missing"]);
+    expect([...got.entries()].sort()).toStrictEqual(
+      [
+        [keys[0], { i: 0 }],
+        [keys[1], { i: 1 }],
+        [keys[2], { i: 2 }],
+        [keys[3], { i: 3 }],
+      ].sort(),
+    );
+    expect(await configsByKey(handle.db, a.id, [])).toStrictEqual(new Map());
   });
 });

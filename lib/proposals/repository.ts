@@ -3,7 +3,7 @@
  * only, each selecting the columns its caller reads. No rules, no scopes: the service and the job
  * decide.
  */
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db, Queryable } from "@/lib/db/client";
 import { engineerRuns, environments, failureSummaries, policies, projects, proposalItems, proposals } from "@/lib/db/schema";
 import type { StructuredSummary } from "@/lib/engineer/types";
@@ -212,10 +212,16 @@ export async function storedSummary(db: Queryable, summaryId: number | null): Pr
 /** Configs of the project's environments with these keys, by key. */
 export async function configsByKey(db: Queryable, projectId: number, keys: readonly string[]): Promise<Map<string, unknown>> {
   if (keys.length === 0) return new Map();
+  // the keys as one jsonb parameter: a bound parameter per key (4,000 parents in a 15,000-item proposal) cost more to build than to run
   const rows = await db
     .select({ key: environments.key, config: environments.config })
     .from(environments)
-    .where(and(eq(environments.projectId, projectId), inArray(environments.key, [...keys])));
+    .where(
+      and(
+        eq(environments.projectId, projectId),
+        sql`${environments.key} in (select jsonb_array_elements_text(${JSON.stringify([...keys])}::jsonb))`,
+      ),
+    );
   return new Map(rows.map((r) => [r.key, r.config]));
 }
 
