@@ -2,10 +2,10 @@
 
 import { useMemo, useState, useSyncExternalStore } from "react";
 import { apiFetch } from "@/components/ui/api-client";
-import type { TurnOutline, TurnPage } from "@/lib/rollouts/turn-types";
+import { TURNS_PER_REQUEST, type TurnOutline, type TurnPage } from "@/lib/rollouts/turn-types";
 
-/** Turns fetched per request once the list leaves the server-rendered first page. */
-export const TURN_PAGE_SIZE = 500;
+/** Turns fetched per request once the list leaves the server-rendered first page: one stored page, so "Last" reads only the last. */
+export const TURN_PAGE_SIZE = TURNS_PER_REQUEST;
 /** Characters of each string the outline carries (the endpoint's default). */
 export const TURN_PREVIEW_CHARS = 600;
 
@@ -15,10 +15,10 @@ interface Chunk {
 }
 
 /**
- * The loaded outline of one trajectory: the server-rendered first page plus pages of 500 fetched on
+ * The loaded outline of one trajectory: the server-rendered first page plus pages of TURN_PAGE_SIZE fetched on
  * demand, keyed by page number. Lives outside React so lookups cost O(1) and never copy arrays.
  */
-class TurnStore {
+export class TurnStore {
   readonly pages = new Map<number, Chunk>();
   private readonly inflight = new Map<number, Promise<void>>();
   private readonly errors = new Map<number, string>();
@@ -136,7 +136,7 @@ export interface TurnPages {
 
 /**
  * Paged access to a trajectory's outline: `initial` (rendered on the server) answers at once, other
- * pages of 500 are fetched when `ensure` asks for them, each once. Nothing loads the whole trajectory.
+ * pages of TURN_PAGE_SIZE are fetched when `ensure` asks for them, each once. Nothing loads the whole trajectory.
  */
 export function useTurnPages(rolloutId: number, initial: TurnPage): TurnPages {
   const [created, setStore] = useState(() => new TurnStore(rolloutId, initial));

@@ -3,6 +3,13 @@
  * .../search). Pure types: the viewer imports them without pulling in the database.
  */
 
+/**
+ * Turns a viewer loads in one request, and turns the rollout page renders on the server: one stored page of a
+ * long trajectory (TRAJECTORY_PAGE_MESSAGES, ADR 0006), so any screen, the first or the last, reads one or two
+ * stored pages of about 350 KB instead of five or more (a unit test keeps the two equal).
+ */
+export const TURNS_PER_REQUEST = 100;
+
 /** A tool call as the outline shows it: arguments cut to a preview. */
 export interface ToolCallOutline {
   id: string;

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { getRolloutHeader } from "@/lib/rollouts/read";
 import { readTurnPage } from "@/lib/rollouts/turns";
+import { TURNS_PER_REQUEST } from "@/lib/rollouts/turn-types";
 import { verifierSummary } from "@/lib/rollouts/verifier-summary";
 import { newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
 import { Panel, Shell } from "@/components/ui/shell";
@@ -46,11 +47,12 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
   const { user, db, project } = await projectPage(slug, `/projects/${slug}/rollouts/${id}`);
   const r = await orNotFound(getRolloutHeader(db, rid, user));
   if (r.projectId !== project.id) notFound();
-  const first = await readTurnPage(db, rid, 0, 200);
   const base = `/projects/${encodeURIComponent(slug)}`;
   const envHref = `${base}/environments/${encodeURIComponent(r.environmentKey)}`;
-  const counterpart = await newestAttemptWithOutcome(db, project, r.environmentKey, !r.success);
-  const [{ labels }, { annotations }, timeline] = await Promise.all([
+  // the reads are independent: one round of queries, not three; the first screen is one stored page of turns
+  const [first, counterpart, { labels }, { annotations }, timeline] = await Promise.all([
+    readTurnPage(db, rid, 0, TURNS_PER_REQUEST),
+    newestAttemptWithOutcome(db, project, r.environmentKey, !r.success),
     listLabels(db, project),
     listAnnotations(db, rid, user),
     readRolloutTimeline(db, rid),

@@ -5,6 +5,7 @@ import { annotationQueue, QUEUE_SIZE, type AnnotationQueue } from "@/lib/annotat
 import { getRolloutHeader } from "@/lib/rollouts/read";
 import { explorerFilters } from "@/lib/rollouts/list";
 import { readTurnPage } from "@/lib/rollouts/turns";
+import { TURNS_PER_REQUEST } from "@/lib/rollouts/turn-types";
 import { verifierSummary } from "@/lib/rollouts/verifier-summary";
 import { listAnnotations, listLabels } from "@/lib/annotations/service";
 import { hasScope } from "@/lib/auth/roles";
@@ -66,7 +67,7 @@ export default async function AnnotationQueuePage({
     listLabels(db, project),
     at === null
       ? null
-      : Promise.all([getRolloutHeader(db, at, user), readTurnPage(db, at, 0, 200), listAnnotations(db, at, user)]).then(
+      : Promise.all([getRolloutHeader(db, at, user), readTurnPage(db, at, 0, TURNS_PER_REQUEST), listAnnotations(db, at, user)]).then(
           ([header, first, { annotations }]) => ({ header, first, annotations }),
         ),
     listLocks(db, project),

@@ -4,6 +4,7 @@ import { orNotFound, projectPage } from "@/lib/api/page-guard";
 import { environmentAttempts, environmentDetail, newestAttemptWithOutcome } from "@/lib/generations/environment-detail";
 import { getRolloutHeader } from "@/lib/rollouts/read";
 import { readTurnPage } from "@/lib/rollouts/turns";
+import { TURNS_PER_REQUEST } from "@/lib/rollouts/turn-types";
 import { Button } from "@/components/ui/button";
 import { Field, fieldClass } from "@/components/ui/form";
 import { Panel, Shell } from "@/components/ui/shell";
@@ -68,7 +69,7 @@ export default async function ComparePage({
   if (!Number.isInteger(a) || !Number.isInteger(b)) notFound();
   const [ra, rb] = await Promise.all([orNotFound(getRolloutHeader(db, a, user)), orNotFound(getRolloutHeader(db, b, user))]);
   if (ra.projectId !== project.id || rb.projectId !== project.id) notFound();
-  const [ta, tb] = await Promise.all([readTurnPage(db, a, 0, 200), readTurnPage(db, b, 0, 200)]);
+  const [ta, tb] = await Promise.all([readTurnPage(db, a, 0, TURNS_PER_REQUEST), readTurnPage(db, b, 0, TURNS_PER_REQUEST)]);
   const base = `/projects/${encodeURIComponent(slug)}`;
   const envHref = `${base}/environments/${encodeURIComponent(key)}`;
   const label = (r: typeof ra) => `#${r.id} · ${r.policy} · G${r.generation} · reward ${r.reward ?? "—"}`;
