@@ -6,7 +6,7 @@
 /**
  * Turns a viewer loads in one request, and turns the rollout page renders on the server: one stored page of a
  * long trajectory (TRAJECTORY_PAGE_MESSAGES, ADR 0006), so any screen, the first or the last, reads one or two
- * stored pages of about 350 KB instead of five or more (a unit test keeps the two equal).
+ * stored pages of about 230 KB of JSON instead of five or more (a unit test keeps the two equal).
  */
 export const TURNS_PER_REQUEST = 100;
 
