@@ -1,0 +1,272 @@
+/**
+ * The child strategies (children.ts) on their own rules: the batch's duplicate check, validator and validation budget,
+ * its keys and counts; the harder step's share, the replay thresholds, the crossover's most distant second parent and
+ * the fresh sample's nearest reference, and the carries that refill the population whatever pool is empty. Each test
+ * fails when the rule it names is inverted (a bound made strict, a comparison flipped, a count or carry dropped).
+ */
+import { describe, expect, it } from "vitest";
+import { configHash } from "@/lib/families/hash";
+import { distance } from "@/lib/families/operators";
+import { builtinFamilies } from "@/lib/families/registry";
+import { createRng } from "@/lib/families/rng";
+import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
+import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
+import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary } from "../types";
+import { ChildBatch } from "./children";
+import type { Candidate, Scored } from "./model";
+
+type ValidationState = "valid" | "invalid" | "unsolvable";
+
+/** A family whose validator answers what the config's `state` says, counting its calls. */
+function toyFamily() {
+  const calls: FamilyConfig[] = [];
+  const family = {
+    id: "toy",
+    fields: [],
+    validate: (config: FamilyConfig) => {
+      calls.push(config);
+      return { state: (config as { state?: ValidationState }).state ?? "valid", pMax: 0.5 };
+    },
+  } as unknown as FamilyDefinition;
+  return { family, calls };
+}
+
+function batchOf(
+  opts: { budget?: number; target?: number; population?: PopulationMember[]; known?: FamilyConfig[]; flags?: string[] } = {},
+) {
+  const { family, calls } = toyFamily();
+  const population = opts.population ?? [];
+  const input = {
+    family,
+    population,
+    knownHashes: new Set((opts.known ?? []).map((c) => configHash(c))),
+    keyPrefix: "g5-",
+  } as unknown as EngineerInput;
+  const describe = () => ({ rationale: "r", evidence: [], ...(opts.flags ? { flags: opts.flags } : { flags: undefined }) });
+  const batch = new ChildBatch(input, opts.budget ?? 100, opts.target ?? 10, describe, (_c, pMax) => pMax ?? 0.9);
+  return { batch, calls };
+}
+
+const parentScored = (key: string) => ({ member: { key } }) as unknown as Scored;
+const cand = (config: object, kind: Candidate["kind"] = "harder", parent?: Scored): Candidate => ({
+  kind,
+  config: config as FamilyConfig,
+  direction: "diversify",
+  edits: [],
+  ...(parent ? { parent } : {}),
+});
+const member = (key: string, config: object) => ({ key, config, configHash: configHash(config) }) as unknown as PopulationMember;
+
+describe("ChildBatch", () => {
+  it("validates each new config once, counts invalid and unsolvable ones, and skips a rejected config without counting it again", () => {
+    const { batch, calls } = batchOf();
+    expect(batch.accept(cand({ x: 1, state: "invalid" }))).toBe(false);
+    expect(batch.accept(cand({ x: 2, state: "unsolvable" }))).toBe(false);
+    expect(batch.accept(cand({ x: 1, state: "invalid" }))).toBe(false);
+    expect(batch.dropped).toEqual({ invalid: 1, unsolvable: 1, duplicate: 0 });
+    expect(calls).toHaveLength(2);
+    expect(batch.validations).toBe(2);
+    expect(batch.accept(cand({ x: 3 }))).toBe(true);
+    expect(batch.validations).toBe(3);
+    expect(batch.items.map((i) => i.predictedSuccess)).toEqual([0.5]);
+  });
+
+  it("drops a known hash, a population member's hash and a config already proposed as duplicates, without validating them", () => {
+    const { batch, calls } = batchOf({ known: [{ x: 1 }], population: [member("m0", { x: 2 })] });
+    expect(batch.accept(cand({ x: 1 }))).toBe(false);
+    expect(batch.accept(cand({ x: 2 }))).toBe(false);
+    expect(batch.accept(cand({ x: 3 }))).toBe(true);
+    expect(batch.accept(cand({ x: 3 }))).toBe(false);
+    expect(batch.dropped.duplicate).toBe(3);
+    expect(calls).toHaveLength(1);
+    // a duplicate seen again is skipped, not counted twice
+    expect(batch.accept(cand({ x: 1 }))).toBe(false);
+    expect(batch.dropped.duplicate).toBe(3);
+  });
+
+  it("stops at exactly its validation budget, rejected configs included", () => {
+    const { batch, calls } = batchOf({ budget: 3 });
+    expect(batch.accept(cand({ x: 1, state: "invalid" }))).toBe(false);
+    expect(batch.accept(cand({ x: 2 }))).toBe(true);
+    expect(batch.exhausted).toBe(false);
+    expect(batch.accept(cand({ x: 3 }))).toBe(true);
+    expect(batch.exhausted).toBe(true);
+    expect(batch.accept(cand({ x: 4 }))).toBe(false);
+    expect(calls).toHaveLength(3);
+    expect(batch.accept(null)).toBe(false);
+  });
+
+  it("numbers children past the population's keys, counts them by kind and lists each parent's children", () => {
+    const { batch } = batchOf({ population: [member("g5-001", { x: 0 }), member("g5-003", { x: -1 })], target: 12345 });
+    const p = parentScored("m7");
+    expect(batch.accept(cand({ x: 1 }, "harder", p))).toBe(true);
+    expect(batch.accept(cand({ x: 2 }, "harder", p))).toBe(true);
+    expect(batch.accept(cand({ x: 3 }, "fresh"))).toBe(true);
+    // width: max(3, digits of the target) = 5 here
+    expect(batch.items.map((i) => i.environmentKey)).toEqual(["g5-00001", "g5-00002", "g5-00003"]);
+    expect(batch.made).toEqual({ harder: 2, easier: 0, replay: 0, crossover: 0, fresh: 1 });
+    expect(batch.childrenOf.get("m7")).toEqual(["g5-00001", "g5-00002"]);
+    expect([...batch.childrenOf.keys()]).toEqual(["m7"]);
+    expect(batch.items.map((i) => i.op)).toEqual(["mutate", "mutate", "add"]);
+    expect(batch.items[0].parentKey).toBe("m7");
+    expect("parentKey" in batch.items[2]).toBe(false);
+  });
+
+  it("skips keys the population holds", () => {
+    const { batch } = batchOf({ population: [member("g5-001", { x: 0 }), member("g5-002", { x: -1 })] });
+    batch.accept(cand({ x: 1 }, "fresh"));
+    expect(batch.items[0].environmentKey).toBe("g5-003");
+  });
+
+  it("leaves out an unset flags field and keeps a set one", () => {
+    const bare = batchOf();
+    bare.batch.accept(cand({ x: 1 }));
+    expect("flags" in bare.batch.items[0]).toBe(false);
+    const flagged = batchOf({ flags: ["fresh_sample"] });
+    flagged.batch.accept(cand({ x: 1 }));
+    expect(flagged.batch.items[0].flags).toEqual(["fresh_sample"]);
+  });
+});
+
+/** A measured population of `family` sampled at mid hardness, with a summary that has no field statistics or clusters. */
+function inputOf(family: FamilyDefinition, outcomes: { s: number; n: number }[], options: EngineerOptions): EngineerInput {
+  const rng = createRng(`children:${family.id}`);
+  const population: PopulationMember[] = outcomes.map((o, i) => {
+    const config = family.sample(rng, { hardness: { min: 0.25, max: 0.6 } }) as FamilyConfig;
+    return {
+      key: `m${i}`,
+      config,
+      configHash: configHash(config),
+      parentKey: null,
+      op: "seed",
+      direction: null,
+      validation: { state: "valid", pMax: null },
+      age: 1,
+      history: [],
+      clusterIds: [],
+      ...o,
+    };
+  });
+  const rollouts = population.reduce((a, m) => a + m.n, 0);
+  const summary = {
+    project: "children",
+    family: family.id,
+    generation: 2,
+    policy: null,
+    successThreshold: 1,
+    behaviour: { rollouts, environments: population.length, successRate: population.reduce((a, m) => a + m.s, 0) / rollouts },
+    failures: { categories: [], clusters: [] },
+    environments: { fields: [], solved: [], frontier: [], hopeless: [], unvalidated: [], unsolvable: [] },
+    history: { proposals: [], predictions: [] },
+    tokenEstimate: 0,
+    truncated: [],
+  } as unknown as StructuredSummary;
+  return { family, summary, population, options, knownHashes: new Set(population.map((m) => m.configHash)), keyPrefix: "g3-" };
+}
+
+const family = builtinFamilies["frozenlake-mapf"];
+const parentQ = (input: EngineerInput, key: string | undefined) => {
+  const m = input.population.find((x) => x.key === key) as PopulationMember;
+  return m.s / m.n;
+};
+
+describe("child strategies", () => {
+  it("gives solved parents exactly their share of the mutations: half, rounded up, when there are replay parents", () => {
+    // 20 members: 10 solved (8/8), 10 at the frontier (4/8); keep 10, add round(0.15 * 20) = 3, mutate 7, harder ceil(7 / 2) = 4
+    const input = inputOf(
+      family,
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? { s: 8, n: 8 } : { s: 4, n: 8 })),
+      { seed: 3 },
+    );
+    const out = heuristicEngineer(input);
+    const mutated = out.items.filter((i) => i.op === "mutate" && !i.flags?.includes("crossover"));
+    expect(mutated.filter((i) => parentQ(input, i.parentKey) === 1)).toHaveLength(4);
+    expect(mutated).toHaveLength(7);
+  });
+
+  it("fills the population back to its size whichever parent pool is empty", () => {
+    const cases: [string, { s: number; n: number }[]][] = [
+      ["all solved (no replay parents)", Array.from({ length: 16 }, () => ({ s: 8, n: 8 }))],
+      ["none solved (no harder parents)", Array.from({ length: 16 }, (_, i) => ({ s: 2 + (i % 5), n: 8 }))],
+      ["mixed", Array.from({ length: 16 }, (_, i) => ({ s: i % 3 === 0 ? 8 : 3 + (i % 3), n: 8 }))],
+    ];
+    for (const [name, outcomes] of cases) {
+      const input = inputOf(family, outcomes, { seed: 5, addShare: 0.25 });
+      const out = heuristicEngineer(input);
+      const alive = out.items.filter((i) => i.op !== "retire");
+      expect(alive.length, name).toBe(input.population.length);
+    }
+  });
+
+  it(`replays parents at exactly q = ${HEURISTIC_DEFAULTS.easierBelow} and q = ${HEURISTIC_DEFAULTS.replayHarderAbove} with random edits, neither easier nor harder`, () => {
+    for (const s of [2, 6]) {
+      const input = inputOf(
+        family,
+        Array.from({ length: 16 }, () => ({ s, n: 10 })),
+        { seed: 7, addShare: 0 },
+      );
+      const out = heuristicEngineer(input);
+      const mutated = out.items.filter((i) => i.op === "mutate");
+      expect(mutated.length, `${s}/10`).toBeGreaterThan(0);
+      for (const child of mutated) expect(child.rationale, `${s}/10`).toMatch(/^Replayed/);
+    }
+  });
+
+  it("makes parents just below q = 0.2 easier and pushes those just above 0.6 harder", () => {
+    for (const [s, pattern] of [
+      [1, /^Too hard/],
+      [7, /^Mostly passed/],
+    ] as const) {
+      const input = inputOf(
+        family,
+        Array.from({ length: 16 }, () => ({ s, n: 10 })),
+        { seed: 7, addShare: 0, keepShare: 0.5 },
+      );
+      const out = heuristicEngineer(input);
+      const mutated = out.items.filter((i) => i.op === "mutate");
+      expect(mutated.length, `${s}/10`).toBeGreaterThan(0);
+      for (const child of mutated) expect(child.rationale, `${s}/10`).toMatch(pattern);
+    }
+  });
+
+  it("crosses each first parent with the kept parent most distant from it", () => {
+    // 12 members: keep 6 (the crossover pool: at most 9, so every other kept member is looked at)
+    const input = inputOf(
+      family,
+      Array.from({ length: 12 }, (_, i) => ({ s: 3 + (i % 3), n: 8 })),
+      { seed: 2, addShare: 0.5 },
+    );
+    const out = heuristicEngineer(input);
+    const kept = out.items.filter((i) => i.op === "keep").map((i) => i.environmentKey);
+    const config = (key: string) => (input.population.find((m) => m.key === key) as PopulationMember).config;
+    const crossovers = out.items.filter((i) => i.flags?.includes("crossover"));
+    expect(crossovers.length).toBeGreaterThan(0);
+    for (const child of crossovers) {
+      const a = child.parentKey as string;
+      const b = child.secondParentKey as string;
+      expect(b).not.toBe(a);
+      const farthest = Math.max(...kept.filter((k) => k !== a).map((k) => distance(family, config(a), config(k))));
+      expect(distance(family, config(a), config(b))).toBe(farthest);
+    }
+  });
+
+  it("cites as a fresh sample's nearest environment the reference member closest to it", () => {
+    // 20 members: fewer than the 32 reference configs, so every member is in the reference set
+    const input = inputOf(
+      family,
+      Array.from({ length: 20 }, (_, i) => ({ s: 3 + (i % 3), n: 8 })),
+      { seed: 4, addShare: 0.5 },
+    );
+    const out = heuristicEngineer(input);
+    const fresh = out.items.filter((i) => i.flags?.includes("fresh_sample"));
+    expect(fresh.length).toBeGreaterThan(0);
+    for (const child of fresh) {
+      const cited = child.evidence.find((e) => e.ref.startsWith("env:"));
+      expect(cited).toBeDefined();
+      const nearest = Math.min(...input.population.map((m) => distance(family, child.config, m.config)));
+      const key = (cited as { ref: string }).ref.slice(4);
+      const m = input.population.find((x) => x.key === key) as PopulationMember;
+      expect(distance(family, child.config, m.config)).toBe(nearest);
+    }
+  });
+});
