@@ -198,7 +198,8 @@ describe("child strategies", () => {
     }
   });
 
-  it(`replays parents at exactly q = ${HEURISTIC_DEFAULTS.easierBelow} and q = ${HEURISTIC_DEFAULTS.replayHarderAbove} with random edits, neither easier nor harder`, () => {
+  const { easierBelow, replayHarderAbove } = HEURISTIC_DEFAULTS;
+  it(`replays parents at exactly q = ${easierBelow} and q = ${replayHarderAbove} with random edits, neither easier nor harder`, () => {
     for (const s of [2, 6]) {
       const input = inputOf(
         family,
