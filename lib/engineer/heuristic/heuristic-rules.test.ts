@@ -254,3 +254,28 @@ describe("replay parents that mostly pass", () => {
     });
   }
 });
+
+describe("the proposal's validation cap, dropped counts and notes", () => {
+  const family = builtinFamilies["frozenlake-mapf"];
+  const outcomes: Outcome[] = Array.from({ length: 16 }, (_, i) => ({ s: 2 + (i % 5), n: 8 }));
+
+  it("validates at most 1.5x the children wanted plus 4, and lists every rejection it counted, none at zero", () => {
+    const input = inputOf(family, outcomes, { seed: 3 });
+    const rejecting = { ...family, validate: () => ({ state: "invalid" as const, pMax: null }) };
+    const out = heuristicEngineer({ ...input, family: rejecting });
+    // keep 8 of 16: 8 children wanted, so 12 + 4 validations, every one rejected and none accepted
+    expect(out.items.filter((i) => i.op === "mutate" || i.op === "add")).toHaveLength(0);
+    expect(out.dropped).toEqual([{ reason: "invalid", count: Math.ceil(1.5 * 8) + 4 }]);
+    const clean = heuristicEngineer(input);
+    for (const d of clean.dropped) expect(d.count, d.reason).toBeGreaterThan(0);
+    expect(clean.dropped.map((d) => d.reason)).not.toContain("invalid");
+  });
+
+  it("notes a summary of another family, and only then", () => {
+    const input = inputOf(family, outcomes, { seed: 3 });
+    const mismatch = /^The summary is for family search-agent, the population for frozenlake-mapf/;
+    const other = heuristicEngineer({ ...input, summary: { ...input.summary, family: "search-agent" } });
+    expect(other.notes.some((n) => mismatch.test(n))).toBe(true);
+    expect(heuristicEngineer(input).notes.some((n) => /^The summary is for family/.test(n))).toBe(false);
+  });
+});
