@@ -11,7 +11,7 @@ import { fieldHardness } from "@/lib/families/hardness";
 import { configHash } from "@/lib/families/hash";
 import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
-import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
+import type { FamilyConfig, FamilyDefinition, ValidationResult } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
 import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary, SummaryField } from "../types";
 import { perTest } from "./test-input";
@@ -261,7 +261,10 @@ describe("the proposal's validation cap, dropped counts and notes", () => {
 
   it("validates at most 1.5x the children wanted plus 4, and lists every rejection it counted, none at zero", () => {
     const input = inputOf(family, outcomes, { seed: 3 });
-    const rejecting = { ...family, validate: () => ({ state: "invalid" as const, pMax: null }) };
+    const rejecting = {
+      ...family,
+      validate: (): ValidationResult => ({ state: "invalid", errors: [{ path: "", message: "rejected by the test" }] }),
+    };
     const out = heuristicEngineer({ ...input, family: rejecting });
     // keep 8 of 16: 8 children wanted, so 12 + 4 validations, every one rejected and none accepted
     expect(out.items.filter((i) => i.op === "mutate" || i.op === "add")).toHaveLength(0);
