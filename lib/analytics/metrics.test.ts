@@ -12,6 +12,7 @@ import {
   meanLearnability,
   meanReward,
   passAtK,
+  passAtKChartPoints,
   passAtKCurve,
   passAtKForEnvironment,
   populationMetrics,
@@ -228,5 +229,27 @@ describe("fieldBreakdown", () => {
     );
     expect(b.buckets).toHaveLength(1);
     expect(b.buckets[0]).toMatchObject({ label: "3", environments: 2, successRate: 0.5 });
+  });
+});
+
+describe("passAtKChartPoints", () => {
+  const curve = passAtKCurve([env(5000, 3), env(7, 2)]);
+
+  it("keeps every k up to 100, then k at least 5% apart, and the largest k, with the full curve's values", () => {
+    const points = passAtKChartPoints(curve);
+    const ks = Object.keys(points).map(Number);
+    for (let k = 1; k <= 100; k++) expect(points[String(k)]).toBe(curve[String(k)]);
+    expect(ks).toContain(5000);
+    for (const k of ks) expect(points[String(k)]).toBe(curve[String(k)]);
+    const beyond = ks.filter((k) => k > 100).sort((a, b) => a - b);
+    for (let i = 1; i < beyond.length - 1; i++) expect(beyond[i]).toBeGreaterThanOrEqual(Math.ceil(beyond[i - 1] * 1.05));
+    // about 100 + log(50) / log(1.05) points, not 5,000
+    expect(ks.length).toBeGreaterThan(150);
+    expect(ks.length).toBeLessThan(200);
+  });
+
+  it("keeps a short curve whole", () => {
+    const short = passAtKCurve([env(9, 4)]);
+    expect(passAtKChartPoints(short)).toEqual(short);
   });
 });

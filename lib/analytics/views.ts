@@ -20,7 +20,7 @@ export interface FieldBreakdownView extends FieldBreakdown {
   difficulty: "up" | "down" | null;
 }
 
-/** Headline metrics of one policy on the generation. */
+/** Headline metrics of one policy on the generation (passAtK: the chart's points, passAtKChartPoints). */
 export interface PolicyMetricsView {
   policy: string;
   metrics: PopulationMetrics;
@@ -32,6 +32,7 @@ export interface GenerationAnalytics {
   index: number;
   policy: string | null;
   policies: string[];
+  /** passAtK holds the chart's points (every k to 100, then about 5% apart, and the largest k: passAtKChartPoints) */
   metrics: PopulationMetrics;
   /** environments per tier (best policy decides, or the chosen policy) */
   tiers: Record<DifficultyTier, number>;

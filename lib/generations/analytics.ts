@@ -9,10 +9,12 @@ import {
   difficultyTier,
   environmentTier,
   fieldBreakdown,
+  passAtKChartPoints,
   populationMetrics,
   tierHistogram,
   type DifficultyTier,
   type EnvironmentAggregate,
+  type PopulationMetrics,
 } from "@/lib/analytics/metrics";
 import { generationMembers, policyNamesOfGeneration } from "./repository";
 import {
@@ -143,6 +145,11 @@ export async function generationPolicies(db: Db, generationId: number) {
 }
 
 /** GET .../generations/{index}/analytics: what the generation dashboard draws. */
+/** Metrics with the pass@k curve cut to the points its chart draws (the dashboard ships up to five curves). */
+function charted(m: PopulationMetrics): PopulationMetrics {
+  return { ...m, passAtK: passAtKChartPoints(m.passAtK) };
+}
+
 export async function generationAnalytics(
   db: Db,
   project: ProjectRow,
@@ -165,14 +172,14 @@ export async function generationAnalytics(
     index: g.index,
     policy: policy?.name ?? null,
     policies: policyNames,
-    metrics: populationMetrics(byEnv.values()),
+    metrics: charted(populationMetrics(byEnv.values())),
     tiers: tierHistogram(tiersByEnvironment(rows).values()),
     distribution: successDistribution(byEnv.values()),
     perPolicy: perPolicyNames.map((name) => {
       const own = rows.filter((r) => r.policy === name).map((r) => ({ ...r, pMax: pMax.get(r.environmentId) ?? null }));
       return {
         policy: name,
-        metrics: populationMetrics(own),
+        metrics: charted(populationMetrics(own)),
         tiers: tierHistogram(own.map((a) => (a.n > 0 ? difficultyTier(a.s / a.n) : null))),
       };
     }),
