@@ -136,7 +136,8 @@ export async function bulkLoadRollouts(
       for (let lo = Number(bounds[0].lo); lo <= Number(bounds[0].hi); lo += 100_000) ranges.push([lo, lo + 100_000]);
     let searchable = 0;
     await onClients(clients, ranges, async (client, [lo, hi]) => {
-      searchable += (await client.query(SEARCH_DOCUMENTS, [lo, hi])).rowCount ?? 0;
+      const written = (await client.query(SEARCH_DOCUMENTS, [lo, hi])).rowCount ?? 0;
+      searchable += written;
       log(`${searchable.toLocaleString("en-US")} search documents in ${since(t2).toFixed(0)} s`);
     });
     const searchSeconds = since(t2);
