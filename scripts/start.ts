@@ -32,6 +32,8 @@ const say = (line: string) => console.log(`[envforge] ${line}`);
 
 /** How often the worker looks for rollouts without a search document (a cheap indexed probe when there are none). */
 const SEARCH_INDEX_INTERVAL_MS = 1000;
+/** While ingest is writing, the search indexer takes one batch per this many ms (it shares the cores with ingest). */
+const SEARCH_INDEX_MAX_DEFER_MS = 5000;
 const cleanups: (() => Promise<void>)[] = [];
 let shuttingDown = false;
 
@@ -227,6 +229,7 @@ async function main() {
     // search documents are written here, off the ingest path (ADR 0007); the first drain indexes what a seed or a crash left
     const indexer = startSearchIndexer(handle.db, {
       intervalMs: SEARCH_INDEX_INTERVAL_MS,
+      maxDeferMs: SEARCH_INDEX_MAX_DEFER_MS,
       onError: (err) => console.error(`[search] indexer: ${describeError(err)}`),
     });
     cleanups.push(() => indexer.stop());

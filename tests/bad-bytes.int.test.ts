@@ -97,6 +97,22 @@ describe("POST /rollouts with bad bytes", () => {
     ]);
   });
 
+  it("stores payloads byte for byte: backslashes, tabs, line breaks and non-ASCII survive the payload write", async () => {
+    const awkward = 'a\\b\tc\nd\r\ne \\N \\t é 日本 😀 "q" \u0001';
+    const trajectory = [{ role: "tool", content: awkward, toolCallId: "x\\y" }];
+    const metadata = { path: "C:\\tmp\\x", note: awkward };
+    const r = await post("bb", JSON.stringify({ ...base("awkward"), trajectory, verifierOutput: awkward, metadata }));
+    expect(r.json.accepted).toBe(1);
+    const [row] = (
+      await db.pool.query(
+        "select p.trajectory, p.verifier_output, p.metadata from rollout_payloads p join rollouts r on r.id = p.rollout_id where r.external_id = 'awkward'",
+      )
+    ).rows;
+    expect(row.verifier_output).toBe(awkward);
+    expect(row.trajectory).toEqual(trajectory);
+    expect(row.metadata).toEqual(metadata);
+  });
+
   it("answers 400 naming the parameter for a NUL in a path or query string, before any query runs", async () => {
     const q = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/bb/rollouts?policy=a%00b", {
       token: ADMIN,

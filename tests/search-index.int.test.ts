@@ -8,7 +8,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvForgeClient } from "@/cli/client";
-import { indexPendingRollouts, indexSearchBatch, pendingSearchCount } from "@/lib/rollouts/search-index";
+import { indexPendingRollouts, indexSearchBatch, pendingSearchCount, startSearchIndexer } from "@/lib/rollouts/search-index";
 import { lake } from "./configs";
 import { createProjectWith, startApi, stopApi, type TestDb, type TestServer } from "./api-harness";
 
@@ -87,7 +87,7 @@ describe("search indexer", () => {
   });
 
   it("a rollout deleted before its turn is dropped from the queue; one changed before or after is indexed as it is now", async () => {
-    await post([30, 31, 32].map((i) => line(i, "quince")));
+    await post([30, 31, 32].map((i) => line(i, "loquat")));
     const [gone, changed, plain] = (
       await db.db.execute<{ id: string }>(sql`select id from rollouts where external_id in ('x30', 'x31', 'x32') order by external_id`)
     ).rows.map((r) => Number(r.id));
@@ -98,7 +98,7 @@ describe("search indexer", () => {
     const docs = await documents();
     expect(docs.has(gone)).toBe(false);
     expect(docs.get(changed)).toContain("BergamotError");
-    expect(docs.get(plain)).toContain("quince");
+    expect(docs.get(plain)).toContain("loquat");
     expect(docs.size).toBe(32);
 
     // changed after indexing: queued again and rewritten (one document, the new text)
@@ -152,5 +152,33 @@ describe("search indexer", () => {
     expect(counts.rows[0]).toEqual({ rollouts: 60, payloads: 60, orphans: 0 });
     expect(await indexPendingRollouts(db.db)).toBe(60);
     expect((await search("kumquat")).items).toHaveLength(60);
+  });
+
+  it("the worker's indexer defers while ingest keeps noting rollouts, one batch per maxDeferMs, and indexes them all once it stops", async () => {
+    await indexPendingRollouts(db.db);
+    // ticks far apart: each drain below is one look by the indexer
+    const indexer = startSearchIndexer(db.db, { intervalMs: 3_600_000, maxDeferMs: 3_600_000, onError: (err) => console.error(err) });
+    try {
+      expect(await indexer.drain()).toBe(0); // nothing pending
+      await post(Array.from({ length: 5 }, (_, i) => line(7000 + i, "loquat")));
+      expect(await indexer.drain()).toBe(0); // new notes since the last look: ingest is writing
+      await post(Array.from({ length: 5 }, (_, i) => line(7100 + i, "loquat")));
+      expect(await indexer.drain()).toBe(0);
+      expect(await pendingSearchCount(db.db, projectId)).toBe(10);
+      expect(await indexer.drain()).toBe(10); // no new notes: the backlog goes
+      expect(await pendingSearchCount(db.db, projectId)).toBe(0);
+    } finally {
+      await indexer.stop();
+    }
+    // maxDeferMs 0: a batch at every look even while ingest writes, so documents keep arriving
+    const eager = startSearchIndexer(db.db, { intervalMs: 3_600_000, maxDeferMs: 0, onError: (err) => console.error(err) });
+    try {
+      await post(Array.from({ length: 5 }, (_, i) => line(7200 + i, "loquat")));
+      expect(await eager.drain()).toBe(0); // the first look only starts the deferral
+      await post(Array.from({ length: 5 }, (_, i) => line(7300 + i, "loquat")));
+      expect(await eager.drain()).toBe(10);
+    } finally {
+      await eager.stop();
+    }
   });
 });

@@ -9,6 +9,7 @@
 import { count, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { rolloutSearchPending } from "@/lib/db/schema";
+import { deferralStep, NO_DEFERRAL } from "./index-deferral";
 
 /** Rollouts a batch indexes in one transaction (~5 KB of text each: a few MB per batch). */
 export const SEARCH_INDEX_BATCH = 500;
@@ -56,15 +57,40 @@ export async function pendingSearchCount(db: Db, projectId: number): Promise<num
   return row?.n ?? 0;
 }
 
-/** A background loop that drains the queue every `intervalMs` (the worker runs one); `stop` waits for the batch in flight. */
+/** The newest rollout id waiting for its document (0: none): what the indexer compares to see ingest writing. */
+export async function newestPendingRollout(db: Executor): Promise<number> {
+  const r = await db.execute<{ id: string | null }>(sql`select max(rollout_id) as id from rollout_search_pending`);
+  return Number(r.rows[0]?.id ?? 0);
+}
+
+/**
+ * A background loop that drains the queue every `intervalMs` (the worker runs one); `stop` waits for the batch in flight.
+ * With `maxDeferMs`, it yields the cores to ingest: while new rollouts keep being noted it takes one batch per
+ * `maxDeferMs` (lib/rollouts/index-deferral.ts), and the whole backlog once they stop.
+ */
 export function startSearchIndexer(
   db: Db,
-  opts: { intervalMs: number; onError: (err: unknown) => void },
+  opts: { intervalMs: number; maxDeferMs?: number; onError: (err: unknown) => void },
 ): { drain: () => Promise<number>; stop: () => Promise<void> } {
   let running: Promise<number> | null = null;
   let stopped = false;
+  let deferral = NO_DEFERRAL;
+  const loop = async () => {
+    let indexed = 0;
+    while (!stopped) {
+      if (opts.maxDeferMs !== undefined) {
+        const step = deferralStep(deferral, await newestPendingRollout(db), Date.now(), opts.maxDeferMs);
+        deferral = step.state;
+        if (!step.run) break; // ingest is writing: look again at the next tick
+      }
+      const r = await indexSearchBatch(db);
+      indexed += r.indexed;
+      if (r.taken === 0) break;
+    }
+    return indexed;
+  };
   const drain = () => {
-    running ??= indexPendingRollouts(db, { maxBatches: stopped ? 0 : undefined }).finally(() => (running = null));
+    running ??= loop().finally(() => (running = null));
     return running;
   };
   const timer = setInterval(() => {
