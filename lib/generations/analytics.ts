@@ -144,12 +144,12 @@ export async function generationPolicies(db: Db, generationId: number) {
   return policyNamesOfGeneration(db, generationId);
 }
 
-/** GET .../generations/{index}/analytics: what the generation dashboard draws. */
 /** Metrics with the pass@k curve cut to the points its chart draws (the dashboard ships up to five curves). */
 function charted(m: PopulationMetrics): PopulationMetrics {
   return { ...m, passAtK: passAtKChartPoints(m.passAtK) };
 }
 
+/** GET .../generations/{index}/analytics: what the generation dashboard draws. */
 export async function generationAnalytics(
   db: Db,
   project: ProjectRow,
