@@ -8,12 +8,12 @@ import { describe, expect, it } from "vitest";
 import { configHash } from "@/lib/families/hash";
 import { distance } from "@/lib/families/operators";
 import { builtinFamilies } from "@/lib/families/registry";
-import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
-import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary } from "../types";
+import type { EngineerInput, EngineerOptions, PopulationMember } from "../types";
 import { ChildBatch } from "./children";
 import type { Candidate, Scored } from "./model";
+import { midHardnessInput } from "./test-input";
 
 type ValidationState = "valid" | "invalid" | "unsolvable";
 
@@ -129,40 +129,8 @@ describe("ChildBatch", () => {
 });
 
 /** A measured population of `family` sampled at mid hardness, with a summary that has no field statistics or clusters. */
-function inputOf(family: FamilyDefinition, outcomes: { s: number; n: number }[], options: EngineerOptions): EngineerInput {
-  const rng = createRng(`children:${family.id}`);
-  const population: PopulationMember[] = outcomes.map((o, i) => {
-    const config = family.sample(rng, { hardness: { min: 0.25, max: 0.6 } }) as FamilyConfig;
-    return {
-      key: `m${i}`,
-      config,
-      configHash: configHash(config),
-      parentKey: null,
-      op: "seed",
-      direction: null,
-      validation: { state: "valid", pMax: null },
-      age: 1,
-      history: [],
-      clusterIds: [],
-      ...o,
-    };
-  });
-  const rollouts = population.reduce((a, m) => a + m.n, 0);
-  const summary = {
-    project: "children",
-    family: family.id,
-    generation: 2,
-    policy: null,
-    successThreshold: 1,
-    behaviour: { rollouts, environments: population.length, successRate: population.reduce((a, m) => a + m.s, 0) / rollouts },
-    failures: { categories: [], clusters: [] },
-    environments: { fields: [], solved: [], frontier: [], hopeless: [], unvalidated: [], unsolvable: [] },
-    history: { proposals: [], predictions: [] },
-    tokenEstimate: 0,
-    truncated: [],
-  } as unknown as StructuredSummary;
-  return { family, summary, population, options, knownHashes: new Set(population.map((m) => m.configHash)), keyPrefix: "g3-" };
-}
+const inputOf = (family: FamilyDefinition, outcomes: { s: number; n: number }[], options: EngineerOptions): EngineerInput =>
+  midHardnessInput("children", family, outcomes, options);
 
 const family = builtinFamilies["frozenlake-mapf"];
 const parentQ = (input: EngineerInput, key: string | undefined) => {

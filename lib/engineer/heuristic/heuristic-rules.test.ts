@@ -8,56 +8,21 @@ import { describe, expect, it } from "vitest";
 import { learnability } from "@/lib/analytics/metrics";
 import { getFieldValue } from "@/lib/families/field-path";
 import { fieldHardness } from "@/lib/families/hardness";
-import { configHash } from "@/lib/families/hash";
 import { builtinFamilies } from "@/lib/families/registry";
-import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition, ValidationResult } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
-import type { EngineerInput, EngineerOptions, PopulationMember, StructuredSummary, SummaryField } from "../types";
-import { perTest } from "./test-input";
+import type { EngineerInput, EngineerOptions, PopulationMember, SummaryField } from "../types";
+import { midHardnessInput, perTest } from "./test-input";
 
 type Outcome = Pick<PopulationMember, "s" | "n"> & Partial<PopulationMember>;
 
 /** A measured population of `family` (configs sampled at mid hardness so they can move both ways) and a summary without field statistics or clusters. */
-function inputOf(
+const inputOf = (
   family: FamilyDefinition,
   outcomes: Outcome[],
   options: EngineerOptions = { seed: 5 },
   fields: SummaryField[] = [],
-): EngineerInput {
-  const rng = createRng(`rules:${family.id}`);
-  const population: PopulationMember[] = outcomes.map((outcome, i) => {
-    const config = family.sample(rng, { hardness: { min: 0.25, max: 0.6 } }) as FamilyConfig;
-    return {
-      key: `m${i}`,
-      config,
-      configHash: configHash(config),
-      parentKey: null,
-      op: "seed",
-      direction: null,
-      validation: { state: "valid", pMax: null },
-      age: 1,
-      history: [],
-      clusterIds: [],
-      ...outcome,
-    };
-  });
-  const rollouts = population.reduce((a, m) => a + m.n, 0);
-  const summary = {
-    project: "rules",
-    family: family.id,
-    generation: 2,
-    policy: null,
-    successThreshold: 1,
-    behaviour: { rollouts, environments: population.length, successRate: population.reduce((a, m) => a + m.s, 0) / rollouts },
-    failures: { categories: [], clusters: [] },
-    environments: { fields, solved: [], frontier: [], hopeless: [], unvalidated: [], unsolvable: [] },
-    history: { proposals: [], predictions: [] },
-    tokenEstimate: 0,
-    truncated: [],
-  } as unknown as StructuredSummary;
-  return { family, summary, population, options, knownHashes: new Set(population.map((m) => m.configHash)), keyPrefix: "g3-" };
-}
+): EngineerInput => midHardnessInput("rules", family, outcomes, options, fields);
 
 const fate = (input: EngineerInput, out: ReturnType<typeof heuristicEngineer>) =>
   new Map(input.population.map((m) => [m.key, out.items.find((i) => i.environmentKey === m.key)]));

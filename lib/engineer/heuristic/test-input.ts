@@ -13,7 +13,15 @@ import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import { heuristicEngineer } from ".";
-import type { EngineerInput, EngineerOutput, PopulationMember, StructuredSummary, SummaryCluster } from "../types";
+import type {
+  EngineerInput,
+  EngineerOptions,
+  EngineerOutput,
+  PopulationMember,
+  StructuredSummary,
+  SummaryCluster,
+  SummaryField,
+} from "../types";
 
 export type Outcome = { s: number; n: number; history: number[]; validation?: PopulationMember["validation"] };
 
@@ -205,3 +213,48 @@ export const ttInput = buildInput(terminal, 60, { seed: 11 });
 /** The proposals for flInput and ttInput, made inside the test that reads them. */
 export const flProposal = () => heuristicEngineer(flInput);
 export const ttProposal = () => heuristicEngineer(ttInput);
+
+/**
+ * A measured population of `family` (configs sampled at mid hardness so they can move both ways, from an rng named
+ * after `project`) and a summary without field statistics or clusters.
+ */
+export function midHardnessInput(
+  project: string,
+  family: FamilyDefinition,
+  outcomes: (Partial<PopulationMember> & { s: number; n: number })[],
+  options: EngineerOptions = { seed: 5 },
+  fields: SummaryField[] = [],
+): EngineerInput {
+  const rng = createRng(`${project}:${family.id}`);
+  const population: PopulationMember[] = outcomes.map((outcome, i) => {
+    const config = family.sample(rng, { hardness: { min: 0.25, max: 0.6 } }) as FamilyConfig;
+    return {
+      key: `m${i}`,
+      config,
+      configHash: configHash(config),
+      parentKey: null,
+      op: "seed",
+      direction: null,
+      validation: { state: "valid", pMax: null },
+      age: 1,
+      history: [],
+      clusterIds: [],
+      ...outcome,
+    };
+  });
+  const rollouts = population.reduce((a, m) => a + m.n, 0);
+  const summary = {
+    project,
+    family: family.id,
+    generation: 2,
+    policy: null,
+    successThreshold: 1,
+    behaviour: { rollouts, environments: population.length, successRate: population.reduce((a, m) => a + m.s, 0) / rollouts },
+    failures: { categories: [], clusters: [] },
+    environments: { fields, solved: [], frontier: [], hopeless: [], unvalidated: [], unsolvable: [] },
+    history: { proposals: [], predictions: [] },
+    tokenEstimate: 0,
+    truncated: [],
+  } as unknown as StructuredSummary;
+  return { family, summary, population, options, knownHashes: new Set(population.map((m) => m.configHash)), keyPrefix: "g3-" };
+}
