@@ -6,12 +6,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { configHash } from "@/lib/families/hash";
+import { createRng } from "@/lib/families/rng";
 import { distance } from "@/lib/families/operators";
 import { builtinFamilies } from "@/lib/families/registry";
 import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
 import type { EngineerInput, EngineerOptions, PopulationMember } from "../types";
-import { ChildBatch } from "./children";
+import type { ChildBudget } from "./budget";
+import { ChildBatch, childContext, proposeChildren } from "./children";
 import type { Candidate, Scored } from "./model";
 import { midHardnessInput } from "./test-input";
 
@@ -237,5 +239,63 @@ describe("child strategies", () => {
       const m = input.population.find((x) => x.key === key) as PopulationMember;
       expect(distance(family, child.config, m.config)).toBe(nearest);
     }
+  });
+});
+
+describe("carries: a share a strategy cannot fill passes on to the next", () => {
+  /** Two measured frozenlake members (the crossover parents), a replay parent with no set field, and a batch over them. */
+  function setup(sameCrossParents: boolean) {
+    const input = midHardnessInput("carries", family, [
+      { s: 4, n: 8 },
+      { s: 5, n: 8 },
+    ]);
+    const [a, b] = input.population;
+    if (sameCrossParents) Object.assign(b, { config: a.config, configHash: a.configHash });
+    const scoredOf = (m: PopulationMember, index: number) =>
+      ({
+        member: m,
+        index,
+        q: m.s / m.n,
+        mean: 0.5,
+        learnability: 0.2,
+        progress: 0,
+        retire: null,
+        infra: false,
+        failure: { failures: m.n - m.s, dominant: null, top: null },
+      }) as Scored;
+    // Random edits touch only set fields: a parent with none cannot be replayed, so its share passes on.
+    const bare = scoredOf({ ...a, key: "bare", config: {} as FamilyConfig, configHash: configHash({}) }, 2);
+    const budget: ChildBudget = {
+      childrenTarget: 6,
+      addTarget: 2,
+      mutateTarget: 4,
+      harderPool: [],
+      replayPool: [bare],
+      crossPool: [scoredOf(a, 0), scoredOf(b, 1)],
+      harderTarget: 0,
+      crossTarget: 1,
+    };
+    const batch = new ChildBatch(
+      input,
+      100,
+      6,
+      () => ({ rationale: "r", evidence: [] }),
+      () => 0.5,
+    );
+    proposeChildren(childContext({ rng: createRng(9), family, evidence: [], budget, batch, reference: [], scored: [] }));
+    return batch;
+  }
+
+  it("passes the replay share it could not make to the crossovers, which fill it and pass nothing more on", () => {
+    const batch = setup(false);
+    expect(batch.made).toEqual({ harder: 0, easier: 0, replay: 0, crossover: 5, fresh: 1 });
+    expect(batch.items).toHaveLength(6);
+  });
+
+  it("passes both shares to the fresh samples when the crossovers can only copy their parents", () => {
+    const batch = setup(true);
+    expect(batch.made.crossover).toBe(0);
+    expect(batch.made.fresh).toBe(6);
+    expect(batch.dropped.duplicate).toBeGreaterThan(0);
   });
 });
