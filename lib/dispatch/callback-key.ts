@@ -7,7 +7,7 @@
  * payload: a Kubernetes Secret, Ray's runtime env, the local process's env, a webhook header.
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "@/lib/db/client";
+import type { Db, DbTx } from "@/lib/db/client";
 import { apiKeys, dispatchEvents, dispatches, generations } from "@/lib/db/schema";
 import { loadSettings } from "@/lib/config/env";
 import { digestToken, newApiKeySecret } from "@/lib/auth/secrets";
@@ -52,7 +52,7 @@ export async function dispatchCallbackKey(db: Db, dispatchId: string, secretKey:
 }
 
 /** Revoke the dispatch's key (the dispatch ended); the ciphertext is dropped with it. */
-export async function revokeDispatchKey(db: Db, dispatchId: string): Promise<void> {
+export async function revokeDispatchKey(db: Db | DbTx, dispatchId: string): Promise<void> {
   await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })

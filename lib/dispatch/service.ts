@@ -6,7 +6,7 @@
  */ import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "@/lib/db/client";
+import type { Db, DbTx } from "@/lib/db/client";
 import { environmentFileList } from "@/lib/tasks/store";
 import { materializeTaskFiles, readBlob } from "@/lib/tasks/materialize";
 import { apiKeys, dispatchEvents, dispatchTargets, dispatches, environments, generations, projects } from "@/lib/db/schema";
@@ -123,7 +123,8 @@ export async function buildPayload(
   };
 }
 
-export async function addEvent(db: Db, dispatchId: string, status: string, message?: string, data?: unknown) {
+/** A timeline event; give it the transaction that changed the status, so no reader sees the status without its event. */
+export async function addEvent(db: Db | DbTx, dispatchId: string, status: string, message?: string, data?: unknown) {
   await db.insert(dispatchEvents).values({ dispatchId, status, message: message ?? null, data: data ?? null });
   // the job is over: its key stops working
   if (FINAL.has(status)) await revokeDispatchKey(db, dispatchId);
@@ -283,25 +284,27 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
       if (result.externalId && adapter.cancel) await adapter.cancel(ctx, result.externalId).catch(() => undefined);
       return;
     }
-    await db
-      .update(dispatches)
-      .set({
-        status: result.status,
-        externalId: result.externalId ?? d.externalId,
-        lastError: null,
-        leaseOwner: null,
-        leaseUntil: null,
-        nextAttemptAt: null,
-        updatedAt: new Date(),
-      })
-      .where(and(eq(dispatches.id, d.id), eq(dispatches.leaseOwner, workerId)));
-    await addEvent(
-      db,
-      d.id,
-      result.status,
-      result.message ?? (result.externalId ? `external id ${result.externalId}` : undefined),
-      result.data,
-    );
+    await db.transaction(async (tx) => {
+      await tx
+        .update(dispatches)
+        .set({
+          status: result.status,
+          externalId: result.externalId ?? d.externalId,
+          lastError: null,
+          leaseOwner: null,
+          leaseUntil: null,
+          nextAttemptAt: null,
+          updatedAt: new Date(),
+        })
+        .where(and(eq(dispatches.id, d.id), eq(dispatches.leaseOwner, workerId)));
+      await addEvent(
+        tx,
+        d.id,
+        result.status,
+        result.message ?? (result.externalId ? `external id ${result.externalId}` : undefined),
+        result.data,
+      );
+    });
     if ((result.status === "delivered" || result.status === "running") && adapter.poll)
       await enqueueDispatch(d.id, "poll", pollDelaySeconds(0));
   } catch (err) {
@@ -309,37 +312,41 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
     const retryable = err instanceof DeliveryError ? err.retryable : true;
     if (retryable && d.attempts < t.maxAttempts) {
       const wait = backoffMs(d.attempts);
-      await db
-        .update(dispatches)
-        .set({
-          status: "queued",
-          lastError: message,
-          leaseOwner: null,
-          leaseUntil: null,
-          nextAttemptAt: new Date(Date.now() + wait),
-          updatedAt: new Date(),
-        })
-        .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
-      await addEvent(
-        db,
-        d.id,
-        "queued",
-        `attempt ${d.attempts} failed: ${message}; retrying in ${Math.round(wait / 1000)} s`,
-        err instanceof DeliveryError ? err.data : undefined,
-      );
+      await db.transaction(async (tx) => {
+        await tx
+          .update(dispatches)
+          .set({
+            status: "queued",
+            lastError: message,
+            leaseOwner: null,
+            leaseUntil: null,
+            nextAttemptAt: new Date(Date.now() + wait),
+            updatedAt: new Date(),
+          })
+          .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
+        await addEvent(
+          tx,
+          d.id,
+          "queued",
+          `attempt ${d.attempts} failed: ${message}; retrying in ${Math.round(wait / 1000)} s`,
+          err instanceof DeliveryError ? err.data : undefined,
+        );
+      });
       await enqueueDispatch(d.id, "deliver", wait / 1000);
     } else {
-      await db
-        .update(dispatches)
-        .set({ status: "failed", lastError: message, leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
-        .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
-      await addEvent(
-        db,
-        d.id,
-        "failed",
-        retryable ? `gave up after ${d.attempts} attempts: ${message}` : message,
-        err instanceof DeliveryError ? err.data : undefined,
-      );
+      await db.transaction(async (tx) => {
+        await tx
+          .update(dispatches)
+          .set({ status: "failed", lastError: message, leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
+          .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
+        await addEvent(
+          tx,
+          d.id,
+          "failed",
+          retryable ? `gave up after ${d.attempts} attempts: ${message}` : message,
+          err instanceof DeliveryError ? err.data : undefined,
+        );
+      });
     }
   }
 }
@@ -366,15 +373,16 @@ async function pollDispatch(db: Db, id: string) {
   try {
     const result = await adapter.poll(contextFor(db, d, t), d.externalId);
     if (result.status !== d.status) {
-      const updated = await db
-        .update(dispatches)
-        .set({ status: result.status, updatedAt: new Date() })
-        .where(and(eq(dispatches.id, id), eq(dispatches.status, d.status)))
-        .returning({ id: dispatches.id });
-      if (updated.length) {
-        await addEvent(db, id, result.status, result.message, result.data);
-        if (FINAL.has(result.status)) await finishAtTarget(db, id);
-      }
+      const changed = await db.transaction(async (tx) => {
+        const updated = await tx
+          .update(dispatches)
+          .set({ status: result.status, updatedAt: new Date() })
+          .where(and(eq(dispatches.id, id), eq(dispatches.status, d.status)))
+          .returning({ id: dispatches.id });
+        if (updated.length) await addEvent(tx, id, result.status, result.message, result.data);
+        return updated.length > 0;
+      });
+      if (changed && FINAL.has(result.status)) await finishAtTarget(db, id);
     }
     if (result.status === "delivered" || result.status === "running") await enqueueDispatch(id, "poll", pollDelaySeconds(polls));
   } catch (err) {
@@ -574,25 +582,33 @@ export async function reportProgress(db: Db, id: string, body: unknown, principa
   const input = parseOrThrow(progressReportSchema, body);
   const d = await dispatchFor(db, id, principal, "rollouts:write");
   if (FINAL.has(d.status)) throw new Conflict(`Dispatch ${id} is ${d.status}; it takes no more progress.`);
-  if (d.status === "delivered")
-    await db
-      .update(dispatches)
-      .set({ status: "running", updatedAt: new Date() })
-      .where(and(eq(dispatches.id, id), eq(dispatches.status, "delivered")));
   const message =
     input.message ?? `${input.completed} of ${input.total} environments done${input.failed ? `, ${input.failed} failed` : ""}`;
   const data = { completed: input.completed, total: input.total, failed: input.failed };
   if (input.status) {
-    const ended = await db
-      .update(dispatches)
-      .set({ status: input.status, updatedAt: new Date() })
-      .where(and(eq(dispatches.id, id), sql`${dispatches.status} not in ('succeeded', 'failed', 'cancelled')`))
-      .returning({ id: dispatches.id });
-    if (!ended.length) throw new Conflict(`Dispatch ${id} has ended meanwhile; it takes no more progress.`);
-    await addEvent(db, id, input.status, `the job reported it ${input.status === "succeeded" ? "finished" : "failed"}: ${message}`, data);
+    const status = input.status;
+    const ended = await db.transaction(async (tx) => {
+      const rows = await tx
+        .update(dispatches)
+        .set({ status, updatedAt: new Date() })
+        .where(and(eq(dispatches.id, id), sql`${dispatches.status} not in ('succeeded', 'failed', 'cancelled')`))
+        .returning({ id: dispatches.id });
+      if (rows.length)
+        await addEvent(tx, id, status, `the job reported it ${status === "succeeded" ? "finished" : "failed"}: ${message}`, data);
+      return rows.length > 0;
+    });
+    if (!ended) throw new Conflict(`Dispatch ${id} has ended meanwhile; it takes no more progress.`);
     await finishAtTarget(db, id);
     return { status: input.status };
   }
-  await addEvent(db, id, d.status === "delivered" ? "running" : d.status, message, data);
+  // a delivered dispatch becomes running together with its first progress event
+  await db.transaction(async (tx) => {
+    if (d.status === "delivered")
+      await tx
+        .update(dispatches)
+        .set({ status: "running", updatedAt: new Date() })
+        .where(and(eq(dispatches.id, id), eq(dispatches.status, "delivered")));
+    await addEvent(tx, id, d.status === "delivered" ? "running" : d.status, message, data);
+  });
   return { status: d.status === "delivered" ? "running" : d.status };
 }
