@@ -26,6 +26,8 @@ async function pageOverflow(page: Page): Promise<number> {
 
 for (const width of [1440, 390]) {
   test(`pages fit a ${width} px wide window`, async ({ page }) => {
+    // ten pages with a full-page screenshot each: the per-test 60 s of playwright.config.ts is for one page's work
+    test.setTimeout(180_000);
     await page.setViewportSize({ width, height: 900 });
     await signIn(page);
     for (const [name, url] of PAGES) {
