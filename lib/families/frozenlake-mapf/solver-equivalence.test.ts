@@ -1,0 +1,195 @@
+/**
+ * The solver's speed-ups (issue 19) change no answer: p_max equals, bit for bit, the implementation it replaced (kept
+ * below as `referenceReach`, from main 1163033) on many random maps, and the validator's answers on sampled and random
+ * configs match a digest stored before the rewrite.
+ */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createRng, type Rng } from "../rng";
+import { frozenlakeMapfFamily, validateFrozenLake, type FrozenLakeConfig } from "./index";
+import { generateMap, maxAgentsFor, type FrozenLakeMap } from "./map";
+import { moveTable, singleAgentPMax } from "./solver";
+
+// ---- the implementation of main 1163033, verbatim but for names: the reference ----
+
+function referenceBfs(map: FrozenLakeMap, from: number): Int32Array {
+  const n = map.size * map.size;
+  const moves = moveTable(map.size);
+  const dist = new Int32Array(n).fill(-1);
+  const queue = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  dist[from] = 0;
+  queue[tail++] = from;
+  while (head < tail) {
+    const cell = queue[head++];
+    for (let d = 0; d < 4; d++) {
+      const next = moves[cell * 4 + d];
+      if (dist[next] >= 0 || map.holes[next]) continue;
+      dist[next] = dist[cell] + 1;
+      queue[tail++] = next;
+    }
+  }
+  return dist;
+}
+
+function referenceCountingSort(items: readonly number[], key: ArrayLike<number>): number[] {
+  let maxKey = 0;
+  for (const item of items) if (key[item] > maxKey) maxKey = key[item];
+  const counts = new Int32Array(maxKey + 2);
+  for (const item of items) counts[key[item] + 1]++;
+  for (let k = 1; k < counts.length; k++) counts[k] += counts[k - 1];
+  const out = new Array<number>(items.length);
+  for (const item of items) out[counts[key[item]]++] = item;
+  return out;
+}
+
+function referenceReach(map: FrozenLakeMap, start: number, goal: number, slip: number, horizon: number): number {
+  if (horizon < 0) return 0;
+  if (start === goal) return 1;
+  const fromStart = referenceBfs(map, start);
+  const d = fromStart[goal];
+  if (d < 0 || d > horizon) return 0;
+  if (slip <= 0) return 1;
+  const toGoal = referenceBfs(map, goal);
+  const n = map.size * map.size;
+  const moves = moveTable(map.size);
+  const kept: number[] = [];
+  for (let cell = 0; cell < n; cell++) {
+    if (cell !== goal && fromStart[cell] >= 0 && toGoal[cell] >= 0 && fromStart[cell] + toGoal[cell] <= horizon) kept.push(cell);
+  }
+  const cells = referenceCountingSort(kept, toGoal);
+  const m = cells.length;
+  const ZERO = m;
+  const ONE = m + 1;
+  const index = new Int32Array(n).fill(ZERO);
+  cells.forEach((cell, i) => (index[cell] = i));
+  index[goal] = ONE;
+  const neighbours = new Int32Array(4 * m);
+  const windowStart = new Int32Array(m);
+  const windowEnd = new Int32Array(m);
+  cells.forEach((cell, i) => {
+    for (let dir = 0; dir < 4; dir++) neighbours[4 * i + dir] = index[moves[cell * 4 + dir]];
+    windowStart[i] = toGoal[cell];
+    windowEnd[i] = horizon - fromStart[cell];
+  });
+  let value = new Float64Array(m + 2);
+  let next = new Float64Array(m + 2);
+  value[ONE] = 1;
+  next[ONE] = 1;
+  const straight = 1 - slip;
+  const side = slip / 2;
+  const live = new Int32Array(m);
+  const position = new Int32Array(m);
+  let liveCount = 0;
+  const byEnd = referenceCountingSort(
+    Array.from({ length: m }, (_, i) => i),
+    windowEnd,
+  );
+  let joined = 0;
+  let left = 0;
+  for (let k = 1; k <= horizon; k++) {
+    while (joined < m && windowStart[joined] <= k) {
+      live[liveCount] = joined;
+      position[joined] = liveCount++;
+      joined++;
+    }
+    while (left < m && windowEnd[byEnd[left]] < k) {
+      const gone = byEnd[left++];
+      const last = live[--liveCount];
+      live[position[gone]] = last;
+      position[last] = position[gone];
+    }
+    let change = 0;
+    for (let p = 0; p < liveCount; p++) {
+      const i = live[p];
+      const j = 4 * i;
+      const v0 = value[neighbours[j]];
+      const v1 = value[neighbours[j + 1]];
+      const v2 = value[neighbours[j + 2]];
+      const v3 = value[neighbours[j + 3]];
+      const vertical = straight * (v0 > v2 ? v0 : v2) + side * (v1 + v3);
+      const horizontal = straight * (v1 > v3 ? v1 : v3) + side * (v0 + v2);
+      const best = vertical > horizontal ? vertical : horizontal;
+      const diff = best - value[i];
+      if (diff > change) change = diff;
+      next[i] = best;
+    }
+    const swap = value;
+    value = next;
+    next = swap;
+    if (joined === m && change < 1e-12) break;
+  }
+  return Math.min(1, Math.max(0, value[index[start]]));
+}
+
+// ---- random maps and queries ----
+
+function randomConfig(rng: Rng): FrozenLakeConfig {
+  const size = rng.int(3, 32);
+  return {
+    size,
+    num_agents: rng.int(1, Math.min(8, maxAgentsFor(size))),
+    obstacle_density: rng.float(0, 0.45),
+    slip_probability: rng.pick([0, 0.5, rng.float(0, 0.5), rng.float(0, 0.05)]),
+    max_steps: rng.pick([rng.int(4, 1000), rng.int(4, 120)]),
+    min_goal_distance: rng.int(1, 60),
+    collision: rng.pick(["block_both", "soft"] as const),
+    seed: rng.int(0, 2 ** 31 - 1),
+  };
+}
+
+/** A query on the map: its own agents' endpoints half the time, else any two cells (holes too). */
+function randomQuery(rng: Rng, map: FrozenLakeMap) {
+  const n = map.size * map.size;
+  const agent = rng.pick(map.agents);
+  const [start, goal] = rng.next() < 0.5 ? [agent.start, agent.goal] : [rng.int(0, n - 1), rng.int(0, n - 1)];
+  const slip = rng.pick([0, 0.5, 1e-9, rng.float(0, 0.5), rng.float(0, 0.5)]);
+  const horizon = rng.pick([-1, 0, 1, rng.int(0, 40), rng.int(0, 250), rng.int(0, 1000), 1000]);
+  return { start, goal, slip, horizon };
+}
+
+const digest = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex");
+
+describe("p_max: the sped-up value iteration against the implementation it replaced", () => {
+  it("gives the same bits on a small map with a horizon far past its cell count, asked first", () => {
+    // scratch sized by cells once came short of a horizon's range: the first query of a fresh module must be exact too
+    const map = generateMap({ size: 3, num_agents: 1, obstacle_density: 0, min_goal_distance: 4, seed: 5 });
+    const { start, goal } = map.agents[0];
+    for (const horizon of [1000, 999, 37, 9])
+      expect(singleAgentPMax(map, start, goal, 0.3, horizon)).toBe(referenceReach(map, start, goal, 0.3, horizon));
+  });
+
+  it("gives the same bits on 1,000 random maps and queries (sizes 3-32, horizons -1 to 1,000, slip 0 to 0.5)", () => {
+    const rng = createRng("solver-equivalence");
+    let nontrivial = 0;
+    for (let i = 0; i < 1000; i++) {
+      const map = generateMap(randomConfig(rng));
+      for (let q = 0; q < 2; q++) {
+        const { start, goal, slip, horizon } = randomQuery(rng, map);
+        const want = referenceReach(map, start, goal, slip, horizon);
+        const got = singleAgentPMax(map, start, goal, slip, horizon);
+        if (!Object.is(got, want))
+          expect({ i, q, start, goal, slip, horizon, got }).toEqual({ i, q, start, goal, slip, horizon, got: want });
+        if (want > 0 && want < 1) nontrivial++;
+      }
+    }
+    // most queries run the value iteration (not an early 0 or 1)
+    expect(nontrivial).toBeGreaterThan(500);
+  });
+});
+
+describe("validateFrozenLake: answers stored before the solver's rewrite", () => {
+  it("gives the same answers (state, p_max, details, errors) on 200 sampled and 200 random configs", () => {
+    const sampleRng = createRng("validator-digest:sample");
+    const randomRng = createRng("validator-digest:random");
+    const configs = [
+      ...Array.from({ length: 200 }, () => frozenlakeMapfFamily.sample(sampleRng)),
+      ...Array.from({ length: 200 }, () => ({ ...randomConfig(randomRng), num_agents: randomRng.int(1, 8) })),
+    ];
+    const answers = configs.map((config) => validateFrozenLake(config as FrozenLakeConfig));
+    const states = new Set(answers.map((a) => a.state));
+    expect([...states].sort()).toEqual(["invalid", "unsolvable", "valid"]);
+    expect(digest(answers)).toBe("24336162eba5a8b428a658a4cdf35acee55e814f49761880ac2774228e56e979");
+  });
+});
