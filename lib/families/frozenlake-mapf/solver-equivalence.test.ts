@@ -1,14 +1,15 @@
 /**
  * The solver's speed-ups (issue 19) change no answer: p_max equals, bit for bit, the implementation it replaced (kept
- * below as `referenceReach`, from main 1163033) on many random maps, and the validator's answers on sampled and random
- * configs match a digest stored before the rewrite.
+ * below as `referenceReach`, from main 1163033) on many random maps, planAgents gives the plans of its old version
+ * (`referencePlanAgents`), and the validator's answers on sampled and random configs match a digest stored before
+ * the rewrite.
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createRng, type Rng } from "../rng";
 import { frozenlakeMapfFamily, validateFrozenLake, type FrozenLakeConfig } from "./index";
 import { generateMap, maxAgentsFor, type FrozenLakeMap } from "./map";
-import { moveTable, singleAgentPMax } from "./solver";
+import { moveTable, planAgents, singleAgentPMax, type AgentPlan, type CollisionMode, type PlanResult } from "./solver";
 
 // ---- the implementation of main 1163033, verbatim but for names: the reference ----
 
@@ -123,6 +124,205 @@ function referenceReach(map: FrozenLakeMap, start: number, goal: number, slip: n
   return Math.min(1, Math.max(0, value[index[start]]));
 }
 
+// planAgents of main 1163033 (its reservations and space-time BFS), verbatim but for names
+
+interface ReferenceReservations {
+  cells: number;
+  /** Agent id + 1 occupying (t, cell) at index t * cells + cell, for t up to the time limit. */
+  owner: Int16Array;
+  /** Time from which a parked agent blocks its goal cell for good (Infinity when none). */
+  parkedFrom: Float64Array;
+  /** Latest time a cell is occupied by a reserved path (Infinity for a parked agent's goal). */
+  lastUse: Float64Array;
+  /** Time after which every reserved agent is parked at its goal. */
+  settleTime: number;
+  /** Goal cells of reserved agents. */
+  parked: number[];
+}
+
+function referenceCreateReservations(cells: number, limit: number): ReferenceReservations {
+  return {
+    cells,
+    owner: new Int16Array((limit + 1) * cells),
+    parkedFrom: new Float64Array(cells).fill(Infinity),
+    lastUse: new Float64Array(cells).fill(-1),
+    settleTime: 0,
+    parked: [],
+  };
+}
+
+function referenceOccupiedBy(res: ReferenceReservations, cell: number, t: number): boolean {
+  return res.owner[t * res.cells + cell] !== 0 || res.parkedFrom[cell] <= t;
+}
+
+/** True when a reserved agent moves to -> from while this one moves from -> to during (t, t+1). */
+function referenceSwapsWith(res: ReferenceReservations, from: number, to: number, t: number): boolean {
+  const owner = res.owner[t * res.cells + to];
+  return owner !== 0 && res.owner[(t + 1) * res.cells + from] === owner;
+}
+
+/**
+ * Space-time BFS for one agent against reserved paths (vertex and swap conflicts forbidden, parked
+ * agents block their goals), with waiting allowed. After every reserved agent has parked, the rest
+ * is a static BFS, which keeps the search small.
+ */
+function referenceSpaceTimePath(
+  map: FrozenLakeMap,
+  moves: Int32Array,
+  start: number,
+  goal: number,
+  maxSteps: number,
+  res: ReferenceReservations,
+): number[] | null {
+  const n = map.size * map.size;
+  const dynamicEnd = Math.min(maxSteps, res.settleTime + 1);
+  const parents: Int32Array[] = [];
+  let frontier = [start];
+  const level0 = new Int32Array(n).fill(-2);
+  level0[start] = -1;
+  parents.push(level0);
+  const goalFree = (t: number) => t > res.lastUse[goal];
+  const rebuild = (t: number, cell: number): number[] => {
+    const path: number[] = [];
+    let c = cell;
+    for (let k = t; k >= 0; k--) {
+      path.push(c);
+      c = parents[k][c];
+    }
+    return path.reverse();
+  };
+  if (start === goal && goalFree(0)) return [start];
+  for (let t = 0; t < dynamicEnd; t++) {
+    const level = new Int32Array(n).fill(-2);
+    const nextFrontier: number[] = [];
+    for (const cell of frontier) {
+      for (let d = 0; d < 5; d++) {
+        const to = d === 4 ? cell : moves[cell * 4 + d];
+        if (d < 4 && to === cell) continue;
+        if (level[to] !== -2 || map.holes[to]) continue;
+        if (referenceOccupiedBy(res, to, t + 1) || (to !== cell && referenceSwapsWith(res, cell, to, t))) continue;
+        level[to] = cell;
+        nextFrontier.push(to);
+      }
+    }
+    parents.push(level);
+    if (level[goal] !== -2 && goalFree(t + 1)) return rebuild(t + 1, goal);
+    frontier = nextFrontier;
+    if (frontier.length === 0) return null;
+  }
+  if (dynamicEnd >= maxSteps) return null;
+  // Static phase: every reserved agent is parked; multi-source BFS from the frontier at dynamicEnd.
+  const blocked = new Uint8Array(n);
+  for (const cell of res.parked) blocked[cell] = 1;
+  const staticParent = new Int32Array(n).fill(-2);
+  const dist = new Int32Array(n).fill(-1);
+  const queue: number[] = [];
+  for (const cell of frontier) {
+    dist[cell] = 0;
+    staticParent[cell] = -1;
+    queue.push(cell);
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const cell = queue[head];
+    if (cell === goal) break;
+    for (let d = 0; d < 4; d++) {
+      const to = moves[cell * 4 + d];
+      if (dist[to] >= 0 || map.holes[to] || blocked[to]) continue;
+      dist[to] = dist[cell] + 1;
+      staticParent[to] = cell;
+      queue.push(to);
+    }
+  }
+  if (dist[goal] < 0 || dynamicEnd + dist[goal] > maxSteps || !goalFree(dynamicEnd + dist[goal])) return null;
+  const tail: number[] = [];
+  let cell = goal;
+  while (staticParent[cell] !== -1) {
+    tail.push(cell);
+    cell = staticParent[cell];
+  }
+  return [...rebuild(dynamicEnd, cell), ...tail.reverse()];
+}
+
+function referenceReserve(res: ReferenceReservations, agent: number, path: number[]): void {
+  path.forEach((cell, t) => {
+    res.owner[t * res.cells + cell] = agent + 1;
+    if (t > res.lastUse[cell]) res.lastUse[cell] = t;
+  });
+  const goal = path[path.length - 1];
+  res.parkedFrom[goal] = path.length - 1;
+  res.lastUse[goal] = Infinity;
+  res.parked.push(goal);
+  res.settleTime = Math.max(res.settleTime, path.length - 1);
+}
+
+function referenceStaticPath(map: FrozenLakeMap, moves: Int32Array, start: number, goal: number): number[] | null {
+  const dist = referenceBfs(map, goal);
+  if (dist[start] < 0) return null;
+  const path = [start];
+  let cell = start;
+  while (cell !== goal) {
+    for (let d = 0; d < 4; d++) {
+      const to = moves[cell * 4 + d];
+      if (!map.holes[to] && dist[to] === dist[cell] - 1) {
+        cell = to;
+        break;
+      }
+    }
+    path.push(cell);
+  }
+  return path;
+}
+
+/**
+ * Prioritized planning for all agents within maxSteps. `soft`: agents may share cells (collisions
+ * are penalised in the reward, not blocked), so each agent takes its own shortest path.
+ * `block_both`: vertex and swap conflicts are forbidden; agents are planned one by one by space-time
+ * BFS against the paths of higher-priority agents (parked agents block their goals). Priority
+ * orders tried: longest shortest-path first, index order, shortest first. Prioritized planning is
+ * incomplete, so a failure means "no plan found", which the validator treats as unsolvable.
+ */
+function referencePlanAgents(map: FrozenLakeMap, maxSteps: number, collision: CollisionMode): PlanResult {
+  const moves = moveTable(map.size);
+  const shortest = map.agents.map((agent) => referenceBfs(map, agent.start)[agent.goal]);
+  const indices = map.agents.map((_, i) => i);
+  if (collision === "soft" || map.agents.length === 1) {
+    const plans: AgentPlan[] = [];
+    for (const i of indices) {
+      const path = referenceStaticPath(map, moves, map.agents[i].start, map.agents[i].goal);
+      if (!path || path.length - 1 > maxSteps) return { ok: false, plans: [], order: indices, failedAgent: i };
+      plans.push({ path, delay: 0 });
+    }
+    return { ok: true, plans, order: indices };
+  }
+  const orders = [
+    [...indices].sort((a, b) => shortest[b] - shortest[a] || a - b),
+    indices,
+    [...indices].sort((a, b) => shortest[a] - shortest[b] || a - b),
+  ];
+  const seen = new Set<string>();
+  let last: PlanResult = { ok: false, plans: [], order: indices };
+  for (const order of orders) {
+    const key = order.join(",");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const res = referenceCreateReservations(map.size * map.size, maxSteps);
+    const plans: AgentPlan[] = new Array(map.agents.length);
+    let failedAgent: number | undefined;
+    for (const i of order) {
+      const path = referenceSpaceTimePath(map, moves, map.agents[i].start, map.agents[i].goal, maxSteps, res);
+      if (!path) {
+        failedAgent = i;
+        break;
+      }
+      referenceReserve(res, i, path);
+      plans[i] = { path, delay: path.length - 1 - shortest[i] };
+    }
+    if (failedAgent === undefined) return { ok: true, plans, order };
+    last = { ok: false, plans: [], order, failedAgent };
+  }
+  return last;
+}
+
 // ---- random maps and queries ----
 
 function randomConfig(rng: Rng): FrozenLakeConfig {
@@ -176,6 +376,25 @@ describe("p_max: the sped-up value iteration against the implementation it repla
     }
     // most queries run the value iteration (not an early 0 or 1)
     expect(nontrivial).toBeGreaterThan(500);
+  });
+});
+
+describe("planAgents: reused tables against the implementation it replaced", () => {
+  it("gives the same plans (paths, delays, order, failed agent) on 600 random maps under both collision modes", () => {
+    const rng = createRng("plan-equivalence");
+    let blockedPlans = 0;
+    for (let i = 0; i < 600; i++) {
+      const config = randomConfig(rng);
+      const map = generateMap(config);
+      const maxSteps = rng.pick([config.max_steps, rng.int(4, 60)]);
+      for (const collision of ["block_both", "soft"] as const) {
+        const want = referencePlanAgents(map, maxSteps, collision);
+        expect(planAgents(map, maxSteps, collision), JSON.stringify({ i, collision, maxSteps })).toEqual(want);
+        if (collision === "block_both" && map.agents.length > 1 && want.ok) blockedPlans++;
+      }
+    }
+    // most maps plan several agents against each other's reservations
+    expect(blockedPlans).toBeGreaterThan(200);
   });
 });
 

@@ -327,10 +327,22 @@ interface Reservations {
   parked: number[];
 }
 
+/** The owner table of planAgents' reservations, reused (zeroed where the last plan wrote) and grown on demand. */
+let ownerScratch = new Int16Array(0);
+/** Entries of ownerScratch the last reservations may have written (from index 0). */
+let ownerDirty = 0;
+
 function createReservations(cells: number, limit: number): Reservations {
+  const size = (limit + 1) * cells;
+  if (ownerScratch.length < size) {
+    ownerScratch = new Int16Array(size);
+    ownerDirty = 0;
+  }
+  ownerScratch.fill(0, 0, ownerDirty);
+  ownerDirty = 0;
   return {
     cells,
-    owner: new Int16Array((limit + 1) * cells),
+    owner: ownerScratch,
     parkedFrom: new Float64Array(cells).fill(Infinity),
     lastUse: new Float64Array(cells).fill(-1),
     settleTime: 0,
@@ -348,6 +360,11 @@ function swapsWith(res: Reservations, from: number, to: number, t: number): bool
   return owner !== 0 && res.owner[(t + 1) * res.cells + from] === owner;
 }
 
+/** Parent tables of spaceTimePath's levels and the stamp of the cells each level reached, reused across calls. */
+let parentScratch = new Int32Array(0);
+let seenScratch = new Int32Array(0);
+let seenStamp = 0;
+
 /**
  * Space-time BFS for one agent against reserved paths (vertex and swap conflicts forbidden, parked
  * agents block their goals), with waiting allowed. After every reserved agent has parked, the rest
@@ -363,37 +380,43 @@ function spaceTimePath(
 ): number[] | null {
   const n = map.size * map.size;
   const dynamicEnd = Math.min(maxSteps, res.settleTime + 1);
-  const parents: Int32Array[] = [];
+  // parents of level t at parents[t * n + cell], valid where the level stamped the cell (no per-level array to fill)
+  if (parentScratch.length < (dynamicEnd + 1) * n) parentScratch = new Int32Array((dynamicEnd + 1) * n);
+  if (seenScratch.length < n || seenStamp > 2 ** 30) {
+    seenScratch = new Int32Array(Math.max(n, seenScratch.length));
+    seenStamp = 0;
+  }
+  const parents = parentScratch;
+  const seen = seenScratch;
   let frontier = [start];
-  const level0 = new Int32Array(n).fill(-2);
-  level0[start] = -1;
-  parents.push(level0);
+  parents[start] = -1;
   const goalFree = (t: number) => t > res.lastUse[goal];
   const rebuild = (t: number, cell: number): number[] => {
     const path: number[] = [];
     let c = cell;
     for (let k = t; k >= 0; k--) {
       path.push(c);
-      c = parents[k][c];
+      c = parents[k * n + c];
     }
     return path.reverse();
   };
   if (start === goal && goalFree(0)) return [start];
   for (let t = 0; t < dynamicEnd; t++) {
-    const level = new Int32Array(n).fill(-2);
+    const stamp = ++seenStamp;
+    const base = (t + 1) * n;
     const nextFrontier: number[] = [];
     for (const cell of frontier) {
       for (let d = 0; d < 5; d++) {
         const to = d === 4 ? cell : moves[cell * 4 + d];
         if (d < 4 && to === cell) continue;
-        if (level[to] !== -2 || map.holes[to]) continue;
+        if (seen[to] === stamp || map.holes[to]) continue;
         if (occupiedBy(res, to, t + 1) || (to !== cell && swapsWith(res, cell, to, t))) continue;
-        level[to] = cell;
+        seen[to] = stamp;
+        parents[base + to] = cell;
         nextFrontier.push(to);
       }
     }
-    parents.push(level);
-    if (level[goal] !== -2 && goalFree(t + 1)) return rebuild(t + 1, goal);
+    if (seen[goal] === stamp && goalFree(t + 1)) return rebuild(t + 1, goal);
     frontier = nextFrontier;
     if (frontier.length === 0) return null;
   }
@@ -431,6 +454,7 @@ function spaceTimePath(
 }
 
 function reserve(res: Reservations, agent: number, path: number[]): void {
+  ownerDirty = Math.max(ownerDirty, path.length * res.cells);
   path.forEach((cell, t) => {
     res.owner[t * res.cells + cell] = agent + 1;
     if (t > res.lastUse[cell]) res.lastUse[cell] = t;
