@@ -5,7 +5,8 @@
  * Builds a frozenlake-mapf population like bench/engineer.ts loads (the same configs, 100 attempts each with the
  * same success draws, timeouts and three failure signatures) and a summary like the one buildEngineerContext reads
  * from it (field buckets, two clusters), then runs a warm-up and `--runs` proposals (seeds 0..runs, as bench:engineer):
- * heuristicEngineer + validateItems, printing each phase's wall time, the medians and the load average.
+ * heuristicEngineer + validateItems, printing each phase's wall time, the process CPU time (user + system, all threads:
+ * the garbage collector's helpers count too), the medians and the load average.
  */
 import os from "node:os";
 import { fieldBreakdown } from "../lib/analytics/metrics";
@@ -143,6 +144,7 @@ function main() {
       `load average ${loadAverage()}`,
   );
   const totals: number[] = [];
+  const cpu: number[] = [];
   const heuristic: number[] = [];
   const validation: number[] = [];
   for (let run = 0; run <= RUNS; run++) {
@@ -155,23 +157,29 @@ function main() {
       keyPrefix: "g1-bench-",
     };
     const t1 = performance.now();
+    const c1 = process.cpuUsage();
     const out = heuristicEngineer(input);
     const t2 = performance.now();
     const checked = validateItems(input, out.items);
     const t3 = performance.now();
+    const used = process.cpuUsage(c1);
+    const cpuMs = (used.user + used.system) / 1000;
     if (checked.errors.length) throw new Error(`invalid items: ${JSON.stringify(checked.errors.slice(0, 3))}`);
     console.log(
       `[engineer-profile] run ${run}${run === 0 ? " (warm-up)" : ""}: ${out.items.length} items, ` +
-        `heuristic ${(t2 - t1).toFixed(0)} ms, validation ${(t3 - t2).toFixed(0)} ms, total ${(t3 - t1).toFixed(0)} ms`,
+        `heuristic ${(t2 - t1).toFixed(0)} ms, validation ${(t3 - t2).toFixed(0)} ms, total ${(t3 - t1).toFixed(0)} ms ` +
+        `(process CPU ${cpuMs.toFixed(0)} ms)`,
     );
     if (run === 0) continue;
     heuristic.push(t2 - t1);
     validation.push(t3 - t2);
     totals.push(t3 - t1);
+    cpu.push(cpuMs);
   }
   console.log(
     `[engineer-profile] median of ${RUNS}: heuristic ${median(heuristic).toFixed(0)} ms, validation ` +
-      `${median(validation).toFixed(0)} ms, total ${median(totals).toFixed(0)} ms; load average ${loadAverage()}`,
+      `${median(validation).toFixed(0)} ms, total ${median(totals).toFixed(0)} ms, process CPU ${median(cpu).toFixed(0)} ms; ` +
+      `load average ${loadAverage()}`,
   );
 }
 
