@@ -7,12 +7,15 @@
 import { describe, expect, it } from "vitest";
 import { learnability } from "@/lib/analytics/metrics";
 import { getFieldValue } from "@/lib/families/field-path";
-import { fieldHardness } from "@/lib/families/hardness";
+import { configHash } from "@/lib/families/hash";
+import { fieldHardness, valueAtPosition } from "@/lib/families/hardness";
 import { builtinFamilies } from "@/lib/families/registry";
-import type { FamilyConfig, FamilyDefinition, ValidationResult } from "@/lib/families/types";
+import { hashSeed } from "@/lib/families/rng";
+import type { FamilyConfig, FamilyDefinition, SampleOptions, ValidationResult } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
-import type { EngineerInput, EngineerOptions, PopulationMember, SummaryField } from "../types";
-import { midHardnessInput, perTest } from "./test-input";
+import type { EngineerInput, EngineerOptions, PopulationMember, SummaryCluster, SummaryField } from "../types";
+import { frontierWindow } from "./frontier";
+import { flInput, midHardnessInput, perTest } from "./test-input";
 
 type Outcome = Pick<PopulationMember, "s" | "n"> & Partial<PopulationMember>;
 
@@ -245,5 +248,134 @@ describe("the proposal's validation cap, dropped counts and notes", () => {
     const other = heuristicEngineer({ ...input, summary: { ...input.summary, family: "search-agent" } });
     expect(other.notes.some((n) => mismatch.test(n))).toBe(true);
     expect(heuristicEngineer(input).notes.some((n) => /^The summary is for family/.test(n))).toBe(false);
+  });
+});
+
+describe("the direction evidence leaves infra-dominated members out", () => {
+  // Failing members (1 of 8) sit far along horizon and fill the verifier cluster with 6 infra-dominated members (their
+  // failures mostly sandbox crashes) that sit far along uncertainty: counted, they would make uncertainty the direction
+  // the failures point to most; left out (index.ts), horizon is.
+  const family = builtinFamilies["frozenlake-mapf"];
+  const at = (config: FamilyConfig, direction: string, t: number) => {
+    const out: FamilyConfig = { ...config };
+    for (const f of family.fields.filter((x) => x.direction === direction && x.difficulty && x.kind !== "ordinal")) {
+      const v = valueAtPosition(f, f.difficulty === "up" ? t : 1 - t);
+      out[f.path] = f.kind === "integer" ? Math.round(v) : v;
+    }
+    return out;
+  };
+  const outcomes: Outcome[] = [
+    ...Array.from({ length: 24 }, (_, i): Outcome => (i % 3 === 0 ? { s: 8, n: 8 } : i % 3 === 1 ? { s: 1, n: 8 } : { s: 4, n: 8 })),
+    ...Array.from({ length: 6 }, (): Outcome => ({ s: 2, n: 8 })),
+  ];
+  const make = () => {
+    const input = inputOf(family, outcomes, { seed: 6, keepShare: 0.25 });
+    const failing = input.population.filter((m) => m.s === 1);
+    const infra = input.population.slice(24);
+    for (const m of failing) {
+      m.config = at(m.config, "horizon", 0.85);
+      m.clusterIds = ["cl-verifier"];
+    }
+    for (const m of infra) {
+      m.config = at(at(at(m.config, "uncertainty", 0.95), "horizon", 0.05), "precision", 0.05);
+      m.clusterIds = ["cl-infra", "cl-verifier"];
+    }
+    for (const m of input.population) m.configHash = configHash(m.config);
+    const cluster = (id: string, category: string, count: number, keys: string[], isInfra: boolean): SummaryCluster => ({
+      id,
+      category,
+      signature: `${category}: ${id}`,
+      count,
+      environments: keys.length,
+      environmentKeys: keys,
+      exemplarRolloutIds: [],
+      excerpt: "",
+      infra: isInfra,
+    });
+    const clusters = [
+      cluster(
+        "cl-verifier",
+        "verifier_failed",
+        20,
+        [...failing, ...infra].map((m) => m.key),
+        false,
+      ),
+      cluster(
+        "cl-infra",
+        "infra_error",
+        90,
+        infra.map((m) => m.key),
+        true,
+      ),
+    ];
+    return {
+      ...input,
+      summary: { ...input.summary, failures: { categories: [], clusters } },
+      knownHashes: new Set(input.population.map((m) => m.configHash)),
+    };
+  };
+
+  it("makes failing parents easier along horizon, where the failures of the members that teach point", () => {
+    const input = make();
+    const out = heuristicEngineer(input);
+    const byKey = new Map(input.population.map((m) => [m.key, m]));
+    for (const key of input.population.slice(24).map((m) => m.key)) {
+      const item = out.items.find((i) => i.environmentKey === key);
+      expect(item?.flags, key).toContain("infra");
+    }
+    const easier = out.items.filter(
+      (i) => i.op === "mutate" && !i.flags?.includes("crossover") && byKey.get(i.parentKey as string)?.s === 1,
+    );
+    expect(easier.length).toBeGreaterThan(1);
+    for (const child of easier) expect(child.direction, child.rationale).toBe("horizon");
+  });
+});
+
+describe("the proposal's seed, frontier and task pool notes", () => {
+  const family = builtinFamilies["frozenlake-mapf"];
+  const outcomes: Outcome[] = Array.from({ length: 16 }, (_, i) => ({ s: 2 + (i % 5), n: 8 }));
+
+  it("seeds from the project and generation when no seed is given, from options.seed otherwise", () => {
+    const input = inputOf(family, outcomes, {});
+    const seedOf = (out: ReturnType<typeof heuristicEngineer>) => /^Heuristic engineer, seed (\d+):/.exec(out.notes[0])?.[1];
+    const derived = hashSeed(`${input.summary.project}:${input.summary.generation}`);
+    expect(seedOf(heuristicEngineer(input))).toBe(String(derived));
+    const next = { ...input, summary: { ...input.summary, generation: input.summary.generation + 1 } };
+    expect(seedOf(heuristicEngineer(next))).toBe(String(hashSeed(`${input.summary.project}:${input.summary.generation + 1}`)));
+    expect(seedOf(heuristicEngineer({ ...input, options: { seed: 12345 } }))).toBe("12345");
+    // the same proposal as with that seed given
+    expect(heuristicEngineer(input).items).toEqual(heuristicEngineer({ ...input, options: { seed: derived } }).items);
+  });
+
+  it("with freshAtFrontier, notes the hardness window its fresh samples were drawn from; without fresh samples or the option, no note", () => {
+    const windows: { min: number; max: number }[] = [];
+    const spied = {
+      ...flInput.family,
+      sample: (rng: Parameters<FamilyDefinition["sample"]>[0], opts?: SampleOptions) => {
+        if (opts?.hardness) windows.push(opts.hardness);
+        return flInput.family.sample(rng, opts);
+      },
+    };
+    const note =
+      /^Fresh samples: two of every three from the hardness window (\d\.\d\d)-(\d\.\d\d) around the competence frontier \(.* at hardness (\d\.\d\d)\)/;
+    const out = heuristicEngineer({ ...flInput, family: spied, options: { ...flInput.options, freshAtFrontier: true } });
+    expect(out.items.some((i) => i.flags?.includes("fresh_sample"))).toBe(true);
+    const m = out.notes.map((n) => note.exec(n)).find((x) => x !== null);
+    expect(m, out.notes.join("\n")).toBeDefined();
+    expect(windows.length).toBeGreaterThan(0);
+    for (const w of windows) {
+      expect(m![1]).toBe(w.min.toFixed(2));
+      expect(m![2]).toBe(w.max.toFixed(2));
+    }
+    // the window around the frontier the note names (which it prints to 2 decimals)
+    const h = Number(m![3]);
+    const expected = frontierWindow(h);
+    expect(Math.abs(windows[0].min - expected.min)).toBeLessThanOrEqual(0.006);
+    expect(Math.abs(windows[0].max - expected.max)).toBeLessThanOrEqual(0.006);
+    const off = heuristicEngineer({ ...flInput, family: spied });
+    expect(off.notes.some((n) => n.startsWith("Fresh samples:"))).toBe(false);
+    const noFresh = heuristicEngineer({ ...flInput, options: { ...flInput.options, freshAtFrontier: true, addShare: 0 } });
+    expect(noFresh.items.some((i) => i.flags?.includes("fresh_sample"))).toBe(false);
+    expect(noFresh.notes.some((n) => n.startsWith("Fresh samples:"))).toBe(false);
   });
 });

@@ -155,4 +155,16 @@ describe("heuristic on terminal tasks: scheduling from the pool of imported task
     const weights = out.items.filter((i) => i.op !== "retire").map((i) => i.weight!);
     expect(new Set(weights).size).toBeGreaterThan(1);
   });
+
+  it("notes how many imported tasks the pool held and how many joined; no such note without a pool", () => {
+    const poolNote = /^Terminal tasks scheduled from the project's (\d+) unused imported (tasks?): (\d+) joined by predicted learnability/;
+    const out = heuristicEngineer(input(true));
+    const m = out.notes.map((n) => poolNote.exec(n)).find((x) => x !== null);
+    expect(m, out.notes.join("\n")).toBeDefined();
+    expect(m!.slice(1)).toEqual([String(pool.length), "tasks", String(out.items.filter((i) => i.op === "add").length)]);
+    const one = heuristicEngineer({ ...input(true), taskPool: [pool[0]] });
+    const m1 = one.notes.map((n) => poolNote.exec(n)).find((x) => x !== null);
+    expect(m1!.slice(1)).toEqual(["1", "task", "1"]);
+    expect(heuristicEngineer(input(false)).notes.some((n) => n.startsWith("Terminal tasks scheduled"))).toBe(false);
+  });
 });
