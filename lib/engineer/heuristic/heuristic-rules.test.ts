@@ -379,3 +379,33 @@ describe("the proposal's seed, frontier and task pool notes", () => {
     expect(noFresh.notes.some((n) => n.startsWith("Fresh samples:"))).toBe(false);
   });
 });
+
+describe("ties at the keep cut", () => {
+  // 3/8 and 5/8 have equal learnability: with one 4/8 above them, keeping 6 of 12 cuts through the tie group
+  const family = builtinFamilies["frozenlake-mapf"];
+  const tieNote = / on a tie at the keep cut with (\d+) retired members? \(/;
+
+  for (const tied of [6, 7]) {
+    it(`names in the rationale of each kept member at the cut how many tied members were retired (${tied - 5} of ${tied})`, () => {
+      const rates = [4, ...Array.from({ length: tied }, (_, i) => (i % 2 === 0 ? 3 : 5)), 1, 7, 1, 7, 1, 7].slice(0, 12);
+      const input = inputOf(
+        family,
+        rates.map((s) => ({ s, n: 8 })),
+      );
+      const out = heuristicEngineer(input);
+      const fates = fate(input, out);
+      const tiedOut = input.population.filter((m) => (m.s === 3 || m.s === 5) && fates.get(m.key)?.op === "retire");
+      expect(tiedOut).toHaveLength(tied - 5);
+      for (const m of tiedOut) expect(fates.get(m.key)?.rationale).toMatch(/^Outranked on a tie/);
+      const atCut = input.population.filter((m) => (m.s === 3 || m.s === 5) && fates.get(m.key)?.op === "keep");
+      expect(atCut).toHaveLength(5);
+      for (const m of atCut) {
+        const rationale = fates.get(m.key)?.rationale ?? "";
+        expect(tieNote.exec(rationale)?.[1], rationale).toBe(String(tied - 5));
+        expect(rationale).toContain(tied - 5 === 1 ? "1 retired member (" : `${tied - 5} retired members (`);
+      }
+      const above = input.population.find((m) => m.s === 4) as PopulationMember;
+      expect(fates.get(above.key)?.rationale).not.toMatch(tieNote);
+    });
+  }
+});
