@@ -3,7 +3,7 @@ import type { FamilyDefinition, FieldSpec, SampleOptions } from "@/lib/families/
 import type { PopulationMember } from "../types";
 import { heuristicEngineer } from ".";
 import { parentSteps } from "./directed";
-import { FRONTIER_AIM, FRONTIER_HALF_WIDTH, competenceFrontier, frontierWindow, memberHardness } from "./frontier";
+import { FRONTIER_AIM, FRONTIER_HALF_WIDTH, FRONTIER_MIN_MEMBERS, competenceFrontier, frontierWindow, memberHardness } from "./frontier";
 import type { Scored } from "./model";
 import { flInput } from "./test-input";
 
@@ -67,6 +67,28 @@ describe("competence frontier", () => {
     const base = population(0.6);
     const withTraps = [...base, ...[30, 35, 40, 45].map((size) => member(size, 0, 8, "unsolvable"))];
     expect(competenceFrontier(family, withTraps)).toBeCloseTo(competenceFrontier(family, base) as number, 6);
+  });
+
+  it("is the 62% point of the ridge-penalised maximum-likelihood logistic fit", () => {
+    // expected values from an independent fit (plain gradient ascent on the same penalised log-likelihood, run to a
+    // gradient below 1e-12): a = -1.98963, b = -9.82245 for mid 0.3, and the mirror image for mid 0.7
+    expect(competenceFrontier(family, population(0.3))).toBeCloseTo(0.2343196, 5);
+    expect(competenceFrontier(family, population(0.7))).toBeCloseTo(0.6394389, 5);
+  });
+
+  it("fits from exactly FRONTIER_MIN_MEMBERS measured members, and counts no infra-dominated, invalid or unmeasured one", () => {
+    const eight = population(0.5).slice(1, 9);
+    expect(eight).toHaveLength(FRONTIER_MIN_MEMBERS);
+    const frontier = competenceFrontier(family, eight) as number;
+    expect(frontier).not.toBeNull();
+    // easy members that never pass would pull the frontier easier, were they counted
+    const noise = [20, 25, 30, 35].flatMap((size) => [
+      { ...member(size, 0), infra: true },
+      { ...member(size, 0, 8, "invalid"), retire: "invalid" as const },
+    ]);
+    expect(competenceFrontier(family, [...eight, ...noise])).toBeCloseTo(frontier, 9);
+    expect(competenceFrontier(family, [...eight.slice(1), ...noise])).toBeNull();
+    expect(competenceFrontier(family, [...eight.slice(1), member(20, 0, 0)])).toBeNull();
   });
 
   it("windows FRONTIER_HALF_WIDTH either side, kept inside [0, 1]", () => {
