@@ -281,7 +281,13 @@ describe("the direction evidence leaves infra-dominated members out", () => {
       m.clusterIds = ["cl-infra", "cl-verifier"];
     }
     for (const m of input.population) m.configHash = configHash(m.config);
-    const cluster = (id: string, category: string, count: number, keys: string[], isInfra: boolean): SummaryCluster => ({
+    const cluster = (
+      id: string,
+      category: SummaryCluster["category"],
+      count: number,
+      keys: string[],
+      isInfra: boolean,
+    ): SummaryCluster => ({
       id,
       category,
       signature: `${category}: ${id}`,
