@@ -3,7 +3,8 @@ import { configHash } from "@/lib/families/hash";
 import { builtinFamilies } from "@/lib/families/registry";
 import { heuristicEngineer } from ".";
 import type { EngineerInput, PopulationMember, StructuredSummary } from "../types";
-import { rankPool } from "./task-pool";
+import { learnability } from "@/lib/analytics/metrics";
+import { POOL_MIN_LEARNABILITY, poolAddItems, rankPool } from "./task-pool";
 
 const family = builtinFamilies["terminal-task"];
 
@@ -166,5 +167,100 @@ describe("heuristic on terminal tasks: scheduling from the pool of imported task
     const m1 = one.notes.map((n) => poolNote.exec(n)).find((x) => x !== null);
     expect(m1!.slice(1)).toEqual(["1", "task", "1"]);
     expect(heuristicEngineer(input(false)).notes.some((n) => n.startsWith("Terminal tasks scheduled"))).toBe(false);
+  });
+});
+
+describe("rankPool and poolAddItems: what an imported task is predicted to teach", () => {
+  const withPool = (taskPool: PopulationMember[], mediumRate: number | null = 0.45, extra: Partial<StructuredSummary> = {}) => ({
+    ...input(false),
+    summary: { ...summary(population, mediumRate), ...extra },
+    taskPool,
+  });
+  // untested tasks: a Beta(1 + 4p, 1 + 4(1 - p)) prior around the success rate p they are predicted
+  const prior = (p: number) => {
+    const a = 1 + 4 * p;
+    const b = 1 + 4 * (1 - p);
+    return (a * b) / ((a + b) * (a + b + 1));
+  };
+
+  it("ranks by learnability, most first, ties by key, whatever the pool's order", () => {
+    const tasks = [task("t-b", 8, 4), task("t-weak", 8, 1), task("t-a", 8, 4), task("t-mid", 8, 2)];
+    const ranked = rankPool(withPool(tasks));
+    expect(ranked.map((x) => x.member.key)).toEqual(["t-a", "t-b", "t-mid", "t-weak"]);
+    expect(rankPool(withPool([...tasks].reverse())).map((x) => x.member.key)).toEqual(["t-a", "t-b", "t-mid", "t-weak"]);
+    for (const x of ranked) {
+      expect(x.success).toBeCloseTo((x.member.s + 1) / (x.member.n + 2), 12);
+      expect(x.learnability).toBeCloseTo(learnability(x.member.n, x.member.s), 12);
+      expect(x.basis).toBe(`${x.member.s}/${x.member.n} successes in earlier generations`);
+    }
+  });
+
+  it("leaves out unsolvable tasks, tasks with p_max 0, solved and hopeless ones and those below the learnability floor", () => {
+    const keys = (tasks: PopulationMember[]) => rankPool(withPool(tasks)).map((x) => x.member.key);
+    const ok = task("ok", 8, 4);
+    expect(keys([ok, { ...task("unsolvable", 8, 4), validation: { state: "unsolvable", pMax: 0.5 } }])).toEqual(["ok"]);
+    expect(keys([ok, { ...task("pmax0", 8, 4), validation: { state: "valid", pMax: 0 } }])).toEqual(["ok"]);
+    // 8 of 8 and 0 of 4 are solved and hopeless though their learnability (0.082, 0.119) passes the floor
+    expect(keys([ok, task("solved", 8, 8), task("hopeless", 4, 0)])).toEqual(["ok"]);
+    // 1 of 40 passes no rule but the floor
+    expect(learnability(40, 1)).toBeLessThan(POOL_MIN_LEARNABILITY);
+    expect(keys([ok, task("floor", 40, 1)])).toEqual(["ok"]);
+  });
+
+  it("predicts an untested task from its difficulty label's bucket, else the population's rate, else 0.5", () => {
+    const untested = [task("u-medium", 0, 0), task("u-hard", 0, 0, { difficulty: "hard" }), task("u-easy", 0, 0, { difficulty: "easy" })];
+    const byKey = (xs: ReturnType<typeof rankPool>) => new Map(xs.map((x) => [x.member.key, x]));
+    const ranked = byKey(rankPool(withPool(untested)));
+    expect(ranked.get("u-medium")?.success).toBeCloseTo(0.45, 12);
+    expect(ranked.get("u-medium")?.learnability).toBeCloseTo(prior(0.45), 12);
+    expect(ranked.get("u-medium")?.basis).toBe("untested; tasks labelled medium succeed 45%");
+    expect(ranked.get("u-hard")?.success).toBeCloseTo(0.05, 12);
+    expect(ranked.get("u-hard")?.learnability).toBeCloseTo(prior(0.05), 12);
+    // no "easy" bucket: the population's rate (20 of 24)
+    const overall = 20 / 24;
+    expect(ranked.get("u-easy")?.success).toBeCloseTo(overall, 12);
+    expect(ranked.get("u-easy")?.basis).toBe(`untested; the population succeeds ${Math.round(overall * 100)}%`);
+    // a bucket without rollouts says nothing, and only the field at path "difficulty" holds the labels
+    const base = summary(population, 0.45);
+    const emptyBucket = base.environments.fields.map((f) => ({ ...f, buckets: f.buckets.map((b) => ({ ...b, rollouts: 0 })) }));
+    const decoy = {
+      ...base.environments.fields[0],
+      path: "source",
+      buckets: [{ label: "medium", environments: 1, rollouts: 8, successRate: 0.9 }],
+    };
+    const env = (fields: typeof base.environments.fields) => ({ environments: { ...base.environments, fields } });
+    expect(rankPool(withPool([untested[0]], 0.45, env(emptyBucket)))[0].success).toBeCloseTo(overall, 12);
+    expect(rankPool(withPool([untested[0]], 0.45, env([decoy, ...base.environments.fields])))[0].success).toBeCloseTo(0.45, 12);
+    const nothing = rankPool(withPool([untested[0]], null, { behaviour: { ...base.behaviour, successRate: null } }))[0];
+    expect(nothing.success).toBe(0.5);
+    expect(nothing.basis).toBe("untested; nothing measured yet");
+  });
+
+  it("adds the `want` best as items that cite their basis, predicted success to 3 decimals, flagged pool", () => {
+    const tasks = [task("m-1", 7, 3), task("m-2", 8, 4), task("u-1", 0, 0)];
+    const i = withPool(tasks);
+    expect(poolAddItems(i, -1)).toEqual([]);
+    const items = poolAddItems(i, 2);
+    expect(items.map((x) => x.environmentKey)).toEqual(
+      rankPool(i)
+        .slice(0, 2)
+        .map((x) => x.member.key),
+    );
+    for (const item of poolAddItems(i, 3)) {
+      const x = rankPool(i).find((r) => r.member.key === item.environmentKey)!;
+      expect(item).toMatchObject({
+        op: "add",
+        config: x.member.config,
+        flags: ["pool"],
+        predictedSuccess: Math.round(x.success * 1000) / 1000,
+      });
+      expect(item.evidence).toEqual([
+        x.member.n > 0
+          ? { kind: "stat", ref: `env:${x.member.key}`, note: x.basis }
+          : { kind: "stat", ref: "environments.fields.difficulty", note: x.basis },
+      ]);
+      expect(item.rationale).toContain(x.basis);
+    }
+    expect(poolAddItems(i, 3).find((x) => x.environmentKey === "m-1")?.predictedSuccess).toBe(0.444);
   });
 });
