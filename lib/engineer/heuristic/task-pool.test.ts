@@ -231,6 +231,12 @@ describe("rankPool and poolAddItems: what an imported task is predicted to teach
     const env = (fields: typeof base.environments.fields) => ({ environments: { ...base.environments, fields } });
     expect(rankPool(withPool([untested[0]], 0.45, env(emptyBucket)))[0].success).toBeCloseTo(overall, 12);
     expect(rankPool(withPool([untested[0]], 0.45, env([decoy, ...base.environments.fields])))[0].success).toBeCloseTo(0.45, 12);
+    // a bucket with rollouts but no success rate says nothing either: the basis is the population's
+    const noRate = base.environments.fields.map((f) => ({ ...f, buckets: f.buckets.map((b) => ({ ...b, successRate: null })) }));
+    expect(rankPool(withPool([untested[0]], 0.45, env(noRate)))[0].basis).toBe(
+      `untested; the population succeeds ${Math.round(overall * 100)}%`,
+    );
+    expect(rankPool(input(false))).toEqual([]);
     const nothing = rankPool(withPool([untested[0]], null, { behaviour: { ...base.behaviour, successRate: null } }))[0];
     expect(nothing.success).toBe(0.5);
     expect(nothing.basis).toBe("untested; nothing measured yet");
