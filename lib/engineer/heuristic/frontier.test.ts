@@ -69,7 +69,7 @@ describe("competence frontier", () => {
     expect(competenceFrontier(family, withTraps)).toBeCloseTo(competenceFrontier(family, base) as number, 6);
   });
 
-  it("is the 62% point of the ridge-penalised maximum-likelihood logistic fit", () => {
+  it("is the 65% point (log-odds FRONTIER_AIM = 0.62) of the ridge-penalised maximum-likelihood logistic fit", () => {
     // expected values from an independent fit (plain gradient ascent on the same penalised log-likelihood, run to a
     // gradient below 1e-12): a = -1.98963, b = -9.82245 for mid 0.3, and the mirror image for mid 0.7
     expect(competenceFrontier(family, population(0.3))).toBeCloseTo(0.2343196, 5);
