@@ -9,17 +9,15 @@
  * the garbage collector's helpers count too), the medians and the load average.
  */
 import os from "node:os";
-import { fieldBreakdown } from "../lib/analytics/metrics";
 import { clusterId } from "../lib/analytics/failures";
 import { heuristicEngineer } from "../lib/engineer/heuristic";
 import type { EngineerInput, PopulationMember, StructuredSummary, SummaryCluster } from "../lib/engineer/types";
+import { summaryFields } from "../lib/engineer/summary-fields";
 import { validateItems } from "../lib/engineer/validate-items";
-import { getFieldValue } from "../lib/families/field-path";
 import { configHash } from "../lib/families/hash";
 import { getBuiltinFamily } from "../lib/families/registry";
-import { createRng } from "../lib/families/rng";
 import { withValidationCache } from "../lib/families/validation-cache";
-import type { FamilyConfig } from "../lib/families/types";
+import { engineerBenchData } from "./lib";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -42,18 +40,12 @@ function buildInput(): { population: PopulationMember[]; summary: StructuredSumm
   const family = getBuiltinFamily("frozenlake-mapf")!;
   const timeoutCluster = clusterId("agent_timeout", "AgentTimeoutError: Agent exceeded max_steps=<n>");
   const verifierClusters = [0, 1, 2].map((a) => clusterId("verifier_failed", `FAILED test_goals::agent_${a}_reaches_goal`));
-  const rng = createRng(42);
   const population: PopulationMember[] = [];
   const clusterEnvs = new Map<string, { count: number; keys: string[] }>();
-  for (let i = 0; i < ENVIRONMENTS; i++) {
-    const config = family.sample(createRng(1000 + i)) as FamilyConfig;
-    const d = family.difficulty!(config);
-    const p = d.pMax * (1 / (1 + Math.exp(2 * d.difficulty)));
+  for (const { i, config, draws } of engineerBenchData(family, ENVIRONMENTS, ATTEMPTS).outcomes()) {
     let s = 0;
     const failures = new Map<string, number>();
-    for (let a = 0; a < ATTEMPTS; a++) {
-      const ok = rng.next() < p;
-      const timeout = !ok && rng.next() < 0.3;
+    for (const [a, { ok, timeout }] of draws.entries()) {
       if (ok) s++;
       else {
         const id = timeout ? timeoutCluster : verifierClusters[a % 3];
@@ -97,26 +89,10 @@ function buildInput(): { population: PopulationMember[]; summary: StructuredSumm
       excerpt: "",
       infra: false,
     }));
-  const fields = family.fields
-    .filter((f) => f.mutable !== false)
-    .map((f) => {
-      const breakdown = fieldBreakdown(
-        population.map((m) => ({ value: getFieldValue(m.config, f.path), env: { n: m.n, s: m.s, rewardSum: m.s } })),
-        { kind: f.kind, levels: f.levels },
-      );
-      return {
-        path: f.path,
-        kind: f.kind,
-        direction: f.direction ?? null,
-        difficulty: f.difficulty ?? null,
-        buckets: breakdown.buckets.map((b) => ({
-          label: b.label,
-          environments: b.environments,
-          rollouts: b.rollouts,
-          successRate: b.successRate,
-        })),
-      };
-    });
+  const fields = summaryFields(
+    family.fields.filter((f) => f.mutable !== false),
+    population.map((m) => ({ config: m.config, env: { n: m.n, s: m.s, rewardSum: m.s } })),
+  );
   const rollouts = population.length * ATTEMPTS;
   const successes = population.reduce((a, m) => a + m.s, 0);
   const summary = {

@@ -14,7 +14,6 @@ import { EnvForgeClient } from "../cli/client";
 import { uploadRollouts } from "../cli/upload";
 import { createDb } from "../lib/db/client";
 import { getBuiltinFamily } from "../lib/families/registry";
-import { createRng } from "../lib/families/rng";
 import { getProjectFor } from "../lib/projects/service";
 import { getGeneration } from "../lib/generations/service";
 import { buildEngineerContext } from "../lib/engineer/summary";
@@ -23,7 +22,7 @@ import { buildEngineerPrompt } from "../lib/engineer/llm";
 import { validateItems } from "../lib/engineer/validate-items";
 import type { EngineerInput } from "../lib/engineer/types";
 import { withValidationCache } from "../lib/families/validation-cache";
-import { jsonTarget, machine, recordSection, rssSampler, startApp } from "./lib";
+import { engineerBenchData, jsonTarget, machine, recordSection, rssSampler, startApp } from "./lib";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -47,7 +46,7 @@ function median(xs: number[]): number {
 /** The project, its generation of ENVIRONMENTS frozenlake environments and their rollouts, through the API. */
 async function load(client: EnvForgeClient, family: NonNullable<ReturnType<typeof getBuiltinFamily>>) {
   await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: family.id } });
-  const configs = Array.from({ length: ENVIRONMENTS }, (_, i) => family.sample(createRng(1000 + i)));
+  const { configs, outcomes } = engineerBenchData(family, ENVIRONMENTS, ATTEMPTS);
   await client.request("POST", "/api/v1/projects/bench/generations", {
     json: { environments: configs.map((config, i) => ({ key: `env-${i}`, config })) },
   });
@@ -60,12 +59,8 @@ async function load(client: EnvForgeClient, family: NonNullable<ReturnType<typeo
     loaded += summary.accepted;
     lines = [];
   };
-  const rng = createRng(42);
-  for (const [i, config] of configs.entries()) {
-    const p = family.difficulty ? family.difficulty(config).pMax * (1 / (1 + Math.exp(2 * family.difficulty(config).difficulty))) : 0.5;
-    for (let a = 0; a < ATTEMPTS; a++) {
-      const ok = rng.next() < p;
-      const timeout = !ok && rng.next() < 0.3;
+  for (const { i, config, draws } of outcomes()) {
+    for (const [a, { ok, timeout }] of draws.entries()) {
       lines.push({
         ref: String(lines.length + 1),
         json: JSON.stringify({

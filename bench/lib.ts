@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createRng } from "../lib/families/rng";
+import type { FamilyConfig, FamilyDefinition } from "../lib/families/types";
 
 export const root = path.resolve(import.meta.dirname, "..");
 
@@ -147,4 +149,27 @@ export function frozenlakeBenchEnvironments(count: number, key: (i: number) => s
       seed: i,
     },
   }));
+}
+
+/**
+ * bench:engineer's data (and bench/engineer-profile.ts's, which must match it): `count` configs sampled from seeds
+ * 1000 + i, and for each of `attempts` attempts whether it succeeds (p = p_max / (1 + e^(2 difficulty))) and, when it
+ * fails, whether it timed out (30%), drawn from one stream seeded 42 in environment order.
+ */
+export function engineerBenchData(family: FamilyDefinition, count: number, attempts: number) {
+  const configs = Array.from({ length: count }, (_, i) => family.sample(createRng(1000 + i)) as FamilyConfig);
+  const rng = createRng(42);
+  function* outcomes() {
+    for (const [i, config] of configs.entries()) {
+      const d = family.difficulty?.(config);
+      const p = d ? d.pMax * (1 / (1 + Math.exp(2 * d.difficulty))) : 0.5;
+      const draws: { ok: boolean; timeout: boolean }[] = [];
+      for (let a = 0; a < attempts; a++) {
+        const ok = rng.next() < p;
+        draws.push({ ok, timeout: !ok && rng.next() < 0.3 });
+      }
+      yield { i, config, draws };
+    }
+  }
+  return { configs, outcomes };
 }

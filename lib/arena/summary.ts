@@ -4,17 +4,10 @@
  * frontier / hopeless / unsolvable lists. The arena has no trajectories, so there are no failure
  * clusters; policy failures and invalid runs are counted by category.
  */
-import {
-  difficultyTier,
-  fieldBreakdown,
-  learnability,
-  populationMetrics,
-  tierHistogram,
-  type EnvironmentAggregate,
-} from "@/lib/analytics/metrics";
-import { getFieldValue } from "@/lib/families/field-path";
+import { difficultyTier, learnability, populationMetrics, tierHistogram, type EnvironmentAggregate } from "@/lib/analytics/metrics";
 import type { FamilyDefinition } from "@/lib/families/types";
 import { classifyPopulation } from "@/lib/engineer/classification";
+import { summaryFields } from "@/lib/engineer/summary-fields";
 import type { PopulationMember, StructuredSummary } from "@/lib/engineer/types";
 
 const MAX_KEYS = 40;
@@ -66,26 +59,10 @@ export function arenaSummary(args: {
           0,
         ) / population.length;
   const measured = population.map((m, i) => ({ m, a: aggregates[i] })).filter((x) => x.a.n > 0);
-  const fields = family.fields
-    .filter((f) => !(f.kind === "nominal" && !f.levels))
-    .map((f) => {
-      const breakdown = fieldBreakdown(
-        measured.map((x) => ({ value: getFieldValue(x.m.config, f.path), env: x.a })),
-        { kind: f.kind, levels: f.levels },
-      );
-      return {
-        path: f.path,
-        kind: f.kind,
-        direction: f.direction ?? null,
-        difficulty: f.difficulty ?? null,
-        buckets: breakdown.buckets.map((b) => ({
-          label: b.label,
-          environments: b.environments,
-          rollouts: b.rollouts,
-          successRate: b.successRate,
-        })),
-      };
-    });
+  const fields = summaryFields(
+    family.fields.filter((f) => !(f.kind === "nominal" && !f.levels)),
+    measured.map((x) => ({ config: x.m.config, env: x.a })),
+  );
   const policyFailures = population.filter((m) => m.validation.state !== "invalid").reduce((a, m) => a + (m.n - m.s), 0);
   const infra = population.filter((m) => m.validation.state === "invalid").reduce((a, m) => a + m.n, 0);
   const categories = [

@@ -6,8 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { fieldBreakdown } from "@/lib/analytics/metrics";
-import { getFieldValue } from "@/lib/families/field-path";
+import { summaryFields } from "../summary-fields";
 import { configHash } from "@/lib/families/hash";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig } from "@/lib/families/types";
@@ -68,16 +67,10 @@ function snapshotInput(seed: number): EngineerInput {
       failing.filter((m) => m.clusterIds[0] === "cl-hole"),
     ),
   ];
-  const fields = frozenlake.fields.map((f) => ({
-    path: f.path,
-    kind: f.kind,
-    direction: f.direction ?? null,
-    difficulty: f.difficulty ?? null,
-    buckets: fieldBreakdown(
-      population.map((m) => ({ value: getFieldValue(m.config, f.path), env: { n: m.n, s: m.s, rewardSum: m.s } })),
-      { kind: f.kind, levels: f.levels },
-    ).buckets.map((b) => ({ label: b.label, environments: b.environments, rollouts: b.rollouts, successRate: b.successRate })),
-  }));
+  const fields = summaryFields(
+    frozenlake.fields,
+    population.map((m) => ({ config: m.config, env: { n: m.n, s: m.s, rewardSum: m.s } })),
+  );
   const rollouts = MEMBERS * ATTEMPTS;
   const summary = {
     project: "snapshot",

@@ -6,13 +6,12 @@
  * read it are never run against them (ignoreStatic), however much they assert.
  */
 import { beforeEach } from "vitest";
-import { fieldBreakdown } from "@/lib/analytics/metrics";
-import { getFieldValue } from "@/lib/families/field-path";
 import { configHash } from "@/lib/families/hash";
 import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import { heuristicEngineer } from ".";
+import { summaryFields } from "../summary-fields";
 import type {
   EngineerInput,
   EngineerOptions,
@@ -46,26 +45,10 @@ export function outcomeFor(i: number): Outcome {
 }
 
 export function buildSummary(family: FamilyDefinition, population: PopulationMember[], clusters: SummaryCluster[]): StructuredSummary {
-  const fields = family.fields
-    .filter((f) => f.mutable !== false)
-    .map((f) => {
-      const breakdown = fieldBreakdown(
-        population.map((m) => ({ value: getFieldValue(m.config, f.path), env: { n: m.n, s: m.s, rewardSum: m.s } })),
-        { kind: f.kind, levels: f.levels },
-      );
-      return {
-        path: f.path,
-        kind: f.kind,
-        direction: f.direction ?? null,
-        difficulty: f.difficulty ?? null,
-        buckets: breakdown.buckets.map((b) => ({
-          label: b.label,
-          environments: b.environments,
-          rollouts: b.rollouts,
-          successRate: b.successRate,
-        })),
-      };
-    });
+  const fields = summaryFields(
+    family.fields.filter((f) => f.mutable !== false),
+    population.map((m) => ({ config: m.config, env: { n: m.n, s: m.s, rewardSum: m.s } })),
+  );
   const rollouts = population.reduce((a, m) => a + m.n, 0);
   const successes = population.reduce((a, m) => a + m.s, 0);
   return {
