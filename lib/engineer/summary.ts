@@ -16,6 +16,7 @@ import {
 } from "@/lib/db/schema";
 import { clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { difficultyTier, populationMetrics, tierHistogram } from "@/lib/analytics/metrics";
+import { percentileCont, type ValueCount } from "@/lib/analytics/percentile";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import type { GenerationRow } from "@/lib/generations/service";
@@ -88,21 +89,20 @@ async function excerpts(db: Db, ids: string[]): Promise<Map<string, string>> {
   );
 }
 
+/** Turns and output tokens (median, p90) of a generation's rollouts, optionally one policy's, as percentile_cont gives them. */
 async function distribution(db: Db, generationId: number, policyId?: number) {
-  const result = await db.execute<{
-    turns_median: number | null;
-    turns_p90: number | null;
-    tokens_median: number | null;
-    tokens_p90: number | null;
-  }>(sql`
-    select percentile_cont(0.5) within group (order by turns) as turns_median, percentile_cont(0.9) within group (order by turns) as turns_p90,
-           percentile_cont(0.5) within group (order by output_tokens) as tokens_median, percentile_cont(0.9) within group (order by output_tokens) as tokens_p90
-    from ${rollouts} where generation_id = ${generationId} ${policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``}`);
-  const r = result.rows[0];
-  const num = (x: number | null | undefined) => (x === null || x === undefined ? null : Number(x));
+  // Rows per value of each column in one hashed scan, the percentiles from those counts (lib/analytics/percentile.ts gives
+  // percentile_cont's doubles): percentile_cont sorted a million rows per column and spilled the sorts to disk.
+  const result = await db.execute<{ metric: "turns" | "tokens"; value: number | null; n: string }>(sql`
+    select case when grouping(turns) = 0 then 'turns' else 'tokens' end as metric, coalesce(turns, output_tokens) as value, count(*) as n
+    from ${rollouts} where generation_id = ${generationId} ${policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``}
+    group by grouping sets ((turns), (output_tokens))`);
+  const counts = { turns: [] as ValueCount[], tokens: [] as ValueCount[] };
+  // a null value is a rollout without that figure: percentile_cont leaves it out
+  for (const r of result.rows) if (r.value !== null) counts[r.metric].push({ value: Number(r.value), n: Number(r.n) });
   return {
-    turns: { median: num(r?.turns_median), p90: num(r?.turns_p90) },
-    outputTokens: { median: num(r?.tokens_median), p90: num(r?.tokens_p90) },
+    turns: { median: percentileCont(counts.turns, 0.5), p90: percentileCont(counts.turns, 0.9) },
+    outputTokens: { median: percentileCont(counts.tokens, 0.5), p90: percentileCont(counts.tokens, 0.9) },
   };
 }
 
