@@ -1,12 +1,13 @@
 /**
- * insertProposalItems stores a proposal's items through one JSON parameter per 5,000 rows: every
- * column must come back as the engineer made it (floats bit for bit, nulls, jsonb, order), across a
- * statement boundary, and a lone surrogate must be stored as U+FFFD (as a bound text parameter is),
- * not fail the proposal.
+ * insertProposalItems stores a proposal's items with one COPY inside a transaction on one connection
+ * (transactionOnConnection): every column must come back as the engineer made it (floats bit for bit,
+ * nulls, jsonb, order, COPY's special characters), a lone surrogate must be stored as U+FFFD (as a bound
+ * text parameter is) rather than fail the proposal, and a transaction that throws stores nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asc, eq } from "drizzle-orm";
 import { environments, projects, proposalItems } from "@/lib/db/schema";
+import { transactionOnConnection, type Db } from "@/lib/db/client";
 import { configsByKey, insertProposal, insertProposalItems, type NewProposalItem } from "@/lib/proposals/repository";
 import { freshDatabase } from "./db";
 
@@ -25,9 +26,9 @@ function item(i: number): NewProposalItem {
     op: child ? "mutate" : i % 3 === 1 ? "keep" : "retire",
     environment_key: `env-${i}`,
     parent_key: child ? `parent-${i}` : null,
-    config: { size: 4 + (i % 9), slip_probability: (i * 0.1) / 7, nested: { list: [i, null, "x"] }, tiny: 1e-7 * i },
+    config: { size: 4 + (i % 9), slip_probability: (i * 0.1) / 7, nested: { list: [i, null, "x\t\\y\n"] }, tiny: 1e-7 * i },
     direction: child ? "horizon" : null,
-    rationale: `item ${i}: "quoted", back\\slash, ünïcode 🧊`,
+    rationale: `item ${i}: "quoted", back\\slash, ünïcode 🧊, tab\there, new\nline, cr\rhere, \\N, \\.`,
     evidence: i % 5 === 0 ? [] : [{ kind: "stat", ref: `env:${i}`, note: "n=8" }],
     predicted_success: child ? Math.PI / (i + 1) : i % 3 === 1 ? 0.1 + 0.2 : null,
     proposer: "heuristic",
@@ -36,12 +37,16 @@ function item(i: number): NewProposalItem {
   };
 }
 
+/** insertProposalItems in a transaction of its own, as the job runs it. */
+const store = (id: string, rows: NewProposalItem[]) =>
+  transactionOnConnection(handle.db as Db, (_tx, connection) => insertProposalItems(connection, id, rows));
+
 describe("insertProposalItems", () => {
-  it("stores every column as given, in position order, across statements of 5,000 rows", async () => {
+  it("stores every column as given, in position order, across COPY chunks", async () => {
     const [project] = await handle.db.insert(projects).values({ slug: "store", name: "Store", familyId: "frozenlake-mapf" }).returning();
     const { id } = await insertProposal(handle.db, { projectId: project.id, baseGeneration: 0, engineer: "heuristic" });
-    const rows = Array.from({ length: 5003 }, (_, i) => item(i));
-    await insertProposalItems(handle.db, id, rows);
+    const rows = Array.from({ length: 2503 }, (_, i) => item(i));
+    await store(id, rows);
     const stored = await handle.db
       .select()
       .from(proposalItems)
@@ -75,10 +80,46 @@ describe("insertProposalItems", () => {
   it("stores a lone surrogate as U+FFFD instead of failing", async () => {
     const [project] = await handle.db.insert(projects).values({ slug: "lone", name: "Lone", familyId: "frozenlake-mapf" }).returning();
     const { id } = await insertProposal(handle.db, { projectId: project.id, baseGeneration: 0, engineer: "llm" });
-    await insertProposalItems(handle.db, id, [{ ...item(1), rationale: "cut \ud83e here", config: { note: "end \udc00" } }]);
+    await store(id, [{ ...item(1), rationale: "cut \ud83e here", config: { note: "end \udc00" } }]);
     const [s] = await handle.db.select().from(proposalItems).where(eq(proposalItems.proposalId, id));
     expect(s.rationale).toBe("cut \ufffd here");
     expect(s.config).toStrictEqual({ note: "end \ufffd" });
+  });
+});
+
+describe("transactionOnConnection", () => {
+  it("stores nothing when the transaction throws after the COPY, and gives the connection back", async () => {
+    const [project] = await handle.db.insert(projects).values({ slug: "undo", name: "Undo", familyId: "frozenlake-mapf" }).returning();
+    const { id } = await insertProposal(handle.db, { projectId: project.id, baseGeneration: 0, engineer: "heuristic" });
+    await expect(
+      transactionOnConnection(handle.db as Db, async (_tx, connection) => {
+        await insertProposalItems(connection, id, [item(0), item(1)]);
+        throw new Error("after the items");
+      }),
+    ).rejects.toThrow("after the items");
+    expect(await handle.db.select().from(proposalItems).where(eq(proposalItems.proposalId, id))).toEqual([]);
+    // the Drizzle instance it gives runs on the same connection: its writes commit with the COPY
+    await transactionOnConnection(handle.db as Db, async (tx, connection) => {
+      await insertProposalItems(connection, id, [item(0)]);
+      expect(await tx.select({ id: proposalItems.id }).from(proposalItems).where(eq(proposalItems.proposalId, id))).toHaveLength(1);
+    });
+    expect(await handle.db.select().from(proposalItems).where(eq(proposalItems.proposalId, id))).toHaveLength(1);
+  });
+
+  it("stores a predicted success that is not a number as NULL, as the JSON it replaced did", async () => {
+    const [project] = await handle.db.insert(projects).values({ slug: "nan", name: "NaN", familyId: "frozenlake-mapf" }).returning();
+    const { id } = await insertProposal(handle.db, { projectId: project.id, baseGeneration: 0, engineer: "heuristic" });
+    await store(id, [
+      { ...item(0), predicted_success: Number.NaN },
+      { ...item(1), position: 1, predicted_success: Number.POSITIVE_INFINITY, evidence: undefined },
+    ]);
+    const stored = await handle.db
+      .select()
+      .from(proposalItems)
+      .where(eq(proposalItems.proposalId, id))
+      .orderBy(asc(proposalItems.position));
+    expect(stored.map((s) => s.predictedSuccess)).toStrictEqual([null, null]);
+    expect(stored[1].evidence).toStrictEqual([]);
   });
 });
 

@@ -27,6 +27,28 @@ export function createDb(url: string, max = 10): DbHandle {
   return { pool, db: drizzle(pool, { schema }), url };
 }
 
+/**
+ * Run `fn` in one transaction on one connection of the pool behind `db`, giving it a Drizzle instance on that
+ * connection and the connection itself (for COPY, which Drizzle cannot send). Commits when `fn` resolves, rolls back
+ * when it throws.
+ */
+export async function transactionOnConnection<T>(db: Db, fn: (tx: Db, connection: pg.PoolClient) => Promise<T>): Promise<T> {
+  const connection = await (db as Db & { $client: pg.Pool }).$client.connect();
+  let broken: Error | undefined;
+  try {
+    await connection.query("begin");
+    const result = await fn(drizzle(connection, { schema }), connection);
+    await connection.query("commit");
+    return result;
+  } catch (err) {
+    // a connection that cannot roll back is not given back to the pool
+    await connection.query("rollback").catch((rollbackErr: Error) => (broken = rollbackErr));
+    throw err;
+  } finally {
+    connection.release(broken);
+  }
+}
+
 /** The process-wide database handle, built from DATABASE_URL on first use. */
 export function getDbHandle(): DbHandle {
   const g = globalThis as GlobalWithDb;

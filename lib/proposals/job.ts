@@ -2,7 +2,7 @@
  * The `envforge.proposal` job: build the structured summary, run the heuristic or LLM engineer,
  * check its items against the family once more and store them with the run record.
  */
-import type { Db } from "@/lib/db/client";
+import { transactionOnConnection, type Db } from "@/lib/db/client";
 import { getFamily } from "@/lib/family-store";
 import { withValidationCache } from "@/lib/families/validation-cache";
 import { getGeneration } from "@/lib/generations/service";
@@ -117,9 +117,10 @@ export async function runProposal(
     const invalid = new Set(checked.errors.map((e) => e.item));
     const items = checked.items;
     const dropped = [...output.dropped, ...(invalid.size ? [{ reason: "failed validation after the run", count: invalid.size }] : [])];
-    await db.transaction(async (tx) => {
+    // one connection, so the items go in with one COPY inside the transaction that marks the proposal ready
+    await transactionOnConnection(db, async (tx, connection) => {
       await insertProposalItems(
-        tx,
+        connection,
         proposalId,
         items.map((it, i) => itemRow(i, it)),
       );

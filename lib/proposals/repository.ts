@@ -3,7 +3,11 @@
  * only, each selecting the columns its caller reads. No rules, no scopes: the service and the job
  * decide.
  */
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import type { Db, Queryable } from "@/lib/db/client";
 import { engineerRuns, environments, failureSummaries, policies, projects, proposalItems, proposals } from "@/lib/db/schema";
 import type { StructuredSummary } from "@/lib/engineer/types";
@@ -28,7 +32,6 @@ export interface NewProposalItem {
   flags: unknown;
 }
 
-const ITEMS_PER_STATEMENT = 5000;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
 
@@ -105,20 +108,59 @@ export async function deleteProposalItems(db: Queryable, proposalId: string): Pr
   await db.delete(proposalItems).where(eq(proposalItems.proposalId, proposalId));
 }
 
-/** Inserts items, 500 rows per statement. */
-export async function insertProposalItems(db: Queryable, proposalId: string, rows: readonly NewProposalItem[]): Promise<void> {
-  // One JSON parameter per 5,000 rows, unpacked by jsonb_to_recordset: Drizzle's builder spent ~0.5 s of CPU per 2,000
-  // rows (a bound parameter per cell) and the statements ~5 s for a 15,000-item proposal; this takes ~0.3 s.
-  for (let i = 0; i < rows.length; i += ITEMS_PER_STATEMENT) {
-    const chunk = JSON.stringify(rows.slice(i, i + ITEMS_PER_STATEMENT), wellFormed);
-    await db.execute(sql`
-      insert into ${proposalItems} (proposal_id, position, op, environment_key, parent_key, config, direction, rationale, evidence,
-                                    predicted_success, proposer, task_edits, flags)
-      select ${proposalId}::uuid, x.position, x.op, x.environment_key, x.parent_key, x.config, x.direction, x.rationale,
-             coalesce(x.evidence, '[]'::jsonb), x.predicted_success, x.proposer, x.task_edits, x.flags
-      from jsonb_to_recordset(${chunk}::jsonb) as x(position int, op text, environment_key text, parent_key text, config jsonb,
-           direction text, rationale text, evidence jsonb, predicted_success float8, proposer text, task_edits jsonb, flags jsonb)`);
+/** A COPY text cell: NULL as \\N; backslash, tab, newline and carriage return escaped. */
+function copyCell(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return "\\N";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "\\N"; // JSON had no NaN: stored as null before
+  return value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]);
+}
+const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+/** A jsonb cell: JSON with lone surrogates as U+FFFD (jsonb rejects them escaped); undefined and null as NULL. */
+const jsonCell = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value, wellFormed));
+
+/** A proposal item as one line of COPY text, in ITEM_COLUMNS order. */
+function itemLine(proposalId: string, r: NewProposalItem): string {
+  return (
+    [
+      proposalId,
+      r.position,
+      r.op,
+      r.environment_key,
+      r.parent_key,
+      jsonCell(r.config),
+      r.direction,
+      r.rationale,
+      jsonCell(r.evidence ?? []),
+      r.predicted_success,
+      r.proposer,
+      jsonCell(r.task_edits),
+      jsonCell(r.flags),
+    ]
+      .map(copyCell)
+      .join("\t") + "\n"
+  );
+}
+
+const ITEM_COLUMNS =
+  "proposal_id, position, op, environment_key, parent_key, config, direction, rationale, evidence, predicted_success, proposer, task_edits, flags";
+const ITEM_LINES_PER_CHUNK = 1000;
+
+/**
+ * Inserts items with one COPY on `connection` (inside the caller's transaction, see transactionOnConnection). One JSON
+ * parameter per 5,000 rows unpacked by jsonb_to_recordset (the previous way) spent about a third more of the
+ * database's time: the recordset was materialised and spilled to disk before the insert.
+ */
+export async function insertProposalItems(connection: pg.PoolClient, proposalId: string, rows: readonly NewProposalItem[]): Promise<void> {
+  if (rows.length === 0) return;
+  async function* lines() {
+    for (let i = 0; i < rows.length; i += ITEM_LINES_PER_CHUNK)
+      yield rows
+        .slice(i, i + ITEM_LINES_PER_CHUNK)
+        .map((r) => itemLine(proposalId, r))
+        .join("");
   }
+  await pipeline(Readable.from(lines()), connection.query(copyFrom(`copy proposal_items (${ITEM_COLUMNS}) from stdin`)));
 }
 
 /** Stores the structured summary a run read; returns its id. */
