@@ -179,6 +179,14 @@ export function passAtK(envs: Iterable<EnvironmentAggregate>, k: number): number
  * of float additions (below 1e-12).
  */
 export function passAtKCurve(envs: Iterable<EnvironmentAggregate>): Record<string, number> {
+  return curveRecord(passAtKSeries(envs));
+}
+
+/**
+ * The pass@k curve as an array: element k - 1 is pass@k, for k = 1..(most attempts of any environment); the
+ * values of passAtKCurve without an object of tens of thousands of keys (the dashboard charts a few hundred).
+ */
+export function passAtKSeries(envs: Iterable<EnvironmentAggregate>): Float64Array {
   const groups = new Map<number, Map<number, number>>(); // n -> c -> environments
   let maxN = 0;
   for (const { n, s: c } of envs) {
@@ -209,15 +217,35 @@ export function passAtKCurve(envs: Iterable<EnvironmentAggregate>): Record<strin
       ones[n + 1] -= m;
     }
   }
-  const out: Record<string, number> = {};
+  // every k up to maxN has an environment with at least k attempts (the one with maxN), so count > 0 throughout
+  const out = new Float64Array(maxN);
   let count = 0;
   let one = 0;
   for (let k = 1; k <= maxN; k++) {
     count += counted[k];
     one += ones[k];
-    if (count > 0) out[String(k)] = (partial[k] + one) / count;
+    out[k - 1] = (partial[k] + one) / count;
   }
   return out;
+}
+
+function curveRecord(series: Float64Array, keep?: (k: number) => boolean): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (let k = 1; k <= series.length; k++) if (!keep || keep(k)) out[String(k)] = series[k - 1];
+  return out;
+}
+
+/** Whether a chart draws k: every k up to `dense`, then k growing by at least `ratio` a step (rounded up), and the last. */
+function chartKeeps(ks: readonly number[], dense: number, ratio: number): Set<number> {
+  const kept = new Set<number>();
+  let next = 0;
+  ks.forEach((k, i) => {
+    if (k <= dense || k >= next || i === ks.length - 1) {
+      kept.add(k);
+      next = Math.ceil(k * ratio);
+    }
+  });
+  return kept;
 }
 
 /**
@@ -231,13 +259,20 @@ export function passAtKChartPoints(curve: Record<string, number>, dense = 100, r
     .map(Number)
     .sort((a, b) => a - b);
   const out: Record<string, number> = {};
+  for (const k of chartKeeps(ks, dense, ratio)) out[String(k)] = curve[String(k)];
+  return out;
+}
+
+/** passAtKChartPoints of passAtKSeries's curve, straight from the array. */
+export function seriesChartPoints(series: Float64Array, dense = 100, ratio = 1.05): Record<string, number> {
+  const out: Record<string, number> = {};
   let next = 0;
-  ks.forEach((k, i) => {
-    if (k <= dense || k >= next || i === ks.length - 1) {
-      out[String(k)] = curve[String(k)];
+  for (let k = 1; k <= series.length; k++) {
+    if (k <= dense || k >= next || k === series.length) {
+      out[String(k)] = series[k - 1];
       next = Math.ceil(k * ratio);
     }
-  });
+  }
   return out;
 }
 
@@ -430,9 +465,13 @@ export interface PopulationMetrics {
   unrewarded: number;
 }
 
-/** All population metrics of a set of environment aggregates. */
-export function populationMetrics(envs: Iterable<EnvironmentAggregate>): PopulationMetrics {
+/**
+ * All population metrics of a set of environment aggregates; `passAtK: "chart"` keeps the curve's chart points only
+ * (seriesChartPoints), without building the curve at every k first.
+ */
+export function populationMetrics(envs: Iterable<EnvironmentAggregate>, options: { passAtK?: "every" | "chart" } = {}): PopulationMetrics {
   const list = [...envs];
+  const series = passAtKSeries(list);
   // one pass for the totals (successRate, meanReward and infraErrorRate are these ratios)
   const t = totals(list);
   return {
@@ -440,7 +479,7 @@ export function populationMetrics(envs: Iterable<EnvironmentAggregate>): Populat
     environments: t.environments,
     successRate: t.n === 0 ? null : t.s / t.n,
     meanReward: t.n === 0 ? null : t.rewardSum / t.n,
-    passAtK: passAtKCurve(list),
+    passAtK: options.passAtK === "chart" ? seriesChartPoints(series) : curveRecord(series),
     learnability: meanLearnability(list),
     zeroSignalFraction: zeroSignalFraction(list),
     infraErrorRate: t.n === 0 ? null : t.infra / t.n,

@@ -9,19 +9,18 @@ import {
   difficultyTier,
   environmentTier,
   fieldBreakdown,
-  passAtKChartPoints,
   populationMetrics,
   tierHistogram,
   type DifficultyTier,
   type EnvironmentAggregate,
-  type PopulationMetrics,
 } from "@/lib/analytics/metrics";
-import { generationMembers, policyNamesOfGeneration } from "./repository";
+import { generationMemberConfigs, policyNamesOfGeneration } from "./repository";
 import {
   aggregatesPerEnvironmentAndPolicy,
   behaviourCounts,
   categoryCountRows,
   clusterEnvironmentCounts,
+  dashboardAggregateRows,
   clusterRollouts,
   exceptionCounts,
   rolloutCount,
@@ -144,9 +143,15 @@ export async function generationPolicies(db: Db, generationId: number) {
   return policyNamesOfGeneration(db, generationId);
 }
 
-/** Metrics with the pass@k curve cut to the points its chart draws (the dashboard ships up to five curves). */
-function charted(m: PopulationMetrics): PopulationMetrics {
-  return { ...m, passAtK: passAtKChartPoints(m.passAtK) };
+/** Rows grouped by policy name, each group in the rows' order. */
+function rowsByPolicy(rows: readonly EnvironmentPolicyAggregate[]): Map<string, EnvironmentPolicyAggregate[]> {
+  const out = new Map<string, EnvironmentPolicyAggregate[]>();
+  for (const r of rows) {
+    const list = out.get(r.policy);
+    if (list) list.push(r);
+    else out.set(r.policy, [r]);
+  }
+  return out;
 }
 
 /** GET .../generations/{index}/analytics: what the generation dashboard draws. */
@@ -159,27 +164,31 @@ export async function generationAnalytics(
 ): Promise<GenerationAnalytics> {
   const policy = policyName ? await resolvePolicy(db, project.id, policyName) : undefined;
   const [rows, members, categories, policyNames, cost] = await Promise.all([
-    environmentPolicyAggregates(db, g.id, policy?.id),
-    generationMembers(db, g.id),
+    dashboardAggregateRows(db, g.id, policy?.id),
+    generationMemberConfigs(db, g.id),
     categoryCounts(db, g.id, policy?.id),
     generationPolicies(db, g.id),
     generationCost(db, g.id, policy?.id),
   ]);
   const pMax = new Map(members.map((m) => [m.id, m.pMax]));
   const byEnv = combineByEnvironment(rows, pMax);
-  const perPolicyNames = [...new Set(rows.map((r) => r.policy))].sort();
+  // each (environment, policy) row gets its environment's pMax in place (the per-policy metrics use it), no copies
+  for (const r of rows) r.pMax = pMax.get(r.environmentId) ?? null;
+  const byPolicy = rowsByPolicy(rows);
+  const perPolicyNames = [...byPolicy.keys()].sort();
   return {
     index: g.index,
     policy: policy?.name ?? null,
     policies: policyNames,
-    metrics: charted(populationMetrics(byEnv.values())),
+    // the charts draw a few hundred points of each pass@k curve (passAtKChartPoints), not every k
+    metrics: populationMetrics(byEnv.values(), { passAtK: "chart" }),
     tiers: tierHistogram(tiersByEnvironment(rows).values()),
     distribution: successDistribution(byEnv.values()),
     perPolicy: perPolicyNames.map((name) => {
-      const own = rows.filter((r) => r.policy === name).map((r) => ({ ...r, pMax: pMax.get(r.environmentId) ?? null }));
+      const own = byPolicy.get(name)!;
       return {
         policy: name,
-        metrics: charted(populationMetrics(own)),
+        metrics: populationMetrics(own, { passAtK: "chart" }),
         tiers: tierHistogram(own.map((a) => (a.n > 0 ? difficultyTier(a.s / a.n) : null))),
       };
     }),
@@ -320,7 +329,7 @@ export async function comparePolicies(
   b?: string,
   margin = 0.2,
 ): Promise<PolicyComparison> {
-  const [rows, members] = await Promise.all([environmentPolicyAggregates(db, g.id), generationMembers(db, g.id)]);
+  const [rows, members] = await Promise.all([environmentPolicyAggregates(db, g.id), generationMemberConfigs(db, g.id)]);
   return policyComparison(g.index, rows, members, a, b, margin);
 }
 
@@ -333,7 +342,8 @@ export function policyComparison(
   b?: string,
   margin = 0.2,
 ): PolicyComparison {
-  const names = [...new Set(rows.map((r) => r.policy))];
+  const byPolicy = rowsByPolicy(rows);
+  const names = [...byPolicy.keys()];
   if (names.length < 2 && !(a && b)) {
     throw new BadRequest(
       `Generation ${generationIndex} has rollouts of ${names.length} polic${names.length === 1 ? "y" : "ies"}; a comparison needs two.`,
@@ -342,7 +352,7 @@ export function policyComparison(
   }
   // default: the two policies with the most rollouts, the first in name order as a
   const byVolume = names
-    .map((name) => ({ name, n: rows.filter((r) => r.policy === name).reduce((acc, r) => acc + r.n, 0) }))
+    .map((name) => ({ name, n: byPolicy.get(name)!.reduce((acc, r) => acc + r.n, 0) }))
     .sort((x, y) => y.n - x.n || x.name.localeCompare(y.name));
   const pa = a ?? [byVolume[0].name, byVolume[1].name].sort()[0];
   const pb = b ?? [byVolume[0].name, byVolume[1].name].find((n) => n !== pa)!;
@@ -352,12 +362,13 @@ export function policyComparison(
   ] as const) {
     if (!names.includes(name)) throw new NotFound(`Policy '${name}' (${param}) has no rollouts in generation ${generationIndex}.`);
   }
-  const index = new Map(rows.map((r) => [`${r.environmentId}\u0000${r.policy}`, r]));
+  const ofA = new Map((byPolicy.get(pa) ?? []).map((r) => [r.environmentId, r]));
+  const ofB = new Map((byPolicy.get(pb) ?? []).map((r) => [r.environmentId, r]));
   const side = (r?: EnvironmentPolicyAggregate) => ({ n: r?.n ?? 0, s: r?.s ?? 0, rate: r && r.n > 0 ? r.s / r.n : null });
   const points: ComparisonPoint[] = [];
   for (const { id, key } of members) {
-    const ra = index.get(`${id}\u0000${pa}`);
-    const rb = index.get(`${id}\u0000${pb}`);
+    const ra = ofA.get(id);
+    const rb = ofB.get(id);
     if (!ra && !rb) continue;
     const A = side(ra);
     const B = side(rb);

@@ -51,6 +51,16 @@ export async function generationMembers(db: Queryable, generationId: number, pag
   return page.limit === undefined ? q : q.limit(page.limit);
 }
 
+/** A generation's members as the dashboard reads them (id, key, pMax, config), ordered by key: no membership or parent columns. */
+export async function generationMemberConfigs(db: Queryable, generationId: number) {
+  return db
+    .select({ id: environments.id, key: environments.key, pMax: environments.pMax, config: environments.config })
+    .from(generationEnvironments)
+    .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId))
+    .where(eq(generationEnvironments.generationId, generationId))
+    .orderBy(asc(environments.key));
+}
+
 /** The environment ids of a generation (membership only, no environment columns). */
 export async function generationMemberIds(db: Queryable, generationId: number): Promise<number[]> {
   const rows = await db

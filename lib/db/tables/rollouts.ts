@@ -64,7 +64,8 @@ export const rollouts = pgTable(
     uniqueIndex("rollouts_project_external_uq").on(t.projectId, t.externalId),
     index("rollouts_generation_policy_idx").on(t.generationId, t.policyId),
     index("rollouts_environment_idx").on(t.environmentId, t.policyId),
-    index("rollouts_generation_category_idx").on(t.generationId, t.failureCategory),
+    // a category's rollouts, and a failure cluster's in id order (its first rollouts, the cluster's page): ADR 0005
+    index("rollouts_generation_cluster_idx").on(t.generationId, t.failureCategory, sql`coalesce(${t.failureSignature}, '')`, t.id),
     // the explorer's orders and range filters walk these (keyset pages on (key, id) within a project)
     index("rollouts_project_id_idx").on(t.projectId, t.id),
     // a search or list inside one generation walks its rollouts newest (or oldest) first here, not through the whole project

@@ -1,0 +1,2 @@
+DROP INDEX "rollouts_generation_category_idx";--> statement-breakpoint
+CREATE INDEX "rollouts_generation_cluster_idx" ON "rollouts" USING btree ("generation_id","failure_category",coalesce("failure_signature", ''),"id");
