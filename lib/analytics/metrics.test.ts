@@ -15,7 +15,9 @@ import {
   passAtKChartPoints,
   passAtKCurve,
   passAtKForEnvironment,
+  passAtKSeries,
   populationMetrics,
+  seriesChartPoints,
   rolloutOutcome,
   successRate,
   tierHistogram,
@@ -251,5 +253,42 @@ describe("passAtKChartPoints", () => {
   it("keeps a short curve whole", () => {
     const short = passAtKCurve([env(9, 4)]);
     expect(passAtKChartPoints(short)).toEqual(short);
+  });
+});
+
+describe("passAtKSeries and seriesChartPoints (the dashboard's curves without the every-k object)", () => {
+  // 5,000 and 4,999 attempts: k = 4,999 is not 5% past its predecessor, so only the "always the largest k" rule keeps 5,000
+  const populations = [
+    [env(5000, 3), env(7, 2)],
+    [env(4999, 10), env(12, 0), env(3, 3), env(0, 0)],
+    [env(9, 4)],
+    [env(1, 1)],
+    [],
+  ];
+
+  it("holds passAtKCurve's values at k - 1, bit for bit", () => {
+    for (const envs of populations) {
+      const curve = passAtKCurve(envs);
+      const series = passAtKSeries(envs);
+      expect(Object.keys(curve)).toHaveLength(series.length);
+      series.forEach((v, i) => expect(curve[String(i + 1)]).toBe(v));
+    }
+  });
+
+  it("charts the same points with the same values as passAtKChartPoints of the full curve", () => {
+    for (const envs of populations) {
+      expect(seriesChartPoints(passAtKSeries(envs))).toEqual(passAtKChartPoints(passAtKCurve(envs)));
+      expect(seriesChartPoints(passAtKSeries(envs), 10, 1.5)).toEqual(passAtKChartPoints(passAtKCurve(envs), 10, 1.5));
+    }
+    expect(Object.keys(seriesChartPoints(passAtKSeries(populations[1])))).toContain("4999");
+  });
+
+  it("gives populationMetrics the chart's points when asked, every k otherwise", () => {
+    for (const envs of populations) {
+      const every = populationMetrics(envs);
+      const chart = populationMetrics(envs, { passAtK: "chart" });
+      expect(every.passAtK).toEqual(passAtKCurve(envs));
+      expect(chart).toEqual({ ...every, passAtK: passAtKChartPoints(every.passAtK) });
+    }
   });
 });
