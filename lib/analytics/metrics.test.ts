@@ -258,13 +258,7 @@ describe("passAtKChartPoints", () => {
 
 describe("passAtKSeries and seriesChartPoints (the dashboard's curves without the every-k object)", () => {
   // 5,000 and 4,999 attempts: k = 4,999 is not 5% past its predecessor, so only the "always the largest k" rule keeps 5,000
-  const populations = [
-    [env(5000, 3), env(7, 2)],
-    [env(4999, 10), env(12, 0), env(3, 3), env(0, 0)],
-    [env(9, 4)],
-    [env(1, 1)],
-    [],
-  ];
+  const populations = [[env(5000, 3), env(7, 2)], [env(4999, 10), env(12, 0), env(3, 3), env(0, 0)], [env(9, 4)], [env(1, 1)], []];
 
   it("holds passAtKCurve's values at k - 1, bit for bit", () => {
     for (const envs of populations) {
