@@ -33,9 +33,9 @@ const EMPTY = [
 
 /** The search document of each rollout with id in [lo, hi): the same expression as lib/rollouts/search-index.ts. */
 const SEARCH_DOCUMENTS = `
-  insert into rollout_search (rollout_id, project_id, body, tsv)
-  select d.id, d.project_id, d.body, envforge_search_tsvector(d.body)
-  from (select r.id, r.project_id,
+  insert into rollout_search (rollout_id, generation_id, project_id, body, tsv)
+  select d.id, d.generation_id, d.project_id, d.body, envforge_search_tsvector(d.body)
+  from (select r.id, r.generation_id, r.project_id,
           envforge_search_document(r.external_id, r.trial_name, e.key, r.error_type, r.error_message, p.trajectory, p.verifier_output) as body
         from rollouts r join environments e on e.id = r.environment_id
         left join rollout_payloads p on p.rollout_id = r.id
@@ -89,9 +89,10 @@ export async function bulkLoadRollouts(
       if (rows[0].any) throw new Error(`bulk load needs an empty ${table}`);
     }
     // secondary indexes (not those behind a constraint): dropped now, built once at the end
+    // a partitioned table's index reads "ON ONLY <table>" (no partitions' indexes): without ONLY it is built on every partition
     indexes = (
       await admin.query<{ name: string; def: string }>(`
-        select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as def from pg_index i
+        select i.indexrelid::regclass::text as name, replace(pg_get_indexdef(i.indexrelid), ' ON ONLY ', ' ON ') as def from pg_index i
         where i.indrelid in ('rollouts'::regclass, 'rollout_search'::regclass)
           and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
         order by pg_relation_size(i.indrelid) desc, 1`)
@@ -135,6 +136,8 @@ export async function bulkLoadRollouts(
     if (bounds[0].lo !== null)
       for (let lo = Number(bounds[0].lo); lo <= Number(bounds[0].hi); lo += 100_000) ranges.push([lo, lo + 100_000]);
     let searchable = 0;
+    // each generation's partition of rollout_search (ADR 0009), as the indexer makes them
+    await admin.query("select envforge_search_partitions()");
     await onClients(clients, ranges, async (client, [lo, hi]) => {
       const written = (await client.query(SEARCH_DOCUMENTS, [lo, hi])).rowCount ?? 0;
       searchable += written;

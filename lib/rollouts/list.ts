@@ -8,7 +8,7 @@ import type { ProjectRow } from "@/lib/projects/service";
 import { hasLabel } from "@/lib/annotations/service";
 import { clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { rolloutColumns } from "./read";
-import { searchCondition, searchMatch, searchSnippets, type SearchSnippet } from "./search";
+import { searchCondition, searchGenerations, searchMatch, searchSnippets, type SearchSnippet } from "./search";
 import { pendingSearchCount } from "./search-index";
 
 /** Orders of the rollouts list; the value sorts ascending, "-" descending, ties broken by id the same way. */
@@ -205,8 +205,16 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown, 
       .where(and(...conditions))
       .orderBy(...order)
       .limit(q.limit + 1);
+  // the generations whose search documents a `q` reads: the one asked, else every generation of the project (ADR 0009)
+  const generationIds = q.q ? await searchedGenerations(db, project.id, q.generation) : [];
   const rows = q.q
-    ? await searchPage(db, project.id, q.q, { where, key, dir, limit: q.limit + 1, walk: opts.searchWalk ?? SEARCH_WALK }, select)
+    ? await searchPage(
+        db,
+        project.id,
+        q.q,
+        { where, key, dir, limit: q.limit + 1, walk: opts.searchWalk ?? SEARCH_WALK, generationIds },
+        select,
+      )
     : await select(db, where);
   const page = rows.slice(0, q.limit).map(({ sortKey: _k, ...r }) => r);
   const last = rows[q.limit - 1];
@@ -216,12 +224,22 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown, 
     searchSnippets(
       db,
       page.map((r) => r.id),
+      generationIds,
       q.q,
     ),
     pendingSearchCount(db, project.id),
   ]);
   // searchPending: rollouts stored but not indexed yet (ADR 0007), so not among the hits until the worker gets to them
   return { items: page.map((r) => ({ ...r, snippet: snippets.get(r.id) ?? null })), nextCursor, searchPending };
+}
+
+/** Ids of the project's generation with index `index`, or of all its generations when no index is given. */
+async function searchedGenerations(db: Db, projectId: number, index: number | undefined): Promise<number[]> {
+  const rows = await db
+    .select({ id: generations.id })
+    .from(generations)
+    .where(and(eq(generations.projectId, projectId), index === undefined ? undefined : eq(generations.index, index)));
+  return rows.map((r) => r.id);
 }
 
 /**
@@ -239,15 +257,19 @@ async function searchPage<T>(
   db: Db,
   projectId: number,
   text: string,
-  page: { where: (SQL | undefined)[]; key: SQL | null; dir: typeof asc; limit: number; walk: number },
+  page: { where: (SQL | undefined)[]; key: SQL | null; dir: typeof asc; limit: number; walk: number; generationIds: number[] },
   select: (conn: Pick<Db, "select">, conditions: (SQL | undefined)[]) => Promise<T[]>,
 ): Promise<T[]> {
-  const { where, key, dir, limit } = page;
+  const { where, key, dir, limit, generationIds } = page;
   const order = (id: SQL, k: SQL) => (key === null ? [dir(id)] : [dir(k), dir(id)]);
   const candidates = (conn: Pick<Db, "select">, walk: number) =>
     conn
       // every filter is on the rollout's own columns: no joins, whose per-row cost would push the planner to a parallel scan
-      .select({ id: sql<number>`${rollouts.id}`.as("cid"), k: (key ?? sql`null`).as("ck") })
+      .select({
+        id: sql<number>`${rollouts.id}`.as("cid"),
+        g: sql<number>`${rollouts.generationId}`.as("cg"),
+        k: (key ?? sql`null`).as("ck"),
+      })
       .from(rollouts)
       .where(and(...where))
       .orderBy(...order(sql`${rollouts.id}`, key ?? sql`${rollouts.id}`))
@@ -263,8 +285,9 @@ async function searchPage<T>(
       const hits = await tx
         .select({ id: c.id })
         .from(c)
-        .innerJoin(rolloutSearch, eq(rolloutSearch.rolloutId, c.id))
-        .where(searchMatch(text))
+        // the document's key is (rollout, generation): each lookup goes to the candidate's own partition
+        .innerJoin(rolloutSearch, and(eq(rolloutSearch.rolloutId, c.id), eq(rolloutSearch.generationId, c.g)))
+        .where(and(searchGenerations(generationIds), searchMatch(text)))
         .orderBy(...order(sql`${c.id}`, sql`${c.k}`))
         .limit(limit);
       const ids = hits.map((h) => Number(h.id));
@@ -282,7 +305,7 @@ async function searchPage<T>(
   return db.transaction(async (tx) => {
     await tx.execute(sql`set local enable_seqscan = off`);
     await tx.execute(sql`set local enable_indexscan = off`);
-    return select(tx, [...where, searchCondition(projectId, text)]);
+    return select(tx, [...where, searchCondition(projectId, generationIds, text)]);
   });
 }
 

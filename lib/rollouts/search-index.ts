@@ -17,21 +17,26 @@ export const SEARCH_INDEX_BATCH = 500;
 /** Something that runs SQL: the pool or a transaction. */
 type Executor = Pick<Db, "execute">;
 
-/** Index one batch of pending rollouts; returns how many notes it took (indexed, or dropped because the rollout is gone). */
+/**
+ * Index one batch of pending rollouts; returns how many notes it took (indexed, or dropped because the rollout is gone).
+ * Each document goes to its generation's partition of rollout_search (ADR 0009), made first for generations without one;
+ * a generation created between the two statements fails the batch, which the next one retries with its partition.
+ */
 export async function indexSearchBatch(db: Executor, limit = SEARCH_INDEX_BATCH): Promise<{ taken: number; indexed: number }> {
+  await db.execute(sql`select envforge_search_partitions()`);
   const result = await db.execute<{ taken: number; indexed: number }>(sql`
     with batch as (
       delete from rollout_search_pending where rollout_id in (
         select rollout_id from rollout_search_pending order by rollout_id limit ${limit} for update skip locked)
       returning rollout_id),
     written as (
-      insert into rollout_search as s (rollout_id, project_id, body, tsv)
-      select d.id, d.project_id, d.body, envforge_search_tsvector(d.body)
-      from (select r.id, r.project_id,
+      insert into rollout_search as s (rollout_id, generation_id, project_id, body, tsv)
+      select d.id, d.generation_id, d.project_id, d.body, envforge_search_tsvector(d.body)
+      from (select r.id, r.generation_id, r.project_id,
               envforge_search_document(r.external_id, r.trial_name, e.key, r.error_type, r.error_message, p.trajectory, p.verifier_output) as body
             from batch b join rollouts r on r.id = b.rollout_id join environments e on e.id = r.environment_id
             left join rollout_payloads p on p.rollout_id = r.id) d
-      on conflict (rollout_id) do update set project_id = excluded.project_id, body = excluded.body, tsv = excluded.tsv
+      on conflict (rollout_id, generation_id) do update set project_id = excluded.project_id, body = excluded.body, tsv = excluded.tsv
       returning 1)
     select (select count(*) from batch)::int as taken, (select count(*) from written)::int as indexed`);
   return result.rows[0] ?? { taken: 0, indexed: 0 };

@@ -37,10 +37,21 @@ export function searchMatch(q: string): SQL {
   return pattern === null ? words : sql`(${words} or ${rolloutSearch.body} ilike ${pattern})`;
 }
 
-/** The filter: rollouts whose search document matches `q` (searchMatch), asked of the GIN indexes. */
-export function searchCondition(projectId: number, q: string): SQL {
-  return sql`${rollouts.id} in (select ${rolloutSearch.rolloutId} from ${rolloutSearch} where ${rolloutSearch.projectId} = ${projectId}
-    and ${searchMatch(q)})`;
+/**
+ * The search documents of these generations only (ids, not indexes): rollout_search is partitioned by generation
+ * (ADR 0009), and a constant list lets the planner read only their partitions and GIN indexes.
+ */
+export function searchGenerations(generationIds: number[]): SQL {
+  return sql`${rolloutSearch.generationId} = any(${sql.param(generationIds)}::int[])`;
+}
+
+/**
+ * The filter: rollouts of `generationIds` whose search document matches `q` (searchMatch), asked of those generations'
+ * GIN indexes; a document counts for the rollout only in the rollout's own generation (the key is the pair).
+ */
+export function searchCondition(projectId: number, generationIds: number[], q: string): SQL {
+  return sql`(${rollouts.id}, ${rollouts.generationId}) in (select ${rolloutSearch.rolloutId}, ${rolloutSearch.generationId}
+    from ${rolloutSearch} where ${searchGenerations(generationIds)} and ${rolloutSearch.projectId} = ${projectId} and ${searchMatch(q)})`;
 }
 
 /** The literal strings whose first occurrence places a snippet: the query, its words, then their stems (lower case). */
@@ -53,10 +64,16 @@ export function snippetAnchors(q: string, lexemes: string[]): string[] {
 }
 
 /**
- * Snippets of the hits `rolloutIds` for `q`. ts_headline re-parses all the text it gets, so it reads only a
- * window around the first occurrence of an anchor (snippetAnchors); without one, the document's start.
+ * Snippets of the hits `rolloutIds` (of the generations `generationIds`) for `q`. ts_headline re-parses all the text
+ * it gets, so it reads only a window around the first occurrence of an anchor (snippetAnchors); without one, the
+ * document's start.
  */
-export async function searchSnippets(db: Db, rolloutIds: number[], q: string): Promise<Map<number, SearchSnippet>> {
+export async function searchSnippets(
+  db: Db,
+  rolloutIds: number[],
+  generationIds: number[],
+  q: string,
+): Promise<Map<number, SearchSnippet>> {
   const out = new Map<number, SearchSnippet>();
   if (rolloutIds.length === 0) return out;
   const lexemes = await db.execute<{ lexeme: string }>(sql`
@@ -67,7 +84,8 @@ export async function searchSnippets(db: Db, rolloutIds: number[], q: string): P
   );
   const options = `StartSel="${START}", StopSel="${STOP}", MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`;
   const result = await db.execute<{ rollout_id: string; headline: string | null; around: string }>(sql`
-    with d as (select s.rollout_id, s.body, lower(s.body) as lowered from rollout_search s where s.rollout_id = any(${sql.param(rolloutIds)}::bigint[])),
+    with d as (select s.rollout_id, s.body, lower(s.body) as lowered from rollout_search s
+      where s.generation_id = any(${sql.param(generationIds)}::int[]) and s.rollout_id = any(${sql.param(rolloutIds)}::bigint[])),
     w as (
       select d.rollout_id, substr(d.body, greatest(coalesce(a.at, 1) - ${WINDOW / 2}, 1), ${WINDOW}) as around
       from d left join lateral (

@@ -78,6 +78,15 @@ export const rollouts = pgTable(
       sql`coalesce(extract(epoch from (${t.finishedAt} - ${t.startedAt})), -1::numeric)`,
       t.id,
     ),
+    // the same orders inside one generation (the explorer's usual view): a page walks that generation's rollouts only (ADR 0009)
+    index("rollouts_generation_reward_idx").on(t.generationId, sql`coalesce(${t.reward}, '-Infinity'::float8)`, t.id),
+    index("rollouts_generation_turns_idx").on(t.generationId, sql`coalesce(${t.turns}, -1)`, t.id),
+    index("rollouts_generation_tokens_idx").on(t.generationId, sql`(coalesce(${t.inputTokens}, 0) + coalesce(${t.outputTokens}, 0))`, t.id),
+    index("rollouts_generation_duration_idx").on(
+      t.generationId,
+      sql`coalesce(extract(epoch from (${t.finishedAt} - ${t.startedAt})), -1::numeric)`,
+      t.id,
+    ),
     index("rollouts_behaviours_idx").using("gin", t.behaviours),
     // a generation's cost (lib/generations/cost.ts) from the index alone, over the priced rollouts only
     index("rollouts_generation_cost_idx")
@@ -123,18 +132,22 @@ export const trajectoryPages = pgTable(
  * The search document of a rollout: its ids, error, trajectory text (messages, tool calls, tool
  * outputs) and verifier output, written once per rollout by the search indexer (lib/rollouts/search-index.ts)
  * off the ingest path (ADR 0007); full-text (tsv) and trigram (body) GIN indexes answer the explorer's `q`.
+ * Partitioned by generation (drizzle/0026, ADR 0009; Drizzle does not model that): one table and one pair of
+ * GIN indexes per generation, so a search inside a generation reads that generation's posting lists only.
+ * No foreign key (a partition's would lock `rollouts` when it is attached): a trigger on `rollouts` deletes
+ * the documents of deleted rollouts.
  */
 export const rolloutSearch = pgTable(
   "rollout_search",
   {
-    rolloutId: bigint("rollout_id", { mode: "number" })
-      .primaryKey()
-      .references(() => rollouts.id, { onDelete: "cascade" }),
+    rolloutId: bigint("rollout_id", { mode: "number" }).notNull(),
+    generationId: integer("generation_id").notNull(),
     projectId: integer("project_id").notNull(),
     body: text("body").notNull(),
     tsv: tsvector("tsv").notNull(),
   },
   (t) => [
+    primaryKey({ columns: [t.rolloutId, t.generationId] }),
     index("rollout_search_tsv_idx").using("gin", t.tsv),
     index("rollout_search_body_trgm_idx").using("gin", sql`${t.body} gin_trgm_ops`),
   ],
