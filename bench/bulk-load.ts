@@ -136,7 +136,7 @@ export async function bulkLoadRollouts(
     if (bounds[0].lo !== null)
       for (let lo = Number(bounds[0].lo); lo <= Number(bounds[0].hi); lo += 100_000) ranges.push([lo, lo + 100_000]);
     let searchable = 0;
-    // each generation's partition of rollout_search (ADR 0009), as the indexer makes them
+    // each generation's partition of rollout_search (ADR 0008), as the indexer makes them
     await admin.query("select envforge_search_partitions()");
     await onClients(clients, ranges, async (client, [lo, hi]) => {
       const written = (await client.query(SEARCH_DOCUMENTS, [lo, hi])).rowCount ?? 0;

@@ -62,7 +62,7 @@ async function snapshot(h: Handle) {
       category_aggregates: await q("select * from category_aggregates order by 1, 2, 3"),
       failure_cluster_aggregates: await q("select * from failure_cluster_aggregates order by 1, 2, 3, 4"),
       rollout_search: await q(`
-        select s.rollout_id, r.external_id, s.project_id, s.body, s.tsv::text as tsv
+        select s.rollout_id, r.external_id, s.generation_id, s.tableoid::regclass::text as partition, s.project_id, s.body, s.tsv::text as tsv
         from rollout_search s join rollouts r on r.id = s.rollout_id order by 1`),
       pending: await q("select count(*)::int as n from rollout_search_pending"),
       triggers: await q(`
@@ -70,7 +70,7 @@ async function snapshot(h: Handle) {
         where not tgisinternal and tgrelid in ('rollouts'::regclass, 'failure_aggregates'::regclass, 'rollout_search'::regclass)
         order by 1, 2`),
       indexes: await q(`
-        select tablename, indexdef from pg_indexes where tablename in ('rollouts', 'rollout_search') order by 1, 2`),
+        select tablename, indexdef from pg_indexes where tablename = 'rollouts' or tablename like 'rollout_search%' order by 1, 2`),
       rollouts: await q("select count(*)::int as n, count(distinct external_id)::int as ids from rollouts"),
       // the next rollout stored gets the next id
       sequence: await q("select last_value from rollouts_id_seq"),

@@ -1,5 +1,5 @@
 /**
- * Search documents kept per generation (ADR 0009) on a real Postgres: each document sits in its generation's
+ * Search documents kept per generation (ADR 0008) on a real Postgres: each document sits in its generation's
  * partition of rollout_search; a search inside one generation finds exactly that generation's hits at every walk
  * length (walks and the GIN fallback) and reads only that generation's partition; a document filed under another
  * generation never makes a rollout a hit; partitions appear for new generations, and deletes and moves of

@@ -205,7 +205,7 @@ export async function listRollouts(db: Db, project: ProjectRow, query: unknown, 
       .where(and(...conditions))
       .orderBy(...order)
       .limit(q.limit + 1);
-  // the generations whose search documents a `q` reads: the one asked, else every generation of the project (ADR 0009)
+  // the generations whose search documents a `q` reads: the one asked, else every generation of the project (ADR 0008)
   const generationIds = q.q ? await searchedGenerations(db, project.id, q.generation) : [];
   const rows = q.q
     ? await searchPage(

@@ -19,7 +19,7 @@ type Executor = Pick<Db, "execute">;
 
 /**
  * Index one batch of pending rollouts; returns how many notes it took (indexed, or dropped because the rollout is gone).
- * Each document goes to its generation's partition of rollout_search (ADR 0009), made first for generations without one;
+ * Each document goes to its generation's partition of rollout_search (ADR 0008), made first for generations without one;
  * a generation created between the two statements fails the batch, which the next one retries with its partition.
  */
 export async function indexSearchBatch(db: Executor, limit = SEARCH_INDEX_BATCH): Promise<{ taken: number; indexed: number }> {

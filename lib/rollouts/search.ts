@@ -39,7 +39,7 @@ export function searchMatch(q: string): SQL {
 
 /**
  * The search documents of these generations only (ids, not indexes): rollout_search is partitioned by generation
- * (ADR 0009), and a constant list lets the planner read only their partitions and GIN indexes.
+ * (ADR 0008), and a constant list lets the planner read only their partitions and GIN indexes.
  */
 export function searchGenerations(generationIds: number[]): SQL {
   return sql`${rolloutSearch.generationId} = any(${sql.param(generationIds)}::int[])`;

@@ -78,7 +78,7 @@ export const rollouts = pgTable(
       sql`coalesce(extract(epoch from (${t.finishedAt} - ${t.startedAt})), -1::numeric)`,
       t.id,
     ),
-    // the same orders inside one generation (the explorer's usual view): a page walks that generation's rollouts only (ADR 0009)
+    // the same orders inside one generation (the explorer's usual view): a page walks that generation's rollouts only (ADR 0008)
     index("rollouts_generation_reward_idx").on(t.generationId, sql`coalesce(${t.reward}, '-Infinity'::float8)`, t.id),
     index("rollouts_generation_turns_idx").on(t.generationId, sql`coalesce(${t.turns}, -1)`, t.id),
     index("rollouts_generation_tokens_idx").on(t.generationId, sql`(coalesce(${t.inputTokens}, 0) + coalesce(${t.outputTokens}, 0))`, t.id),
@@ -109,7 +109,7 @@ export const TRAJECTORY_PAGE_MESSAGES = 100;
 
 /**
  * A long trajectory again, in pages of TRAJECTORY_PAGE_MESSAGES messages, written at ingest beside the
- * whole document (rollout_payloads.trajectory stays what the API, search and exports read; ADR 0008): the
+ * whole document (rollout_payloads.trajectory stays what the API, search and exports read; ADR 0006): the
  * viewer reads the pages of the rows it shows, the timeline each page's timed steps (index, role,
  * timestamp, usage), and the message count is the last page's, so a 100 MB trajectory is never
  * decompressed whole to show a screen of it. Only trajectories over 1 MB of JSON are paged.
@@ -132,7 +132,7 @@ export const trajectoryPages = pgTable(
  * The search document of a rollout: its ids, error, trajectory text (messages, tool calls, tool
  * outputs) and verifier output, written once per rollout by the search indexer (lib/rollouts/search-index.ts)
  * off the ingest path (ADR 0007); full-text (tsv) and trigram (body) GIN indexes answer the explorer's `q`.
- * Partitioned by generation (drizzle/0026, ADR 0009; Drizzle does not model that): one table and one pair of
+ * Partitioned by generation (drizzle/0026, ADR 0008; Drizzle does not model that): one table and one pair of
  * GIN indexes per generation, so a search inside a generation reads that generation's posting lists only.
  * No foreign key (a partition's would lock `rollouts` when it is attached): a trigger on `rollouts` deletes
  * the documents of deleted rollouts.
