@@ -132,7 +132,7 @@ export const trajectoryPages = pgTable(
  * The search document of a rollout: its ids, error, trajectory text (messages, tool calls, tool
  * outputs) and verifier output, written once per rollout by the search indexer (lib/rollouts/search-index.ts)
  * off the ingest path (ADR 0007); full-text (tsv) and trigram (body) GIN indexes answer the explorer's `q`.
- * Partitioned by generation (drizzle/0026, ADR 0008; Drizzle does not model that): one table and one pair of
+ * Partitioned by generation (drizzle/0027, ADR 0008; Drizzle does not model that): one table and one pair of
  * GIN indexes per generation, so a search inside a generation reads that generation's posting lists only.
  * No foreign key (a partition's would lock `rollouts` when it is attached): a trigger on `rollouts` deletes
  * the documents of deleted rollouts.
