@@ -164,13 +164,20 @@ async function main() {
       const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/bench/generations/0/proposals", {
         json: { engineer: "heuristic", options: { seed: run } },
       });
+      let lastGet = 0;
       for (;;) {
+        const g0 = performance.now();
         const p = await client.request<{ status: string; error?: string }>("GET", `/api/v1/proposals/${proposalId}`);
+        lastGet = performance.now() - g0;
         if (p.status === "ready") break;
         if (p.status === "failed") throw new Error(`proposal failed: ${p.error}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       endToEnd.push(performance.now() - t0);
+      console.log(
+        `[bench:engineer] end to end run ${run + 1}: ${endToEnd[run].toFixed(0)} ms, of it ${lastGet.toFixed(0)} ms the GET that said ready ` +
+          `(load average ${loadAverage()})`,
+      );
     }
     console.log(`[bench:engineer] end to end (API, queue, worker): median ${median(endToEnd).toFixed(0)} ms`);
     console.log(`[bench:engineer] LLM prompt for this case: ${promptTokens} tokens (budget ${PROMPT_BUDGET})`);
