@@ -25,6 +25,15 @@ export interface RunningApp {
 }
 
 /**
+ * `BENCH_SERVER_PROF=<dir>`: the app's server writes a V8 CPU profile there when it stops (Node refuses `--cpu-prof` in
+ * NODE_OPTIONS). Build with `experimental.serverMinification: false` in next.config.ts to read its function names.
+ */
+function serverProfileArgs(): string[] {
+  const dir = process.env.BENCH_SERVER_PROF;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
+/**
  * Start `npm start`'s script on an embedded database (no demo) and wait until it is healthy: a fresh
  * data folder, or `dataDir` to start again on the data of an earlier run (a restart).
  */
@@ -33,7 +42,7 @@ export async function startApp(port = 3091, opts: { dataDir?: string } = {}): Pr
   fs.chmodSync(dataDir, 0o755);
   const token = "bench-bootstrap-token-0123456789";
   const log = fs.openSync(path.join(dataDir, "server.log"), "a");
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [...serverProfileArgs(), "--import", "tsx", "scripts/start.ts"], {
     cwd: root,
     env: {
       ...process.env,

@@ -136,6 +136,37 @@ describe("POST rollouts", () => {
     expect(Number((await db.pool.query("select count(*) from rollouts")).rows[0].count)).toBe(before);
   });
 
+  it("stores each payload exactly: quotes, backslashes, newlines and astral text survive; a missing field is SQL NULL", async () => {
+    const tricky = 'FAILED "quoted" \\ back\\slash\nnew line\ttab \u2028 é 🙂 {"json":"in text"}';
+    const lines = [
+      {
+        externalId: "pl-all",
+        environmentKey: "e1",
+        policy: "p",
+        reward: 0,
+        trajectory: [{ role: "tool", content: tricky }],
+        verifierOutput: tricky,
+        metadata: { note: tricky, n: [1, 2.5, null] },
+      },
+      { externalId: "pl-verifier", environmentKey: "e1", policy: "p", reward: 1, verifierOutput: "1 passed" },
+      { externalId: "pl-none", environmentKey: "e1", policy: "p", reward: 1 },
+    ];
+    const r = await post("rr", lines.map((l) => JSON.stringify(l)).join("\n"));
+    expect(r.json).toMatchObject({ accepted: 3, rejected: [] });
+    const rows = (
+      await db.pool.query(
+        `select r.external_id, p.trajectory, p.verifier_output, p.metadata, p.rollout_id is not null as has_payload, p.trajectory is null as tr_null, p.metadata is null as md_null
+         from rollouts r left join rollout_payloads p on p.rollout_id = r.id where r.external_id like 'pl-%' order by r.external_id`,
+      )
+    ).rows;
+    expect(rows.map((x) => x.external_id)).toEqual(["pl-all", "pl-none", "pl-verifier"]);
+    expect(rows[0]).toMatchObject({ trajectory: lines[0].trajectory, verifier_output: tricky, metadata: lines[0].metadata });
+    // nothing to store: no payload row at all
+    expect(rows[1]).toMatchObject({ has_payload: false });
+    // a verifier output only: the trajectory and metadata are SQL NULL, not the JSON value null
+    expect(rows[2]).toMatchObject({ has_payload: true, verifier_output: "1 passed", trajectory: null, tr_null: true, md_null: true });
+  });
+
   it("lists rollouts with filters and returns one with its trajectory", async () => {
     const list = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?category=agent_timeout", {
       token: ADMIN,

@@ -118,6 +118,25 @@ describe("trajectory pages", () => {
     expect(await table()).toEqual(written);
   });
 
+  it("writes a trajectory whose pages take several statements (over 4 MB) with the same pages as the migration's function", async () => {
+    const huge = trajectory(4600);
+    expect(JSON.stringify(huge).length).toBeGreaterThan(4_000_000);
+    const id = await post("huge-1", huge);
+    const table = async () =>
+      (
+        await db.db.execute(
+          sql`select page, message_count, messages::text, steps::text from trajectory_pages where rollout_id = ${id} order by page`,
+        )
+      ).rows;
+    const written = await table();
+    expect(written.map((r) => r.page)).toEqual(Array.from({ length: 46 }, (_, i) => i));
+    await db.db.execute(sql`delete from trajectory_pages where rollout_id = ${id}`);
+    await db.db.execute(sql`select envforge_page_trajectories(array[${id}]::bigint[], 100)`);
+    expect(await table()).toEqual(written);
+    const whole = await client.request<{ trajectory: unknown[] }>("GET", `/api/v1/rollouts/${id}`);
+    expect(whole.trajectory).toEqual(huge);
+  });
+
   it("answers the viewer the same from the pages as from the whole document", async () => {
     const paged = await views(longId);
     expect(paged.head.total).toBe(LONG);
