@@ -57,6 +57,7 @@ export async function storeTrajectoryPages(
     let end = first;
     let chars = 0;
     while (end < pages.length && (end === first || chars + pages[end].length <= PAGES_PER_STATEMENT_CHARS)) chars += pages[end++].length;
+    const numbers = Array.from({ length: end - first }, (_, i) => first + i);
     // the same pages and steps as envforge_page_trajectories (drizzle/0020_trajectory_pages.sql) makes from a whole document
     await db.execute(sql`
       insert into trajectory_pages (rollout_id, page, message_count, messages, steps)
@@ -64,9 +65,7 @@ export async function storeTrajectoryPages(
         coalesce((select jsonb_agg(jsonb_build_object('i', t.page * ${pageSize} + e.ord - 1, 'role', e.m -> 'role', 'at', e.m -> 'timestamp',
                                                       'usage', e.m -> 'usage') order by e.ord)
                   from jsonb_array_elements(t.m) with ordinality as e(m, ord) where e.m ? 'timestamp' or e.m ? 'usage'), '[]'::jsonb)
-      -- the pages travel as one JSON array joined from their texts: a text[] parameter would escape each again in JavaScript
-      from (select ${first}::int + p.ord::int - 1 as page, p.m::jsonb as m
-            from json_array_elements(${`[${pages.slice(first, end).join(",")}]`}::json) with ordinality as p(m, ord)) t`);
+      from (select p.page, p.txt::jsonb as m from unnest(${sql.param(numbers)}::int[], ${sql.param(pages.slice(first, end))}::text[]) as p(page, txt)) t`);
     first = end;
   }
   await db.execute(sql`

@@ -422,11 +422,11 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     const idOf = new Map(withPayload.map((x, i) => [x, allocated[i]]));
     if (allocated.length) {
       const pl = withPayload.map((x) => payloads.get(x)!);
-      for (const rowsJson of payloadRowsJson(allocated, pl)) {
-        await tx.execute(sql`
-          insert into rollout_payloads (rollout_id, trajectory, verifier_output, metadata)
-          select t.id, t.tr, t.vo, t.md from json_to_recordset(${rowsJson}::json) as t(id bigint, tr jsonb, vo text, md jsonb)`);
-      }
+      await tx.execute(sql`
+        insert into rollout_payloads (rollout_id, trajectory, verifier_output, metadata)
+        select t.id, t.tr::jsonb, t.vo, t.md::jsonb
+        from unnest(${sql.param(allocated)}::bigint[], ${sql.param(pl.map((p) => p.trajectory))}::text[],
+          ${sql.param(pl.map((p) => p.verifier))}::text[], ${sql.param(pl.map((p) => p.metadata))}::text[]) as t(id, tr, vo, md)`);
       // long trajectories in pages, so the viewer never decompresses the whole document (ADR 0006), and the whole one from them
       for (let i = 0; i < allocated.length; i++) {
         const pages = pl[i].pages;
@@ -462,41 +462,8 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
   });
 }
 
-/** A payload statement's JSON stays under about this many characters; a batch of long payloads takes several. */
-const PAYLOAD_STATEMENT_CHARS = 16_000_000;
-
-/**
- * Payload rows as JSON array texts (`[{"id":…,"tr":…,"vo":…,"md":…},…]`) for `json_to_recordset`, joined from the
- * JSON each payload already is: the trajectory's and metadata's texts as they are, the verifier output through
- * JSON.stringify. Sent as text[] parameters instead, every payload was escaped again in JavaScript for the array
- * literal (pg's escapeElement): the largest single cost of the server's CPU in a profile of bench:ingest.
- * A null field is left out, so it reads as SQL NULL (not a JSON null).
- */
-export function payloadRowsJson(ids: number[], payloads: Payload[], maxChars = PAYLOAD_STATEMENT_CHARS): string[] {
-  const out: string[] = [];
-  let rows: string[] = [];
-  let chars = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const p = payloads[i];
-    let row = `{"id":${ids[i]}`;
-    if (p.trajectory !== null) row += `,"tr":${p.trajectory}`;
-    if (p.verifier !== null) row += `,"vo":${JSON.stringify(p.verifier)}`;
-    if (p.metadata !== null) row += `,"md":${p.metadata}`;
-    row += "}";
-    if (rows.length && chars + row.length > maxChars) {
-      out.push(`[${rows.join(",")}]`);
-      rows = [];
-      chars = 0;
-    }
-    rows.push(row);
-    chars += row.length + 1;
-  }
-  if (rows.length) out.push(`[${rows.join(",")}]`);
-  return out;
-}
-
 /** What a rollout stores in rollout_payloads: its trajectory's JSON whole, or (a long one) its pages' JSON. */
-export interface Payload {
+interface Payload {
   trajectory: string | null;
   pages: string[] | null;
   verifier: string | null;
