@@ -1,7 +1,7 @@
 /**
  * The CLI client's ingest retries against a real HTTP server on loopback: a busy server (503 with
- * Retry-After, or 429) is asked again after the delay it names; other errors and the last busy answer
- * surface at once.
+ * Retry-After, or 429) is asked again after the delay it names, and so is a connection the server dropped
+ * mid-request; a refused connection, other errors and the last busy answer surface at once.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,7 +10,10 @@ import { ApiError, EnvForgeClient } from "./client";
 
 let server: http.Server | null = null;
 
-/** A server answering each POST with the next of `answers` (status, Retry-After), then 200 with a summary. */
+/**
+ * A server answering each POST with the next of `answers` (status, Retry-After; status 0 destroys the socket once the
+ * body is read, as a server closing a kept-alive connection does), then 200 with a summary.
+ */
 async function serve(answers: { status: number; retryAfter?: string }[]) {
   const seen: string[] = [];
   server = http.createServer((req, res) => {
@@ -19,7 +22,9 @@ async function serve(answers: { status: number; retryAfter?: string }[]) {
     req.on("end", () => {
       seen.push(body);
       const next = answers.shift();
-      if (next) {
+      if (next?.status === 0) {
+        req.socket.destroy();
+      } else if (next) {
         res.writeHead(next.status, { "content-type": "application/json", ...(next.retryAfter ? { "retry-after": next.retryAfter } : {}) });
         res.end(JSON.stringify({ error: { code: "database_unavailable", message: "busy", details: [] } }));
       } else {
@@ -60,5 +65,31 @@ describe("postRollouts", () => {
     const rejected = await bad.client.postRollouts("p", "x\n", { sleep: async () => {} }).catch((e: unknown) => e);
     expect((rejected as ApiError).status).toBe(400);
     expect(bad.seen).toHaveLength(1);
+  });
+
+  it("sends again a body whose connection the server dropped, and fails at once when nothing listens", async () => {
+    const { client, seen } = await serve([{ status: 0 }, { status: 503 }, { status: 0 }]);
+    const waits: number[] = [];
+    const summary = await client.postRollouts("p", '{"externalId":"a"}\n', { sleep: async (ms) => void waits.push(ms) });
+    expect(summary.accepted).toBe(1);
+    expect(seen).toHaveLength(4);
+    expect(waits).toEqual([1000, 2000, 4000]);
+    const port = (server!.address() as AddressInfo).port;
+    await new Promise((resolve) => server?.close(resolve));
+
+    const nobody = new EnvForgeClient({ server: `http://127.0.0.1:${port}`, token: "t" });
+    const sleeps: number[] = [];
+    const err = await nobody.postRollouts("p", "x\n", { sleep: async (ms) => void sleeps.push(ms) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).cause).toBe("ECONNREFUSED");
+    expect(sleeps).toEqual([]);
+  });
+
+  it("gives up after `retries` dropped connections with the connection's error", async () => {
+    const { client, seen } = await serve([{ status: 0 }, { status: 0 }, { status: 0 }]);
+    const err = await client.postRollouts("p", "x\n", { retries: 2, sleep: async () => {} }).catch((e: unknown) => e);
+    expect((err as ApiError).status).toBe(0);
+    expect(err as ApiError).toMatchObject({ cause: expect.stringMatching(/UND_ERR_SOCKET|ECONNRESET|EPIPE/) });
+    expect(seen).toHaveLength(3);
   });
 });

@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly body?: unknown,
     /** the server's Retry-After, in milliseconds, when it sent one in seconds */
     readonly retryAfterMs?: number,
+    /** status 0: the connection's error code (e.g. UND_ERR_SOCKET when the server closed it mid-request) */
+    readonly cause?: string,
   ) {
     super(message);
   }
@@ -15,6 +17,9 @@ export class ApiError extends Error {
 
 /** How many times postRollouts asks a busy server again before it gives up. */
 export const BUSY_RETRIES = 8;
+
+/** Connection errors of a request the server may or may not have seen (never a refused or unresolved address). */
+const DROPPED_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE", "UND_ERR_CLOSED"]);
 
 export interface ClientOptions {
   server: string;
@@ -56,7 +61,13 @@ export class EnvForgeClient {
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
         if ((cause === "ECONNRESET" || cause === "EPIPE") && attempt === 0) continue;
-        throw new ApiError(`Cannot reach EnvForge at ${this.server} (${cause}): is it running? Set --server or ENVFORGE_SERVER.`, 0);
+        throw new ApiError(
+          `Cannot reach EnvForge at ${this.server} (${cause}): is it running? Set --server or ENVFORGE_SERVER.`,
+          0,
+          undefined,
+          undefined,
+          cause,
+        );
       }
     }
     const text = await res.text();
@@ -78,8 +89,11 @@ export class EnvForgeClient {
 
   /**
    * POST one NDJSON body of rollouts. A busy server (503 or 429, e.g. no pooled connection free within its wait) is asked
-   * again after its Retry-After (else 1, 2, 4... s, at most 30 s), up to `retries` times: ingest is idempotent by
-   * externalId, so a rollout a failed attempt did store comes back as a duplicate, never twice.
+   * again after its Retry-After (else 1, 2, 4... s, at most 30 s), up to `retries` times, and so is a connection the
+   * server dropped mid-request (DROPPED_CONNECTION: a kept-alive socket closed as it was reused, seen as UND_ERR_SOCKET
+   * or EPIPE when ten Harbor jobs were imported at once on a loaded machine): ingest is idempotent by externalId, so a
+   * rollout a failed attempt did store comes back as a duplicate, never twice. A server that refuses connections
+   * (not running, wrong address) fails at once.
    */
   async postRollouts(
     project: string,
@@ -96,7 +110,8 @@ export class EnvForgeClient {
           contentType: "application/x-ndjson",
         });
       } catch (err) {
-        if (!(err instanceof ApiError) || (err.status !== 503 && err.status !== 429) || attempt >= retries) throw err;
+        const again = err instanceof ApiError && (err.status === 503 || err.status === 429 || DROPPED_CONNECTION.has(err.cause ?? ""));
+        if (!again || attempt >= retries) throw err;
         await sleep(Math.min(30_000, err.retryAfterMs ?? 1000 * 2 ** attempt));
       }
     }

@@ -255,6 +255,11 @@ async function main() {
     const handler = app.getRequestHandler();
     // every request passes the Host check and gets the security headers before Next sees it
     const server = http.createServer(guardedHandler(serverHostPolicy(settings), (req, res) => handler(req, res)));
+    // Node closes an idle kept-alive socket after 5 s and tells clients so; a client whose event loop is busy (a CLI parsing
+    // a Harbor job between uploads) can reuse it just as it closes, and its request dies (UND_ERR_SOCKET, EPIPE). A minute
+    // makes that rare; the CLI's ingest also retries a dropped connection (cli/client.ts).
+    server.keepAliveTimeout = 60_000;
+    server.headersTimeout = 65_000;
     await listen(server, settings).catch((err) => fail(err.message));
     cleanups.push(
       () =>
