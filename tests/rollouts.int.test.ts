@@ -155,7 +155,8 @@ describe("POST rollouts", () => {
     expect(r.json).toMatchObject({ accepted: 3, rejected: [] });
     const rows = (
       await db.pool.query(
-        `select r.external_id, p.trajectory, p.verifier_output, p.metadata, p.rollout_id is not null as has_payload, p.trajectory is null as tr_null, p.metadata is null as md_null
+        `select r.external_id, p.trajectory, p.verifier_output, p.metadata, p.rollout_id is not null as has_payload,
+           p.trajectory is null as tr_null, p.metadata is null as md_null
          from rollouts r left join rollout_payloads p on p.rollout_id = r.id where r.external_id like 'pl-%' order by r.external_id`,
       )
     ).rows;
