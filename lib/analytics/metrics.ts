@@ -265,15 +265,12 @@ export function passAtKChartPoints(curve: Record<string, number>, dense = 100, r
 
 /** passAtKChartPoints of passAtKSeries's curve, straight from the array. */
 export function seriesChartPoints(series: Float64Array, dense = 100, ratio = 1.05): Record<string, number> {
-  const out: Record<string, number> = {};
-  let next = 0;
-  for (let k = 1; k <= series.length; k++) {
-    if (k <= dense || k >= next || k === series.length) {
-      out[String(k)] = series[k - 1];
-      next = Math.ceil(k * ratio);
-    }
-  }
-  return out;
+  const kept = chartKeeps(
+    Array.from({ length: series.length }, (_, i) => i + 1),
+    dense,
+    ratio,
+  );
+  return curveRecord(series, (k) => kept.has(k));
 }
 
 // --- Beta posterior helpers -------------------------------------------------------------
