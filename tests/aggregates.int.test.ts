@@ -238,6 +238,8 @@ describe("incremental rollout aggregates", () => {
     // an update touching no aggregated column leaves the sums alone
     await db.db.execute(sql`update rollouts set trial_name = 'renamed'`);
     await expectExact();
+    // the exemplars stored by the reads above follow the reclassification and the moves
+    await expectClustersAsRecomputed();
   });
 
   it("follow deletes, including each group's smallest rollout id and cascades from environments and generations", async () => {

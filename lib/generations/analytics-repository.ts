@@ -6,6 +6,7 @@
  */
 import { and, asc, eq, inArray, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "@/lib/db/client";
+import { describeError } from "@/lib/db/errors";
 import {
   behaviourAggregates,
   categoryAggregates,
@@ -79,16 +80,22 @@ export interface StoredCluster {
   someIds: string[];
 }
 
+/** How many exemplars a cluster keeps: the failures view's count, and the length its stored exemplar arrays are cut to. */
+export const CLUSTER_EXEMPLARS = 3;
+
 /**
- * Clusters from failure_cluster_aggregates (a row per cluster, policy 0 for every policy), then
- * each cluster's `exemplars` first ids by walking the (generation, category, signature,
- * first_rollout_id) index: an environment has at most one row per policy, so the first
- * exemplars × policies rows in id order hold the smallest per-environment first ids. A cluster
- * on fewer environments than exemplars pads with its smallest other ids, read in id order from
- * the rollouts (generation, category, signature, id) index: a few index entries, where looking
- * them up through the environments read every generation's rollouts of those environments.
+ * Clusters from failure_cluster_aggregates (a row per cluster, policy 0 for every policy) with their exemplars. A row keeps
+ * the exemplars last computed for it (migration 0028); a row changed since (its trigger set them back to NULL) or never read
+ * has them computed here, in the same statement as the read, and written back for the next read.
+ *
+ * Computing them walks the (generation, category, signature, first_rollout_id) index: an environment has at most one row
+ * per policy, so the first exemplars × policies rows in id order hold the smallest per-environment first ids. A cluster on
+ * fewer environments than exemplars pads with its smallest other ids, read in id order from the rollouts (generation,
+ * category, signature, id) index: a few index entries, where looking them up through the environments read every
+ * generation's rollouts of those environments.
  */
-export async function storedClusters(db: Queryable, generationId: number, exemplars: number, policyId?: number): Promise<StoredCluster[]> {
+export async function storedClusters(db: Queryable, generationId: number, policyId?: number): Promise<StoredCluster[]> {
+  const exemplars = CLUSTER_EXEMPLARS;
   const walkPolicyFilter = policyId !== undefined ? sql`and f.policy_id = ${policyId}` : sql``;
   const rolloutPolicyFilter = policyId !== undefined ? sql`and r.policy_id = ${policyId}` : sql``;
   // policies with failures in the generation (category_aggregates: a few rows), 1 when one policy is asked
@@ -101,11 +108,14 @@ export async function storedClusters(db: Queryable, generationId: number, exempl
     signature: string;
     count: number;
     environments: number;
-    first_ids: string[];
-    some_ids: string[];
+    first_ids: string[] | null;
+    some_ids: string[] | null;
+    /** the row version the exemplars were computed against; null when they were read as stored */
+    version: string | null;
   }>(sql`
     with clusters as (
-      select category, signature, n as count, environments from ${failureClusterAggregates}
+      select category, signature, n as count, environments, exemplar_first_ids, exemplar_some_ids, xmin::text as version
+      from ${failureClusterAggregates}
       where generation_id = ${generationId} and policy_id = ${policyId ?? 0}
     ), walked as (
       select c.*, ex.ids from clusters c cross join lateral (
@@ -115,14 +125,22 @@ export async function storedClusters(db: Queryable, generationId: number, exempl
                 where f.generation_id = ${generationId} and f.category = c.category and f.signature = c.signature ${walkPolicyFilter}
                 order by f.first_rollout_id limit ${walkRows}) w
           order by w.environment_id, w.first_rollout_id) m) ex
+      where c.exemplar_first_ids is null
     )
-    select c.category, c.signature, c.count, c.environments, c.ids[1:${exemplars}]::text[] as first_ids,
+    select category, signature, count, environments, exemplar_first_ids::text[] as first_ids,
+      exemplar_some_ids::text[] as some_ids, null as version
+    from clusters where exemplar_first_ids is not null
+    union all
+    select c.category, c.signature, c.count, c.environments, coalesce(c.ids[1:${exemplars}], '{}')::text[] as first_ids,
       case when c.environments < ${exemplars} and c.count > c.environments then array(
         select r.id::text from ${rollouts} r
         where r.generation_id = ${generationId} and r.failure_category = c.category
           and coalesce(r.failure_signature, '') = c.signature ${rolloutPolicyFilter}
-        order by r.id limit ${exemplars}) else '{}'::text[] end as some_ids
+        order by r.id limit ${exemplars}) else '{}'::text[] end as some_ids,
+      c.version
     from walked c`);
+  const computed = result.rows.filter((r) => r.version !== null);
+  if (computed.length > 0) await storeClusterExemplars(db, generationId, policyId ?? 0, computed);
   return result.rows.map((r) => ({
     category: r.category,
     signature: r.signature,
@@ -131,6 +149,42 @@ export async function storedClusters(db: Queryable, generationId: number, exempl
     firstIds: r.first_ids ?? [],
     someIds: r.some_ids ?? [],
   }));
+}
+
+/**
+ * Writes computed exemplars back to their cluster rows, each only if the row is still the version they were computed
+ * against (its xmin) and still has none: a row an ingest changed since, or is changing now (locked; skipped, never waited
+ * for), keeps NULL and is computed again by the next read. A failure to write (a read-only connection, say) leaves the
+ * rows as they were; the read has its answer either way.
+ */
+export async function storeClusterExemplars(
+  db: Queryable,
+  generationId: number,
+  policyId: number,
+  rows: { category: string; signature: string; first_ids: string[] | null; some_ids: string[] | null; version: string | null }[],
+): Promise<void> {
+  const payload = JSON.stringify(
+    rows.map((r) => ({ category: r.category, signature: r.signature, version: r.version, first_ids: r.first_ids, some_ids: r.some_ids })),
+  );
+  try {
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`
+        update ${failureClusterAggregates} c
+        set exemplar_first_ids = v.first_ids::bigint[], exemplar_some_ids = v.some_ids::bigint[]
+        from (
+          select c2.generation_id, c2.policy_id, c2.category, c2.signature, x.first_ids, x.some_ids
+          from ${failureClusterAggregates} c2
+          join jsonb_to_recordset(${payload}::jsonb) as x(category text, signature text, version text, first_ids text[], some_ids text[])
+            on c2.category = x.category and c2.signature = x.signature
+          where c2.generation_id = ${generationId} and c2.policy_id = ${policyId}
+            and c2.xmin::text = x.version and c2.exemplar_first_ids is null
+          for update of c2 skip locked) v
+        where c.generation_id = v.generation_id and c.policy_id = v.policy_id and c.category = v.category and c.signature = v.signature`);
+    });
+  } catch (err) {
+    // the answer stands; the next read computes them again
+    console.warn(`[failures] exemplars not stored: ${describeError(err)}`);
+  }
 }
 
 /** Error types over a generation's rollouts (optionally one policy's): how many, how many rewarded; most frequent first. */

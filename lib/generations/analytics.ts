@@ -25,6 +25,7 @@ import {
   exceptionCounts,
   rolloutCount,
   storedClusters,
+  CLUSTER_EXEMPLARS,
   type StoredCluster,
 } from "./analytics-repository";
 import { generationCost } from "./cost";
@@ -201,7 +202,7 @@ export async function generationAnalytics(
 
 // --- failures ----------------------------------------------------------------------------
 
-const EXEMPLARS = 3;
+const EXEMPLARS = CLUSTER_EXEMPLARS;
 /** Environment keys a behaviour lists (the first in key order). */
 const BEHAVIOUR_KEYS = 50;
 
@@ -209,7 +210,7 @@ const BEHAVIOUR_KEYS = 50;
 type ClusterRow = Omit<StoredCluster, "category"> & { category: FailureCategory };
 
 async function clusterRows(db: Db, generationId: number, policyId?: number): Promise<ClusterRow[]> {
-  return (await storedClusters(db, generationId, EXEMPLARS, policyId)).map((r) => ({ ...r, category: r.category as FailureCategory }));
+  return (await storedClusters(db, generationId, policyId)).map((r) => ({ ...r, category: r.category as FailureCategory }));
 }
 
 /** Exemplars: the first rollout of each environment (spread across environments), padded with others. */

@@ -123,6 +123,13 @@ export const failureClusterAggregates = pgTable(
     n: integer("n").notNull(),
     /** failure_aggregates rows of the cluster with n > 0, counted once per environment across policies for policy 0 */
     environments: integer("environments").notNull(),
+    /**
+     * The failures view's exemplars as last read (migration 0028): the smallest first rollout ids of the cluster's environments
+     * and, for a cluster on fewer environments than exemplars, its smallest rollout ids. NULL until a read computes them, and
+     * again after any other change of the row (a BEFORE UPDATE trigger), so a stored value always belongs to the row's counts.
+     */
+    exemplarFirstIds: bigint("exemplar_first_ids", { mode: "number" }).array(),
+    exemplarSomeIds: bigint("exemplar_some_ids", { mode: "number" }).array(),
   },
   (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.category, t.signature] })],
 );
