@@ -3,8 +3,11 @@
  *   [--setting clean|traps] [--traps 0.15] [--strategies heuristic,threshold] [--every 8]
  * Where a strategy's rollouts go, per phase of the run (on the TUNING seeds by default, never the
  * evaluation seeds): the share of groups on target-like configs (hidden difficulty at least the
- * target's median), on traps, too easy (p > 0.9), too hard (p < 0.1), the mean hidden difficulty
- * and the target success. A diagnosis tool: it reads the hidden learner state, which no strategy may.
+ * target's median), on traps, too easy (p > 0.9), too hard (p < 0.1), capped (not a trap, but the
+ * skill explains under 30% of the success variance: a p_max below 1 the policy has reached, which
+ * looks like p ~ 1/2 and teaches little), the mean hidden difficulty, the mean useful variance
+ * (skill share x p(1-p)) and the target success; per kind of group, c counts the capped ones.
+ * A diagnosis tool: it reads the hidden learner state, which no strategy may.
  */
 import { createRng } from "../lib/families/rng";
 import { canonicalJson } from "../lib/families/hash";
@@ -58,10 +61,12 @@ interface Bucket {
   traps: number;
   easy: number;
   hard: number;
+  capped: number;
+  useful: number;
   difficulty: number;
   p: number;
   success: number;
-  ops: Record<string, { n: number; easy: number; hard: number; p: number; trap: number }>;
+  ops: Record<string, { n: number; easy: number; hard: number; p: number; trap: number; capped: number }>;
   kinds: Record<string, number>;
 }
 
@@ -76,7 +81,20 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
   const run = world.run.bind(world);
   world.run = (configs: readonly FamilyConfig[], opts?: { probe?: boolean }) => {
     const b = Math.floor(batch / every);
-    buckets[b] ??= { groups: 0, target: 0, traps: 0, easy: 0, hard: 0, difficulty: 0, p: 0, success: 0, ops: {}, kinds: {} };
+    buckets[b] ??= {
+      groups: 0,
+      target: 0,
+      traps: 0,
+      easy: 0,
+      hard: 0,
+      capped: 0,
+      useful: 0,
+      difficulty: 0,
+      p: 0,
+      success: 0,
+      ops: {},
+      kinds: {},
+    };
     const bucket = buckets[b];
     for (const config of configs) {
       const task = world.task(config);
@@ -89,10 +107,15 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
       if (task.difficulty >= targetMedian) bucket.target += 1;
       if (p > 0.9) bucket.easy += 1;
       if (p < 0.1) bucket.hard += 1;
+      const share = world.learner.skillShare(task);
+      const capped = !task.trap && share < 0.3;
+      if (capped) bucket.capped += 1;
+      bucket.useful += share * p * (1 - p);
       bucket.difficulty += task.difficulty;
       bucket.p += p;
       const op = opOf.get(canonicalJson(config)) ?? "seed";
-      const o = (bucket.ops[op] ??= { n: 0, easy: 0, hard: 0, p: 0, trap: 0 });
+      const o = (bucket.ops[op] ??= { n: 0, easy: 0, hard: 0, p: 0, trap: 0, capped: 0 });
+      if (capped) o.capped += 1;
       if (task.trap) o.trap += 1;
       o.n += 1;
       o.p += p;
@@ -117,16 +140,17 @@ for (const strategy of strategies) {
   for (const seed of seeds) {
     const { buckets, to50, to80 } = await trace(strategy, seed);
     console.log(`\n${strategy} seed ${seed} ${family} ${learner} ${setting}: to50 ${to50} to80 ${to80}`);
-    console.log("batches   groups target% traps% easy% hard% meanDiff meanP  targetSucc");
+    console.log("batches   groups target% traps% easy% hard% capped% meanDiff meanP useful targetSucc");
     buckets.forEach((b, i) => {
       if (!b) return;
       console.log(
         `${Object.entries(b.ops)
-          .map(([k, o]) => `${k}:${o.n}/e${o.easy}/h${o.hard}/t${o.trap}/p${(o.p / o.n).toFixed(2)}`)
+          .map(([k, o]) => `${k}:${o.n}/e${o.easy}/h${o.hard}/t${o.trap}/c${o.capped}/p${(o.p / o.n).toFixed(2)}`)
           .join(" ")}\n` +
           (`${String(i * every).padStart(3)}-${String((i + 1) * every - 1).padEnd(4)} ${String(b.groups).padStart(6)}    ` +
-            `${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}  ` +
-            `${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ${b.success.toFixed(3)}  ` +
+            `${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}   ${pct(b.capped, b.groups)}    ` +
+            `${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ` +
+            `${(b.useful / b.groups).toFixed(3)}  ${b.success.toFixed(3)}  ` +
             Object.entries(b.kinds)
               .map(([k, n]) => `${k}:${n}`)
               .join(" ")),
