@@ -3,6 +3,8 @@
  * 50,000 synthetic rollouts (~4 KB of trajectory each) through the HTTP API by the CLI's client into
  * the real app on its embedded Postgres; in the same run a raw COPY of the same rows into a scratch
  * table; and the tmax-9b Harbor job end to end through `envforge import harbor` when the fixtures exist.
+ * `--only harbor` (the Harbor imports alone) or `--only harbor-one` (the one tmax-9b job alone) while iterating: such a
+ * partial run prints its figures but records nothing in docs/BENCHMARKS.md.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -14,11 +16,13 @@ import { EnvForgeClient } from "../cli/client";
 import { importHarbor } from "../cli/commands/import";
 import { uploadRollouts } from "../cli/upload";
 import { fixturesDir } from "../lib/ingest/fixtures-path";
-import { jsonTarget, machine, recordSection, startApp } from "./lib";
+import { jsonTarget, machine, recordSection, startApp, type RunningApp } from "./lib";
 
 const argv = process.argv.slice(2);
 const total = Number(argv[argv.indexOf("--rollouts") + 1]) || 50_000;
 const ENVIRONMENTS = 1000;
+const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : null;
+if (only !== null && only !== "harbor" && only !== "harbor-one") throw new Error("--only takes harbor or harbor-one");
 
 function rolloutLine(i: number): string {
   const filler = "ls -la && cat results.csv | awk -F, '{s+=$3} END {print s}' ".repeat(40);
@@ -55,6 +59,120 @@ function rolloutLine(i: number): string {
   });
 }
 
+/** The generic part: `total` synthetic rollouts through the API, the triggers' time, searchability, and a raw COPY of them. */
+async function genericIngest(app: RunningApp, client: EnvForgeClient) {
+  await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
+  const environments = Array.from({ length: ENVIRONMENTS }, (_, i) => ({
+    key: `env-${i}`,
+    config: {
+      size: 4 + (i % 20),
+      num_agents: 1 + (i % 3),
+      obstacle_density: 0.1,
+      slip_probability: (i % 10) / 40,
+      max_steps: 200,
+      min_goal_distance: 2,
+      collision: "soft",
+      seed: i,
+    },
+  }));
+  await client.request("POST", "/api/v1/projects/bench/generations", { json: { environments } });
+
+  // where the database's write time goes: time spent in each trigger function (self time), counted from here
+  const admin = new pg.Client({ connectionString: app.databaseUrl });
+  admin.on("error", (err) => console.error(`[bench:ingest] the statistics connection failed: ${err.message}`));
+  await admin.connect();
+  await admin.query("alter system set track_functions = 'pl'");
+  await admin.query("select pg_reload_conf()");
+  await admin.query("select pg_stat_reset()");
+
+  const lines = Array.from({ length: total }, (_, i) => rolloutLine(i));
+  const bytes = lines.reduce((n, l) => n + l.length + 1, 0);
+  console.log(`[bench:ingest] body ${(bytes / 1e6).toFixed(0)} MB, mean ${(bytes / total / 1024).toFixed(1)} KB per rollout`);
+
+  const t0 = performance.now();
+  const summary = await uploadRollouts(
+    client,
+    "bench",
+    lines.map((l, i) => ({ ref: String(i + 1), json: l })),
+  );
+  const apiSeconds = (performance.now() - t0) / 1000;
+  if (summary.accepted !== total)
+    throw new Error(`accepted ${summary.accepted} of ${total}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
+  const rolloutsPerSecond = total / apiSeconds;
+  console.log(`[bench:ingest] API: ${total} rollouts in ${apiSeconds.toFixed(1)} s = ${rolloutsPerSecond.toFixed(0)} rollouts/s`);
+  const triggerTimes = (
+    await admin.query<{ name: string; seconds: number; calls: number }>(
+      "select funcname as name, (self_time / 1000)::float8 as seconds, calls::int from pg_stat_user_functions where " +
+        "funcname like 'envforge_%' order by self_time desc",
+    )
+  ).rows.filter((r) => r.seconds >= 0.05);
+  for (const t of triggerTimes)
+    console.log(
+      `[bench:ingest] in ${t.name}: ${t.seconds.toFixed(1)} s over ${t.calls} calls (${((100 * t.seconds) / apiSeconds).toFixed(0)}% of the API time)`,
+    );
+  // search documents are written by the app's worker after the write (ADR 0007): how long until every rollout is searchable
+  let searchableSeconds: number;
+  for (;;) {
+    const pending = (await admin.query<{ n: number }>("select count(*)::int as n from rollout_search_pending")).rows[0].n;
+    if (pending === 0) {
+      searchableSeconds = (performance.now() - t0) / 1000;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  console.log(`[bench:ingest] every rollout searchable ${searchableSeconds.toFixed(1)} s after the upload started`);
+  await admin.query("alter system reset track_functions");
+  await admin.query("select pg_reload_conf()");
+  await admin.end();
+
+  // the same rows, COPY'd raw into a scratch table shaped like rollouts + payloads
+  const db = new pg.Client({ connectionString: app.databaseUrl });
+  await db.connect();
+  await db.query(`create table bench_copy (external_id text, environment_key text, generation int, policy text, reward float8, success bool,
+    status text, error_type text, error_message text, input_tokens int, output_tokens int, trajectory jsonb, verifier_output text)`);
+  const esc = (v: unknown) =>
+    v === undefined || v === null
+      ? "\\N"
+      : String(v).replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
+  const rows = lines.map((l) => {
+    const r = JSON.parse(l);
+    return [
+      r.externalId,
+      r.environmentKey,
+      r.generation,
+      r.policy,
+      r.reward,
+      r.reward >= 1,
+      r.status,
+      r.error?.type,
+      r.error?.message,
+      r.inputTokens,
+      r.outputTokens,
+      JSON.stringify(r.trajectory),
+      r.verifierOutput,
+    ]
+      .map(esc)
+      .join("\t");
+  });
+  const t1 = performance.now();
+  await pipeline(
+    Readable.from(
+      (function* () {
+        for (let i = 0; i < rows.length; i += 500) yield rows.slice(i, i + 500).join("\n") + "\n";
+      })(),
+    ),
+    db.query(copyFrom("copy bench_copy from stdin")),
+  );
+  const copySeconds = (performance.now() - t1) / 1000;
+  await db.end();
+  const copyRowsPerSecond = total / copySeconds;
+  const ratioToCopy = rolloutsPerSecond / copyRowsPerSecond;
+  console.log(
+    `[bench:ingest] COPY: ${total} rows in ${copySeconds.toFixed(1)} s = ${copyRowsPerSecond.toFixed(0)} rows/s; API/COPY = ${ratioToCopy.toFixed(2)}`,
+  );
+  return { bytes, rolloutsPerSecond, copyRowsPerSecond, ratioToCopy, apiSeconds, triggerTimes, searchableSeconds };
+}
+
 async function main() {
   const json = jsonTarget(argv);
   console.log(`[bench:ingest] ${machine()}; ${total} rollouts`);
@@ -62,115 +180,8 @@ async function main() {
   const app = await startApp(portAt >= 0 ? Number(argv[portAt + 1]) : undefined);
   try {
     const client = new EnvForgeClient({ server: app.url, token: app.token });
-    await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
-    const environments = Array.from({ length: ENVIRONMENTS }, (_, i) => ({
-      key: `env-${i}`,
-      config: {
-        size: 4 + (i % 20),
-        num_agents: 1 + (i % 3),
-        obstacle_density: 0.1,
-        slip_probability: (i % 10) / 40,
-        max_steps: 200,
-        min_goal_distance: 2,
-        collision: "soft",
-        seed: i,
-      },
-    }));
-    await client.request("POST", "/api/v1/projects/bench/generations", { json: { environments } });
-
-    // where the database's write time goes: time spent in each trigger function (self time), counted from here
-    const admin = new pg.Client({ connectionString: app.databaseUrl });
-    admin.on("error", (err) => console.error(`[bench:ingest] the statistics connection failed: ${err.message}`));
-    await admin.connect();
-    await admin.query("alter system set track_functions = 'pl'");
-    await admin.query("select pg_reload_conf()");
-    await admin.query("select pg_stat_reset()");
-
-    const lines = Array.from({ length: total }, (_, i) => rolloutLine(i));
-    const bytes = lines.reduce((n, l) => n + l.length + 1, 0);
-    console.log(`[bench:ingest] body ${(bytes / 1e6).toFixed(0)} MB, mean ${(bytes / total / 1024).toFixed(1)} KB per rollout`);
-
-    const t0 = performance.now();
-    const summary = await uploadRollouts(
-      client,
-      "bench",
-      lines.map((l, i) => ({ ref: String(i + 1), json: l })),
-    );
-    const apiSeconds = (performance.now() - t0) / 1000;
-    if (summary.accepted !== total)
-      throw new Error(`accepted ${summary.accepted} of ${total}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
-    const rolloutsPerSecond = total / apiSeconds;
-    console.log(`[bench:ingest] API: ${total} rollouts in ${apiSeconds.toFixed(1)} s = ${rolloutsPerSecond.toFixed(0)} rollouts/s`);
-    const triggerTimes = (
-      await admin.query<{ name: string; seconds: number; calls: number }>(
-        "select funcname as name, (self_time / 1000)::float8 as seconds, calls::int from pg_stat_user_functions where " +
-          "funcname like 'envforge_%' order by self_time desc",
-      )
-    ).rows.filter((r) => r.seconds >= 0.05);
-    for (const t of triggerTimes)
-      console.log(
-        `[bench:ingest] in ${t.name}: ${t.seconds.toFixed(1)} s over ${t.calls} calls (${((100 * t.seconds) / apiSeconds).toFixed(0)}% of the API time)`,
-      );
-    // search documents are written by the app's worker after the write (ADR 0007): how long until every rollout is searchable
-    let searchableSeconds: number;
-    for (;;) {
-      const pending = (await admin.query<{ n: number }>("select count(*)::int as n from rollout_search_pending")).rows[0].n;
-      if (pending === 0) {
-        searchableSeconds = (performance.now() - t0) / 1000;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    console.log(`[bench:ingest] every rollout searchable ${searchableSeconds.toFixed(1)} s after the upload started`);
-    await admin.query("alter system reset track_functions");
-    await admin.query("select pg_reload_conf()");
-    await admin.end();
-
-    // the same rows, COPY'd raw into a scratch table shaped like rollouts + payloads
-    const db = new pg.Client({ connectionString: app.databaseUrl });
-    await db.connect();
-    await db.query(`create table bench_copy (external_id text, environment_key text, generation int, policy text, reward float8, success bool,
-      status text, error_type text, error_message text, input_tokens int, output_tokens int, trajectory jsonb, verifier_output text)`);
-    const esc = (v: unknown) =>
-      v === undefined || v === null
-        ? "\\N"
-        : String(v).replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
-    const rows = lines.map((l) => {
-      const r = JSON.parse(l);
-      return [
-        r.externalId,
-        r.environmentKey,
-        r.generation,
-        r.policy,
-        r.reward,
-        r.reward >= 1,
-        r.status,
-        r.error?.type,
-        r.error?.message,
-        r.inputTokens,
-        r.outputTokens,
-        JSON.stringify(r.trajectory),
-        r.verifierOutput,
-      ]
-        .map(esc)
-        .join("\t");
-    });
-    const t1 = performance.now();
-    await pipeline(
-      Readable.from(
-        (function* () {
-          for (let i = 0; i < rows.length; i += 500) yield rows.slice(i, i + 500).join("\n") + "\n";
-        })(),
-      ),
-      db.query(copyFrom("copy bench_copy from stdin")),
-    );
-    const copySeconds = (performance.now() - t1) / 1000;
-    await db.end();
-    const copyRowsPerSecond = total / copySeconds;
-    const ratioToCopy = rolloutsPerSecond / copyRowsPerSecond;
-    console.log(
-      `[bench:ingest] COPY: ${total} rows in ${copySeconds.toFixed(1)} s = ${copyRowsPerSecond.toFixed(0)} rows/s; API/COPY = ${ratioToCopy.toFixed(2)}`,
-    );
+    // a partial run (`--only`) leaves the generic part out
+    const generic = only ? null : await genericIngest(app, client);
 
     let harborImportSeconds: number | null = null;
     let harborTenJobsSeconds: number | null = null;
@@ -178,11 +189,14 @@ async function main() {
     const fixtures = fixturesDir();
     if (fixtures) {
       const dir = path.join(fixtures, "harbor-tb2", "tmax-9b", "terminal-bench-2-0");
-      const jobs = [dir, path.join(fixtures, "harbor-tb2", "Qwen3.5-9B", "terminal-bench-2-0")];
       const t2 = performance.now();
       const r = await importHarbor(client, dir, { project: "bench-harbor", create: true, quiet: true });
       harborImportSeconds = (performance.now() - t2) / 1000;
       console.log(`[bench:ingest] Harbor tmax-9b: ${r.summary.accepted} rollouts in ${harborImportSeconds.toFixed(1)} s`);
+    }
+    if (fixtures && only !== "harbor-one") {
+      const dir = path.join(fixtures, "harbor-tb2", "tmax-9b", "terminal-bench-2-0");
+      const jobs = [dir, path.join(fixtures, "harbor-tb2", "Qwen3.5-9B", "terminal-bench-2-0")];
       // ten jobs at once (a team importing a sweep): the two shared jobs five times each, each into its own project, so none
       // is a duplicate of another
       const t3 = performance.now();
@@ -194,16 +208,26 @@ async function main() {
       harborTenJobsSeconds = (performance.now() - t3) / 1000;
       harborTenJobsTrials = ten.reduce((n, x) => n + x.summary.accepted, 0);
       console.log(`[bench:ingest] ten Harbor jobs at once: ${harborTenJobsTrials} rollouts in ${harborTenJobsSeconds.toFixed(1)} s`);
-    } else {
+    }
+    if (!fixtures) {
       console.log("[bench:ingest] Harbor import skipped: ../shared/fixtures not found (set ENVFORGE_FIXTURES)");
     }
 
+    const harbor = {
+      harborImportSeconds: harborImportSeconds === null ? null : Number(harborImportSeconds.toFixed(2)),
+      harborTenJobsSeconds: harborTenJobsSeconds === null ? null : Number(harborTenJobsSeconds.toFixed(2)),
+    };
+    if (!generic) {
+      if (json) fs.writeFileSync(json, JSON.stringify(harbor, null, 2) + "\n");
+      console.log(JSON.stringify(harbor));
+      return;
+    }
+    const { bytes, rolloutsPerSecond, copyRowsPerSecond, ratioToCopy, apiSeconds, triggerTimes, searchableSeconds } = generic;
     const result = {
       rolloutsPerSecond: Math.round(rolloutsPerSecond),
       copyRowsPerSecond: Math.round(copyRowsPerSecond),
       ratioToCopy: Number(ratioToCopy.toFixed(3)),
-      harborImportSeconds: harborImportSeconds === null ? null : Number(harborImportSeconds.toFixed(2)),
-      harborTenJobsSeconds: harborTenJobsSeconds === null ? null : Number(harborTenJobsSeconds.toFixed(2)),
+      ...harbor,
       searchableSeconds: Number(searchableSeconds.toFixed(2)),
     };
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
