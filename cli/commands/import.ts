@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { importLimits } from "@/lib/config/import-limits";
-import { harborRolloutInput, readHarborJob } from "@/lib/ingest/harbor";
+import { harborRolloutInput, openHarborJob, readHarborTrials } from "@/lib/ingest/harbor";
 import { SafeTree } from "@/lib/ingest/safe-tree";
 import { ApiError, type EnvForgeClient } from "../client";
 import { Progress } from "../progress";
@@ -39,28 +39,33 @@ export async function importHarbor(
 ): Promise<ImportResult> {
   if (!fs.existsSync(jobDir) || !fs.statSync(jobDir).isDirectory())
     throw new Error(`${jobDir} is not a folder: pass a Harbor job directory (it holds config.json and one folder per trial).`);
-  const reading = new Progress("reading trials", null, opts.quiet);
   // links in the folder are never followed; files over ENVFORGE_IMPORT_MAX_FILE_MB refuse their trial
   const tree = await SafeTree.open(jobDir, { maxFileBytes: importLimits().maxFileBytes });
-  const job = await readHarborJob(jobDir, {
-    tree,
-    rewardKey: opts.rewardKey,
-    onProgress: (done, total) => reading.update(done, `of ${total}`),
-  });
-  reading.done();
-  if (job.trials.length === 0 && job.unreadable.length === 0) throw new Error(`${jobDir} holds no Harbor trial folders.`);
+  const job = await openHarborJob(jobDir, { tree, rewardKey: opts.rewardKey });
+  if (job.trialDirs.length === 0 && job.unreadable.length === 0) throw new Error(`${jobDir} holds no Harbor trial folders.`);
   await ensureProject(client, opts.project, opts.create ? { family: "terminal-task", name: job.job.name || path.basename(jobDir) } : null);
-  const items: UploadItem[] = job.trials.map((t) => ({
-    ref: t.trialName,
-    json: JSON.stringify(harborRolloutInput(t, { generation: opts.generation, policy: opts.policy })),
-  }));
-  const sending = new Progress("importing", items.length, opts.quiet);
-  const summary = await uploadRollouts(client, opts.project, items, {
+  const unreadable = [...job.unreadable];
+  let read = 0;
+  // each trial is sent as it is read (and its objects dropped once it is a JSON line): the first requests are stored
+  // while later trials are still read, and the job is never held whole
+  const items = async function* (): AsyncIterable<UploadItem> {
+    for await (const r of readHarborTrials(job.trialDirs, { tree, rewardKey: opts.rewardKey, onProgress: (done) => (read = done) })) {
+      if ("reason" in r) unreadable.push(r);
+      else
+        yield {
+          ref: r.trial.trialName,
+          json: JSON.stringify(harborRolloutInput(r.trial, { generation: opts.generation, policy: opts.policy })),
+        };
+    }
+  };
+  const sending = new Progress("importing", job.trialDirs.length, opts.quiet);
+  const summary = await uploadRollouts(client, opts.project, items(), {
     createEnvironments: true,
-    onProgress: (s) => sending.update(s.sent, `${s.duplicates} dup, ${s.rejected.length} rejected`),
+    onProgress: (s) => sending.update(s.sent, `${read} read, ${s.duplicates} dup, ${s.rejected.length} rejected`),
   });
   sending.done();
-  return { summary, unreadable: job.unreadable.map((u) => ({ ref: path.basename(u.trialDir), reason: u.reason })) };
+  unreadable.sort((a, b) => (a.trialDir < b.trialDir ? -1 : 1));
+  return { summary, unreadable: unreadable.map((u) => ({ ref: path.basename(u.trialDir), reason: u.reason })) };
 }
 
 /** Lines of an NDJSON file as upload items named by their line number (blank lines skipped). */

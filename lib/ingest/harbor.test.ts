@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { classifyRollout, failureSignature } from "@/lib/analytics/failures";
 import { aggregateByEnvironment, meanReward, passAtK, passAtKCurve } from "@/lib/analytics/metrics";
 import { fixturesDir } from "./fixtures-path";
-import { harborJobFigures, readHarborJob, readHarborTrial, type HarborJob } from "./harbor";
+import { harborJobFigures, readHarborJob, readHarborTrial, readHarborTrials, type HarborJob } from "./harbor";
 import { SafeTree } from "./safe-tree";
 import { failureInputFromRollout, rolloutFlags, NO_REWARD_FLAG } from "./normalized";
 
@@ -114,6 +114,30 @@ describe("readHarborTrial (synthetic)", () => {
     expect(r.trials).toHaveLength(0);
     expect(r.unreadable).toHaveLength(1);
     expect(r.unreadable[0].reason).toMatch(/result\.json: missing/);
+  });
+
+  it("hands trials out in folder order as they are read, never reading more than `concurrency` ahead", async () => {
+    const job = path.join(dir, "streamed");
+    const names = ["t__1", "t__2", "t__3", "t__4", "t__5", "t__6"];
+    for (const name of names) {
+      await mkdir(path.join(job, name), { recursive: true });
+      const result = { id: `id-${name}`, task_name: "t", trial_name: name, agent_info: { model_info: { name: "m" } } };
+      await writeFile(path.join(job, name, "result.json"), JSON.stringify(result));
+    }
+    const reads = [];
+    for await (const read of readHarborTrials(
+      names.map((n) => path.join(job, n)),
+      { concurrency: 2 },
+    )) {
+      // once the first trial is out, the last one has not been read yet: what it holds now is what is read
+      if (reads.length === 0) await rm(path.join(job, "t__6", "result.json"));
+      reads.push(read);
+    }
+    expect(reads.map((r) => path.basename(r.trialDir))).toEqual(names);
+    expect(reads.slice(0, 5).map((r) => ("trial" in r ? r.trial.rollout.externalId : r.reason))).toEqual(
+      names.slice(0, 5).map((n) => `id-${n}`),
+    );
+    expect("reason" in reads[5] && reads[5].reason).toMatch(/t__6.*result\.json: missing/);
   });
 
   it("reads a job named by a relative path through `..`, as `envforge import harbor ../jobs/x` does", async () => {

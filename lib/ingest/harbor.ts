@@ -590,11 +590,17 @@ export interface ReadHarborJobOptions extends HarborReadOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/**
- * Reads a Harbor job directory: job config and result (with Harbor's own figures) and every
- * trial folder, in trial-name order; a folder that cannot be read is listed in `unreadable`.
- */
-export async function readHarborJob(jobDir: string, options: ReadHarborJobOptions = {}): Promise<HarborJob> {
+/** A Harbor job folder opened: its config and result (with Harbor's own figures) and its trial folders, not yet read. */
+export interface OpenedHarborJob {
+  job: HarborJob["job"];
+  /** trial folders in trial-name order */
+  trialDirs: string[];
+  /** entries refused before any trial is read (linked folders) */
+  unreadable: { trialDir: string; reason: string }[];
+}
+
+/** Opens a Harbor job directory: the job's config and result, and which of its folders are trials. */
+export async function openHarborJob(jobDir: string, options: HarborReadOptions = {}): Promise<OpenedHarborJob> {
   const tree = options.tree ?? (await SafeTree.open(jobDir));
   const trialDirs: string[] = [];
   const unreadable: { trialDir: string; reason: string }[] = [];
@@ -612,31 +618,58 @@ export async function readHarborJob(jobDir: string, options: ReadHarborJobOption
   const jobName =
     (config && typeof (config as { job_name?: unknown }).job_name === "string" ? (config as { job_name: string }).job_name : undefined) ??
     path.basename(jobDir);
-
-  const trials: (HarborTrial | undefined)[] = new Array(trialDirs.length);
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < trialDirs.length) {
-      const i = next++;
-      try {
-        trials[i] = await readHarborTrial(trialDirs[i], { rewardKey: options.rewardKey, tree });
-      } catch (e) {
-        unreadable.push({ trialDir: trialDirs[i], reason: (e as Error).message });
-      }
-      done += 1;
-      options.onProgress?.(done, trialDirs.length);
-    }
-  };
-  const workers = Math.max(1, Math.min(options.concurrency ?? 16, trialDirs.length));
-  await Promise.all(Array.from({ length: workers }, worker));
-
-  unreadable.sort((a, b) => (a.trialDir < b.trialDir ? -1 : 1));
   return {
     job: { id: figures?.jobId ?? jobName, name: jobName, dir: jobDir, config: config ?? null, result: result ?? null, figures },
-    trials: trials.filter((t): t is HarborTrial => t !== undefined),
+    trialDirs,
     unreadable,
   };
+}
+
+/** One trial folder read: the trial, or why it could not be read. */
+export type HarborTrialRead = { trialDir: string; trial: HarborTrial } | { trialDir: string; reason: string };
+
+/**
+ * The trial folders read `concurrency` at a time (default 16) and handed out in their order as soon as each is read,
+ * so a caller can send the first trials while later ones are still read and never holds a whole job.
+ */
+export async function* readHarborTrials(trialDirs: string[], options: ReadHarborJobOptions = {}): AsyncGenerator<HarborTrialRead> {
+  const concurrency = Math.max(1, options.concurrency ?? 16);
+  const reading: Promise<HarborTrialRead>[] = [];
+  let next = 0;
+  const start = () => {
+    const trialDir = trialDirs[next++];
+    reading.push(
+      readHarborTrial(trialDir, { rewardKey: options.rewardKey, tree: options.tree }).then(
+        (trial) => ({ trialDir, trial }),
+        (e: unknown) => ({ trialDir, reason: (e as Error).message }),
+      ),
+    );
+  };
+  while (next < trialDirs.length && reading.length < concurrency) start();
+  let done = 0;
+  while (reading.length) {
+    const read = await reading.shift()!;
+    if (next < trialDirs.length) start();
+    options.onProgress?.(++done, trialDirs.length);
+    yield read;
+  }
+}
+
+/**
+ * Reads a Harbor job directory: job config and result (with Harbor's own figures) and every
+ * trial folder, in trial-name order; a folder that cannot be read is listed in `unreadable`.
+ */
+export async function readHarborJob(jobDir: string, options: ReadHarborJobOptions = {}): Promise<HarborJob> {
+  const tree = options.tree ?? (await SafeTree.open(jobDir));
+  const opened = await openHarborJob(jobDir, { ...options, tree });
+  const trials: HarborTrial[] = [];
+  const unreadable = [...opened.unreadable];
+  for await (const read of readHarborTrials(opened.trialDirs, { ...options, tree })) {
+    if ("trial" in read) trials.push(read.trial);
+    else unreadable.push(read);
+  }
+  unreadable.sort((a, b) => (a.trialDir < b.trialDir ? -1 : 1));
+  return { job: opened.job, trials, unreadable };
 }
 
 /** One trial as the rollouts API takes it: environments are created from the task (`?createEnvironments=1`). */
