@@ -13,7 +13,7 @@ import { ingestRollouts, type IngestLine } from "@/lib/ingest/store";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { RolloutInput } from "@/lib/ingest/normalized";
 import { lake } from "./configs";
-import { generationClusters } from "@/lib/generations/analytics";
+import { generationBehaviours, generationClusters } from "@/lib/generations/analytics";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let project: ProjectRow;
@@ -169,6 +169,51 @@ async function expectClustersAsRecomputed() {
   expect(checked).toBeGreaterThan(0);
 }
 
+/**
+ * Behaviours of failed rollouts (count per policy, environments, the first 50 environment keys in code-point order and
+ * the 3 smallest per-environment first rollout ids) equal a recomputation over rollouts, for every generation, with and
+ * without a policy: the figures stored by earlier reads (behaviour_summaries) must have followed every change since.
+ */
+async function expectBehavioursAsRecomputed() {
+  const gens = (await db.db.execute<{ id: number }>(sql`select id from generations where project_id = ${project.id}`)).rows;
+  const pols = (await db.db.execute<{ id: number; name: string }>(sql`select id, name from policies where project_id = ${project.id}`))
+    .rows;
+  let checked = 0;
+  for (const g of gens) {
+    for (const policyId of [undefined, ...pols.map((p) => p.id)]) {
+      const policyFilter = policyId === undefined ? sql`` : sql`and r.policy_id = ${policyId}`;
+      const rows = (
+        await db.db.execute<{ b: string; id: string; key: string; policy: string }>(sql`
+        select b, r.id::text, e.key, p.name as policy from rollouts r cross join lateral unnest(r.behaviours) b
+        join environments e on e.id = r.environment_id join policies p on p.id = r.policy_id
+        where r.generation_id = ${g.id} and not r.success ${policyFilter} order by r.id`)
+      ).rows;
+      const expected = new Map<string, { perPolicy: Record<string, number>; firsts: Map<string, string> }>();
+      for (const r of rows) {
+        const e = expected.get(r.b) ?? { perPolicy: {}, firsts: new Map<string, string>() };
+        e.perPolicy[r.policy] = (e.perPolicy[r.policy] ?? 0) + 1;
+        if (!e.firsts.has(r.key)) e.firsts.set(r.key, r.id);
+        expected.set(r.b, e);
+      }
+      const views = await generationBehaviours(db.db, g.id, policyId);
+      expect(views.map((v) => v.id).sort()).toEqual([...expected.keys()].sort());
+      for (const v of views) {
+        const e = expected.get(v.id)!;
+        const keys = [...e.firsts.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const firstIds = [...e.firsts.values()].sort((a, b) => Number(a) - Number(b));
+        expect({ perPolicy: v.perPolicy, environments: v.environments, keys: v.environmentKeys, exemplars: v.exemplarRolloutIds }).toEqual({
+          perPolicy: e.perPolicy,
+          environments: e.firsts.size,
+          keys: keys.slice(0, 50),
+          exemplars: firstIds.slice(0, 3),
+        });
+        checked++;
+      }
+    }
+  }
+  return checked;
+}
+
 beforeAll(async () => {
   db = await freshDatabase();
   project = await createProject(db.db, { slug: "agg", name: "agg", family: "frozenlake-mapf" }, { actor: "test" });
@@ -228,6 +273,7 @@ describe("incremental rollout aggregates", () => {
     await db.db.execute(sql`update rollouts set behaviours = '{gave_up_early,step_cap}', error_type = 'RewardFileNotFoundError'
       where id % 3 = 0`);
     expect((await expectExact()).storedBehaviours.length).toBeGreaterThan(0);
+    expect(await expectBehavioursAsRecomputed()).toBeGreaterThan(0);
     await db.db.execute(sql`update rollouts set reward = 1, success = true, failure_category = null, failure_signature = null
       where id % 13 = 1`);
     await expectExact();
@@ -238,8 +284,9 @@ describe("incremental rollout aggregates", () => {
     // an update touching no aggregated column leaves the sums alone
     await db.db.execute(sql`update rollouts set trial_name = 'renamed'`);
     await expectExact();
-    // the exemplars stored by the reads above follow the reclassification and the moves
+    // the exemplars and behaviours stored by the reads above follow the reclassification and the moves
     await expectClustersAsRecomputed();
+    expect(await expectBehavioursAsRecomputed()).toBeGreaterThan(0);
   });
 
   it("follow deletes, including each group's smallest rollout id and cascades from environments and generations", async () => {
@@ -253,6 +300,7 @@ describe("incremental rollout aggregates", () => {
     await db.db.execute(sql`delete from policies where project_id = ${project.id} and name = 'pol-c'`);
     await expectExact();
     await expectClustersAsRecomputed();
+    expect(await expectBehavioursAsRecomputed()).toBeGreaterThan(0);
     await db.db.execute(sql`delete from generations where project_id = ${project.id} and index = 2`);
     const left = await expectExact();
     expect(left.stored.every((r) => Number(r.n) > 0)).toBe(true);

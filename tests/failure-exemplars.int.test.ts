@@ -1,8 +1,9 @@
 /**
- * Failure clusters keep the exemplars the failures view last computed for them (migration 0028): a read stores them, the next
- * read uses them, any change of the cluster's counts by the ingest triggers sets them back to NULL, and a write-back never
- * stores exemplars of a row version it did not read, nor waits for a row an ingest holds. (tests/aggregates.int.test.ts checks
- * the exemplars against a recomputation over rollouts after ingests, reclassification, moves and deletes.)
+ * The failures view keeps what it computes (migrations 0028 and 0029): each failure cluster's exemplars and each behaviour's
+ * figures are stored by a read and used by the next one; any change by the ingest triggers sets them back to NULL; a
+ * write-back never stores figures of a row version it did not read, nor waits for a row an ingest holds.
+ * (tests/aggregates.int.test.ts checks both against a recomputation over rollouts after ingests, reclassification, moves
+ * and deletes.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
@@ -13,8 +14,8 @@ import { ingestRollouts } from "@/lib/ingest/store";
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { RolloutInput } from "@/lib/ingest/normalized";
 import { lake } from "./configs";
-import { generationClusters } from "@/lib/generations/analytics";
-import { storeClusterExemplars } from "@/lib/generations/analytics-repository";
+import { generationBehaviours, generationClusters } from "@/lib/generations/analytics";
+import { storeBehaviourSummaries, storeClusterExemplars } from "@/lib/generations/analytics-repository";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let project: ProjectRow;
@@ -155,5 +156,44 @@ describe("stored failure-cluster exemplars", () => {
       if (!gaveUp) await client.query("rollback");
       client.release();
     }
+  });
+});
+
+describe("stored behaviour figures", () => {
+  type Summary = { policy_id: number; behaviour: string; n: number | null; keys: string[] | null; version: string };
+  const summaries = async () =>
+    (
+      await db.db.execute<Summary>(sql`
+        select policy_id, behaviour, n, keys, xmin::text as version from behaviour_summaries
+        where generation_id = ${generationId} order by policy_id, behaviour`)
+    ).rows;
+
+  it("keep a row per policy and behaviour, NULL until read, then what the next read returns", async () => {
+    await db.db.execute(sql`update rollouts set behaviours = '{step_cap}' where project_id = ${project.id} and id % 2 = 0`);
+    const before = await summaries();
+    expect(before.map((r) => r.behaviour)).toContain("step_cap");
+    expect(before.every((r) => r.n === null)).toBe(true);
+    const [view] = await generationBehaviours(db.db, generationId);
+    const stored = (await summaries()).find((r) => r.policy_id === 0 && r.behaviour === "step_cap")!;
+    expect(stored.n).toBe(view.count);
+    expect(stored.keys).toEqual(view.environmentKeys);
+    await db.db.execute(sql`update behaviour_summaries set keys = '{planted}' where generation_id = ${generationId} and policy_id = 0`);
+    expect((await generationBehaviours(db.db, generationId))[0].environmentKeys).toEqual(["planted"]);
+    // a rollout's behaviours change: the row is NULL again and the read counts from the rollouts
+    await db.db.execute(sql`update rollouts set behaviours = '{}' where id = ${view.exemplarRolloutIds[0]}`);
+    expect((await summaries()).find((r) => r.policy_id === 0 && r.behaviour === "step_cap")!.n).toBeNull();
+    expect((await generationBehaviours(db.db, generationId))[0].count).toBe(view.count - 1);
+  });
+
+  it("are not stored over a row that changed after it was read", async () => {
+    await db.db.execute(sql`update behaviour_summaries set n = null where generation_id = ${generationId}`);
+    const [row] = (await summaries()).filter((r) => r.policy_id === 0);
+    await db.db.execute(sql`update behaviour_summaries set n = null where generation_id = ${generationId} and policy_id = 0`);
+    const write = { behaviour: row.behaviour, policy_id: 0, n: 1, environments: 1, keys: ["x"], first_ids: ["1"], version: row.version };
+    await storeBehaviourSummaries(db.db, generationId, [write]);
+    expect((await summaries()).find((r) => r.policy_id === 0)!.n).toBeNull();
+    const [now] = (await summaries()).filter((r) => r.policy_id === 0);
+    await storeBehaviourSummaries(db.db, generationId, [{ ...write, version: now.version }]);
+    expect((await summaries()).find((r) => r.policy_id === 0)!.n).toBe(1);
   });
 });

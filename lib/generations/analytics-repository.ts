@@ -9,6 +9,7 @@ import type { Queryable } from "@/lib/db/client";
 import { describeError } from "@/lib/db/errors";
 import {
   behaviourAggregates,
+  behaviourSummaries,
   categoryAggregates,
   environments,
   exceptionAggregates,
@@ -206,28 +207,98 @@ export async function exceptionCounts(db: Queryable, generationId: number, polic
     .orderBy(sql`sum(${exceptionAggregates.n}) desc`, asc(exceptionAggregates.errorType));
 }
 
+/** Environment keys a behaviour lists (the first in key order), the length its stored key arrays are cut to. */
+export const BEHAVIOUR_KEYS = 50;
+
 /**
- * Behaviour counts of a generation per policy name, and per behaviour: how many environments showed it,
- * the first `keys` of their keys in code-point order and the `exemplars` smallest of their first rollout ids
- * (an environment's first rollout is its smallest over policies). Grouped in SQL: a handful of rows, not one
- * per behaviour × environment (22,000 at 1,000,000 rollouts); grouped by environment id before the keys are joined
- * (a key names one environment of the project).
+ * Behaviour counts of a generation per policy name, and per behaviour: how many environments showed it, the first
+ * BEHAVIOUR_KEYS of their keys in code-point order and the CLUSTER_EXEMPLARS smallest of their first rollout ids (an
+ * environment's first rollout is its smallest over policies). Read from behaviour_summaries (migration 0029), a row per
+ * generation × policy × behaviour (policy 0: every policy); rows an ingest changed since they were last read (NULL figures)
+ * are computed in the same statement from behaviour_aggregates, grouped by environment before the keys are joined (a key
+ * names one environment of the project), and written back for the next read.
  */
-export async function behaviourCounts(db: Queryable, generationId: number, policyId: number | undefined, keys: number, exemplars: number) {
+export async function behaviourCounts(db: Queryable, generationId: number, policyId: number | undefined) {
+  const summaryFilter = policyId !== undefined ? sql`and policy_id = ${policyId}` : sql``;
   const policyFilter = policyId !== undefined ? sql`and a.policy_id = ${policyId}` : sql``;
-  const [perPolicy, perBehaviour] = await Promise.all([
-    db.execute<{ b: string; policy: string; n: number }>(sql`
-      select a.behaviour as b, p.name as policy, sum(a.n)::int as n from ${behaviourAggregates} a join policies p on p.id = a.policy_id
-      where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, p.name`),
-    db.execute<{ b: string; environments: number; keys: string[]; first_ids: string[] }>(sql`
-      select y.b, count(*)::int as environments, (array_agg(e.key order by e.key collate "C"))[1:${keys}] as keys,
-        (array_agg(y.first_id order by y.first_id))[1:${exemplars}]::text[] as first_ids
-      from (select a.behaviour as b, a.environment_id, min(a.first_rollout_id) as first_id from ${behaviourAggregates} a
-            where a.generation_id = ${generationId} ${policyFilter} group by a.behaviour, a.environment_id) y
-      join environments e on e.id = y.environment_id
-      group by y.b`),
-  ]);
-  return { perPolicy: perPolicy.rows, perBehaviour: perBehaviour.rows };
+  // one policy: its own rows; every policy: each policy's rows and, grouped over policies, the policy-0 rows
+  const grouping =
+    policyId !== undefined
+      ? sql`a.policy_id as p, a.environment_id as env, sum(a.n)::int as n, min(a.first_rollout_id) as first_id
+            from ${behaviourAggregates} a where a.generation_id = ${generationId} ${policyFilter} and exists (select 1 from stale)
+            group by a.behaviour, a.policy_id, a.environment_id`
+      : sql`case when grouping(a.policy_id) = 1 then 0 else a.policy_id end as p, a.environment_id as env, sum(a.n)::int as n,
+              min(a.first_rollout_id) as first_id
+            from ${behaviourAggregates} a where a.generation_id = ${generationId} and exists (select 1 from stale)
+            group by grouping sets ((a.behaviour, a.policy_id, a.environment_id), (a.behaviour, a.environment_id))`;
+  const result = await db.execute<SummaryRow & { policy: string | null }>(sql`
+    with s as (
+      select behaviour, policy_id, n, environments, keys, first_ids, xmin::text as version
+      from ${behaviourSummaries} where generation_id = ${generationId} ${summaryFilter}
+    ), stale as (
+      select behaviour, policy_id, version from s where n is null
+    ), per_env as (
+      select a.behaviour as b, ${grouping}
+    ), computed as (
+      select y.b, y.p, sum(y.n)::int as n, count(*)::int as environments,
+        (array_agg(e.key order by e.key collate "C"))[1:${BEHAVIOUR_KEYS}] as keys,
+        (array_agg(y.first_id order by y.first_id))[1:${CLUSTER_EXEMPLARS}] as first_ids
+      from per_env y join ${environments} e on e.id = y.env
+      where (y.b, y.p) in (select behaviour, policy_id from stale)
+      group by y.b, y.p
+    ), answered as (
+      select behaviour, policy_id, n, environments, keys, first_ids::text[] as first_ids, null as version from s where n is not null
+      union all
+      select st.behaviour, st.policy_id, coalesce(c.n, 0), coalesce(c.environments, 0), coalesce(c.keys, '{}'),
+        coalesce(c.first_ids, '{}')::text[], st.version
+      from stale st left join computed c on c.b = st.behaviour and c.p = st.policy_id
+    )
+    select x.*, p.name as policy from answered x left join ${policies} p on p.id = x.policy_id`);
+  const computed = result.rows.filter((r) => r.version !== null);
+  if (computed.length > 0) await storeBehaviourSummaries(db, generationId, computed);
+  const shown = result.rows.filter((r) => r.n > 0);
+  const perPolicy = shown.filter((r) => r.policy_id !== 0).map((r) => ({ b: r.behaviour, policy: r.policy!, n: r.n }));
+  const perBehaviour = shown
+    .filter((r) => r.policy_id === (policyId ?? 0))
+    .map((r) => ({ b: r.behaviour, environments: r.environments, keys: r.keys, first_ids: r.first_ids }));
+  return { perPolicy, perBehaviour };
+}
+
+/** A behaviour_summaries row as a read answers it; `version` is the row version its figures were computed against, or null. */
+type SummaryRow = {
+  behaviour: string;
+  policy_id: number;
+  n: number;
+  environments: number;
+  keys: string[];
+  first_ids: string[];
+  version: string | null;
+};
+
+/**
+ * Writes computed behaviour figures back, each only over the row version they were computed against and only where the
+ * row still has none; rows an ingest holds are skipped, never waited for (as storeClusterExemplars).
+ */
+export async function storeBehaviourSummaries(db: Queryable, generationId: number, rows: SummaryRow[]): Promise<void> {
+  const payload = JSON.stringify(rows);
+  try {
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`
+        update ${behaviourSummaries} s
+        set n = v.n, environments = v.environments, keys = v.keys, first_ids = v.first_ids::bigint[]
+        from (
+          select s2.generation_id, s2.policy_id, s2.behaviour, x.n, x.environments, x.keys, x.first_ids
+          from ${behaviourSummaries} s2
+          join jsonb_to_recordset(${payload}::jsonb)
+            as x(behaviour text, policy_id int, version text, n int, environments int, keys text[], first_ids text[])
+            on s2.behaviour = x.behaviour and s2.policy_id = x.policy_id
+          where s2.generation_id = ${generationId} and s2.xmin::text = x.version and s2.n is null
+          for update of s2 skip locked) v
+        where s.generation_id = v.generation_id and s.policy_id = v.policy_id and s.behaviour = v.behaviour`);
+    });
+  } catch (err) {
+    console.warn(`[failures] behaviour figures not stored: ${describeError(err)}`);
+  }
 }
 
 /** Which rollouts make up one failure cluster of a generation (optionally one policy's). */

@@ -203,8 +203,6 @@ export async function generationAnalytics(
 // --- failures ----------------------------------------------------------------------------
 
 const EXEMPLARS = CLUSTER_EXEMPLARS;
-/** Environment keys a behaviour lists (the first in key order). */
-const BEHAVIOUR_KEYS = 50;
 
 /** A stored cluster with its category typed. */
 type ClusterRow = Omit<StoredCluster, "category"> & { category: FailureCategory };
@@ -283,7 +281,7 @@ export async function generationExceptions(
  * count, per policy, the environments involved and exemplars spread across them.
  */
 export async function generationBehaviours(db: Db, generationId: number, policyId?: number): Promise<BehaviourView[]> {
-  const { perPolicy, perBehaviour } = await behaviourCounts(db, generationId, policyId, BEHAVIOUR_KEYS, EXEMPLARS);
+  const { perPolicy, perBehaviour } = await behaviourCounts(db, generationId, policyId);
   const views = new Map<string, BehaviourView>();
   const viewOf = (b: string) => {
     let v = views.get(b);

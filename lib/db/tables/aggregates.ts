@@ -80,6 +80,27 @@ export const behaviourAggregates = pgTable(
   (t) => [primaryKey({ columns: [t.generationId, t.environmentId, t.policyId, t.behaviour] })],
 );
 
+/**
+ * The failures view's behaviours as last read (migration 0029), a row per generation × policy × behaviour (policy 0: every
+ * policy): its failed rollouts, environments, first environment keys and exemplar rollout ids. A trigger on
+ * behaviour_aggregates keeps a row for every behaviour it holds and sets its figures back to NULL on every change; a read
+ * computes the NULL ones and writes them back (lib/generations/analytics-repository.ts, behaviourCounts).
+ */
+export const behaviourSummaries = pgTable(
+  "behaviour_summaries",
+  {
+    generationId: generationId(),
+    /** a policy's id, or 0 for every policy of the generation */
+    policyId: integer("policy_id").notNull(),
+    behaviour: text("behaviour").notNull(),
+    n: integer("n"),
+    environments: integer("environments"),
+    keys: text("keys").array(),
+    firstIds: bigint("first_ids", { mode: "number" }).array(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.behaviour] })],
+);
+
 /** Rollouts per generation × policy × error type the source reported (passing ones included), kept like rollout_aggregates. */
 export const exceptionAggregates = pgTable(
   "exception_aggregates",
