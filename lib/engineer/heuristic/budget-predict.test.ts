@@ -56,6 +56,31 @@ describe("childBudget", () => {
     expect(b.crossPool).toEqual([edge, mid, unmeasured]);
   });
 
+  // catches: the fresh-sample cut inverted (cutting when the generator is at the policy's level) or gone
+  it("when the fresh samples came back too easy, adds half the adds plus one and mutates the rest", () => {
+    const scored = [scoredAt("s1", 0.95), scoredAt("m", 0.5), scoredAt("m2", 0.4)];
+    const at = (freshTooEasy: boolean | undefined) =>
+      childBudget({
+        rng: createRng(1),
+        scored,
+        kept: scored.slice(1),
+        target: 32,
+        addShare: 0.15,
+        evidence: [horizon],
+        familyId: "t",
+        freshTooEasy,
+      });
+    for (const b of [at(undefined), at(false)]) {
+      expect(b.addTarget).toBe(5);
+      expect(b.mutateTarget).toBe(25);
+      expect(b.crossTarget).toBe(2);
+    }
+    const cut = at(true);
+    expect(cut.addTarget).toBe(3);
+    expect(cut.mutateTarget).toBe(27);
+    expect(cut.crossTarget).toBe(1);
+  });
+
   it("sizes the children: the target minus the kept, addShare of the target added, half the mutations harder at most", () => {
     const scored = [scoredAt("s1", 0.95), scoredAt("s2", 0.95), scoredAt("s3", 0.95), scoredAt("m", 0.5), scoredAt("m2", 0.4)];
     const b = budgetOf(scored, [scored[3], scored[4]], 10, 0.2);

@@ -40,11 +40,19 @@ export function childBudget(p: {
   addShare: number;
   evidence: readonly DirectionEvidence[];
   familyId: string;
+  /**
+   * the fresh samples measured this generation passed more than 0.8 (phase.ts freshTooEasy): the
+   * adds fall to half of them plus one, the rest go to mutations
+   */
+  freshTooEasy?: boolean;
 }): ChildBudget {
   const D = HEURISTIC_DEFAULTS;
   const { rng, scored, kept, target, addShare, evidence, familyId } = p;
   const childrenTarget = Math.max(0, target - kept.length);
-  const addTarget = Math.min(childrenTarget, Math.round(addShare * target));
+  let addTarget = Math.min(childrenTarget, Math.round(addShare * target));
+  // Fresh draws the policy passes > 80% of the time teach little: keep half the adds (crossovers and at
+  // least one fresh sample, which measures the generator again next generation), mutate the rest.
+  if (p.freshTooEasy === true) addTarget = Math.min(addTarget, Math.floor(addTarget / 2) + 1);
   const mutateTarget = childrenTarget - addTarget;
   const eligible = scored.filter((sc) => !sc.infra && sc.retire !== "invalid" && sc.retire !== "unsolvable" && sc.retire !== "plateaued");
   const harderPool = rng.fork("harder-order").shuffle(eligible.filter((sc) => sc.q !== null && sc.q > D.harderAbove));

@@ -46,6 +46,15 @@ export const HEURISTIC_DEFAULTS = {
 export const MAX_STEPS_PER_FIELD = 4;
 
 /**
+ * Most steps a harder edit takes when the ratchet adds to it (parentSteps: one more per earlier
+ * measurement in a row above replayHarderAbove). On the arena's tuning seeds (quick, default
+ * learner, seeds 0-9) the ratchet capped at 6 with the fresh-sample cut (budget.ts) took
+ * search-agent's goal checks from 26 to 28 of 36 and kept frozenlake-mapf's at 30 (docs/BENCHMARKS.md,
+ * "Issue 16, fourth round"); capped at 4 alone it was no better than without.
+ */
+export const MAX_RATCHET_STEPS = 6;
+
+/**
  * Values an unset numeric field takes when the harness runs without it (family id -> path ->
  * value), the start of a directed edit of such a field: Harbor runs a task without an agent
  * timeout override with its task.toml timeout, 900 s for most Terminal-Bench 2 tasks (48 of the

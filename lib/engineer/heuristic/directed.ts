@@ -7,9 +7,10 @@ import { valueAtPosition } from "@/lib/families/hardness";
 import { stepHarder, type FieldEdit } from "@/lib/families/operators";
 import type { Rng } from "@/lib/families/rng";
 import type { FamilyConfig, FieldSpec } from "@/lib/families/types";
-import { HEURISTIC_DEFAULTS, MAX_STEPS_PER_FIELD, UNSET_DEFAULTS } from "./defaults";
+import { HEURISTIC_DEFAULTS, MAX_RATCHET_STEPS, MAX_STEPS_PER_FIELD, UNSET_DEFAULTS } from "./defaults";
 import { REAL_TASKS_SUFFIX } from "./task-pool";
 import type { DirectionEvidence, Scored, UnsetStart } from "./model";
+import { streakAbove } from "./phase";
 import { logit } from "./predict";
 
 /** A budget field: precision, raising it makes the task easier (a time, step or turn budget). */
@@ -170,11 +171,19 @@ export function stepsPerField(scored: readonly Scored[], sign: 1 | -1): number {
  * beyond 0.5 in the step's direction), at least the population's (stepsPerField), at most
  * MAX_STEPS_PER_FIELD. A parent that passed 8 of 8 is far past the frontier: a single step lands
  * its child where the policy still passes almost everything.
+ *
+ * The ratchet (harder steps only): one more step for every earlier measurement in a row in which
+ * the parent stayed above replayHarderAbove (streakAbove - 1), up to MAX_RATCHET_STEPS. A kept
+ * member the policy has passed mostly for several generations is one the population's steps did
+ * not leave behind fast enough; threshold stepping keeps raising its level for as long as it
+ * passes. Easier steps are unchanged.
  */
 export function parentSteps(parent: Scored, sign: 1 | -1, populationSteps: number): number {
   const n = parent.member.n;
   if (parent.q === null || n <= 0) return populationSteps;
   const posterior = (parent.q * n + 1) / (n + 2);
   const own = 1 + Math.floor(sign * logit(posterior));
-  return Math.min(MAX_STEPS_PER_FIELD, Math.max(populationSteps, own, 1));
+  const ratchet = sign > 0 ? Math.max(0, streakAbove(parent) - 1) : 0;
+  if (ratchet === 0) return Math.min(MAX_STEPS_PER_FIELD, Math.max(populationSteps, own, 1));
+  return Math.min(MAX_RATCHET_STEPS, Math.max(populationSteps, own + ratchet, 1));
 }

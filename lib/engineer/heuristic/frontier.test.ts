@@ -11,9 +11,9 @@ import { flInput } from "./test-input";
 const field: FieldSpec = { path: "size", kind: "integer", min: 0, max: 100, difficulty: "up", direction: "horizon" };
 const family = { id: "toy", fields: [field] } as unknown as FamilyDefinition;
 
-function member(size: number, s: number, n = 8, state: PopulationMember["validation"]["state"] = "valid"): Scored {
+function member(size: number, s: number, n = 8, state: PopulationMember["validation"]["state"] = "valid", history: number[] = []): Scored {
   return {
-    member: { key: `m${size}`, config: { size }, n, s, validation: { state, pMax: null } } as unknown as PopulationMember,
+    member: { key: `m${size}`, config: { size }, n, s, validation: { state, pMax: null }, history } as unknown as PopulationMember,
     index: 0,
     q: n > 0 ? s / n : null,
     mean: (s + 1) / (n + 2),
@@ -109,6 +109,23 @@ describe("parentSteps", () => {
     expect(parentSteps(member(50, 4), 1, 1)).toBe(1);
     expect(parentSteps(member(50, 4), 1, 3)).toBe(3);
     expect(parentSteps(member(50, 40, 40), 1, 1)).toBe(4);
+  });
+
+  // catches: the ratchet counting measurements below the frontier, not stopping at the first one not above, or touching easier steps
+  it("ratchets harder steps: one more per earlier measurement in a row above 0.6, at most 6", () => {
+    expect(parentSteps(member(50, 8, 8, "valid", [0.875]), 1, 1)).toBe(4);
+    expect(parentSteps(member(50, 8, 8, "valid", [0.75, 0.875]), 1, 1)).toBe(5);
+    expect(parentSteps(member(50, 8, 8, "valid", [0.875, 0.5, 0.875]), 1, 1)).toBe(4); // the run stops at 0.5
+    expect(parentSteps(member(50, 8, 8, "valid", [0.875, 0.5]), 1, 1)).toBe(3);
+    expect(parentSteps(member(50, 8, 8, "valid", [0.625]), 1, 1)).toBe(4); // 5 of 8 is above 0.6
+    expect(parentSteps(member(50, 8, 8, "valid", [0.6]), 1, 1)).toBe(3); // 0.6 itself is not
+    expect(parentSteps(member(50, 8, 8, "valid", [0.9, 0.9, 0.9, 0.9, 0.9]), 1, 1)).toBe(6);
+    expect(parentSteps(member(50, 6, 8, "valid", [0.75]), 1, 1)).toBe(2); // posterior 0.7: 1, plus 1
+    expect(parentSteps(member(50, 6, 8, "valid", [0.75]), 1, 4)).toBe(4); // never below the population's
+    expect(parentSteps(member(50, 4, 8, "valid", [0.75, 0.875]), 1, 1)).toBe(1); // now at 0.5: no run
+    // easier steps ignore the run
+    expect(parentSteps(member(50, 8, 8, "valid", [0.875, 0.875]), -1, 1)).toBe(1);
+    expect(parentSteps(member(50, 0, 8, "valid", [0.875, 0.875]), -1, 1)).toBe(3);
   });
 
   it("counts easier steps from the failing side", () => {

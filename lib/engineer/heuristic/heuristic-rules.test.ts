@@ -415,3 +415,25 @@ describe("ties at the keep cut", () => {
     });
   }
 });
+
+describe("the fresh-sample cut", () => {
+  // catches: index.ts not passing what the fresh samples measured to the budget, or the cut inverted
+  it("adds fewer fresh samples after the last ones came back passed, and mutates more", () => {
+    const family = builtinFamilies["frozenlake-mapf"];
+    const outcomes = (freshS: number): Outcome[] => [
+      ...Array.from({ length: 16 }, (_, i) => ({ s: 2 + (i % 5), n: 8, age: 2, history: [0.4] })),
+      ...Array.from({ length: 16 }, () => ({ s: freshS, n: 8, op: "add", age: 1 })),
+    ];
+    const count = (out: ReturnType<typeof heuristicEngineer>) => ({
+      fresh: out.items.filter((i) => i.flags?.includes("fresh_sample")).length,
+      mutated: out.items.filter((i) => i.op === "mutate").length,
+    });
+    const options = { seed: 5, populationSize: 32, addShare: 0.25 };
+    const atLevel = count(heuristicEngineer(inputOf(family, outcomes(4), options)));
+    const tooEasy = count(heuristicEngineer(inputOf(family, outcomes(8), options)));
+    // addShare 0.25 of 32: 8 adds, 4 crossovers and 4 fresh; cut: 5 adds (2 crossovers, 3 fresh), 3 more mutations
+    expect(atLevel.fresh).toBe(4);
+    expect(tooEasy.fresh).toBe(3);
+    expect(tooEasy.mutated).toBe(atLevel.mutated + 3);
+  });
+});

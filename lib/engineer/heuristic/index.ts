@@ -28,6 +28,18 @@
  *   passed 8 of 8 moved one step lands where the policy still passes almost everything (on the
  *   arena's tuning seeds, half of such children did), and when the policy has outgrown the whole
  *   population, single steps cannot catch up. Ordinals and booleans move one level.
+ * - Ratchet (phase.ts, parentSteps): a harder edit takes one more step for every earlier
+ *   measurement in a row in which its parent stayed above replayHarderAbove, up to
+ *   MAX_RATCHET_STEPS (6): a kept member the policy has passed mostly for generations shows that
+ *   the steps fall behind the policy. On the arena's tuning seeds the population's hidden
+ *   difficulty stalled near 1.0 on search-agent while threshold stepping, which keeps raising its
+ *   level for as long as the policy passes it, reached 1.85.
+ * - Fresh-sample cut (phase.ts freshTooEasy): when the fresh samples measured this generation
+ *   passed more than 0.8 of their attempts (posterior mean), the generator draws below the
+ *   policy's level: the adds fall to half of them plus one (crossovers and one fresh sample, which
+ *   measures the generator again) and the rest become mutations. With the ratchet, on the arena's
+ *   tuning seeds 0-9 (quick, default learner): search-agent 26 -> 28 of 36 goal checks,
+ *   frozenlake-mapf 30 -> 30.
  * - With options.freshAtFrontier (off by default), fresh samples come from where the policy can
  *   learn (frontier.ts): a logistic fit of the
  *   members' success on their hardness (the mean easy -> hard position of their difficulty-signed
@@ -97,6 +109,7 @@ import { directionEvidence, evidenceWriter } from "./evidence";
 import { baseSuccessRate, predictChild } from "./predict";
 import { childRationale, keepItems, proposalNotes, retireItems } from "./rationale";
 import { competenceFrontier, frontierWindow } from "./frontier";
+import { freshTooEasy } from "./phase";
 import { scoreMembers } from "./score";
 import { learnabilityTies, selectKept } from "./select";
 import { poolAddItems, REAL_TASKS_SUFFIX, weightOf } from "./task-pool";
@@ -131,7 +144,7 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   // Terminal tasks with a pool of imported tasks: no task is invented, adds come from the pool, unset fields stay Harbor's.
   const pooled = input.taskPool !== undefined;
   const familyKey = pooled ? `${family.id}${REAL_TASKS_SUFFIX}` : family.id;
-  const budget = childBudget({ rng, scored, kept, target, addShare, evidence, familyId: familyKey });
+  const budget = childBudget({ rng, scored, kept, target, addShare, evidence, familyId: familyKey, freshTooEasy: freshTooEasy(scored) });
   const reference = noveltyReference(rng, scored);
   const baseRate = baseSuccessRate(summary, scored);
   const describe = childRationale({ family, cite, rankOf, reference });

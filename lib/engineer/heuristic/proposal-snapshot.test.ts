@@ -3,6 +3,8 @@
  * (items with their configs, predicted success and rationale, dropped counts, notes), stored from main 1163033
  * before the solver was sped up (issue 19). Speed work must leave it bit for bit; a deliberate change of what the
  * heuristic proposes recomputes the digest (print `proposalDigest(...)`) and says why in its commit.
+ * Recomputed for issue 16's fourth round: the ratchet of harder steps (parentSteps) moves the children of members
+ * measured above 0.6 in their history too (without the ratchet the old digests still hold).
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -102,9 +104,9 @@ export function proposalDigest(out: EngineerOutput): string {
 
 describe("heuristicEngineer: the proposal on a fixed frozenlake-mapf population", () => {
   it.each([
-    [0, "78a32cd6f8d6cbaa71c2c589eead689972f225522e2a37080579d98e50cb04c0"],
-    [1, "fa0fddfa7129233e6e0a34437186f1f2b95940d24af8732eed71ea4ed62697fa"],
-  ])("seed %i gives the proposal stored before the solver's rewrite", (seed, digest) => {
+    [0, "5505e2cb76e084b6ea6f1e106e146b816d505bdc0459f9ec9c90813095a90a14"],
+    [1, "aab3852dd651b3e35f9af3ea04dcebf8e7bf883edbb48765a0de8bfe7c3b65e8"],
+  ])("seed %i gives the stored proposal", (seed, digest) => {
     const out = heuristicEngineer(snapshotInput(seed));
     // the digest covers children the validator passed, not only keep/retire items
     expect(out.items.filter((item) => item.op === "mutate" || item.op === "add").length).toBeGreaterThan(100);

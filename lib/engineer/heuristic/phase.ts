@@ -1,0 +1,44 @@
+/**
+ * What the members measured this generation say about the policy's pace: how many measurements in
+ * a row a member has stayed above the frontier (the directed steps' ratchet), and how the fresh
+ * samples drawn last generation did (whether the generator still draws near the policy's level).
+ */
+import { HEURISTIC_DEFAULTS } from "./defaults";
+import type { Scored } from "./model";
+
+/**
+ * Measurements in a row, the current one and then the history backwards, with a success rate above
+ * `above` (replayHarderAbove: the policy passes it mostly). 0 for an unmeasured member.
+ */
+export function streakAbove(sc: Scored, above: number = HEURISTIC_DEFAULTS.replayHarderAbove): number {
+  if (sc.member.n <= 0) return 0;
+  const rates = [...sc.member.history.filter((r) => Number.isFinite(r)), sc.member.s / sc.member.n];
+  let k = 0;
+  for (let i = rates.length - 1; i >= 0 && rates[i] > above; i--) k++;
+  return k;
+}
+
+/**
+ * Pooled attempts and successes of the fresh samples measured this generation (new members added
+ * without a parent), or null when there are none; invalid and unsolvable ones are left out.
+ */
+export function freshSuccess(scored: readonly Scored[]): { s: number; n: number } | null {
+  let s = 0;
+  let n = 0;
+  for (const sc of scored) {
+    const m = sc.member;
+    if (m.age !== 1 || m.op !== "add" || m.parentKey !== null || sc.retire === "invalid" || sc.retire === "unsolvable") continue;
+    s += m.s;
+    n += m.n;
+  }
+  return n > 0 ? { s, n } : null;
+}
+
+/**
+ * Whether the generator draws below the policy's level: the fresh samples measured this generation
+ * passed more than harderAbove (0.8) of their attempts, as a posterior mean (s + 1) / (n + 2).
+ */
+export function freshTooEasy(scored: readonly Scored[]): boolean {
+  const fresh = freshSuccess(scored);
+  return fresh !== null && (fresh.s + 1) / (fresh.n + 2) > HEURISTIC_DEFAULTS.harderAbove;
+}
