@@ -123,9 +123,23 @@ describe("parentSteps", () => {
     expect(parentSteps(member(50, 6, 8, "valid", [0.75]), 1, 1)).toBe(2); // posterior 0.7: 1, plus 1
     expect(parentSteps(member(50, 6, 8, "valid", [0.75]), 1, 4)).toBe(4); // never below the population's
     expect(parentSteps(member(50, 4, 8, "valid", [0.75, 0.875]), 1, 1)).toBe(1); // now at 0.5: no run
-    // easier steps ignore the run
+    // easier steps ignore the run (a 6/8 parent with the run would take 1 + floor(-0.85) + 2 = 2)
+    expect(parentSteps(member(50, 6, 8, "valid", [0.875, 0.875]), -1, 1)).toBe(1);
     expect(parentSteps(member(50, 8, 8, "valid", [0.875, 0.875]), -1, 1)).toBe(1);
     expect(parentSteps(member(50, 0, 8, "valid", [0.875, 0.875]), -1, 1)).toBe(3);
+  });
+
+  // catches: the ratchet's cap of 6 applied without a run (a parent of 100/100 asks for 1 + floor(logit(101/102)) = 5)
+  it("keeps the cap at 4 without a run", () => {
+    expect(parentSteps(member(50, 100, 100), 1, 1)).toBe(4);
+    expect(parentSteps(member(50, 100, 100, "valid", [0.9]), 1, 1)).toBe(6);
+  });
+
+  // catches: computing steps for a member without a measured rate (q null: an unsolvable one, or no attempts)
+  it("gives an unmeasured parent the population's steps", () => {
+    expect(parentSteps({ ...member(50, 4), q: null }, -1, 1)).toBe(1);
+    expect(parentSteps({ ...member(50, 4), q: null }, 1, 2)).toBe(2);
+    expect(parentSteps(member(50, 0, 0), 1, 3)).toBe(3);
   });
 
   it("counts easier steps from the failing side", () => {
