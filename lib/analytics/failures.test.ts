@@ -183,6 +183,32 @@ describe("clusterId", () => {
     expect(clusterId("infra_error", "x")).not.toBe(clusterId("verifier_failed", "x"));
     expect(clusterId("infra_error", "x")).toMatch(/^[0-9a-f]{16}$/);
   });
+
+  /** FNV-1a 64 in BigInt, as clusterId computed it before issue 19: the ids stored in failure_aggregates must not move. */
+  function referenceId(category: string, signature: string): string {
+    let h = 0xcbf29ce484222325n;
+    for (const b of new TextEncoder().encode(`${category}\u0000${signature}`)) {
+      h ^= BigInt(b);
+      h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+    }
+    return h.toString(16).padStart(16, "0");
+  }
+
+  it("gives the ids of the BigInt FNV-1a 64 it replaced, bit for bit", () => {
+    // fixed values from the BigInt version (the empty signature, ASCII, non-ASCII and astral characters)
+    expect(clusterId("infra_error", "")).toBe(referenceId("infra_error", ""));
+    expect(clusterId("agent_timeout", "AgentTimeoutError: Agent exceeded max_steps=<n>")).toBe("ff3d200f93323b67");
+    const pieces = ["a", "Z", "0", " ", "\n", "é", "ß", "→", "日本", "😀", "\u0000", "~", "<n>", "FAILED test_x::y"];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (let i = 0; i < 2000; i++) {
+      let signature = "";
+      const length = next() % 60;
+      for (let j = 0; j < length; j++) signature += pieces[next() % pieces.length];
+      const category = (["verifier_failed", "infra_error", "agent_timeout", "format_error"] as const)[i % 4];
+      expect(clusterId(category, signature), signature).toBe(referenceId(category, signature));
+    }
+  });
 });
 
 describe("blame: the agent broke its own environment", () => {

@@ -406,13 +406,40 @@ export function failureSignature(input: RolloutFailureInput, category?: FailureC
 
 // --- Clustering -----------------------------------------------------------------------
 
-/** Stable id of a cluster: FNV-1a 64 of category and signature, 16 hex digits. */
+const utf8 = new TextEncoder();
+const hex4 = (limb: number) => limb.toString(16).padStart(4, "0");
+
+/**
+ * Stable id of a cluster: FNV-1a 64 of category and signature (UTF-8), 16 hex digits. The 64-bit state is kept as four
+ * 16-bit limbs in small integers and an ASCII text is hashed from its char codes without encoding it: BigInt arithmetic
+ * per byte made this 0.9 s of the server's CPU over three 1,000,000-rollout proposals (the summary names the cluster of
+ * each of its ~40,000 per-environment failure rows, issue 19). The prime is 2^40 + 0x1b3, so
+ * h * prime mod 2^64 = h * 0x1b3 + (h << 40), and h << 40 moves limbs 0 and 1 into limbs 2 and 3, 8 bits up.
+ */
 export function clusterId(category: FailureCategory, signature: string): string {
-  let h = 0xcbf29ce484222325n;
-  const bytes = new TextEncoder().encode(`${category}\u0000${signature}`);
-  for (const b of bytes) {
-    h ^= BigInt(b);
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  const text = `${category}\u0000${signature}`;
+  let bytes: Uint8Array | null = null;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) > 0x7f) {
+      bytes = utf8.encode(text);
+      break;
+    }
   }
-  return h.toString(16).padStart(16, "0");
+  const length = bytes ? bytes.length : text.length;
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
+  for (let i = 0; i < length; i++) {
+    h0 ^= bytes ? bytes[i] : text.charCodeAt(i);
+    const a0 = h0 * 0x1b3;
+    const a1 = h1 * 0x1b3 + (a0 >>> 16);
+    const a2 = h2 * 0x1b3 + (a1 >>> 16) + ((h0 << 8) & 0xffff);
+    const a3 = h3 * 0x1b3 + (a2 >>> 16) + (h0 >>> 8) + ((h1 << 8) & 0xffff);
+    h0 = a0 & 0xffff;
+    h1 = a1 & 0xffff;
+    h2 = a2 & 0xffff;
+    h3 = a3 & 0xffff;
+  }
+  return hex4(h3) + hex4(h2) + hex4(h1) + hex4(h0);
 }
