@@ -377,6 +377,25 @@ describe("p_max: the sped-up value iteration against the implementation it repla
     // most queries run the value iteration (not an early 0 or 1)
     expect(nontrivial).toBeGreaterThan(500);
   });
+
+  it("gives the same bits after the WebAssembly memory grows for a large map, and on small maps after it", () => {
+    // 32x32 cells fit the sweep's first 64 KiB page; a 60x60 map (3,600 cells, ~130 KiB) grows the memory, which
+    // detaches every view on it: the value, next, neighbours and live views must be made again on the new buffer
+    const rng = createRng("solver-equivalence-grow");
+    let nontrivial = 0;
+    for (const size of [5, 60, 7, 64, 4, 40]) {
+      for (let q = 0; q < 6; q++) {
+        const map = generateMap({ size, num_agents: 1, obstacle_density: rng.next() * 0.2, min_goal_distance: 2, seed: rng.int(0, 1e6) });
+        const { start, goal } = map.agents[0];
+        const slip = 0.05 + rng.next() * 0.4;
+        const horizon = rng.int(2 * size, 12 * size);
+        const want = referenceReach(map, start, goal, slip, horizon);
+        expect({ size, q, got: singleAgentPMax(map, start, goal, slip, horizon) }).toEqual({ size, q, got: want });
+        if (want > 0 && want < 1) nontrivial++;
+      }
+    }
+    expect(nontrivial).toBeGreaterThan(24);
+  });
 });
 
 describe("planAgents: reused tables against the implementation it replaced", () => {

@@ -7,6 +7,7 @@
  * directions w.p. p / 2. Waiting (multi-agent plans only) never slips.
  */
 import type { FrozenLakeMap } from "./map";
+import { createSweep } from "./sweep-wasm";
 
 const DR = [-1, 0, 1, 0];
 const DC = [0, 1, 0, -1];
@@ -78,9 +79,13 @@ export function agentsPMax(map: FrozenLakeMap, queries: readonly PMaxQuery[], sl
   return queries.map((q) => reachProbability(map, q.start, q.goal, slip, q.horizon));
 }
 
+/** The WebAssembly sweep (sweep-wasm.ts) and its memory, which holds value, next, neighbours and live. */
+const wasm = createSweep();
+
 /**
  * Scratch arrays of reachProbability, reused across calls and grown on demand (calls never overlap: it is
  * synchronous). A dozen typed arrays allocated per query cost about a fifth of the engineer's p_max time.
+ * value, next, neighbours and live are views on the sweep's WebAssembly memory, at the byte offsets below.
  */
 const scratch = {
   cells: 0,
@@ -99,6 +104,10 @@ const scratch = {
   counts: new Int32Array(0),
   value: new Float64Array(0),
   next: new Float64Array(0),
+  valueAt: 0,
+  nextAt: 0,
+  neighboursAt: 0,
+  liveAt: 0,
 };
 
 function scratchFor(cells: number, horizon: number): typeof scratch {
@@ -110,14 +119,23 @@ function scratchFor(cells: number, horizon: number): typeof scratch {
     s.queue = new Int32Array(cells);
     s.kept = new Int32Array(cells);
     s.index = new Int32Array(cells);
-    s.neighbours = new Int32Array(4 * cells);
     s.windowStart = new Int32Array(cells);
     s.windowEnd = new Int32Array(cells);
-    s.live = new Int32Array(cells);
     s.position = new Int32Array(cells);
     s.byEnd = new Int32Array(cells);
-    s.value = new Float64Array(cells + 2);
-    s.next = new Float64Array(cells + 2);
+    // in the WebAssembly memory: value and next (cells + 2 doubles each: the cells, then ZERO and ONE), neighbours, live
+    s.valueAt = 0;
+    s.nextAt = 8 * (cells + 2);
+    s.neighboursAt = 16 * (cells + 2);
+    s.liveAt = s.neighboursAt + 16 * cells;
+    const pages = Math.ceil((s.liveAt + 4 * cells) / 65536);
+    const have = wasm.memory.buffer.byteLength / 65536;
+    if (pages > have) wasm.memory.grow(pages - have);
+    const buffer = wasm.memory.buffer;
+    s.value = new Float64Array(buffer, s.valueAt, cells + 2);
+    s.next = new Float64Array(buffer, s.nextAt, cells + 2);
+    s.neighbours = new Int32Array(buffer, s.neighboursAt, 4 * cells);
+    s.live = new Int32Array(buffer, s.liveAt, cells);
   }
   if (s.counts.length < Math.max(cells, horizon) + 2) s.counts = new Int32Array(Math.max(cells, horizon) + 2);
   return s;
@@ -141,64 +159,6 @@ function bfsInto(map: FrozenLakeMap, moves: Int32Array, from: number, dist: Int3
       queue[tail++] = next;
     }
   }
-}
-
-/**
- * One sweep of value iteration over cells 0..count-1 (the live set while no cell has left it), into `next`; returns
- * the largest rise. Up/down slip to the (right, left) pair and right/left to the (up, down) pair, so the best of four
- * actions is the better of two: straight * max(opposite pair) + side * (other pair).
- */
-function sweepFirst(
-  value: Float64Array,
-  next: Float64Array,
-  neighbours: Int32Array,
-  count: number,
-  straight: number,
-  side: number,
-): number {
-  let change = 0;
-  for (let i = 0; i < count; i++) {
-    const j = 4 * i;
-    const v0 = value[neighbours[j]];
-    const v1 = value[neighbours[j + 1]];
-    const v2 = value[neighbours[j + 2]];
-    const v3 = value[neighbours[j + 3]];
-    const vertical = straight * (v0 > v2 ? v0 : v2) + side * (v1 + v3);
-    const horizontal = straight * (v1 > v3 ? v1 : v3) + side * (v0 + v2);
-    const best = vertical > horizontal ? vertical : horizontal;
-    const diff = best - value[i];
-    if (diff > change) change = diff;
-    next[i] = best;
-  }
-  return change;
-}
-
-/** sweepFirst over the cells listed in live[0..count-1] (once cells have left the live set). */
-function sweepLive(
-  value: Float64Array,
-  next: Float64Array,
-  neighbours: Int32Array,
-  live: Int32Array,
-  count: number,
-  straight: number,
-  side: number,
-): number {
-  let change = 0;
-  for (let p = 0; p < count; p++) {
-    const i = live[p];
-    const j = 4 * i;
-    const v0 = value[neighbours[j]];
-    const v1 = value[neighbours[j + 1]];
-    const v2 = value[neighbours[j + 2]];
-    const v3 = value[neighbours[j + 3]];
-    const vertical = straight * (v0 > v2 ? v0 : v2) + side * (v1 + v3);
-    const horizontal = straight * (v1 > v3 ? v1 : v3) + side * (v0 + v2);
-    const best = vertical > horizontal ? vertical : horizontal;
-    const diff = best - value[i];
-    if (diff > change) change = diff;
-    next[i] = best;
-  }
-  return change;
 }
 
 function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip: number, horizon: number): number {
@@ -242,7 +202,8 @@ function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip:
   for (let p = 0; p < m; p++) {
     const cell = kept[p];
     const j = 4 * index[cell];
-    for (let dir = 0; dir < 4; dir++) neighbours[j + dir] = index[moves[cell * 4 + dir]];
+    // byte offsets from the value array's start, as the sweep reads them
+    for (let dir = 0; dir < 4; dir++) neighbours[j + dir] = index[moves[cell * 4 + dir]] * 8;
   }
   // The order in which cells leave the live set: by window end, ties by number (stable counting sort).
   counts.fill(0, 0, maxEnd + 2);
@@ -251,6 +212,8 @@ function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip:
   for (let i = 0; i < m; i++) byEnd[counts[windowEnd[i]]++] = i;
   let value = s.value;
   let next = s.next;
+  let valueAt = s.valueAt;
+  let nextAt = s.nextAt;
   value.fill(0, 0, m + 2);
   next.fill(0, 0, m + 2);
   value[ONE] = 1;
@@ -259,8 +222,7 @@ function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip:
   const side = slip / 2;
   // The live set holds the cells whose window contains k: cells join in order of windowStart
   // (cells are numbered by it) and leave in order of windowEnd (swap-removal keeps it compact);
-  // a cell leaves only after it joined, since windowStart <= windowEnd for every kept cell. Until the
-  // first cell leaves, live[p] = p, so the sweep runs over 0..liveCount-1 without the list.
+  // a cell leaves only after it joined, since windowStart <= windowEnd for every kept cell.
   let liveCount = 0;
   let joined = 0;
   let left = 0;
@@ -276,10 +238,13 @@ function reachProbability(map: FrozenLakeMap, start: number, goal: number, slip:
       live[position[gone]] = last;
       position[last] = position[gone];
     }
-    const change =
-      left === 0
-        ? sweepFirst(value, next, neighbours, liveCount, straight, side)
-        : sweepLive(value, next, neighbours, live, liveCount, straight, side);
+    // One Jacobi sweep over live[0..liveCount-1] into next (sweep-wasm.ts). Up/down slip to the (right, left) pair and
+    // right/left to the (up, down) pair, so the best of four actions is the better of two: straight * max(opposite
+    // pair) + side * (other pair).
+    const change = wasm.sweep(valueAt, nextAt, s.neighboursAt, s.liveAt, liveCount, straight, side);
+    const swapAt = valueAt;
+    valueAt = nextAt;
+    nextAt = swapAt;
     const swap = value;
     value = next;
     next = swap;
