@@ -3,8 +3,9 @@
  * 50,000 synthetic rollouts (~4 KB of trajectory each) through the HTTP API by the CLI's client into
  * the real app on its embedded Postgres; in the same run a raw COPY of the same rows into a scratch
  * table; and the tmax-9b Harbor job end to end through `envforge import harbor` when the fixtures exist.
- * `--only harbor` (the Harbor imports alone) or `--only harbor-one` (the one tmax-9b job alone) while iterating: such a
- * partial run prints its figures but records nothing in docs/BENCHMARKS.md.
+ * `--only harbor` (the Harbor imports alone), `--only harbor-one` (the one tmax-9b job alone) or `--only generic` (the
+ * synthetic rollouts and their COPY alone) while iterating: such a partial run prints its figures but records nothing in
+ * docs/BENCHMARKS.md.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -16,13 +17,14 @@ import { EnvForgeClient } from "../cli/client";
 import { importHarbor } from "../cli/commands/import";
 import { uploadRollouts } from "../cli/upload";
 import { fixturesDir } from "../lib/ingest/fixtures-path";
-import { jsonTarget, machine, recordSection, startApp, type RunningApp } from "./lib";
+import { jsonTarget, machine, recordSection, startApp, treeCpuSeconds, type RunningApp } from "./lib";
 
 const argv = process.argv.slice(2);
 const total = Number(argv[argv.indexOf("--rollouts") + 1]) || 50_000;
 const ENVIRONMENTS = 1000;
 const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : null;
-if (only !== null && only !== "harbor" && only !== "harbor-one") throw new Error("--only takes harbor or harbor-one");
+if (only !== null && only !== "harbor" && only !== "harbor-one" && only !== "generic")
+  throw new Error("--only takes generic, harbor or harbor-one");
 
 function rolloutLine(i: number): string {
   const filler = "ls -la && cat results.csv | awk -F, '{s+=$3} END {print s}' ".repeat(40);
@@ -59,6 +61,22 @@ function rolloutLine(i: number): string {
   });
 }
 
+/**
+ * CPU seconds each part used between two readings: the bench's own process (the CLI's client: `client`), the app's
+ * server (`node`) and its database (`postgres`).
+ */
+function cpuSecondsByPart(before: Record<string, number>, after: Record<string, number>, client: NodeJS.CpuUsage) {
+  const out: Record<string, number> = { client: (client.user + client.system) / 1e6 };
+  for (const [comm, s] of Object.entries(after)) out[comm] = s - (before[comm] ?? 0);
+  return out;
+}
+
+function describeCpu(parts: Record<string, number>): string {
+  return Object.entries(parts)
+    .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+    .join(", ");
+}
+
 /** The generic part: `total` synthetic rollouts through the API, the triggers' time, searchability, and a raw COPY of them. */
 async function genericIngest(app: RunningApp, client: EnvForgeClient) {
   await client.request("POST", "/api/v1/projects", { json: { slug: "bench", name: "Bench", family: "frozenlake-mapf" } });
@@ -89,6 +107,8 @@ async function genericIngest(app: RunningApp, client: EnvForgeClient) {
   const bytes = lines.reduce((n, l) => n + l.length + 1, 0);
   console.log(`[bench:ingest] body ${(bytes / 1e6).toFixed(0)} MB, mean ${(bytes / total / 1024).toFixed(1)} KB per rollout`);
 
+  const cpuBefore = treeCpuSeconds(app.pid);
+  const clientBefore = process.cpuUsage();
   const t0 = performance.now();
   const summary = await uploadRollouts(
     client,
@@ -96,6 +116,10 @@ async function genericIngest(app: RunningApp, client: EnvForgeClient) {
     lines.map((l, i) => ({ ref: String(i + 1), json: l })),
   );
   const apiSeconds = (performance.now() - t0) / 1000;
+  // CPU seconds per 1,000 rollouts by part: what each part costs, apart from what else ran on the machine meanwhile
+  const cpu = cpuSecondsByPart(cpuBefore, treeCpuSeconds(app.pid), process.cpuUsage(clientBefore));
+  const cpuPerThousand = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, (v / total) * 1000]));
+  console.log(`[bench:ingest] CPU seconds per 1,000 rollouts: ${describeCpu(cpuPerThousand)}`);
   if (summary.accepted !== total)
     throw new Error(`accepted ${summary.accepted} of ${total}: ${JSON.stringify(summary.rejected.slice(0, 3))}`);
   const rolloutsPerSecond = total / apiSeconds;
@@ -154,6 +178,7 @@ async function genericIngest(app: RunningApp, client: EnvForgeClient) {
       .map(esc)
       .join("\t");
   });
+  const copyCpuBefore = treeCpuSeconds(app.pid);
   const t1 = performance.now();
   await pipeline(
     Readable.from(
@@ -164,13 +189,26 @@ async function genericIngest(app: RunningApp, client: EnvForgeClient) {
     db.query(copyFrom("copy bench_copy from stdin")),
   );
   const copySeconds = (performance.now() - t1) / 1000;
+  const copyDbCpu = (treeCpuSeconds(app.pid).postgres ?? 0) - (copyCpuBefore.postgres ?? 0);
+  console.log(`[bench:ingest] COPY: the database's CPU seconds per 1,000 rows: ${((copyDbCpu / total) * 1000).toFixed(3)}`);
   await db.end();
   const copyRowsPerSecond = total / copySeconds;
   const ratioToCopy = rolloutsPerSecond / copyRowsPerSecond;
   console.log(
     `[bench:ingest] COPY: ${total} rows in ${copySeconds.toFixed(1)} s = ${copyRowsPerSecond.toFixed(0)} rows/s; API/COPY = ${ratioToCopy.toFixed(2)}`,
   );
-  return { bytes, rolloutsPerSecond, copyRowsPerSecond, ratioToCopy, apiSeconds, triggerTimes, searchableSeconds };
+  const copyDbCpuPerThousand = (copyDbCpu / total) * 1000;
+  return {
+    bytes,
+    rolloutsPerSecond,
+    copyRowsPerSecond,
+    ratioToCopy,
+    apiSeconds,
+    triggerTimes,
+    searchableSeconds,
+    cpuPerThousand,
+    copyDbCpuPerThousand,
+  };
 }
 
 async function main() {
@@ -181,12 +219,13 @@ async function main() {
   try {
     const client = new EnvForgeClient({ server: app.url, token: app.token });
     // a partial run (`--only`) leaves the generic part out
-    const generic = only ? null : await genericIngest(app, client);
+    const generic = only === null || only === "generic" ? await genericIngest(app, client) : null;
 
     let harborImportSeconds: number | null = null;
     let harborTenJobsSeconds: number | null = null;
     let harborTenJobsTrials = 0;
-    const fixtures = fixturesDir();
+    let harborTenJobsCpu: Record<string, number> | null = null;
+    const fixtures = only === "generic" ? null : fixturesDir();
     if (fixtures) {
       const dir = path.join(fixtures, "harbor-tb2", "tmax-9b", "terminal-bench-2-0");
       const t2 = performance.now();
@@ -199,6 +238,8 @@ async function main() {
       const jobs = [dir, path.join(fixtures, "harbor-tb2", "Qwen3.5-9B", "terminal-bench-2-0")];
       // ten jobs at once (a team importing a sweep): the two shared jobs five times each, each into its own project, so none
       // is a duplicate of another
+      const cpuBefore = treeCpuSeconds(app.pid);
+      const clientBefore = process.cpuUsage();
       const t3 = performance.now();
       const ten = await Promise.all(
         Array.from({ length: 10 }, (_, k) =>
@@ -207,15 +248,21 @@ async function main() {
       );
       harborTenJobsSeconds = (performance.now() - t3) / 1000;
       harborTenJobsTrials = ten.reduce((n, x) => n + x.summary.accepted, 0);
+      harborTenJobsCpu = cpuSecondsByPart(cpuBefore, treeCpuSeconds(app.pid), process.cpuUsage(clientBefore));
+      console.log(`[bench:ingest] ten Harbor jobs, CPU seconds: ${describeCpu(harborTenJobsCpu)}`);
       console.log(`[bench:ingest] ten Harbor jobs at once: ${harborTenJobsTrials} rollouts in ${harborTenJobsSeconds.toFixed(1)} s`);
     }
-    if (!fixtures) {
+    if (!fixtures && only !== "generic") {
       console.log("[bench:ingest] Harbor import skipped: ../shared/fixtures not found (set ENVFORGE_FIXTURES)");
     }
 
+    const round = (parts: Record<string, number> | null) =>
+      parts && Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Number(v.toFixed(3))]));
     const harbor = {
       harborImportSeconds: harborImportSeconds === null ? null : Number(harborImportSeconds.toFixed(2)),
       harborTenJobsSeconds: harborTenJobsSeconds === null ? null : Number(harborTenJobsSeconds.toFixed(2)),
+      // CPU seconds of the ten jobs by part (client: the CLI, node: the server, postgres: the database)
+      harborTenJobsCpuSeconds: round(harborTenJobsCpu),
     };
     if (!generic) {
       if (json) fs.writeFileSync(json, JSON.stringify(harbor, null, 2) + "\n");
@@ -227,10 +274,17 @@ async function main() {
       rolloutsPerSecond: Math.round(rolloutsPerSecond),
       copyRowsPerSecond: Math.round(copyRowsPerSecond),
       ratioToCopy: Number(ratioToCopy.toFixed(3)),
+      // CPU seconds per 1,000 rollouts by part, and the database's for 1,000 rows of the COPY
+      cpuSecondsPerThousand: round(generic.cpuPerThousand),
+      copyDbCpuSecondsPerThousand: Number(generic.copyDbCpuPerThousand.toFixed(3)),
       ...harbor,
       searchableSeconds: Number(searchableSeconds.toFixed(2)),
     };
     if (json) fs.writeFileSync(json, JSON.stringify(result, null, 2) + "\n");
+    if (only === "generic") {
+      console.log(JSON.stringify(result));
+      return;
+    }
     recordSection(
       "Ingest (`npm run bench:ingest`)",
       `${new Date().toISOString().slice(0, 10)}, ${machine()}, embedded PostgreSQL, the real app (\`scripts/start.ts\`), ` +
@@ -242,6 +296,8 @@ async function main() {
 | every one of them searchable (the worker's search indexer, ADR 0007), from the upload's start | ${searchableSeconds.toFixed(1)} s | |
 | raw COPY of the same rows into a scratch table | ${result.copyRowsPerSecond} rows/s | |
 | API rate / COPY rate | ${result.ratioToCopy} | >= 0.5 |
+| CPU seconds per 1,000 rollouts through the API, by part | ${describeCpu(generic.cpuPerThousand)} | |
+| the database's CPU seconds per 1,000 rows of the COPY | ${result.copyDbCpuSecondsPerThousand} | |
 | tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${
           harborImportSeconds === null ? "skipped (no fixtures)" : `${result.harborImportSeconds} s`
         } | <= 20 s |
@@ -255,7 +311,8 @@ ${triggerTimes
 | ten Harbor jobs at once (tmax-9b and Qwen3.5-9B five times each, each into its own project, ` +
         `${harborTenJobsTrials.toLocaleString("en-US")} trials) | ${
           harborTenJobsSeconds === null ? "skipped (no fixtures)" : `${result.harborTenJobsSeconds} s`
-        } | <= 30 s |`,
+        } | <= 30 s |
+| CPU seconds of the ten jobs, by part | ${harborTenJobsCpu ? describeCpu(harborTenJobsCpu) : "skipped"} | |`,
     );
     console.log(JSON.stringify(result));
   } finally {

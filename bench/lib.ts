@@ -96,6 +96,43 @@ export function rssMb(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds (user + system) the process `pid` and every process below it have used so far, by command name (`node`,
+ * `postgres`): read from /proc, so it counts what each part did whatever else the machine was running. Linux only; {} elsewhere.
+ */
+export function treeCpuSeconds(pid: number): Record<string, number> {
+  const procs: { pid: number; ppid: number; comm: string; ticks: number }[] = [];
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e));
+  } catch {
+    return {};
+  }
+  for (const e of entries) {
+    try {
+      const stat = fs.readFileSync(`/proc/${e}/stat`, "utf8");
+      // the command sits in parentheses and may hold spaces: the fields after its closing parenthesis are fixed
+      const close = stat.lastIndexOf(")");
+      const comm = stat.slice(stat.indexOf("(") + 1, close);
+      const f = stat.slice(close + 2).split(" ");
+      // after the command: state(0) ppid(1) ... utime(11) stime(12)
+      procs.push({ pid: Number(e), ppid: Number(f[1]), comm, ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  const children = new Map<number, typeof procs>();
+  for (const p of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const out: Record<string, number> = {};
+  const walk = (p: (typeof procs)[number]) => {
+    out[p.comm] = (out[p.comm] ?? 0) + p.ticks / 100; // USER_HZ is 100 on Linux
+    for (const c of children.get(p.pid) ?? []) walk(c);
+  };
+  const top = procs.find((p) => p.pid === pid);
+  if (top) walk(top);
+  return out;
+}
+
 /** Samples the RSS of the processes it watches every `everyMs` and keeps the maximum. */
 export function rssSampler(everyMs = 200) {
   let max = 0;
