@@ -44,6 +44,33 @@ afterEach(async () => {
 });
 
 describe("postRollouts", () => {
+  it("sends the body as UTF-8 bytes with its length, a lone surrogate as U+FFFD (as fetch does with a string), on every attempt", async () => {
+    const got: { bytes: Buffer; type?: string; length?: string }[] = [];
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        got.push({ bytes: Buffer.concat(chunks), type: req.headers["content-type"], length: req.headers["content-length"] });
+        const busy = got.length === 1;
+        res.writeHead(busy ? 503 : 200, { "content-type": "application/json", ...(busy ? { "retry-after": "1" } : {}) });
+        res.end(
+          JSON.stringify(busy ? { error: { code: "busy", message: "busy", details: [] } } : { accepted: 1, duplicates: 0, rejected: [] }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const client = new EnvForgeClient({ server: `http://127.0.0.1:${(server!.address() as AddressInfo).port}` });
+    const line = '{"externalId":"é→😀\uD800x"}\n'; // a lone high surrogate before the x
+    await client.postRollouts("p", line, { sleep: async () => {} });
+    const expected = Buffer.from('{"externalId":"é→😀\uFFFDx"}\n', "utf8");
+    expect(got).toHaveLength(2);
+    for (const g of got) {
+      expect(g.bytes.equals(expected)).toBe(true);
+      expect(g.type).toBe("application/x-ndjson");
+      expect(g.length).toBe(String(expected.length));
+    }
+  });
+
   it("asks a busy server again after its Retry-After, then 2^attempt s without one", async () => {
     const { client, seen } = await serve([{ status: 503, retryAfter: "2" }, { status: 429 }, { status: 503 }]);
     const waits: number[] = [];

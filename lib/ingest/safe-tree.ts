@@ -47,6 +47,13 @@ const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 /** A folder read without following links; every path given to it must lie under its root. */
 export class SafeTree {
+  /**
+   * Folders (relative to the root) an lstat found to be real folders, for readFile only: it checks the opened file's
+   * folder again by its real path, so a folder swapped for a link after it was cached is still caught there. Ten
+   * Harbor jobs read ~40,000 files four or five folders deep: the lstats were 11 s of the CLI's 35 s of CPU.
+   */
+  private readonly folders = new Set<string>();
+
   private constructor(
     /** the root's real path */
     readonly root: string,
@@ -92,11 +99,13 @@ export class SafeTree {
    * Checks every folder between the root and `rel` (exclusive) is a real folder: a link there
    * throws; a missing one returns false.
    */
-  private async parentsAreFolders(rel: string): Promise<boolean> {
+  private async parentsAreFolders(rel: string, cached = false): Promise<boolean> {
     const parts = rel.split("/");
     let current = this.root;
     for (let i = 0; i < parts.length - 1; i++) {
       current = path.join(current, parts[i]);
+      const prefix = parts.slice(0, i + 1).join("/");
+      if (cached && this.folders.has(prefix)) continue;
       let st;
       try {
         st = await fsp.lstat(current);
@@ -104,9 +113,9 @@ export class SafeTree {
         if (isMissing(e)) return false;
         throw e;
       }
-      const prefix = parts.slice(0, i + 1).join("/");
       if (st.isSymbolicLink()) throw new UnsafeEntryError(prefix, LINK_REFUSED);
       if (!st.isDirectory()) return false;
+      if (cached) this.folders.add(prefix);
     }
     return true;
   }
@@ -152,7 +161,7 @@ export class SafeTree {
     if (!rel) throw new UnsafeEntryError(p, "is the folder itself, not a file");
     const reason = this.refusedReason(rel);
     if (reason) throw new UnsafeEntryError(rel, reason);
-    if (!(await this.parentsAreFolders(rel))) return undefined;
+    if (!(await this.parentsAreFolders(rel, true))) return undefined;
     const abs = path.join(this.root, rel);
     let handle: fsp.FileHandle;
     try {
