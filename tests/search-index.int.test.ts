@@ -181,4 +181,26 @@ describe("search indexer", () => {
       await eager.stop();
     }
   });
+
+  it("a batch takes rollouts in order up to its byte budget (always one), so long trajectories go a few at a time", async () => {
+    await indexPendingRollouts(db.db);
+    // tens of KB of barely compressible text per trajectory
+    const noise = (i: number) => Array.from({ length: 6000 }, (_, k) => ((i * 7919 + k * 104729) % 1e9).toString(36)).join(" ");
+    const long = (i: number) => ({ ...line(i, "persimmon"), trajectory: [{ role: "tool", content: `persimmon ${noise(i)}` }] });
+    expect((await post([9040, 9041, 9042, 9043].map(long))).accepted).toBe(4);
+    const sizes = (
+      await db.db.execute<{ n: number }>(sql`
+        select pg_column_size(p.trajectory) + coalesce(pg_column_size(p.verifier_output), 0) as n
+        from rollout_payloads p join rollouts r on r.id = p.rollout_id where r.external_id in ('x9040', 'x9041', 'x9042', 'x9043') order by r.id`)
+    ).rows.map((r) => Number(r.n));
+    expect(Math.min(...sizes)).toBeGreaterThan(10_000);
+    // the budget is passed once the first two are in: the third waits for the next batch
+    expect((await indexSearchBatch(db.db, 500, sizes[0] + 1)).taken).toBe(2);
+    // a budget below one document still takes one
+    expect((await indexSearchBatch(db.db, 500, 1)).taken).toBe(1);
+    expect(await pendingSearchCount(db.db, projectId)).toBe(1);
+    expect(await indexPendingRollouts(db.db)).toBe(1);
+    const found = (await search("persimmon")).items.map((r) => r.externalId);
+    for (const x of ["x9040", "x9041", "x9042", "x9043"]) expect(found).toContain(x);
+  });
 });

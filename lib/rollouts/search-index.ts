@@ -9,10 +9,17 @@
 import { count, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { rolloutSearchPending } from "@/lib/db/schema";
-import { deferralStep, NO_DEFERRAL } from "./index-deferral";
+import { batchRan, deferralStep, NO_DEFERRAL } from "./index-deferral";
 
 /** Rollouts a batch indexes in one transaction (~5 KB of text each: a few MB per batch). */
 export const SEARCH_INDEX_BATCH = 500;
+
+/**
+ * Stored (compressed) bytes of trajectories and verifier outputs a batch takes at most (and always one rollout): 500
+ * synthetic 4.7 KB rollouts (~1.5 KB stored each) fit, about fifty Harbor trials do. 500 Harbor trials in one batch
+ * (up to 256 KB of text per document, with its trigrams) kept two cores busy for half a minute.
+ */
+export const SEARCH_INDEX_BATCH_BYTES = 2 * 1024 * 1024;
 
 /** Something that runs SQL: the pool or a transaction. */
 type Executor = Pick<Db, "execute">;
@@ -22,12 +29,24 @@ type Executor = Pick<Db, "execute">;
  * Each document goes to its generation's partition of rollout_search (ADR 0008), made first for generations without one;
  * a generation created between the two statements fails the batch, which the next one retries with its partition.
  */
-export async function indexSearchBatch(db: Executor, limit = SEARCH_INDEX_BATCH): Promise<{ taken: number; indexed: number }> {
+export async function indexSearchBatch(
+  db: Executor,
+  limit = SEARCH_INDEX_BATCH,
+  maxBytes = SEARCH_INDEX_BATCH_BYTES,
+): Promise<{ taken: number; indexed: number }> {
   await db.execute(sql`select envforge_search_partitions()`);
   const result = await db.execute<{ taken: number; indexed: number }>(sql`
-    with batch as (
-      delete from rollout_search_pending where rollout_id in (
-        select rollout_id from rollout_search_pending order by rollout_id limit ${limit} for update skip locked)
+    with claimed as (
+      select rollout_id from rollout_search_pending order by rollout_id limit ${limit} for update skip locked),
+    sized as (
+      -- the stored (compressed) size of what each document is made from, read without decompressing it
+      select c.rollout_id, sum(coalesce(pg_column_size(p.trajectory), 0) + coalesce(pg_column_size(p.verifier_output), 0))
+               over (order by c.rollout_id) as upto,
+             coalesce(pg_column_size(p.trajectory), 0) + coalesce(pg_column_size(p.verifier_output), 0) as own
+      from claimed c left join rollout_payloads p on p.rollout_id = c.rollout_id),
+    batch as (
+      -- the first rollouts up to maxBytes (always at least one): the others stay claimed until this commits, then wait
+      delete from rollout_search_pending where rollout_id in (select rollout_id from sized where upto - own < ${maxBytes})
       returning rollout_id),
     written as (
       insert into rollout_search as s (rollout_id, generation_id, project_id, body, tsv)
@@ -71,7 +90,8 @@ export async function newestPendingRollout(db: Executor): Promise<number> {
 /**
  * A background loop that drains the queue every `intervalMs` (the worker runs one); `stop` waits for the batch in flight.
  * With `maxDeferMs`, it yields the cores to ingest: while new rollouts keep being noted it takes one batch per
- * `maxDeferMs` (lib/rollouts/index-deferral.ts), and the whole backlog once they stop.
+ * `maxDeferMs` or per ten times the last batch's time, whichever is longer (lib/rollouts/index-deferral.ts), and the
+ * whole backlog once they stop.
  */
 export function startSearchIndexer(
   db: Db,
@@ -88,7 +108,9 @@ export function startSearchIndexer(
         deferral = step.state;
         if (!step.run) break; // ingest is writing: look again at the next tick
       }
+      const started = Date.now();
       const r = await indexSearchBatch(db);
+      deferral = batchRan(deferral, Date.now() - started);
       indexed += r.indexed;
       if (r.taken === 0) break;
     }
