@@ -84,11 +84,12 @@ const NO_SPACE_LEFT = /No\s{1,32}space\s{1,32}left\s{1,32}on\s{1,32}device/;
 const TEST_SCRIPT_NOT_EXECUTABLE = /test\.sh: Permission denied/;
 const TEST_SCRIPT_MISSING = /test\.sh: No such file or directory/;
 
-const SETUP_FAILURES: ReadonlyArray<[RegExp, (m: RegExpMatchArray) => string]> = [
-  [TOOL_MISSING, (m) => `${m[1] ?? m[2]}: command not found`],
-  [NO_SPACE_LEFT, () => "no space left on device"],
-  [TEST_SCRIPT_NOT_EXECUTABLE, () => "test script not executable (permission denied)"],
-  [TEST_SCRIPT_MISSING, () => "test script missing"],
+/** Each with a text every match contains: a pattern is tried only where that text occurs (a native search, not the regex at every position). */
+const SETUP_FAILURES: ReadonlyArray<[RegExp, (m: RegExpMatchArray) => string, string]> = [
+  [TOOL_MISSING, (m) => `${m[1] ?? m[2]}: command not found`, "not found"],
+  [NO_SPACE_LEFT, () => "no space left on device", "space"],
+  [TEST_SCRIPT_NOT_EXECUTABLE, () => "test script not executable (permission denied)", "test.sh: Permission denied"],
+  [TEST_SCRIPT_MISSING, () => "test script missing", "test.sh: No such file or directory"],
 ];
 
 const SETUP_CAUSES: ReadonlyArray<[RegExp, string]> = [
@@ -168,7 +169,8 @@ export function parseVerifierOutput(output: string | null | undefined): Verifier
     }
   }
   let setupFailure: string | null = null;
-  for (const [re, label] of SETUP_FAILURES) {
+  for (const [re, label, needle] of SETUP_FAILURES) {
+    if (!text.includes(needle)) continue;
     const m = text.match(re);
     if (m) {
       setupFailure = label(m);

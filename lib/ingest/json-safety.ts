@@ -18,8 +18,14 @@ export interface ValueIssue {
 // eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** String.prototype.isWellFormed (ES2024, in Node 20): false exactly when the string holds a lone surrogate. */
+const isWellFormed = (String.prototype as unknown as { isWellFormed(this: string): boolean }).isWellFormed;
+
 /** Why a string cannot be stored, or null. */
 export function unstorableString(s: string): string | null {
+  // the common case answered natively (a scan for NUL and a well-formedness check): the regex below, tried at every
+  // position, was 1.6 s of the server's 23 s of CPU for ten Harbor jobs; it still finds the offset when there is one
+  if (s.indexOf("\u0000") < 0 && isWellFormed.call(s)) return null;
   const m = UNSTORABLE.exec(s);
   if (!m) return null;
   return m[0] === "\u0000"
