@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asc, eq } from "drizzle-orm";
 import { environments, projects, proposalItems } from "@/lib/db/schema";
 import { transactionOnConnection, type Db } from "@/lib/db/client";
-import { configsByKey, insertProposal, insertProposalItems, type NewProposalItem } from "@/lib/proposals/repository";
+import { configsByKey, insertProposal, insertProposalItems, proposalItemRows, type NewProposalItem } from "@/lib/proposals/repository";
 import { freshDatabase } from "./db";
 
 let handle: Awaited<ReturnType<typeof freshDatabase>>;
@@ -120,6 +120,48 @@ describe("transactionOnConnection", () => {
       .orderBy(asc(proposalItems.position));
     expect(stored.map((s) => s.predictedSuccess)).toStrictEqual([null, null]);
     expect(stored[1].evidence).toStrictEqual([]);
+  });
+});
+
+describe("proposalItemRows", () => {
+  it("gives the rows the ORM's select gave (every column, types, nulls, decisions and edits, position order)", async () => {
+    const [project] = await handle.db.insert(projects).values({ slug: "rows", name: "Rows", familyId: "frozenlake-mapf" }).returning();
+    const { id } = await insertProposal(handle.db, { projectId: project.id, baseGeneration: 0, engineer: "heuristic" });
+    // positions stored out of order, so the order comes from the query, not from the insert
+    const rows = Array.from({ length: 1201 }, (_, i) => item(i)).reverse();
+    await store(id, rows);
+    await handle.db
+      .update(proposalItems)
+      .set({ decision: "approved", decidedBy: "reviewer@x", editedConfig: { size: 9, slip_probability: 0.1 + 0.2 } })
+      .where(eq(proposalItems.position, 6));
+    await handle.db.update(proposalItems).set({ decision: "rejected", decidedBy: "r2" }).where(eq(proposalItems.position, 7));
+    // the select it replaced (lib/proposals/repository.ts before issue 19), as the reference
+    const reference = await handle.db
+      .select({
+        id: proposalItems.id,
+        op: proposalItems.op,
+        environmentKey: proposalItems.environmentKey,
+        parentKey: proposalItems.parentKey,
+        config: proposalItems.config,
+        direction: proposalItems.direction,
+        rationale: proposalItems.rationale,
+        evidence: proposalItems.evidence,
+        predictedSuccess: proposalItems.predictedSuccess,
+        proposer: proposalItems.proposer,
+        flags: proposalItems.flags,
+        decision: proposalItems.decision,
+        decidedBy: proposalItems.decidedBy,
+        editedConfig: proposalItems.editedConfig,
+      })
+      .from(proposalItems)
+      .where(eq(proposalItems.proposalId, id))
+      .orderBy(asc(proposalItems.position));
+    const got = await proposalItemRows(handle.db, id);
+    expect(got).toHaveLength(1201);
+    expect(got.map((r) => ({ ...r }))).toStrictEqual(reference);
+    expect(got[3].predictedSuccess).toBe(Math.PI / 4);
+    expect(got[6]).toMatchObject({ decision: "approved", decidedBy: "reviewer@x", editedConfig: { size: 9, slip_probability: 0.1 + 0.2 } });
+    expect(got[7]).toMatchObject({ decision: "rejected", decidedBy: "r2", editedConfig: null });
   });
 });
 

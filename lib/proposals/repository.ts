@@ -5,7 +5,7 @@
  */
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Db, Queryable } from "@/lib/db/client";
@@ -198,28 +198,36 @@ export async function projectSlug(db: Queryable, projectId: number): Promise<str
   return project?.slug;
 }
 
-/** A proposal's items in position order, with their review decisions. */
-export async function proposalItemRows(db: Queryable, proposalId: string) {
-  return db
-    .select({
-      id: proposalItems.id,
-      op: proposalItems.op,
-      environmentKey: proposalItems.environmentKey,
-      parentKey: proposalItems.parentKey,
-      config: proposalItems.config,
-      direction: proposalItems.direction,
-      rationale: proposalItems.rationale,
-      evidence: proposalItems.evidence,
-      predictedSuccess: proposalItems.predictedSuccess,
-      proposer: proposalItems.proposer,
-      flags: proposalItems.flags,
-      decision: proposalItems.decision,
-      decidedBy: proposalItems.decidedBy,
-      editedConfig: proposalItems.editedConfig,
-    })
-    .from(proposalItems)
-    .where(eq(proposalItems.proposalId, proposalId))
-    .orderBy(asc(proposalItems.position));
+/** A proposal item as GET /proposals/{id} reads it. */
+export interface ProposalItemRow {
+  id: string;
+  op: string;
+  environmentKey: string | null;
+  parentKey: string | null;
+  config: unknown;
+  direction: string | null;
+  rationale: string;
+  evidence: unknown;
+  predictedSuccess: number | null;
+  proposer: string | null;
+  flags: unknown;
+  decision: string;
+  decidedBy: string | null;
+  editedConfig: unknown;
+}
+
+/**
+ * A proposal's items in position order, with their review decisions. Read without the ORM's row mapping: node-postgres
+ * already gives these columns their JavaScript types (jsonb parsed, float8 a number), and mapping 15,000 rows of 14
+ * columns was a quarter to a third of the read's node CPU in the GET that says a 10,000-environment proposal is ready
+ * (issue 19: 134-242 ms -> 100-156 ms).
+ */
+export async function proposalItemRows(db: Queryable, proposalId: string): Promise<ProposalItemRow[]> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+    select id, op, environment_key as "environmentKey", parent_key as "parentKey", config, direction, rationale, evidence,
+           predicted_success as "predictedSuccess", proposer, flags, decision, decided_by as "decidedBy", edited_config as "editedConfig"
+    from ${proposalItems} where proposal_id = ${proposalId} order by position`);
+  return result.rows as unknown as ProposalItemRow[];
 }
 
 /** The latest engineer run of a proposal, or undefined. */
