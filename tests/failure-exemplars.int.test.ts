@@ -5,9 +5,10 @@
  * (tests/aggregates.int.test.ts checks both against a recomputation over rollouts after ingests, reclassification, moves
  * and deletes.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sql } from "drizzle-orm";
 import { freshDatabase } from "./db";
+import { createDb } from "@/lib/db/client";
 import { createProject, type ProjectRow } from "@/lib/projects/service";
 import { getFamily } from "@/lib/family-store";
 import { ingestRollouts } from "@/lib/ingest/store";
@@ -195,5 +196,43 @@ describe("stored behaviour figures", () => {
     const [now] = (await summaries()).filter((r) => r.policy_id === 0);
     await storeBehaviourSummaries(db.db, generationId, [{ ...write, version: now.version }]);
     expect((await summaries()).find((r) => r.policy_id === 0)!.n).toBe(1);
+  });
+});
+
+describe("on a read-only connection (a replica, say)", () => {
+  it("the failures view answers as it would on the primary, stores nothing, and says so in the log", async () => {
+    await db.db.execute(sql`update failure_cluster_aggregates set exemplar_first_ids = null, exemplar_some_ids = null
+      where generation_id = ${generationId}`);
+    await db.db.execute(sql`update behaviour_summaries set n = null where generation_id = ${generationId}`);
+    expect((await db.db.execute(sql`select 1 from behaviour_summaries where generation_id = ${generationId}`)).rows.length).toBeGreaterThan(
+      0,
+    );
+    const url = new URL(process.env.DATABASE_URL!);
+    url.searchParams.set("options", "-c default_transaction_read_only=on");
+    const replica = createDb(url.toString(), 2);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const clusters = await generationClusters(replica.db, generationId);
+      const behaviours = await generationBehaviours(replica.db, generationId);
+      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([
+        expect.stringMatching(/^\[failures\] exemplars not stored: .*read-only transaction/),
+        expect.stringMatching(/^\[failures\] behaviour figures not stored: .*read-only transaction/),
+      ]);
+      expect(clusters.length).toBeGreaterThan(1);
+      expect((await stored()).every((r) => r.first === null && r.some === null)).toBe(true);
+      expect(
+        (
+          await db.db.execute<{ n: number }>(sql`select count(*)::int as n from behaviour_summaries where generation_id = ${generationId}
+          and n is not null`)
+        ).rows[0].n,
+      ).toBe(0);
+      // the same answers the primary gives (which stores them)
+      expect(await generationClusters(db.db, generationId)).toEqual(clusters);
+      expect(await generationBehaviours(db.db, generationId)).toEqual(behaviours);
+      expect((await stored()).filter((r) => r.policy_id === 0).every((r) => r.first !== null)).toBe(true);
+    } finally {
+      warn.mockRestore();
+      await replica.pool.end();
+    }
   });
 });
