@@ -149,7 +149,9 @@ export interface EngineerOptions {
   /**
    * heuristic: draw two of every three fresh samples from the family sampler's hardness window
    * around the competence frontier (lib/engineer/heuristic/frontier.ts) instead of the whole
-   * generator (default false: on the arena's tuning seeds it sped search-agent up and slowed frozenlake-mapf)
+   * generator; true always, false never, unset (the default) while the frontier is rising (the fit on
+   * the re-measured members' current success lies harder than on their previous rates): always on, it
+   * sped search-agent up and slowed frozenlake-mapf on the arena's tuning seeds
    */
   freshAtFrontier?: boolean;
 }

@@ -3,7 +3,15 @@ import type { FamilyDefinition, FieldSpec, SampleOptions } from "@/lib/families/
 import type { PopulationMember } from "../types";
 import { heuristicEngineer } from ".";
 import { parentSteps } from "./directed";
-import { FRONTIER_AIM, FRONTIER_HALF_WIDTH, FRONTIER_MIN_MEMBERS, competenceFrontier, frontierWindow, memberHardness } from "./frontier";
+import {
+  FRONTIER_AIM,
+  FRONTIER_HALF_WIDTH,
+  FRONTIER_MIN_MEMBERS,
+  competenceFrontier,
+  frontierRising,
+  frontierWindow,
+  memberHardness,
+} from "./frontier";
 import type { Scored } from "./model";
 import { flInput } from "./test-input";
 
@@ -151,14 +159,14 @@ describe("parentSteps", () => {
 });
 
 describe("fresh samples at the frontier", () => {
-  it("with freshAtFrontier, asks the family's sampler for the frontier window for two of every three fresh samples; without, never", () => {
+  it("with freshAtFrontier, asks the family's sampler for the frontier window for two of every three fresh samples; with false, never", () => {
     const windows: (SampleOptions["hardness"] | undefined)[] = [];
     const sample = flInput.family.sample;
     const spied = {
       ...flInput.family,
       sample: (rng: Parameters<typeof sample>[0], opts?: SampleOptions) => (windows.push(opts?.hardness), sample(rng, opts)),
     };
-    heuristicEngineer({ ...flInput, family: spied });
+    heuristicEngineer({ ...flInput, family: spied, options: { ...flInput.options, freshAtFrontier: false } });
     expect(windows.length).toBeGreaterThan(0);
     expect(windows.every((w) => w === undefined)).toBe(true);
     windows.length = 0;
@@ -169,5 +177,65 @@ describe("fresh samples at the frontier", () => {
     expect(windowed.length).toBeGreaterThanOrEqual(Math.floor((2 * fresh) / 3));
     expect(windows.length - windowed.length).toBeGreaterThanOrEqual(1);
     for (const w of windowed) expect(w!.max - w!.min).toBeCloseTo(2 * FRONTIER_HALF_WIDTH, 9);
+  });
+});
+
+/** Members measured now at the success curve around `now`, their previous rates on the curve around `before`. */
+function moved(now: number, before: number, count = 10): Scored[] {
+  return [5, 15, 25, 35, 45, 55, 65, 75, 85, 95].slice(0, count).map((size) => {
+    const p = 1 / (1 + Math.exp(20 * (size / 100 - now)));
+    const prev = 1 / (1 + Math.exp(20 * (size / 100 - before)));
+    return member(size, Math.round(8 * p), 8, "valid", [0.1, Math.round(8 * prev) / 8]);
+  });
+}
+
+describe("frontierRising (fresh samples at the frontier by default)", () => {
+  it("is true when the re-measured members' frontier moved harder since their last measurement, false when it stood or fell", () => {
+    expect(frontierRising(family, moved(0.6, 0.4))).toBe(true);
+    expect(frontierRising(family, moved(0.4, 0.6))).toBe(false);
+    expect(frontierRising(family, moved(0.5, 0.5))).toBe(false);
+  });
+
+  it("reads only the last history entry, and only members measured before", () => {
+    // an older entry says nothing: the previous rates are the last ones
+    const older = moved(0.6, 0.4).map((sc) => ({ ...sc, member: { ...sc.member, history: [0.99, ...sc.member.history] } }));
+    expect(frontierRising(family, older)).toBe(true);
+    // fresh members (no history) do not count: with fewer than FRONTIER_MIN_MEMBERS re-measured there is no comparison
+    const few = [...moved(0.6, 0.4, FRONTIER_MIN_MEMBERS - 1), ...population(0.9).map((sc) => ({ ...sc, member: { ...sc.member, history: [] } }))];
+    expect(frontierRising(family, few)).toBe(false);
+    expect(frontierRising(family, moved(0.6, 0.4, FRONTIER_MIN_MEMBERS))).toBe(true);
+  });
+
+  it("turns the windowed fresh samples on by default only while the frontier rises", () => {
+    const sizes = (rising: boolean) => {
+      const windows: (SampleOptions["hardness"] | undefined)[] = [];
+      const spied = {
+        ...family,
+        sample: (_rng: unknown, opts?: SampleOptions) => (windows.push(opts?.hardness), { size: 50 }),
+        validate: () => ({ state: "valid", errors: [] }),
+      } as unknown as FamilyDefinition;
+      const pop = (rising ? moved(0.6, 0.4) : moved(0.4, 0.6)).map((sc, i) => ({
+        ...sc.member,
+        key: `m${i}`,
+        configHash: `h${i}`,
+        parentKey: null,
+        op: "keep",
+        direction: null,
+        age: 3,
+        clusterIds: [],
+      })) as PopulationMember[];
+      heuristicEngineer({
+        ...flInput,
+        family: spied,
+        population: pop,
+        summary: { ...flInput.summary, family: "toy" },
+        options: { seed: 3, populationSize: 10, addShare: 0.5 },
+        knownHashes: new Set<string>(),
+      });
+      return windows;
+    };
+    expect(sizes(true).some((w) => w !== undefined)).toBe(true);
+    expect(sizes(false).length).toBeGreaterThan(0);
+    expect(sizes(false).every((w) => w === undefined)).toBe(true);
   });
 });

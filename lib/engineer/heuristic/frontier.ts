@@ -92,3 +92,26 @@ export function frontierWindow(frontier: number): { min: number; max: number } {
   const min = Math.max(0, Math.min(1 - width, frontier - FRONTIER_HALF_WIDTH));
   return { min, max: Math.min(1, min + width) };
 }
+
+/**
+ * Whether the policy's competence is moving along the hardness scale: the frontier fitted on the
+ * re-measured members' success this generation lies above the one fitted on the same members' previous
+ * success rates (the last history entry). Where success falls with hardness through the skill, a policy
+ * that learns pushes its frontier harder (search-agent on the arena's tuning seeds: 0.24 -> 0.7 over the
+ * run); where it falls through p_max caps the fit stands still however much the policy learns
+ * (frozenlake-mapf: 0.35-0.45 from generation 5 on), and fresh samples from the window land on capped configs.
+ * False when either fit cannot be made (fewer than FRONTIER_MIN_MEMBERS re-measured members, or success not falling).
+ */
+export function frontierRising(family: FamilyDefinition, scored: readonly Scored[]): boolean {
+  const again = scored.filter((sc) => sc.member.history.length > 0 && Number.isFinite(sc.member.history[sc.member.history.length - 1]));
+  // raw rates on both sides: the history holds s / n, not the p_max-normalised q
+  const now = competenceFrontier(
+    family,
+    again.map((sc) => ({ ...sc, q: sc.member.n > 0 ? sc.member.s / sc.member.n : null })),
+  );
+  const before = competenceFrontier(
+    family,
+    again.map((sc) => ({ ...sc, q: sc.member.history[sc.member.history.length - 1] })),
+  );
+  return now !== null && before !== null && now > before;
+}
