@@ -201,7 +201,10 @@ describe("frontierRising (fresh samples at the frontier by default)", () => {
     const older = moved(0.6, 0.4).map((sc) => ({ ...sc, member: { ...sc.member, history: [0.99, ...sc.member.history] } }));
     expect(frontierRising(family, older)).toBe(true);
     // fresh members (no history) do not count: with fewer than FRONTIER_MIN_MEMBERS re-measured there is no comparison
-    const few = [...moved(0.6, 0.4, FRONTIER_MIN_MEMBERS - 1), ...population(0.9).map((sc) => ({ ...sc, member: { ...sc.member, history: [] } }))];
+    const few = [
+      ...moved(0.6, 0.4, FRONTIER_MIN_MEMBERS - 1),
+      ...population(0.9).map((sc) => ({ ...sc, member: { ...sc.member, history: [] } })),
+    ];
     expect(frontierRising(family, few)).toBe(false);
     expect(frontierRising(family, moved(0.6, 0.4, FRONTIER_MIN_MEMBERS))).toBe(true);
   });
