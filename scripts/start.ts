@@ -11,7 +11,7 @@ import pg from "pg";
 import { loadSettings, SettingsError, type Settings } from "../lib/config/env";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../lib/db/embedded";
 import { runMigrations } from "../lib/db/migrate";
-import { createDb } from "../lib/db/client";
+import { createDb, WORKER_ACQUIRE_TIMEOUT_MS } from "../lib/db/client";
 import { describeError } from "../lib/db/errors";
 import { ensureBootstrapKey } from "../lib/auth/keys";
 import { DEMO_SLUG, seedDemo } from "../lib/demo/seed";
@@ -193,7 +193,8 @@ async function main() {
   } catch (err) {
     return fail(`Could not prepare the database at ${redact(url)}: ${(err as Error).message}`);
   }
-  const handle = createDb(url, 4);
+  // the worker's own pool (and the bootstrap and demo seeding before it): background work waits for a connection
+  const handle = createDb(url, 4, WORKER_ACQUIRE_TIMEOUT_MS);
   cleanups.push(() => handle.pool.end());
   if (settings.ENVFORGE_BOOTSTRAP_TOKEN) {
     const outcome = await ensureBootstrapKey(handle.db, settings.ENVFORGE_BOOTSTRAP_TOKEN);

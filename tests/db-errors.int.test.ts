@@ -9,6 +9,7 @@ import { freshDatabase } from "./db";
 import { users } from "@/lib/db/schema";
 import { toErrorResponse } from "@/lib/api/errors";
 import { describeError } from "@/lib/db/errors";
+import { createDb, WEB_ACQUIRE_TIMEOUT_MS, WORKER_ACQUIRE_TIMEOUT_MS } from "@/lib/db/client";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 const SECRET = "sha256-digest-0f9e8d7c6b5a49382716";
@@ -66,5 +67,34 @@ describe("query-failure logs", () => {
 
   it("other errors keep their message", () => {
     expect(describeError(new Error("disk full"))).toMatch(/^Error: disk full/);
+  });
+});
+
+describe("waiting for a pooled connection", () => {
+  it("a query queued behind a busy pool fails after acquireTimeoutMs (the web's 503), and waits it out with a longer one (the worker's)", async () => {
+    const short = createDb(db.url, 1, 300);
+    const long = createDb(db.url, 1, 10_000);
+    try {
+      for (const h of [short, long]) await h.db.execute(sql`select 1`); // each pool's one connection open
+      // the pool's one connection busy (pool.query starts at once; a Drizzle query only when awaited)
+      const hold = (h: typeof short) => h.pool.query("select pg_sleep(0.8)");
+      const heldShort = hold(short);
+      const queuedShort = await failure(() => short.db.execute(sql`select 2`));
+      expect((queuedShort as { cause?: Error }).cause?.message).toMatch(/timeout exceeded when trying to connect/);
+      expect(toErrorResponse(queuedShort).status).toBe(503);
+      await heldShort;
+      const heldLong = hold(long);
+      const queuedLong = await long.db.execute<{ n: number }>(sql`select 2 as n`);
+      expect(queuedLong.rows[0].n).toBe(2);
+      await heldLong;
+    } finally {
+      await short.pool.end();
+      await long.pool.end();
+    }
+  });
+
+  it("the worker waits far longer than the web", () => {
+    expect(WORKER_ACQUIRE_TIMEOUT_MS).toBeGreaterThanOrEqual(60_000);
+    expect(WEB_ACQUIRE_TIMEOUT_MS).toBeLessThanOrEqual(10_000);
   });
 });

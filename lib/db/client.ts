@@ -19,9 +19,24 @@ interface DbHandle {
 const globalKey = Symbol.for("envforge.db");
 type GlobalWithDb = typeof globalThis & { [globalKey]?: DbHandle };
 
-/** Create a pool and Drizzle instance for a connection string (callers own its lifetime). */
-export function createDb(url: string, max = 10): DbHandle {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+/**
+ * How long a query of the web process waits for a pooled connection (or a new one to open) before it fails: the API
+ * answers 503 with Retry-After then, rather than keep a client waiting.
+ */
+export const WEB_ACQUIRE_TIMEOUT_MS = 5_000;
+/**
+ * The worker's wait: its jobs have no client to answer and run queries side by side on a small pool (a proposal's
+ * summary sends ten at once to the worker's four connections; on a cold cache after a restart one of them waited over
+ * 5 s behind the others and failed the proposal).
+ */
+export const WORKER_ACQUIRE_TIMEOUT_MS = 120_000;
+
+/**
+ * Create a pool and Drizzle instance for a connection string (callers own its lifetime). `acquireTimeoutMs` bounds
+ * both the wait for a free connection and the opening of a new one (node-postgres' connectionTimeoutMillis).
+ */
+export function createDb(url: string, max = 10, acquireTimeoutMs = WEB_ACQUIRE_TIMEOUT_MS): DbHandle {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: acquireTimeoutMs });
   // a restarting database surfaces as errors on idle clients; the pool replaces them on the next query
   pool.on("error", () => {});
   return { pool, db: drizzle(pool, { schema }), url };
