@@ -209,6 +209,20 @@ describe("frontierRising (fresh samples at the frontier by default)", () => {
     expect(frontierRising(family, moved(0.6, 0.4, FRONTIER_MIN_MEMBERS))).toBe(true);
   });
 
+  it("is false when the previous rates give no fit (flat), however far the current one lies", () => {
+    const flatBefore = moved(0.6, 0.4).map((sc) => ({ ...sc, member: { ...sc.member, history: [0.1, 0.5] } }));
+    expect(competenceFrontier(family, moved(0.6, 0.4))).not.toBeNull();
+    expect(frontierRising(family, flatBefore)).toBe(false);
+  });
+
+  it("leaves out members never measured before and members not measured now, whatever their rates", () => {
+    // fresh members at the easy end failing everything and a re-measured one without attempts now: counted, they would
+    // bend the fits (no history to compare, no current rate)
+    const fresh = [5, 15, 25].map((size) => ({ ...member(size + 1, 0), member: { ...member(size + 1, 0).member, history: [] } }));
+    const idle = { ...member(50, 0, 0), member: { ...member(50, 0, 0).member, history: [0.1, 1] } };
+    expect(frontierRising(family, [...moved(0.6, 0.4), ...fresh, idle])).toBe(true);
+  });
+
   it("turns the windowed fresh samples on by default only while the frontier rises", () => {
     const sizes = (rising: boolean) => {
       const windows: (SampleOptions["hardness"] | undefined)[] = [];
