@@ -1,6 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { batchRan, deferralStep, NO_DEFERRAL, type DeferralState } from "./index-deferral";
 
+/**
+ * Ingest commits a batch every 250 ms until `untilMs` and the indexer looks every 250 ms; each batch it takes runs
+ * `batchMs`. The times it took a batch, and its state at the end.
+ */
+function whileIngesting(untilMs: number, batchMs: number, share?: number): { runs: number[]; state: DeferralState } {
+  let state: DeferralState = NO_DEFERRAL;
+  const runs: number[] = [];
+  for (let t = 0, newest = 0; t <= untilMs; t += 250) {
+    newest += 1000;
+    const d = deferralStep(state, newest, t, 5000, share);
+    state = d.state;
+    if (d.run) {
+      runs.push(t);
+      state = batchRan(state, batchMs);
+    }
+  }
+  return { runs, state };
+}
+
 describe("deferralStep", () => {
   it("indexes at once when no new rollouts were noted since the last look", () => {
     const a = deferralStep({ lastNewest: 500, deferringSince: null, lastBatchMs: 0 }, 500, 10_000, 5000);
@@ -10,18 +29,8 @@ describe("deferralStep", () => {
   });
 
   it("defers while new notes keep appearing, but takes one batch every maxDeferMs when batches are short", () => {
-    let s = NO_DEFERRAL;
-    const runs: number[] = [];
-    // ingest commits a batch every 250 ms for 12 s; the indexer looks every 250 ms; its batches take 100 ms
-    for (let t = 0, newest = 0; t <= 12_000; t += 250) {
-      newest += 1000;
-      const d = deferralStep(s, newest, t, 5000);
-      s = d.state;
-      if (d.run) {
-        runs.push(t);
-        s = batchRan(s, 100);
-      }
-    }
+    // 12 s of ingest; the indexer's batches take 100 ms
+    const { runs, state: s } = whileIngesting(12_000, 100);
     expect(runs).toEqual([5000, 10_000]);
     // ingest stops: the next look indexes, and so does every one after it
     const after = deferralStep(s, s.lastNewest, 12_250, 5000);
@@ -31,32 +40,10 @@ describe("deferralStep", () => {
   });
 
   it("while ingest writes, a long batch is followed by a wait that keeps the indexer to its share of the time", () => {
-    let s: DeferralState = NO_DEFERRAL;
-    const runs: number[] = [];
     // each batch takes 2 s (Harbor trials' long documents): with a 10% share the next may start 20 s after it began
-    for (let t = 0, newest = 0; t <= 60_000; t += 250) {
-      newest += 1000;
-      const d = deferralStep(s, newest, t, 5000, 0.1);
-      s = d.state;
-      if (d.run) {
-        runs.push(t);
-        s = batchRan(s, 2000);
-      }
-    }
-    expect(runs).toEqual([5000, 25_000, 45_000]);
+    expect(whileIngesting(60_000, 2000, 0.1).runs).toEqual([5000, 25_000, 45_000]);
     // a larger share lets batches come sooner, never sooner than maxDeferMs
-    let h: DeferralState = NO_DEFERRAL;
-    const half: number[] = [];
-    for (let t = 0, newest = 0; t <= 20_000; t += 250) {
-      newest += 1000;
-      const d = deferralStep(h, newest, t, 5000, 0.5);
-      h = d.state;
-      if (d.run) {
-        half.push(t);
-        h = batchRan(h, 2000);
-      }
-    }
-    expect(half).toEqual([5000, 10_000, 15_000, 20_000]);
+    expect(whileIngesting(20_000, 2000, 0.5).runs).toEqual([5000, 10_000, 15_000, 20_000]);
   });
 
   it("a batch run when ingest is not writing does not slow the next deferral", () => {
