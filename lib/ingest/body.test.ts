@@ -59,4 +59,35 @@ describe("ndjsonLines", () => {
     ]);
     expect(await collect(ndjsonLines(chunks(text, size)))).toEqual(out);
   });
+
+  it.each([1, 2, 4096])("drops a byte-order mark at the start of the body only, and reads invalid UTF-8 as U+FFFD (%i)", async (size) => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('{"a":"x'),
+      Buffer.from([0xff, 0xc3]), // a stray byte and a cut two-byte sequence
+      Buffer.from('"}\n\uFEFF{"b":1}\n'),
+    ]);
+    async function* of(buf: Buffer) {
+      for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+    }
+    const out = await collect(ndjsonLines(of(bytes)));
+    expect(out[0]).toEqual({ line: 1, value: { a: "x\uFFFD\uFFFD" } });
+    // a mark inside the body is the line's own text, which JSON does not allow before a value
+    expect(out[1]).toMatchObject({ line: 2, error: expect.stringContaining("not valid JSON") });
+  });
+
+  it("gives a stream's chunks back untouched and copies what it keeps (a reused chunk does not change a line)", async () => {
+    const shared = Buffer.alloc(8);
+    async function* reusing() {
+      for (const part of ['{"k":"ab', 'cd"}\n{"z', '":9}\n']) {
+        shared.fill(0);
+        const n = shared.write(part);
+        yield shared.subarray(0, n);
+      }
+    }
+    expect(await collect(ndjsonLines(reusing()))).toEqual([
+      { line: 1, value: { k: "abcd" } },
+      { line: 2, value: { z: 9 } },
+    ]);
+  });
 });
