@@ -157,7 +157,13 @@ describe("search indexer", () => {
   it("the worker's indexer defers while ingest keeps noting rollouts, one batch per maxDeferMs, and indexes them all once it stops", async () => {
     await indexPendingRollouts(db.db);
     // ticks far apart: each drain below is one look by the indexer
-    const indexer = startSearchIndexer(db.db, { intervalMs: 3_600_000, maxDeferMs: 3_600_000, onError: (err) => console.error(err) });
+    // ingest counts as writing until 1.5 s pass without a new note
+    const indexer = startSearchIndexer(db.db, {
+      intervalMs: 3_600_000,
+      maxDeferMs: 3_600_000,
+      quietMs: 1500,
+      onError: (err) => console.error(err),
+    });
     try {
       expect(await indexer.drain()).toBe(0); // nothing pending
       await post(Array.from({ length: 5 }, (_, i) => line(7000 + i, "loquat")));
@@ -165,13 +171,20 @@ describe("search indexer", () => {
       await post(Array.from({ length: 5 }, (_, i) => line(7100 + i, "loquat")));
       expect(await indexer.drain()).toBe(0);
       expect(await pendingSearchCount(db.db, projectId)).toBe(10);
-      expect(await indexer.drain()).toBe(10); // no new notes: the backlog goes
+      expect(await indexer.drain()).toBe(0); // no new notes since the last look, but not quiet for long enough yet
+      await new Promise((r) => setTimeout(r, 1700));
+      expect(await indexer.drain()).toBe(10); // quiet: the backlog goes
       expect(await pendingSearchCount(db.db, projectId)).toBe(0);
     } finally {
       await indexer.stop();
     }
     // maxDeferMs 0: a batch at every look even while ingest writes, so documents keep arriving
-    const eager = startSearchIndexer(db.db, { intervalMs: 3_600_000, maxDeferMs: 0, onError: (err) => console.error(err) });
+    const eager = startSearchIndexer(db.db, {
+      intervalMs: 3_600_000,
+      maxDeferMs: 0,
+      quietMs: 3_600_000,
+      onError: (err) => console.error(err),
+    });
     try {
       await post(Array.from({ length: 5 }, (_, i) => line(7200 + i, "loquat")));
       expect(await eager.drain()).toBe(0); // the first look only starts the deferral

@@ -91,11 +91,11 @@ export async function newestPendingRollout(db: Executor): Promise<number> {
  * A background loop that drains the queue every `intervalMs` (the worker runs one); `stop` waits for the batch in flight.
  * With `maxDeferMs`, it yields the cores to ingest: while new rollouts keep being noted it takes one batch per
  * `maxDeferMs` or per ten times the last batch's time, whichever is longer (lib/rollouts/index-deferral.ts), and the
- * whole backlog once they stop.
+ * whole backlog once none has been noted for `quietMs` (default `maxDeferMs`).
  */
 export function startSearchIndexer(
   db: Db,
-  opts: { intervalMs: number; maxDeferMs?: number; onError: (err: unknown) => void },
+  opts: { intervalMs: number; maxDeferMs?: number; quietMs?: number; onError: (err: unknown) => void },
 ): { drain: () => Promise<number>; stop: () => Promise<void> } {
   let running: Promise<number> | null = null;
   let stopped = false;
@@ -104,7 +104,7 @@ export function startSearchIndexer(
     let indexed = 0;
     while (!stopped) {
       if (opts.maxDeferMs !== undefined) {
-        const step = deferralStep(deferral, await newestPendingRollout(db), Date.now(), opts.maxDeferMs);
+        const step = deferralStep(deferral, await newestPendingRollout(db), Date.now(), opts.maxDeferMs, undefined, opts.quietMs);
         deferral = step.state;
         if (!step.run) break; // ingest is writing: look again at the next tick
       }
