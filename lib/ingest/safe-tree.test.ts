@@ -92,4 +92,11 @@ describe("SafeTree.readFile", () => {
     });
     expect(open.filter((target) => target.startsWith(root) || target.startsWith(outside))).toEqual([]);
   });
+
+  it("reads a file whose name ends like the kernel's mark for a deleted file", async () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "notes (deleted)"), "still here");
+    const tree = await SafeTree.open(root);
+    expect((await tree.readFile(path.join(root, "notes (deleted)")))?.toString()).toBe("still here");
+  });
 });

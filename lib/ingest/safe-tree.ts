@@ -30,6 +30,8 @@ function openedPath(fd: number, abs: string): string | null {
   } catch {
     return path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
   }
+  // the kernel marks a name unlinked since the open; a file whose own name ends so is the path itself
+  if (linked === abs) return linked;
   return linked.endsWith(" (deleted)") ? null : linked;
 }
 
