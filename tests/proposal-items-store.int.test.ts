@@ -77,6 +77,32 @@ describe("insertProposalItems", () => {
     expect(stored[1].predictedSuccess).toBe(0.1 + 0.2);
   });
 
+  it("gives the items time-ordered ids: a later batch sorts after every earlier one, each in position order", async () => {
+    // random ids put each new item on a random leaf of the primary key, so storing a proposal dirtied the whole index
+    // of every proposal before it (docs/BENCHMARKS.md, "## Engineer", 2026-12-03); ordered ids append at its right edge
+    const [project] = await handle.db.insert(projects).values({ slug: "order", name: "Order", familyId: "frozenlake-mapf" }).returning();
+    const first = await insertProposal(handle.db, { projectId: project.id, baseGeneration: 0, engineer: "heuristic" });
+    const second = await insertProposal(handle.db, { projectId: project.id, baseGeneration: 0, engineer: "heuristic" });
+    await store(
+      first.id,
+      Array.from({ length: 1500 }, (_, i) => item(i)),
+    );
+    await store(
+      second.id,
+      Array.from({ length: 1500 }, (_, i) => item(i)),
+    );
+    const { rows } = await handle.pool.query<{ proposal_id: string; position: number; v: string }>(
+      `select proposal_id, position, substr(id::text, 15, 1) as v from proposal_items where proposal_id in ($1, $2) order by id`,
+      [first.id, second.id],
+    );
+    expect(rows).toHaveLength(3000);
+    expect(rows.map((r) => `${r.proposal_id === first.id ? "a" : "b"}${r.position}`)).toStrictEqual([
+      ...Array.from({ length: 1500 }, (_, i) => `a${i}`),
+      ...Array.from({ length: 1500 }, (_, i) => `b${i}`),
+    ]);
+    expect(new Set(rows.map((r) => r.v))).toStrictEqual(new Set(["7"]));
+  });
+
   it("stores a lone surrogate as U+FFFD instead of failing", async () => {
     const [project] = await handle.db.insert(projects).values({ slug: "lone", name: "Lone", familyId: "frozenlake-mapf" }).returning();
     const { id } = await insertProposal(handle.db, { projectId: project.id, baseGeneration: 0, engineer: "llm" });

@@ -9,6 +9,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Db, Queryable } from "@/lib/db/client";
+import { uuidv7 } from "@/lib/db/uuid7";
 import { engineerRuns, environments, failureSummaries, policies, projects, proposalItems, proposals } from "@/lib/db/schema";
 import type { StructuredSummary } from "@/lib/engineer/types";
 import { projectById } from "@/lib/projects/repository";
@@ -119,10 +120,11 @@ const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": 
 /** A jsonb cell: JSON with lone surrogates as U+FFFD (jsonb rejects them escaped); undefined and null as NULL. */
 const jsonCell = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value, wellFormed));
 
-/** A proposal item as one line of COPY text, in ITEM_COLUMNS order. */
+/** A proposal item as one line of COPY text, in ITEM_COLUMNS order; its id time-ordered (uuid7.ts says why). */
 function itemLine(proposalId: string, r: NewProposalItem): string {
   return (
     [
+      uuidv7(),
       proposalId,
       r.position,
       r.op,
@@ -143,7 +145,7 @@ function itemLine(proposalId: string, r: NewProposalItem): string {
 }
 
 const ITEM_COLUMNS =
-  "proposal_id, position, op, environment_key, parent_key, config, direction, rationale, evidence, predicted_success, proposer, task_edits, flags";
+  "id, proposal_id, position, op, environment_key, parent_key, config, direction, rationale, evidence, predicted_success, proposer, task_edits, flags";
 const ITEM_LINES_PER_CHUNK = 1000;
 
 /**
