@@ -22,6 +22,7 @@ import { buildEngineerPrompt } from "../lib/engineer/llm";
 import { validateItems } from "../lib/engineer/validate-items";
 import type { EngineerInput } from "../lib/engineer/types";
 import { withValidationCache } from "../lib/families/validation-cache";
+import { helperSession } from "../lib/families/validation-helper";
 import { engineerBenchData, jsonTarget, machine, recordSection, rssSampler, startApp } from "./lib";
 
 const argv = process.argv.slice(2);
@@ -125,8 +126,11 @@ async function main() {
     for (let run = 0; run <= RUNS; run++) {
       const t0 = performance.now();
       const ctx = await buildEngineerContext(db, project, family, g);
+      // the validation helper thread, as the worker's job gives the heuristic (lib/proposals/job.ts)
+      const helper = helperSession(family, true);
       const input: EngineerInput = {
-        family: withValidationCache(family),
+        family: withValidationCache(helper?.family ?? family),
+        ...(helper ? { helper } : {}),
         summary: ctx.summary,
         population: ctx.population,
         options: { seed: run },
@@ -135,6 +139,7 @@ async function main() {
       };
       const t1 = performance.now();
       const out = heuristicEngineer(input);
+      helper?.close();
       const t2 = performance.now();
       const checked = validateItems(input, out.items);
       const ms = performance.now() - t0;

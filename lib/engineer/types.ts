@@ -173,6 +173,20 @@ export interface EngineerInput {
    * of inventing tasks), with their measured results across earlier generations
    */
   taskPool?: PopulationMember[];
+  /**
+   * a thread that validates ahead of the engineer (lib/families/validation-helper.ts, whose session also answers through
+   * `family`): the heuristic names the configs it will ask about later and the fresh samples it will draw; its proposal
+   * is the same with or without one
+   */
+  helper?: EngineerHelper;
+}
+
+/** What the heuristic asks of a validation helper (lib/families/validation-helper.ts, HelperSession). */
+export interface EngineerHelper {
+  /** validate `configs` in this order, then draw `samples.count` samples from createRng(seed).fork(label); once per run */
+  ask(configs: readonly FamilyConfig[], samples?: { seed: number | string; label: string; count: number }): void;
+  /** the i-th of those samples (waiting for it if need be), or undefined if not asked or not to be had */
+  sample(i: number): FamilyConfig | undefined;
 }
 
 /** What an engineer returns. */

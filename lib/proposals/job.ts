@@ -4,7 +4,9 @@
  */
 import { transactionOnConnection, type Db } from "@/lib/db/client";
 import { getFamily } from "@/lib/family-store";
+import { getBuiltinFamily } from "@/lib/families/registry";
 import { withValidationCache } from "@/lib/families/validation-cache";
+import { helperSession, type HelperSession } from "@/lib/families/validation-helper";
 import { getGeneration } from "@/lib/generations/service";
 import { buildEngineerContext, SUMMARY_TOKEN_BUDGET } from "@/lib/engineer/summary";
 import { heuristicEngineer } from "@/lib/engineer/heuristic";
@@ -41,6 +43,7 @@ export async function runProposal(
   const run = await insertEngineerRun(db, proposalId, p.engineer);
   const started = performance.now();
   let llmRun: LlmRunRecord | undefined;
+  let helper: HelperSession | undefined;
   try {
     await deleteProposalItems(db, proposalId); // a retried job starts clean
     await updateProposal(db, proposalId, {
@@ -48,8 +51,11 @@ export async function runProposal(
       status: "running",
       error: null,
     });
-    // the engineer validates every child; the check after it reuses those answers
-    const family = withValidationCache(await getFamily(db, project.familyId));
+    // the engineer validates every child; the check after it reuses those answers. The heuristic on a built-in family
+    // gets a validation helper (a second thread; its proposal is the same without one)
+    const baseFamily = await getFamily(db, project.familyId);
+    helper = p.engineer === "llm" ? undefined : helperSession(baseFamily, getBuiltinFamily(project.familyId) === baseFamily);
+    const family = withValidationCache(helper?.family ?? baseFamily);
     const g = await getGeneration(db, project, p.baseGeneration);
     const ctx = await buildEngineerContext(db, project, family, g, options.policy, options.summaryTokens ?? SUMMARY_TOKEN_BUDGET);
     const policyId = options.policy ? await findPolicyId(db, project.id, options.policy) : null;
@@ -81,6 +87,7 @@ export async function runProposal(
       },
       knownHashes: ctx.knownHashes,
       keyPrefix: `g${g.index + 1}-${proposalId.slice(0, 4)}-`,
+      ...(helper ? { helper } : {}),
       // terminal tasks with files are evolved by their files (the LLM engineer edits them)
       ...(project.familyId === "terminal-task"
         ? {
@@ -109,6 +116,7 @@ export async function runProposal(
       llmRun = result.run;
     } else {
       output = heuristicEngineer(input);
+      helper?.close();
     }
 
     await updateProposal(db, proposalId, { progress: progress("validating", `Checking ${output.items.length} items against the family`) });
@@ -141,6 +149,7 @@ export async function runProposal(
       });
     });
   } catch (err) {
+    helper?.close();
     const message = (err as Error).message || String(err);
     const failedRun = err instanceof LlmEngineerError ? err.run : llmRun;
     await finishEngineerRun(db, run.id, {

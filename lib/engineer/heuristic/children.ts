@@ -10,7 +10,7 @@ import type { Rng } from "@/lib/families/rng";
 import type { FamilyConfig, FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import { getFieldValue } from "@/lib/families/field-path";
 import { noveltyScore, plrRankWeights } from "../scoring";
-import type { EngineerInput, ProposedItem } from "../types";
+import type { EngineerHelper, EngineerInput, ProposedItem } from "../types";
 import type { ChildBudget } from "./budget";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import { directedEdit, parentSteps, stepsPerField } from "./directed";
@@ -137,6 +137,8 @@ export interface ChildContext {
   freshWindow?: { min: number; max: number };
   /** terminal tasks: adds come from the pool of imported tasks (returns how many joined) instead of crossovers and fresh samples */
   addFromPool?: (want: number) => number;
+  /** the fresh samples a validation helper drew ahead (EngineerInput.helper); used only without freshWindow */
+  helper?: Pick<EngineerHelper, "sample">;
 }
 
 /** The context of the child strategies for one proposal. */
@@ -256,14 +258,14 @@ function replayChildren(ctx: ChildContext, carryIn: number): number {
   return carry;
 }
 
-/** 4a. Crossovers of two high-learnability parents; the second is the most distant of the next few in PLR order. */
-function crossoverChildren(ctx: ChildContext, carryIn: number): number {
-  const { rng, family, batch, budget } = ctx;
+/**
+ * The crossover candidates of attempts 0, 1, 2, ... in order: the same whatever the batch accepts (only how many are
+ * tried depends on that), so a validation helper can be given them before the batch asks (speculativeCrossovers).
+ */
+function* crossoverCandidates(ctx: ChildContext): Generator<Candidate, never> {
+  const { rng, family, budget } = ctx;
   const D = HEURISTIC_DEFAULTS;
-  const { crossPool, crossTarget } = budget;
-  let carry = carryIn;
-  const want = crossPool.length >= 2 ? crossTarget + carry : 0;
-  if (want > 0) carry = 0;
+  const { crossPool } = budget;
   const crossRng = rng.fork("crossover");
   const weights = plrRankWeights(
     crossPool.map((sc) => sc.learnability),
@@ -272,8 +274,7 @@ function crossoverChildren(ctx: ChildContext, carryIn: number): number {
     D.stalenessWeight,
   );
   const order = weightedOrder(crossRng, weights);
-  let done = 0;
-  for (let attempt = 0; done < want && attempt < 3 * want + 5 && !batch.exhausted; attempt++) {
+  for (let attempt = 0; ; attempt++) {
     const a = crossPool[order[attempt % order.length]];
     let b = crossPool[order[(attempt + 1) % order.length]];
     let farthest = -1;
@@ -288,7 +289,28 @@ function crossoverChildren(ctx: ChildContext, carryIn: number): number {
     // Only fields set on both parents cross over: a field unset on the first stays unset.
     const config = crossover(crossRng, setFields(family.fields, a.member.config, b.member.config), a.member.config, b.member.config);
     const novelty = noveltyScore(family, config, [a.member.config, b.member.config]);
-    if (batch.accept({ kind: "crossover", config, direction: "diversify", edits: [], parent: a, second: b, novelty })) done += 1;
+    yield { kind: "crossover", config, direction: "diversify", edits: [], parent: a, second: b, novelty };
+  }
+}
+
+/** The configs of the first `count` crossover attempts (none without two parents to cross). */
+export function speculativeCrossovers(ctx: ChildContext, count: number): FamilyConfig[] {
+  if (ctx.budget.crossPool.length < 2) return [];
+  const candidates = crossoverCandidates(ctx);
+  return Array.from({ length: count }, () => candidates.next().value.config);
+}
+
+/** 4a. Crossovers of two high-learnability parents; the second is the most distant of the next few in PLR order. */
+function crossoverChildren(ctx: ChildContext, carryIn: number): number {
+  const { batch, budget } = ctx;
+  const { crossPool, crossTarget } = budget;
+  let carry = carryIn;
+  const want = crossPool.length >= 2 ? crossTarget + carry : 0;
+  if (want > 0) carry = 0;
+  const candidates = crossoverCandidates(ctx);
+  let done = 0;
+  for (let attempt = 0; done < want && attempt < 3 * want + 5 && !batch.exhausted; attempt++) {
+    if (batch.accept(candidates.next().value)) done += 1;
   }
   carry += want - done;
   return carry;
@@ -303,10 +325,23 @@ function freshChildren(ctx: ChildContext, carry: number): void {
   const { rng, family, batch, budget, reference, freshWindow } = ctx;
   const want = budget.addTarget - budget.crossTarget + carry;
   const freshRng = rng.fork("fresh");
+  // Without a window the k-th draw is the k-th sample of freshRng: a validation helper may have drawn it already
+  // (ctx.helper, asked only without a window); where it has not, freshRng catches up on the draws it skipped.
+  let drawn = 0;
+  const draw = (k: number): FamilyConfig => {
+    const ahead = ctx.helper?.sample(k);
+    if (ahead) return ahead;
+    for (; drawn < k; drawn++) family.sample(freshRng);
+    drawn += 1;
+    return family.sample(freshRng) as FamilyConfig;
+  };
   let done = 0;
   for (let attempt = 0; done < want && attempt < 2 * want + 3 && !batch.exhausted; attempt++) {
     const windowed = freshWindow !== undefined && done % 3 !== 2;
-    const config = (windowed ? family.sample(freshRng, { hardness: freshWindow }) : family.sample(freshRng)) as FamilyConfig;
+    const config =
+      freshWindow === undefined
+        ? draw(attempt)
+        : ((windowed ? family.sample(freshRng, { hardness: freshWindow }) : family.sample(freshRng)) as FamilyConfig);
     let nearest: { key: string; distance: number } | undefined;
     for (const ref of reference) {
       const d = distance(family, config, ref.config);

@@ -105,7 +105,7 @@
 import { createRng, hashSeed } from "@/lib/families/rng";
 import type { EngineerInput, EngineerOutput, ProposedItem } from "../types";
 import { childBudget, clampShare } from "./budget";
-import { ChildBatch, childContext, noveltyReference, proposeChildren } from "./children";
+import { ChildBatch, childContext, noveltyReference, proposeChildren, speculativeCrossovers } from "./children";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import { directionEvidence, evidenceWriter } from "./evidence";
 import { baseSuccessRate, predictChild } from "./predict";
@@ -157,12 +157,22 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   // Fresh samples at the frontier: always with options.freshAtFrontier, never with false; by default when the frontier is rising.
   const atFrontier = options.freshAtFrontier ?? frontierRising(family, scored);
   const frontier = pooled || !atFrontier ? null : competenceFrontier(family, scored);
-  proposeChildren({
+  const ctx = {
     ...childContext({ rng, family, evidence, budget, batch, reference, scored }),
     ...(frontier !== null ? { freshWindow: frontierWindow(frontier) } : {}),
     familyKey,
     ...(pooled ? { addFromPool } : {}),
-  });
+  };
+  // A validation helper (a second thread) validates the crossovers and draws the fresh samples while this thread makes
+  // the harder and replayed children: both sequences depend on the seed and the pools only, not on what is accepted.
+  // Asked for a margin over the targets (about 10% of crossovers were rejected at bench:engineer's size); what it was
+  // not asked for is computed here as before. Fresh samples only without a window (a window's draws depend on `done`).
+  if (input.helper && !pooled) {
+    const crossovers = speculativeCrossovers(ctx, Math.ceil(1.25 * budget.crossTarget) + 16);
+    const fresh = frontier === null ? Math.max(0, budget.addTarget - budget.crossTarget) + 32 : 0;
+    input.helper.ask(crossovers, fresh > 0 ? { seed, label: "fresh", count: fresh } : undefined);
+  }
+  proposeChildren({ ...ctx, ...(input.helper && frontier === null ? { helper: input.helper } : {}) });
 
   // 5. Items for the members: every one gets exactly one keep or retire; then the notes.
   const tiedOut = keepCut === null ? 0 : ranked.slice(kept.length).filter((sc) => learnabilityTies(sc.learnability, keepCut)).length;

@@ -12,6 +12,8 @@ import { summaryFields } from "../summary-fields";
 import { configHash } from "@/lib/families/hash";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig } from "@/lib/families/types";
+import { withValidationCache } from "@/lib/families/validation-cache";
+import { helperSession } from "@/lib/families/validation-helper";
 import { heuristicEngineer } from ".";
 import type { EngineerInput, EngineerOutput, PopulationMember, StructuredSummary, SummaryCluster } from "../types";
 import { frozenlake } from "./test-input";
@@ -113,3 +115,74 @@ describe("heuristicEngineer: the proposal on a fixed frozenlake-mapf population"
     expect(proposalDigest(out)).toBe(digest);
   });
 });
+
+describe("heuristicEngineer with a validation helper thread (lib/families/validation-helper.ts)", () => {
+  // the helper validates the crossovers and draws the fresh samples ahead: the proposal must not move by a bit, whether
+  // every answer comes from the helper or the two threads race for them
+  it.each([
+    [0, true],
+    [1, true],
+    [0, false],
+    [2, false],
+  ])("seed %i (fresh samples at the frontier: %s) gives the proposal it gives without one", (seed, atFrontier) => {
+    const alone = snapshotInput(seed);
+    alone.options.freshAtFrontier = atFrontier;
+    const expected = proposalDigest(heuristicEngineer({ ...alone, family: withValidationCache(alone.family) }));
+    for (const race of [false, true]) {
+      const helper = helperSession(frozenlake, true)!;
+      expect(helper).toBeDefined();
+      const input = snapshotInput(seed);
+      input.options.freshAtFrontier = atFrontier;
+      const out = heuristicEngineer({ ...input, family: withValidationCache(helper.family), helper: race ? helper : patient(helper) });
+      helper.close();
+      expect(proposalDigest(out)).toBe(expected);
+      if (race) continue;
+      // every accepted crossover's answer came from the helper; without a window every fresh sample too
+      const made = (flag: string) => out.items.filter((it) => it.flags?.includes(flag)).length;
+      expect(made("crossover")).toBeGreaterThan(5);
+      expect(made("fresh_sample")).toBeGreaterThan(5);
+      expect(helper.served).toBeGreaterThanOrEqual(made("crossover") + (atFrontier ? 0 : made("fresh_sample")));
+      expect(helper.samplesTaken).toBeGreaterThanOrEqual(atFrontier ? 0 : made("fresh_sample"));
+      if (atFrontier) expect(helper.samplesTaken).toBe(0);
+    }
+  });
+});
+
+describe("heuristicEngineer's fresh samples from a helper that stops part way", () => {
+  it.each([0, 3, 17])("takes the first %i samples from it, then draws the rest itself from where it left off", (first) => {
+    const alone = snapshotInput(4);
+    alone.options.freshAtFrontier = false;
+    const expected = proposalDigest(heuristicEngineer(alone));
+    let taken = 0;
+    const input = snapshotInput(4);
+    input.options.freshAtFrontier = false;
+    const out = heuristicEngineer({
+      ...input,
+      helper: {
+        ask: () => {},
+        // the i-th draw of the run's fresh generator, as the helper thread makes it, for the first `first` only
+        sample: (i) => {
+          if (i >= first) return undefined;
+          taken += 1;
+          const rng = createRng(4).fork("fresh");
+          for (let k = 0; k < i; k++) frozenlake.sample(rng);
+          return frozenlake.sample(rng) as FamilyConfig;
+        },
+      },
+    });
+    expect(taken).toBe(first);
+    expect(proposalDigest(out)).toBe(expected);
+  });
+});
+
+/** The session, but the heuristic goes on only once the helper has answered all it was asked (at most 60 s). */
+function patient(helper: NonNullable<ReturnType<typeof helperSession>>) {
+  return {
+    ask: (...args: Parameters<typeof helper.ask>) => {
+      helper.ask(...args);
+      const until = Date.now() + 60_000;
+      while (!helper.answeredAll() && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    },
+    sample: (i: number) => helper.sample(i),
+  };
+}
