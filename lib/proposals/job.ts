@@ -6,7 +6,7 @@ import { transactionOnConnection, type Db } from "@/lib/db/client";
 import { getFamily } from "@/lib/family-store";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { withValidationCache } from "@/lib/families/validation-cache";
-import { helperSession, type HelperSession } from "@/lib/families/validation-helper";
+import type { HelperSession, helperSession } from "@/lib/families/validation-helper";
 import { getGeneration } from "@/lib/generations/service";
 import { buildEngineerContext, SUMMARY_TOKEN_BUDGET } from "@/lib/engineer/summary";
 import { heuristicEngineer } from "@/lib/engineer/heuristic";
@@ -33,7 +33,14 @@ import {
 export async function runProposal(
   db: Db,
   data: unknown,
-  opts: { llmConfig?: ReturnType<typeof llmEngineerConfigFromEnv> } = {},
+  opts: {
+    llmConfig?: ReturnType<typeof llmEngineerConfigFromEnv>;
+    /**
+     * the validation helper thread for the heuristic (lib/families/validation-helper.ts), given by the worker's handlers:
+     * imported here it would pull worker_threads and tsx's loader into the web app's bundle
+     */
+    helperSession?: typeof helperSession;
+  } = {},
 ): Promise<void> {
   const { proposalId } = proposalJobSchema.parse(data);
   const p = await proposalForRun(db, proposalId);
@@ -54,7 +61,7 @@ export async function runProposal(
     // the engineer validates every child; the check after it reuses those answers. The heuristic on a built-in family
     // gets a validation helper (a second thread; its proposal is the same without one)
     const baseFamily = await getFamily(db, project.familyId);
-    helper = p.engineer === "llm" ? undefined : helperSession(baseFamily, getBuiltinFamily(project.familyId) === baseFamily);
+    helper = p.engineer === "llm" ? undefined : opts.helperSession?.(baseFamily, getBuiltinFamily(project.familyId) === baseFamily);
     const family = withValidationCache(helper?.family ?? baseFamily);
     const g = await getGeneration(db, project, p.baseGeneration);
     const ctx = await buildEngineerContext(db, project, family, g, options.policy, options.summaryTokens ?? SUMMARY_TOKEN_BUDGET);

@@ -1,5 +1,6 @@
 /** The worker's job handlers, one per queue; each validates its payload with a zod schema. */
 import type { Db } from "@/lib/db/client";
+import { helperSession } from "@/lib/families/validation-helper";
 import { runImport } from "@/lib/ingest/imports";
 import { runProposal } from "@/lib/proposals";
 import { runDispatchJob } from "@/lib/dispatch/service";
@@ -11,7 +12,8 @@ import type { JobHandler, QueueName } from "@/lib/queue/boss";
 export function workerHandlers(db: Db): Partial<Record<QueueName, JobHandler>> {
   return {
     "envforge.import": (data) => runImport(db, data),
-    "envforge.proposal": (data) => runProposal(db, data),
+    // the heuristic validates ahead on a second thread (lib/families/validation-helper.ts)
+    "envforge.proposal": (data) => runProposal(db, data, { helperSession }),
     "envforge.dispatch": (data) => runDispatchJob(db, data),
     "envforge.demo-loop": (data) => runDemoLoop(db, data),
     "envforge.arena": (data) => runArenaJob(db, data),
