@@ -85,6 +85,24 @@ async function load(client: EnvForgeClient, family: NonNullable<ReturnType<typeo
   console.log(`[bench:engineer] loaded ${loaded} rollouts`);
 }
 
+/** The machine's CPU ticks so far from /proc/stat: all, and stolen by the hypervisor (Linux; zeros elsewhere). */
+function cpuTicks(): { all: number; steal: number } {
+  try {
+    const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    return { all: f.slice(0, 8).reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
+  } catch {
+    return { all: 0, steal: 0 };
+  }
+}
+
+/** The share of the machine's CPU time the hypervisor stole since `from` (a slower machine than its load says). */
+function stealSince(from: { all: number; steal: number }): string {
+  const now = cpuTicks();
+  const all = now.all - from.all;
+  return all > 0 ? `${((100 * (now.steal - from.steal)) / all).toFixed(1)}%` : "n/a";
+}
+
 function loadAverage(): string {
   return os
     .loadavg()
@@ -120,7 +138,8 @@ async function main() {
     const project = await getProjectFor(db, "bench", null);
     const g = await getGeneration(db, project, 0);
     const inProcess: number[] = [];
-    const phases: { summary: number; engineer: number; validate: number }[] = [];
+    const phases: { summary: number; engineer: number; validate: number; engineerCpu: number }[] = [];
+    const ticksInProcess = cpuTicks();
     let promptTokens = 0;
     let items = 0;
     for (let run = 0; run <= RUNS; run++) {
@@ -138,12 +157,14 @@ async function main() {
         keyPrefix: "g1-bench-",
       };
       const t1 = performance.now();
+      const c1 = process.cpuUsage();
       const out = heuristicEngineer(input);
       helper?.close();
       const t2 = performance.now();
       const checked = validateItems(input, out.items);
       const ms = performance.now() - t0;
-      phases.push({ summary: t1 - t0, engineer: t2 - t1, validate: performance.now() - t2 });
+      const c2 = process.cpuUsage(c1);
+      phases.push({ summary: t1 - t0, engineer: t2 - t1, validate: performance.now() - t2, engineerCpu: (c2.user + c2.system) / 1000 });
       if (checked.errors.length) throw new Error(`invalid items: ${JSON.stringify(checked.errors.slice(0, 3))}`);
       items = out.items.length;
       if (run === 0) {
@@ -153,7 +174,8 @@ async function main() {
       inProcess.push(ms);
       console.log(
         `[bench:engineer] run ${run}: ${out.items.length} items in ${ms.toFixed(0)} ms ` +
-          `(summary from the database ${phases[run].summary.toFixed(0)} ms, heuristic ${phases[run].engineer.toFixed(0)} ms, ` +
+          `(summary from the database ${phases[run].summary.toFixed(0)} ms, heuristic ${phases[run].engineer.toFixed(0)} ms ` +
+          `[CPU of both threads ${phases[run].engineerCpu.toFixed(0)} ms, ${helper?.served ?? 0} answers from the helper], ` +
           `validation ${phases[run].validate.toFixed(0)} ms; summary ${ctx.summary.tokenEstimate} tokens)`,
       );
     }
@@ -163,7 +185,9 @@ async function main() {
     rss.stop();
     const proposalRss = rssSampler();
     proposalRss.watch(app.pid);
+    console.log(`[bench:engineer] in process: ${stealSince(ticksInProcess)} of the machine's CPU time stolen by the hypervisor`);
     const endToEnd: number[] = [];
+    const ticksEndToEnd = cpuTicks();
     for (let run = 0; run < RUNS; run++) {
       const t0 = performance.now();
       const { proposalId } = await client.request<{ proposalId: string }>("POST", "/api/v1/projects/bench/generations/0/proposals", {
@@ -184,7 +208,10 @@ async function main() {
           `(load average ${loadAverage()})`,
       );
     }
-    console.log(`[bench:engineer] end to end (API, queue, worker): median ${median(endToEnd).toFixed(0)} ms`);
+    console.log(
+      `[bench:engineer] end to end (API, queue, worker): median ${median(endToEnd).toFixed(0)} ms; ` +
+        `${stealSince(ticksEndToEnd)} of the machine's CPU time stolen by the hypervisor`,
+    );
     console.log(`[bench:engineer] LLM prompt for this case: ${promptTokens} tokens (budget ${PROMPT_BUDGET})`);
 
     // the goal is end to end (issue 19): the API, the queue, the worker, the summary, the engineer, validation
