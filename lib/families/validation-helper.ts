@@ -102,6 +102,8 @@ export class HelperSession {
   /** answers the engineer took from the helper, and samples (for tests and the bench) */
   served = 0;
   samplesTaken = 0;
+  /** milliseconds the main thread waited for the helper's answers */
+  waitedMs = 0;
   private asked = 0;
 
   constructor(
@@ -209,7 +211,10 @@ export class HelperSession {
     const before = this.results.size + this.sampled.length;
     this.drain();
     if (this.results.size + this.sampled.length > before) return true;
-    if (Atomics.wait(this.h.posted, 0, seen, WAIT_MS) === "timed-out") {
+    const t0 = performance.now();
+    const outcome = Atomics.wait(this.h.posted, 0, seen, WAIT_MS);
+    this.waitedMs += performance.now() - t0;
+    if (outcome === "timed-out") {
       this.failed = true;
       return false;
     }
@@ -218,12 +223,17 @@ export class HelperSession {
   }
 }
 
+/** Start the process's helper thread now (the worker does at its start, so the first proposal does not wait for it). */
+export function startValidationHelper(): void {
+  if (helper === undefined || helper?.dead) helper = startHelper();
+}
+
 /**
  * A session on the process's helper thread for a built-in family's engineer run, or undefined where there is none
  * (a custom family, which the helper cannot rebuild, or a helper that could not start).
  */
 export function helperSession(family: FamilyDefinition, builtin: boolean): HelperSession | undefined {
   if (!builtin) return undefined;
-  if (helper === undefined || helper?.dead) helper = startHelper();
+  startValidationHelper();
   return helper ? new HelperSession(family, helper) : undefined;
 }
