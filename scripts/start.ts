@@ -227,8 +227,7 @@ async function main() {
     await sweep();
     const sweeper = setInterval(sweep, 30_000);
     cleanups.push(async () => clearInterval(sweeper));
-    // search documents are written here, off the ingest path (ADR 0007); the first drain looks at what a seed or a crash
-    // left, which is indexed once no new rollout has been noted for the quiet time (index-deferral.ts)
+    // search documents are written here, off the ingest path (ADR 0007); the first drain indexes what a seed or a crash left
     const indexer = startSearchIndexer(handle.db, {
       intervalMs: SEARCH_INDEX_INTERVAL_MS,
       maxDeferMs: SEARCH_INDEX_MAX_DEFER_MS,

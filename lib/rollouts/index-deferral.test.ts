@@ -13,7 +13,8 @@ function whileIngesting(
 ): { runs: number[]; state: DeferralState } {
   const commitEvery = opts.commitEveryMs ?? 250;
   const lookEvery = opts.lookEveryMs ?? 250;
-  let state: DeferralState = NO_DEFERRAL;
+  // an earlier look found the queue empty
+  let state: DeferralState = { ...NO_DEFERRAL, lastNewest: 0 };
   const runs: number[] = [];
   for (let t = 0; t <= (opts.lookUntilMs ?? untilMs); t += lookEvery) {
     // rollout ids grow by 1,000 a commit; commits happen at 0, commitEvery, 2 x commitEvery, ... up to untilMs
@@ -60,6 +61,14 @@ describe("deferralStep", () => {
     expect(whileIngesting(60_000, 2000, { share: 0.1 }).runs).toEqual([5000, 25_000, 45_000]);
     // a larger share lets batches come sooner, never sooner than maxDeferMs
     expect(whileIngesting(20_000, 2000, { share: 0.5 }).runs).toEqual([5000, 10_000, 15_000, 20_000]);
+  });
+
+  it("the first look indexes a backlog it finds (a restart), and the next look that sees new notes defers", () => {
+    const first = deferralStep(NO_DEFERRAL, 5000, 0, 5000);
+    expect(first.run).toBe(true);
+    expect(first.state).toEqual({ lastNewest: 5000, lastNewAt: null, deferringSince: null, lastBatchMs: 0 });
+    expect(deferralStep(first.state, 5000, 1000, 5000).run).toBe(true);
+    expect(deferralStep(first.state, 5100, 1000, 5000).run).toBe(false);
   });
 
   it("a batch run when ingest is not writing does not slow the next deferral", () => {

@@ -13,7 +13,7 @@
  * database's CPU for ten jobs 38-52 s with the worker, 23 s without it).
  */
 export interface DeferralState {
-  /** the newest pending rollout id at the last look (0: none) */
+  /** the newest pending rollout id at the last look (0: none; -1: no look yet) */
   lastNewest: number;
   /** when a look last saw a newer pending rollout than before (null: never) */
   lastNewAt: number | null;
@@ -23,7 +23,7 @@ export interface DeferralState {
   lastBatchMs: number;
 }
 
-export const NO_DEFERRAL: DeferralState = { lastNewest: 0, lastNewAt: null, deferringSince: null, lastBatchMs: 0 };
+export const NO_DEFERRAL: DeferralState = { lastNewest: -1, lastNewAt: null, deferringSince: null, lastBatchMs: 0 };
 
 /** The part of the time the indexer may take while ingest is writing. */
 export const INDEXER_SHARE_WHILE_INGESTING = 0.1;
@@ -40,7 +40,8 @@ export function deferralStep(
   share = INDEXER_SHARE_WHILE_INGESTING,
   quietMs = maxDeferMs,
 ): { run: boolean; state: DeferralState } {
-  const lastNewAt = newest > state.lastNewest ? now : state.lastNewAt;
+  // the first look has nothing to compare with: a backlog it finds (a restart, a seed) is not taken for ingest writing
+  const lastNewAt = state.lastNewest >= 0 && newest > state.lastNewest ? now : state.lastNewAt;
   // nothing pending is not ingest, however recent the last note
   const busy = newest > 0 && lastNewAt !== null && now - lastNewAt < quietMs;
   if (!busy) return { run: true, state: { lastNewest: newest, lastNewAt, deferringSince: null, lastBatchMs: 0 } };
