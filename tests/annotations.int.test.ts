@@ -116,6 +116,12 @@ describe("annotations", () => {
     expect(ev).toHaveLength(2);
     expect(ev.find((e) => e.after.label === "reward-hack")).toMatchObject({ entityId: String(id) });
     expect(audit.events.filter((e) => e.action === "label.create")).toHaveLength(2);
+    // each label counts its own annotations (the note-only one has none)
+    const labels = await viewer.request<{ labels: { name: string; uses: number }[] }>("GET", "/api/v1/projects/ann/labels");
+    expect(labels.labels.map((l) => [l.name, l.uses])).toEqual([
+      ["reward-hack", 1],
+      ["good", 0],
+    ]);
   });
 
   it("refuses unknown labels, bad turns, NUL bytes and empty annotations naming the field, storing nothing", async () => {

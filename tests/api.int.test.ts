@@ -251,6 +251,20 @@ describe("generations", () => {
     );
     expect(page2.json.items[0]).toMatchObject({ key: "a-harder", parentKey: "a", op: "mutate" });
     expect(page2.json.nextCursor).toBeNull();
+    // the table (a sort or a filter) and its exports read each page's configs and parent keys apart from the listing
+    const sorted = await call(
+      environmentsRoute.GET as never,
+      "GET",
+      "/api/v1/projects/lake/generations/1/environments?sort=key&order=desc",
+      {
+        token: ADMIN,
+        params: { slug: "lake", index: "1" },
+      },
+    );
+    expect(sorted.json.items.map((e: { key: string; parentKey: string | null }) => [e.key, e.parentKey])).toEqual([
+      ["a-harder", "a"],
+      ["a", null],
+    ]);
   });
 
   it("reports metrics per generation and 404s on unknown ones", async () => {

@@ -6,6 +6,7 @@ import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "@/lib/db/client";
 import { annotations, labels, rolloutPayloads, rollouts, TRAJECTORY_PAGE_MESSAGES, trajectoryPages } from "@/lib/db/schema";
+import { qualified } from "@/lib/db/qualified";
 import type { ProjectRow } from "@/lib/projects/service";
 import { requireScope, type Principal } from "@/lib/auth/principal";
 import { Conflict, Forbidden, Invalid, NotFound } from "@/lib/errors";
@@ -49,7 +50,7 @@ export async function listLabels(db: Db, project: ProjectRow) {
       name: labels.name,
       createdBy: labels.createdBy,
       createdAt: labels.createdAt,
-      uses: sql<number>`(select count(*)::int from ${annotations} where ${annotations.labelId} = ${labels.id})`,
+      uses: sql<number>`(select count(*)::int from ${annotations} a where a.label_id = ${qualified(labels.id)})`,
     })
     .from(labels)
     .where(eq(labels.projectId, project.id))

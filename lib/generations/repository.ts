@@ -7,6 +7,7 @@
 import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "@/lib/db/client";
 import { environments, generationEnvironments, generations, policies, rollouts, rolloutAggregates } from "@/lib/db/schema";
+import { qualified } from "@/lib/db/qualified";
 
 type GenerationInsert = typeof generations.$inferInsert;
 type EnvironmentInsert = typeof environments.$inferInsert;
@@ -34,7 +35,7 @@ function membersQuery(db: Queryable) {
       direction: generationEnvironments.direction,
       weight: generationEnvironments.weight,
       rationale: generationEnvironments.rationale,
-      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${environments.parentId})`,
+      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${qualified(environments.parentId)})`,
     })
     .from(generationEnvironments)
     .innerJoin(environments, eq(environments.id, generationEnvironments.environmentId));
@@ -465,7 +466,7 @@ export async function environmentConfigs(db: Queryable, ids: number[]) {
     .select({
       id: environments.id,
       config: environments.config,
-      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${environments.parentId})`,
+      parentKey: sql<string | null>`(select p.key from ${environments} p where p.id = ${qualified(environments.parentId)})`,
     })
     .from(environments)
     .where(inArray(environments.id, ids));
