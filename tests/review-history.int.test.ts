@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { runProposal } from "@/lib/proposals";
+import { buildEngineerContext } from "@/lib/engineer/summary";
+import { getProjectFor } from "@/lib/projects/service";
+import { getGeneration } from "@/lib/generations/service";
 import { EnvForgeClient } from "@/cli/client";
 import { apiFailure } from "./api-waits";
 import { startApi, stopApi, clientWithRole, createProjectWith, type TestDb, type TestServer } from "./api-harness";
@@ -190,5 +193,29 @@ describe("per-item decision history", () => {
     const other = p.items.find((i) => i.id !== one.id)!;
     const h = await admin.request<History>("GET", `/api/v1/proposals/${p.id}/items/${other.id}/history`);
     expect(h.events.map((e) => e.action)).toEqual(["reject"]);
+  });
+});
+
+describe("the engineer summary's proposal history", () => {
+  it("counts each recent proposal's approved and rejected items, not pending or undone ones", async () => {
+    const reviewed = await newProposal();
+    const untouched = await newProposal();
+    const [a, b, c, d] = reviewed.items;
+    await review(reviewer, reviewed.id, [
+      { itemId: a.id, decision: "approve" },
+      { itemId: b.id, decision: "approve" },
+    ]);
+    await review(reviewer, reviewed.id, [{ itemId: c.id, decision: "reject" }]);
+    await review(reviewer, reviewed.id, [{ itemId: d.id, decision: "approve" }]);
+    await undo(reviewer, reviewed.id, d.id);
+
+    const project = await getProjectFor(db.db, "hist", null);
+    const g = await getGeneration(db.db, project, 0);
+    const { summary } = await buildEngineerContext(db.db, project, family, g);
+    const entry = (id: string) => summary.history.proposals.find((p) => p.id === id);
+    // the newest first: these two are the latest of the five
+    expect(summary.history.proposals.slice(0, 2).map((p) => p.id)).toEqual([untouched.id, reviewed.id]);
+    expect(entry(reviewed.id)).toMatchObject({ approved: 2, rejected: 1, baseGeneration: 0, engineer: "heuristic", status: "ready" });
+    expect(entry(untouched.id)).toMatchObject({ approved: 0, rejected: 0 });
   });
 });

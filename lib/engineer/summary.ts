@@ -2,7 +2,7 @@
  * The structured summary of (generation, policy) and the population an engineer works on, read
  * from the database. Deterministic (every list has a total order) and bounded by a token budget.
  */
-import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import {
   environments,
@@ -107,20 +107,38 @@ async function distribution(db: Db, generationId: number, policyId?: number) {
 }
 
 async function proposalHistory(db: Db, projectId: number, beforeGeneration: number) {
-  const rows = await db
-    .select({
-      id: proposals.id,
-      baseGeneration: proposals.baseGeneration,
-      engineer: proposals.engineer,
-      status: proposals.status,
-      materializedGeneration: proposals.materializedGeneration,
-      approved: sql<number>`(select count(*) from ${proposalItems} i where i.proposal_id = ${proposals.id} and i.decision = 'approved')::int`,
-      rejected: sql<number>`(select count(*) from ${proposalItems} i where i.proposal_id = ${proposals.id} and i.decision = 'rejected')::int`,
-    })
-    .from(proposals)
-    .where(and(eq(proposals.projectId, projectId), lt(proposals.baseGeneration, beforeGeneration)))
-    .orderBy(desc(proposals.createdAt), asc(proposals.id))
-    .limit(5);
+  // The 5 latest proposals, then their approved and rejected items in one pass over each proposal's decided items
+  // (proposal_items_decided_idx holds only items that are no longer pending, so an unreviewed 15,000-item proposal
+  // costs an index probe). The counts were two subqueries whose `i.proposal_id = "id"` Drizzle rendered unqualified:
+  // `"id"` bound to the item's own id, so every count was 0 and each scanned all of proposal_items.
+  const rows = (
+    await db.execute<{
+      id: string;
+      base_generation: number;
+      engineer: string;
+      status: string;
+      materialized_generation: number | null;
+      approved: number;
+      rejected: number;
+    }>(sql`
+      select p.id, p.base_generation, p.engineer, p.status, p.materialized_generation,
+             coalesce(c.approved, 0)::int as approved, coalesce(c.rejected, 0)::int as rejected
+      from (select id, base_generation, engineer, status, materialized_generation, created_at
+            from ${proposals} where project_id = ${projectId} and base_generation < ${beforeGeneration}
+            order by created_at desc, id asc limit 5) p
+      left join lateral (
+        select count(*) filter (where i.decision = 'approved') as approved, count(*) filter (where i.decision = 'rejected') as rejected
+        from ${proposalItems} i where i.proposal_id = p.id and i.decision <> 'pending') c on true
+      order by p.created_at desc, p.id asc`)
+  ).rows.map((r) => ({
+    id: r.id,
+    baseGeneration: r.base_generation,
+    engineer: r.engineer,
+    status: r.status,
+    materializedGeneration: r.materialized_generation,
+    approved: r.approved,
+    rejected: r.rejected,
+  }));
   // predicted vs measured: approved new environments of those proposals, measured wherever they ran since
   const ids = rows.map((r) => r.id);
   const predictions =

@@ -1,0 +1,1 @@
+CREATE INDEX "proposal_items_decided_idx" ON "proposal_items" USING btree ("proposal_id","decision") WHERE "proposal_items"."decision" <> 'pending';
