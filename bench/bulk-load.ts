@@ -26,6 +26,7 @@ const EMPTY = [
   "behaviour_aggregates",
   "exception_aggregates",
   "category_aggregates",
+  "value_aggregates",
   "failure_cluster_aggregates",
   "rollout_search",
   "rollout_search_pending",
@@ -116,7 +117,7 @@ export async function bulkLoadRollouts(
     const t1 = performance.now();
     const statements = (
       await admin.query<{ stmt: string }>(
-        `select unnest(envforge_aggregates_add_sql('rollouts') || envforge_facets_add_sql('rollouts') || envforge_categories_add_sql('rollouts')) as stmt`,
+        `select unnest(envforge_aggregates_add_sql('rollouts') || envforge_facets_add_sql('rollouts') || envforge_categories_add_sql('rollouts') || envforge_values_add_sql('rollouts')) as stmt`,
       )
     ).rows.map((r) => r.stmt);
     await onClients(clients, statements, async (client, stmt) => {

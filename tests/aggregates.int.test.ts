@@ -86,6 +86,15 @@ async function storedAndRecomputed() {
   const recomputedCategories = await q(sql`
     select generation_id, policy_id, failure_category as category, count(*)::int as n
     from rollouts where failure_category is not null group by 1, 2, 3 order by 1, 2, 3`);
+  const storedValues = await q(sql`select generation_id, policy_id, metric, value, n from value_aggregates order by 1, 2, 3, 4`);
+  const recomputedValues = await q(sql`
+    select * from (
+      select generation_id, policy_id, 'turns' as metric, turns as value, count(*)::int as n
+      from rollouts where turns is not null group by 1, 2, 4
+      union all
+      select generation_id, policy_id, 'output_tokens', output_tokens, count(*)::int
+      from rollouts where output_tokens is not null group by 1, 2, 4) v
+    order by 1, 2, 3, 4`);
   const storedClusters = await q(sql`
     select generation_id, policy_id, category, signature, n, environments from failure_cluster_aggregates order by 1, 2, 3, 4`);
   const recomputedClusters = await q(sql`
@@ -104,6 +113,8 @@ async function storedAndRecomputed() {
     recomputedClusters,
     storedCategories,
     recomputedCategories,
+    storedValues,
+    recomputedValues,
     storedFailures,
     recomputedFailures,
     storedBehaviours,
@@ -121,6 +132,7 @@ async function expectExact() {
   expect(s.storedBehaviours).toEqual(s.recomputedBehaviours);
   expect(s.storedExceptions).toEqual(s.recomputedExceptions);
   expect(s.storedCategories).toEqual(s.recomputedCategories);
+  expect(s.storedValues).toEqual(s.recomputedValues);
   expect(s.storedClusters).toEqual(s.recomputedClusters);
   return s;
 }
@@ -319,16 +331,19 @@ describe("incremental rollout aggregates", () => {
     expect(expected.storedBehaviours.length).toBeGreaterThan(0);
     expect(expected.storedExceptions.length).toBeGreaterThan(0);
     expect(expected.storedCategories.length).toBeGreaterThan(0);
+    expect(expected.storedValues.length).toBeGreaterThan(0);
     await db.db.execute(sql`delete from rollout_aggregates`);
     await db.db.execute(sql`delete from failure_aggregates`);
     await db.db.execute(sql`delete from behaviour_aggregates`);
     await db.db.execute(sql`delete from exception_aggregates`);
     await db.db.execute(sql`delete from category_aggregates`);
+    await db.db.execute(sql`delete from value_aggregates`);
     await db.db.execute(sql`do $$ declare stmt text; begin
       foreach stmt in array envforge_aggregates_add_sql('rollouts') || envforge_facets_add_sql('rollouts')
-        || envforge_categories_add_sql('rollouts') loop execute stmt; end loop; end $$`);
+        || envforge_categories_add_sql('rollouts') || envforge_values_add_sql('rollouts') loop execute stmt; end loop; end $$`);
     const rebuilt = await expectExact();
     expect(rebuilt.stored).toEqual(expected.stored);
+    expect(rebuilt.storedValues).toEqual(expected.storedValues);
     // migration 0024's backfill of the clusters from failure_aggregates
     await db.db.execute(sql`delete from failure_cluster_aggregates`);
     await db.db.execute(sql`select envforge_failure_clusters_backfill()`);

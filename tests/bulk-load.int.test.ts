@@ -60,6 +60,7 @@ async function snapshot(h: Handle) {
       behaviour_aggregates: await q("select * from behaviour_aggregates order by 1, 2, 3, 4"),
       exception_aggregates: await q("select * from exception_aggregates order by 1, 2, 3"),
       category_aggregates: await q("select * from category_aggregates order by 1, 2, 3"),
+      value_aggregates: await q("select * from value_aggregates order by 1, 2, 3, 4"),
       failure_cluster_aggregates: await q("select * from failure_cluster_aggregates order by 1, 2, 3, 4"),
       rollout_search: await q(`
         select s.rollout_id, r.external_id, s.generation_id, s.tableoid::regclass::text as partition, s.project_id, s.body, s.tsv::text as tsv
@@ -110,6 +111,7 @@ describe("bulk load", () => {
     expect(a.rollouts).toEqual([{ n: TOTAL, ids: TOTAL }]);
     expect(a.failure_aggregates.length).toBeGreaterThan(100);
     expect(a.behaviour_aggregates.length).toBeGreaterThan(10);
+    expect(a.value_aggregates.length).toBeGreaterThan(100);
     expect(a.failure_cluster_aggregates.length).toBeGreaterThan(100);
     expect(a.rollout_search.length).toBe(TOTAL);
     for (const key of Object.keys(a) as (keyof typeof a)[]) expect(b[key], key).toEqual(a[key]);

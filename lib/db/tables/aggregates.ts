@@ -154,3 +154,22 @@ export const failureClusterAggregates = pgTable(
   },
   (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.category, t.signature] })],
 );
+
+/**
+ * Rollouts per generation × policy × metric × value of their turns and output tokens (a rollout without the figure is
+ * not counted), kept by the rollouts trigger with the other sums (drizzle/0031). The engineer summary's medians and p90s
+ * (percentile_cont over a generation's rollouts, lib/analytics/percentile.ts) read these counts instead of scanning the
+ * generation's rollouts: a million rows, 0.4 s of the database for every proposal (issue 19).
+ */
+export const valueAggregates = pgTable(
+  "value_aggregates",
+  {
+    generationId: generationId(),
+    policyId: policyId(),
+    /** turns | output_tokens */
+    metric: text("metric").notNull(),
+    value: integer("value").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.policyId, t.metric, t.value] })],
+);
