@@ -117,7 +117,8 @@ export async function bulkLoadRollouts(
     const t1 = performance.now();
     const statements = (
       await admin.query<{ stmt: string }>(
-        `select unnest(envforge_aggregates_add_sql('rollouts') || envforge_facets_add_sql('rollouts') || envforge_categories_add_sql('rollouts') || envforge_values_add_sql('rollouts')) as stmt`,
+        `select unnest(envforge_aggregates_add_sql('rollouts') || envforge_facets_add_sql('rollouts')
+           || envforge_categories_add_sql('rollouts') || envforge_values_add_sql('rollouts')) as stmt`,
       )
     ).rows.map((r) => r.stmt);
     await onClients(clients, statements, async (client, stmt) => {
