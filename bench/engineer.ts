@@ -194,18 +194,26 @@ async function main() {
         json: { engineer: "heuristic", options: { seed: run } },
       });
       let lastGet = 0;
+      let stages = "";
       for (;;) {
         const g0 = performance.now();
-        const p = await client.request<{ status: string; error?: string }>("GET", `/api/v1/proposals/${proposalId}`);
+        const p = await client.request<{
+          status: string;
+          error?: string;
+          progress?: { stageMs?: { summary: number; engineer: number; validating: number; storing: number } };
+        }>("GET", `/api/v1/proposals/${proposalId}`);
         lastGet = performance.now() - g0;
+        const ms = p.progress?.stageMs;
+        if (ms)
+          stages = `; the job's stages: summary ${ms.summary}, engineer ${ms.engineer}, validating ${ms.validating}, storing ${ms.storing} ms`;
         if (p.status === "ready") break;
         if (p.status === "failed") throw new Error(`proposal failed: ${p.error}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       endToEnd.push(performance.now() - t0);
       console.log(
-        `[bench:engineer] end to end run ${run + 1}: ${endToEnd[run].toFixed(0)} ms, of it ${lastGet.toFixed(0)} ms the GET that said ready ` +
-          `(load average ${loadAverage()})`,
+        `[bench:engineer] end to end run ${run + 1}: ${endToEnd[run].toFixed(0)} ms, of it ${lastGet.toFixed(0)} ms the GET that said ready` +
+          `${stages} (load average ${loadAverage()})`,
       );
     }
     console.log(

@@ -22,6 +22,9 @@ test("propose the next generation from the generation page and watch it run", as
   await expect(page).toHaveURL(/\/proposals\/[0-9a-f-]{36}$/);
   proposalUrl = new URL(page.url()).pathname;
   await expect(page.getByTestId("proposal-status")).toHaveText("ready", { timeout: 30_000 });
+  await expect(page.getByTestId("proposal-stage-times")).toHaveText(
+    /^made in \d+\.\d s: summary \d+\.\d s · engineer \d+\.\d s · check \d+\.\d s · storing \d+\.\d s$/,
+  );
   const items = page.getByTestId("proposal-item");
   await expect(items.first()).toBeVisible();
   await expect(page.getByTestId("population-chart").locator("svg").first()).toBeVisible();

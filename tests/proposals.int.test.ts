@@ -123,8 +123,17 @@ describe("proposals on a simulated frozenlake generation", () => {
       json: { engineer: "heuristic", options: { seed: 7 } },
     });
     expect(created.status).toBe("queued");
+    const posted = performance.now();
     const p = await settled(created.proposalId);
+    const elapsed = performance.now() - posted;
     expect(p.status, p.error).toBe("ready");
+    // the job's stages, timed: each a whole number of milliseconds, together no longer than the wait for them
+    const stageMs = (p as unknown as { progress: { stageMs: Record<string, number> } }).progress.stageMs;
+    expect(Object.keys(stageMs).sort()).toEqual(["engineer", "storing", "summary", "validating"]); // jsonb orders keys its own way
+    for (const v of Object.values(stageMs)) expect(Number.isInteger(v) && v >= 0, JSON.stringify(stageMs)).toBe(true);
+    expect(stageMs.summary).toBeGreaterThan(0); // database reads
+    expect(stageMs.storing).toBeGreaterThan(0); // a COPY
+    expect(Object.values(stageMs).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(elapsed);
     // every member of the base generation gets exactly one keep or retire
     const fates = p.items
       .filter((i) => i.op === "keep" || i.op === "retire")

@@ -38,6 +38,19 @@ function PopulationChart({ population }: { population: ProposalData["population"
   );
 }
 
+/** How long the worker's job took, and each stage of it. */
+function StageTimes({ ms }: { ms: { summary: number; engineer: number; validating: number; storing: number } }) {
+  const s = (x: number) => `${(x / 1000).toFixed(1)} s`;
+  const total = ms.summary + ms.engineer + ms.validating + ms.storing;
+  return (
+    <span className="text-xs text-zinc-500" data-testid="proposal-stage-times">
+      made in <span className="num">{s(total)}</span>: summary <span className="num">{s(ms.summary)}</span> · engineer{" "}
+      <span className="num">{s(ms.engineer)}</span> · check <span className="num">{s(ms.validating)}</span> · storing{" "}
+      <span className="num">{s(ms.storing)}</span>
+    </span>
+  );
+}
+
 /** A proposal: progress while the engineer runs, then its items, the population change, and what the engineer saw. */
 export function ProposalView({ initial, canReview }: { initial: ProposalData; canReview: boolean }) {
   const { data } = useQuery({
@@ -54,6 +67,7 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
     message?: string;
     dropped?: { reason: string; count: number }[];
     notes?: string[];
+    stageMs?: { summary: number; engineer: number; validating: number; storing: number };
   } | null;
   const running = p.status === "queued" || p.status === "running";
   const stageIndex = STAGES.indexOf(progress?.stage ?? "queued");
@@ -71,6 +85,7 @@ export function ProposalView({ initial, canReview }: { initial: ProposalData; ca
           </Link>{" "}
           · by {p.createdBy}
         </span>
+        {progress?.stageMs && <StageTimes ms={progress.stageMs} />}
       </div>
 
       {(running || p.status === "failed") && (

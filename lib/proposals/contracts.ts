@@ -36,6 +36,12 @@ export interface ProposalProgress {
   /** once ready: children the engineer dropped (invalid, duplicate…) and its notes */
   dropped?: { reason: string; count: number }[];
   notes?: string[];
+  /**
+   * once ready: how long each stage of the worker's job took, in milliseconds (summary: reading the rollouts and
+   * failures; engineer: the heuristic or the LLM; validating: the family's check of every item; storing: the items
+   * written with the run record, up to the commit). The wait in the queue before the job started is not in them.
+   */
+  stageMs?: { summary: number; engineer: number; validating: number; storing: number };
 }
 
 /** A progress record of `stage`, stamped now. */

@@ -51,6 +51,14 @@ export async function runProposal(
   const started = performance.now();
   let llmRun: LlmRunRecord | undefined;
   let helper: HelperSession | undefined;
+  const stageMs = { summary: 0, engineer: 0, validating: 0, storing: 0 };
+  let stageStart = performance.now();
+  /** the time since the last stage ended, recorded as `stage`'s */
+  const endStage = (stage: keyof typeof stageMs) => {
+    const now = performance.now();
+    stageMs[stage] = Math.round(now - stageStart);
+    stageStart = now;
+  };
   try {
     await deleteProposalItems(db, proposalId); // a retried job starts clean
     await updateProposal(db, proposalId, {
@@ -65,6 +73,7 @@ export async function runProposal(
     const family = withValidationCache(helper?.family ?? baseFamily);
     const g = await getGeneration(db, project, p.baseGeneration);
     const ctx = await buildEngineerContext(db, project, family, g, options.policy, options.summaryTokens ?? SUMMARY_TOKEN_BUDGET);
+    endStage("summary");
     const policyId = options.policy ? await findPolicyId(db, project.id, options.policy) : null;
     const stored = await insertFailureSummary(db, {
       projectId: project.id,
@@ -125,6 +134,7 @@ export async function runProposal(
       output = heuristicEngineer(input);
       helper?.close();
     }
+    endStage("engineer");
 
     await updateProposal(db, proposalId, { progress: progress("validating", `Checking ${output.items.length} items against the family`) });
     // validateItems returns the items that passed; the rest are counted as dropped
@@ -132,6 +142,7 @@ export async function runProposal(
     const invalid = new Set(checked.errors.map((e) => e.item));
     const items = checked.items;
     const dropped = [...output.dropped, ...(invalid.size ? [{ reason: "failed validation after the run", count: invalid.size }] : [])];
+    endStage("validating");
     // one connection, so the items go in with one COPY inside the transaction that marks the proposal ready
     await transactionOnConnection(db, async (tx, connection) => {
       await insertProposalItems(
@@ -150,9 +161,11 @@ export async function runProposal(
         rawOutput: null,
         finishedAt: new Date(),
       });
+      // the storing stage ends before its last write, which records it
+      endStage("storing");
       await updateProposal(tx, proposalId, {
         status: "ready",
-        progress: { ...progress("ready", `${items.length} items`), dropped, notes: output.notes } satisfies ProposalProgress,
+        progress: { ...progress("ready", `${items.length} items`), dropped, notes: output.notes, stageMs } satisfies ProposalProgress,
       });
     });
   } catch (err) {
