@@ -23,7 +23,7 @@ test("propose the next generation from the generation page and watch it run", as
   proposalUrl = new URL(page.url()).pathname;
   await expect(page.getByTestId("proposal-status")).toHaveText("ready", { timeout: 30_000 });
   await expect(page.getByTestId("proposal-stage-times")).toHaveText(
-    /^made in \d+\.\d s: summary \d+\.\d s · engineer \d+\.\d s · check \d+\.\d s · storing \d+\.\d s$/,
+    /^made in (\d+ ms|\d+\.\d s): summary (\d+ ms|\d+\.\d s) · engineer (\d+ ms|\d+\.\d s) · check (\d+ ms|\d+\.\d s) · storing (\d+ ms|\d+\.\d s)$/,
   );
   const items = page.getByTestId("proposal-item");
   await expect(items.first()).toBeVisible();
@@ -31,6 +31,10 @@ test("propose the next generation from the generation page and watch it run", as
   // what the engineer saw, and evidence that opens the cited cluster
   await expect(page.getByTestId("engineer-saw")).toContainText("What the engineer saw");
   await page.screenshot({ path: "test-results/screens/proposal.png", fullPage: true });
+  await page.screenshot({ path: "test-results/screens/proposal-top.png", clip: { x: 0, y: 0, width: 1280, height: 320 } });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: "test-results/screens/proposal-top-390.png" });
+  await page.setViewportSize({ width: 1280, height: 720 });
   const cluster = page.getByTestId("evidence-link").filter({ hasText: "cluster" }).first();
   await cluster.click();
   await expect(page.getByTestId("cluster-detail")).toBeVisible();

@@ -40,7 +40,7 @@ function PopulationChart({ population }: { population: ProposalData["population"
 
 /** How long the worker's job took, and each stage of it. */
 function StageTimes({ ms }: { ms: { summary: number; engineer: number; validating: number; storing: number } }) {
-  const s = (x: number) => `${(x / 1000).toFixed(1)} s`;
+  const s = (x: number) => (x < 1000 ? `${x} ms` : `${(x / 1000).toFixed(1)} s`);
   const total = ms.summary + ms.engineer + ms.validating + ms.storing;
   return (
     <span className="text-xs text-zinc-500" data-testid="proposal-stage-times">
