@@ -1,13 +1,15 @@
 /**
  * node --import tsx bench/arena-heuristic-tune.ts [--seeds 10] [--family search-agent] [--jobs 2] [--traps 0.15,0.3]
+ *   [--learner default] [--full]
  * The heuristic against every baseline on the TUNING seeds (seed base 0; the evaluation seeds start
- * at 1000), default learner only (the held-out learners stay held out), quick budget: the ratios of
+ * at 1000), default learner unless --learner (a check that a rule does not lose on the held-out
+ * learners, never a place to tune), quick budget unless --full: the ratios of
  * the goal (heuristic / uniform <= 0.6, heuristic / other <= 1) per setting and level. The
  * baselines' runs are cached in /tmp per family, seeds and trap shares; the heuristic always reruns.
  */
 import fs from "node:fs";
 import { runArenaMatrix } from "../lib/arena/run";
-import type { ArenaReport } from "../lib/arena/types";
+import type { ArenaReport, LearnerId } from "../lib/arena/types";
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
@@ -15,12 +17,14 @@ const seeds = Number(arg("--seeds", "10"));
 const family = arg("--family", "search-agent");
 const workers = Number(arg("--jobs", "2"));
 const trapShares = arg("--traps", "0.15,0.3").split(",").map(Number);
+const learner = arg("--learner", "default") as LearnerId;
+const quick = !argv.includes("--full");
 const BASELINES = ["uniform", "threshold", "rlve", "sfl", "plr", "accel"] as const;
 
 const run = (strategies: string[]) =>
-  runArenaMatrix({ seeds, seedBase: 0, quick: true, families: [family], learners: ["default"], trapShares, strategies, workers });
+  runArenaMatrix({ seeds, seedBase: 0, quick, families: [family], learners: [learner], trapShares, strategies, workers });
 
-const cacheFile = `/tmp/arena-tune-baselines-${family}-${seeds}-${trapShares.join("_")}.json`;
+const cacheFile = `/tmp/arena-tune-baselines-${family}-${seeds}-${trapShares.join("_")}${learner === "default" ? "" : `-${learner}`}${quick ? "" : "-full"}.json`;
 let baselines: ArenaReport[];
 if (fs.existsSync(cacheFile)) baselines = JSON.parse(fs.readFileSync(cacheFile, "utf8"));
 else {
@@ -52,4 +56,4 @@ for (let i = 0; i < heuristic.length; i++) {
     console.log(`${label.padEnd(11)} ${parts.join("  ")}`);
   }
 }
-console.log(`won ${won}/${total} (tuning seeds 0-${seeds - 1}, ${family}, default learner, quick)`);
+console.log(`won ${won}/${total} (tuning seeds 0-${seeds - 1}, ${family}, ${learner} learner, ${quick ? "quick" : "full budget"})`);

@@ -1,6 +1,6 @@
 /**
  * node --import tsx bench/arena-trace.ts [--seeds 0,1,2] [--family search-agent] [--learner default]
- *   [--setting clean|traps] [--traps 0.15] [--strategies heuristic,threshold] [--every 8]
+ *   [--setting clean|traps] [--traps 0.15] [--strategies heuristic,threshold] [--every 8] [--full]
  * Where a strategy's rollouts go, per phase of the run (on the TUNING seeds by default, never the
  * evaluation seeds): the share of groups on target-like configs (hidden difficulty at least the
  * target's median), on traps, too easy (p > 0.9), too hard (p < 0.1), capped (not a trap, but the
@@ -28,6 +28,7 @@ const setting = arg("--setting", "clean") as ArenaSetting;
 const trapShare = Number(arg("--traps", "0.15"));
 const every = Number(arg("--every", "8"));
 const strategies = arg("--strategies", "heuristic,threshold").split(",") as StrategyId[];
+const quick = !argv.includes("--full");
 
 const opOf = new Map<string, string>();
 const kindOf = (item: { op: string; flags?: string[]; direction?: string | null; rationale: string }) =>
@@ -71,7 +72,7 @@ interface Bucket {
 }
 
 async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Bucket[]; to50: number | null; to80: number | null }> {
-  const world = createWorld({ family, strategy, setting, seed, quick: true, learner, trapShare });
+  const world = createWorld({ family, strategy, setting, seed, quick, learner, trapShare });
   const targetDifficulty = targetConfigs(world.family, seed, 64, { min: 0.75, max: 1 })
     .map((c) => world.task(c).difficulty)
     .sort((a, b) => a - b);
