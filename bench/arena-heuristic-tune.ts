@@ -24,7 +24,8 @@ const BASELINES = ["uniform", "threshold", "rlve", "sfl", "plr", "accel"] as con
 const run = (strategies: string[]) =>
   runArenaMatrix({ seeds, seedBase: 0, quick, families: [family], learners: [learner], trapShares, strategies, workers });
 
-const cacheFile = `/tmp/arena-tune-baselines-${family}-${seeds}-${trapShares.join("_")}${learner === "default" ? "" : `-${learner}`}${quick ? "" : "-full"}.json`;
+const variant = `${learner === "default" ? "" : `-${learner}`}${quick ? "" : "-full"}`;
+const cacheFile = `/tmp/arena-tune-baselines-${family}-${seeds}-${trapShares.join("_")}${variant}.json`;
 let baselines: ArenaReport[];
 if (fs.existsSync(cacheFile)) baselines = JSON.parse(fs.readFileSync(cacheFile, "utf8"));
 else {
