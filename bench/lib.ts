@@ -33,6 +33,11 @@ function serverProfileArgs(): string[] {
   return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
 }
 
+/** `BENCH_SERVER_NODE_ARGS="--flag ..."`: Node flags for the app's server only (the bench's own process keeps its own). */
+function serverNodeArgs(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+}
+
 /**
  * Start `npm start`'s script on an embedded database (no demo) and wait until it is healthy: a fresh
  * data folder, or `dataDir` to start again on the data of an earlier run (a restart).
@@ -42,18 +47,22 @@ export async function startApp(port = 3091, opts: { dataDir?: string } = {}): Pr
   fs.chmodSync(dataDir, 0o755);
   const token = "bench-bootstrap-token-0123456789";
   const log = fs.openSync(path.join(dataDir, "server.log"), "a");
-  const child: ChildProcess = spawn(process.execPath, [...serverProfileArgs(), "--import", "tsx", "scripts/start.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      ENVFORGE_DATA_DIR: dataDir,
-      ENVFORGE_DEMO: "0",
-      ENVFORGE_BOOTSTRAP_TOKEN: token,
-      DATABASE_URL: "",
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...serverProfileArgs(), ...serverNodeArgs(), "--import", "tsx", "scripts/start.ts"],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        ENVFORGE_DATA_DIR: dataDir,
+        ENVFORGE_DEMO: "0",
+        ENVFORGE_BOOTSTRAP_TOKEN: token,
+        DATABASE_URL: "",
+      },
+      stdio: ["ignore", log, log],
     },
-    stdio: ["ignore", log, log],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 25 * 60_000; // a first start builds the app: minutes on a loaded machine
   for (;;) {
