@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig } from "@/lib/families/types";
-import { arenaConfig, createWorld } from "./run";
-import { trapCell, trapMap, type ArenaWorld } from "./world";
+import { canonicalJson } from "@/lib/families/hash";
+import { arenaConfig, createWorld, runArena } from "./run";
+import { catalogueConfig, trapCell, trapMap, type ArenaWorld } from "./world";
 import { TRAP_KINDS } from "./types";
 
 const family = builtinFamilies["search-agent"];
@@ -132,4 +133,27 @@ describe("the world", () => {
     expect(a.skills.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12);
     expect(a.pMax).toBeCloseTo(family.difficulty!(config).pMax, 12);
   });
+});
+
+describe("the generator's catalogue", () => {
+  it("gives a hardness window the same configs whichever window of its rounding came first in the thread", () => {
+    // two windows that round to the same 4 decimals (0.3125-0.7125); a family id no other test uses, so `a` comes first
+    const a = { min: 0.31246, max: 0.71246 };
+    const b = { min: 0.312536, max: 0.712536 };
+    const lake = { ...builtinFamilies["frozenlake-mapf"], id: "catalogue-order" };
+    const draw = (hardness: { min: number; max: number }) => [0, 1, 2, 3].map((i) => canonicalJson(catalogueConfig(lake, i, { hardness })));
+    // what any order gives: the catalogue's own stream drawn from the rounded window, not from the first caller's window
+    const rng = createRng("arena:catalogue:catalogue-order:0.3125-0.7125");
+    const rounded = [0, 1, 2, 3].map(() => canonicalJson(lake.sample(rng, { hardness: { min: 0.3125, max: 0.7125 } })));
+    expect(draw(a)).toEqual(rounded);
+    expect(draw(b)).toEqual(rounded);
+  });
+
+  it("makes a quick matrix cell's figures the same with one thread or two", async () => {
+    const run = (workers: number) =>
+      runArena({ seeds: 10, quick: true, family: "search-agent", traps: 0.15, strategies: ["heuristic"], workers });
+    const [one, two] = [await run(0), await run(2)];
+    expect(two.settings).toEqual(one.settings);
+    expect(two.curves).toEqual(one.curves);
+  }, 120_000);
 });

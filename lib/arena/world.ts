@@ -86,20 +86,30 @@ const trapMassCache = new Map<string, { cell: string; mass: number }[]>();
 const catalogueCache = new Map<string, { rng: Rng; configs: FamilyConfig[] }>();
 const targetCache = new Map<string, FamilyConfig[]>();
 
+/** A hardness window's bounds rounded to 4 decimals: the windows a catalogue stands for. */
+function catalogueWindow(hardness: { min: number; max: number }): { min: number; max: number } {
+  return { min: Number(hardness.min.toFixed(4)), max: Number(hardness.max.toFixed(4)) };
+}
+
 /**
  * Config `index` of the generator's catalogue for a hardness window: the catalogue is drawn in a
  * fixed order from its own seeded stream, up to the highest index asked for, so what a world sees
- * never depends on which worlds ran before it in this process.
+ * never depends on which worlds ran before it in this process. A window is rounded to 4 decimals,
+ * and its catalogue drawn from the rounded window: every window of one rounding gets the same
+ * configs. (It was drawn from the window of whichever caller came first, so a heuristic's frontier
+ * window, which moves continuously, made the figures depend on the order of the runs in a thread:
+ * `--jobs 2` and `--jobs 1` disagreed on the traps setting.)
  */
 export function catalogueConfig(family: FamilyDefinition, index: number, opts?: SampleOptions): FamilyConfig {
-  const window = opts?.hardness ? `${opts.hardness.min.toFixed(4)}-${opts.hardness.max.toFixed(4)}` : "all";
-  const key = `${family.id}:${window}`;
+  const window = opts?.hardness ? catalogueWindow(opts.hardness) : undefined;
+  const key = `${family.id}:${window ? `${window.min.toFixed(4)}-${window.max.toFixed(4)}` : "all"}`;
   let entry = catalogueCache.get(key);
   if (!entry) {
     entry = { rng: createRng(`arena:catalogue:${key}`), configs: [] };
     catalogueCache.set(key, entry);
   }
-  while (entry.configs.length <= index) entry.configs.push(family.sample(entry.rng, opts) as FamilyConfig);
+  const sampleOpts = window ? { ...opts, hardness: window } : opts;
+  while (entry.configs.length <= index) entry.configs.push(family.sample(entry.rng, sampleOpts) as FamilyConfig);
   return entry.configs[index];
 }
 
