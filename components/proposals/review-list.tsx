@@ -19,6 +19,11 @@ type Item = ProposalData["items"][number];
 type Decision = "approve" | "reject" | "pending";
 
 const OPS = ["keep", "mutate", "add", "retire"] as const;
+/**
+ * Items rendered at first, and added each time the reader nears the end of the list: a 10,000-environment proposal has
+ * 15,000 items, and rendering them all took the page 36-41 s to become interactive and a key 4 s to answer (issue 19).
+ */
+export const ITEMS_PAGE = 200;
 const OP_STYLE: Record<string, string> = {
   keep: "bg-zinc-100 text-zinc-700",
   mutate: "bg-blue-50 text-blue-700",
@@ -178,6 +183,29 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
   const [historyFor, setHistoryFor] = useState<string | null>(null);
   const rows = useRef(new Map<string, HTMLLIElement | null>());
   const [commentFor, setCommentFor] = useState<string | null>(null);
+  // how many of the ordered items are rendered; the selection pulls it along, and scrolling near the end adds a page
+  const [rendered, setRendered] = useState(ITEMS_PAGE);
+  const shown = Math.min(ordered.length, Math.max(rendered, selected + 1));
+  const more = useRef<HTMLDivElement | null>(null);
+  // a row the keyboard selected is scrolled to once it is rendered (it may be on a page not rendered yet)
+  const scrollTo = useRef<string | null>(null);
+  useEffect(() => {
+    if (!scrollTo.current) return;
+    rows.current.get(scrollTo.current)?.scrollIntoView({ block: "nearest" });
+    scrollTo.current = null;
+  });
+  useEffect(() => {
+    const sentinel = more.current;
+    if (!sentinel || typeof IntersectionObserver === "undefined") return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) setRendered((n) => n + ITEMS_PAGE);
+      },
+      { rootMargin: "800px 0px" },
+    );
+    observer.observe(sentinel);
+    return () => observer.disconnect();
+  }, [shown, ordered.length]);
 
   const review = useMutation({
     mutationFn: (body: { decisions: { itemId: string; decision: Decision; config?: Record<string, unknown> }[]; comment?: string }) =>
@@ -211,7 +239,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
   const move = (delta: number) => {
     const next = Math.max(0, Math.min(ordered.length - 1, selected + delta));
     setSelected(next);
-    rows.current.get(ordered[next]?.id)?.scrollIntoView({ block: "nearest" });
+    scrollTo.current = ordered[next]?.id ?? null;
   };
 
   useShortcuts({
@@ -299,7 +327,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
         </p>
       )}
       <ul className="space-y-2">
-        {ordered.map((item, i) => {
+        {ordered.slice(0, shown).map((item, i) => {
           const isSel = i === selected;
           const open = openIds.has(item.id) || isSel || editing === item.id;
           const itemComments = proposal.comments.filter((c) => c.itemId === item.id);
@@ -481,6 +509,17 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
           );
         })}
       </ul>
+      {shown < ordered.length && (
+        <div ref={more} className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500" data-testid="items-more">
+          <span>
+            Showing <span className="num">{shown.toLocaleString("en-US")}</span> of{" "}
+            <span className="num">{ordered.length.toLocaleString("en-US")}</span> items; more appear as you scroll.
+          </span>
+          <Button size="xs" variant="ghost" onClick={() => setRendered(shown + ITEMS_PAGE)} data-testid="items-show-more">
+            Show {Math.min(ITEMS_PAGE, ordered.length - shown)} more
+          </Button>
+        </div>
+      )}
     </div>
   );
 }
