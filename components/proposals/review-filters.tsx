@@ -4,28 +4,11 @@ import type { ReactNode } from "react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import type { ProposalData } from "./proposal-view";
+import { filtersFromParams, OPS, type ReviewFilters } from "./review-order";
 
 type Item = ProposalData["items"][number];
 
-/** Which items the review list shows; kept in the URL so a reload (or a shared link) keeps them. */
-export interface ReviewFilters {
-  op: string;
-  decision: string;
-  direction: string;
-  changedOnly: boolean;
-}
-
-const OPS = ["keep", "mutate", "add", "retire"] as const;
 const DECISIONS = ["pending", "approved", "rejected"] as const;
-
-/** Whether an item passes the filters. */
-export function matchesFilters(item: Item, f: ReviewFilters): boolean {
-  return (
-    (f.op === "all" || item.op === f.op) &&
-    (f.decision === "all" || item.decision === f.decision) &&
-    (f.direction === "all" || item.direction === f.direction)
-  );
-}
 
 /** The active filters in words, for bulk-action labels ("pending mutate harder"): empty when none. */
 export function filterWords(f: ReviewFilters): string {
@@ -37,12 +20,7 @@ export function useReviewFilters(): [ReviewFilters, (changes: Partial<ReviewFilt
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
-  const filters: ReviewFilters = {
-    op: params.get("op") ?? "all",
-    decision: params.get("decision") ?? "all",
-    direction: params.get("direction") ?? "all",
-    changedOnly: params.get("fields") !== "all",
-  };
+  const filters = filtersFromParams((key) => params.get(key));
   const set = (changes: Partial<ReviewFilters>) => {
     const next = new URLSearchParams(params);
     for (const key of ["op", "decision", "direction"] as const) {

@@ -11,19 +11,18 @@ import { ConfigDiff } from "./config-diff";
 import { TaskFilesReview } from "./task-files-review";
 import { ItemHistory } from "./item-history";
 import { CommentForm } from "./comment-form";
-import { filterWords, matchesFilters, type ReviewFilters } from "./review-filters";
+import { filterWords } from "./review-filters";
+import { ITEMS_PAGE, isFullItem, mergeProposal, reviewOrder, type ReviewFilters } from "./review-order";
 import type { ProposalData } from "./proposal-view";
 import { Button } from "@/components/ui/button";
 
 type Item = ProposalData["items"][number];
+type FullItem = Extract<Item, { config: unknown }>;
 type Decision = "approve" | "reject" | "pending";
-
-const OPS = ["keep", "mutate", "add", "retire"] as const;
-/**
- * Items rendered at first, and added each time the reader nears the end of the list: a 10,000-environment proposal has
- * 15,000 items, and rendering them all took the page 36-41 s to become interactive and a key 4 s to answer (issue 19).
- */
-export const ITEMS_PAGE = 200;
+/** Item ids in one request for details (`?ids=`): 100 uuids keep the URL under 4 KB. */
+const DETAILS_CHUNK = 100;
+/** A bulk decision on more items than this is answered with the index of every item rather than the items in full. */
+const CHANGED_IN_FULL = ITEMS_PAGE;
 const OP_STYLE: Record<string, string> = {
   keep: "bg-zinc-100 text-zinc-700",
   mutate: "bg-blue-50 text-blue-700",
@@ -74,7 +73,7 @@ function ConfigEditor({
   error,
 }: {
   slug: string;
-  item: Item;
+  item: FullItem;
   onSave: (config: Record<string, unknown>, decision: "approve" | "pending") => void;
   onCancel: () => void;
   saving: boolean;
@@ -175,8 +174,8 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
   const slug = proposal.project ?? "";
   const final = proposal.materializedGeneration !== null;
   const reviewable = canReview && !final && ["ready", "approved", "rejected", "partially_approved"].includes(proposal.status);
-  // a filter pass over at most a few thousand items: cheap enough on every render
-  const ordered = OPS.flatMap((op) => proposal.items.filter((i) => i.op === op && matchesFilters(i, filters)));
+  // a filter pass over 15,000 items at most: a few milliseconds on every render
+  const ordered = reviewOrder(proposal.items, filters);
   const [selected, setSelected] = useState(0);
   const [editing, setEditing] = useState<string | null>(null);
   const [openIds, setOpenIds] = useState<Set<string>>(() => new Set());
@@ -191,8 +190,11 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
   const scrollTo = useRef<string | null>(null);
   useEffect(() => {
     if (!scrollTo.current) return;
-    rows.current.get(scrollTo.current)?.scrollIntoView({ block: "nearest" });
-    scrollTo.current = null;
+    const row = rows.current.get(scrollTo.current);
+    if (!row) return;
+    row.scrollIntoView({ block: "nearest" });
+    // a row still waiting for its details is scrolled to again once they (and those of the rows above it) arrive
+    if (row.dataset.detail !== "false") scrollTo.current = null;
   });
   useEffect(() => {
     const sentinel = more.current;
@@ -207,20 +209,53 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
     return () => observer.disconnect();
   }, [shown, ordered.length]);
 
+  // the rendered items the page has only as index entries: their details are read a chunk at a time
+  const key = ["proposal", proposal.id];
+  const merge = (data: ProposalData) => queryClient.setQueryData<ProposalData>(key, (held) => mergeProposal(held, data));
+  const asked = useRef(new Set<string>());
+  const [detailsError, setDetailsError] = useState<string | null>(null);
+  const [detailsTry, setDetailsTry] = useState(0);
+  const missingKey = ordered
+    .slice(0, shown)
+    .filter((i) => !isFullItem(i))
+    .map((i) => i.id)
+    .join(",");
+  useEffect(() => {
+    const ids = missingKey ? missingKey.split(",").filter((id) => !asked.current.has(id)) : [];
+    for (let at = 0; at < ids.length; at += DETAILS_CHUNK) {
+      const chunk = ids.slice(at, at + DETAILS_CHUNK);
+      for (const id of chunk) asked.current.add(id);
+      apiFetch<ProposalData>(`/api/v1/proposals/${proposal.id}?ids=${chunk.join(",")}`)
+        .then((data) => {
+          setDetailsError(null);
+          queryClient.setQueryData<ProposalData>(["proposal", proposal.id], (held) => mergeProposal(held, data));
+          // asked again if an index refetch drops them (another reviewer changed them); an id not sent back is not
+          for (const item of data.items) asked.current.delete(item.id);
+        })
+        .catch((e: Error) => {
+          chunk.forEach((id) => asked.current.delete(id));
+          setDetailsError(e.message);
+        });
+    }
+  }, [missingKey, detailsTry, proposal.id, queryClient]);
+
   const review = useMutation({
     mutationFn: (body: { decisions: { itemId: string; decision: Decision; config?: Record<string, unknown> }[]; comment?: string }) =>
-      apiFetch<ProposalData>(`/api/v1/proposals/${proposal.id}/review`, { method: "POST", body: JSON.stringify(body) }),
-    onSuccess: (data) => queryClient.setQueryData(["proposal", proposal.id], data),
+      apiFetch<ProposalData>(
+        `/api/v1/proposals/${proposal.id}/review?items=${body.decisions.length > CHANGED_IN_FULL ? "index" : "changed"}`,
+        { method: "POST", body: JSON.stringify(body) },
+      ),
+    onSuccess: merge,
   });
   // undo is the server's: the item's last change, or (u) my last request as a whole, after a reload too
   const undo = useMutation({
     mutationFn: (body: { itemId?: string }) =>
-      apiFetch<{ undone: { itemIds: string[] }; proposal: ProposalData }>(`/api/v1/proposals/${proposal.id}/undo`, {
+      apiFetch<{ undone: { itemIds: string[] }; proposal: ProposalData }>(`/api/v1/proposals/${proposal.id}/undo?items=changed`, {
         method: "POST",
         body: JSON.stringify(body),
       }),
     onSuccess: (data) => {
-      queryClient.setQueryData(["proposal", proposal.id], data.proposal);
+      merge(data.proposal);
       const at = ordered.findIndex((i) => i.id === data.undone.itemIds[0]);
       if (at >= 0) setSelected(at);
     },
@@ -256,7 +291,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
       move(1);
     },
     e: (e) => {
-      if (!current || !reviewable || (current.op !== "mutate" && current.op !== "add")) return;
+      if (!current || !isFullItem(current) || !reviewable || (current.op !== "mutate" && current.op !== "add")) return;
       e.preventDefault();
       setEditing(current.id);
     },
@@ -321,6 +356,14 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
       )}
       {!canReview && <p className="mb-2 text-xs text-zinc-500">Your role can read this proposal but not decide on it.</p>}
       {review.error && !editing && <p className="mb-2 text-xs text-red-700">{(review.error as Error).message}</p>}
+      {detailsError && (
+        <p className="mb-2 text-xs text-red-700" data-testid="details-error">
+          Some items could not be read: {detailsError}.{" "}
+          <Button variant="link" size="xs" onClick={() => setDetailsTry((n) => n + 1)}>
+            Try again
+          </Button>
+        </p>
+      )}
       {undo.error && (
         <p className="mb-2 text-xs text-red-700" data-testid="undo-error">
           {(undo.error as Error).message}
@@ -330,6 +373,36 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
         {ordered.slice(0, shown).map((item, i) => {
           const isSel = i === selected;
           const open = openIds.has(item.id) || isSel || editing === item.id;
+          if (!isFullItem(item))
+            return (
+              <li
+                key={item.id}
+                ref={(el) => {
+                  rows.current.set(item.id, el);
+                }}
+                onClick={() => setSelected(i)}
+                className={`rounded-md border bg-white p-3 ${DECISION_STYLE[item.decision] ?? ""} ${
+                  isSel ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-200"
+                }`}
+                data-testid="proposal-item"
+                data-op={item.op}
+                data-decision={item.decision}
+                data-selected={isSel}
+                data-detail="false"
+                aria-busy="true"
+              >
+                <div className="flex flex-wrap items-baseline gap-2">
+                  <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${OP_STYLE[item.op]}`}>{item.op}</span>
+                  {item.direction && <span className="rounded bg-violet-50 px-1.5 py-0.5 text-xs text-violet-700">{item.direction}</span>}
+                  <span className="text-xs text-zinc-500">reading…</span>
+                  <span className="ml-auto rounded bg-zinc-100 px-1.5 py-0.5 text-xs font-medium text-zinc-600" data-testid="item-decision">
+                    {item.decision}
+                    {item.decidedBy ? ` by ${item.decidedBy}` : ""}
+                  </span>
+                </div>
+                <div className="mt-2 h-10 animate-pulse rounded bg-zinc-50" />
+              </li>
+            );
           const itemComments = proposal.comments.filter((c) => c.itemId === item.id);
           return (
             <li

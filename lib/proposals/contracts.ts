@@ -25,6 +25,37 @@ export const createProposalSchema = z.strictObject({
 export type ProposalOptions = z.output<typeof proposalOptionsSchema>;
 export type CreateProposalBody = z.output<typeof createProposalSchema>;
 
+/** At most this many items in full by id in one request (`?ids=`): a page of the review list, and 7.4 KB of URL (Node refuses headers over 16 KB). */
+export const MAX_ITEM_IDS = 200;
+
+/**
+ * GET /proposals/{id}'s query, beyond API.md: `items=index` sends every item as an index entry (`detail: false`: no
+ * configs, rationale or evidence), `ids=<uuid>,<uuid>,...` sends only those items, in full.
+ */
+export const proposalReadQuerySchema = z
+  .object({
+    items: z.enum(["all", "index"]).optional(),
+    ids: z
+      .string()
+      .transform((s) => s.split(",").filter((x) => x !== ""))
+      .pipe(
+        z
+          .array(z.uuid("is not an item id"))
+          .min(1, "names no item")
+          .max(MAX_ITEM_IDS, `names more than ${MAX_ITEM_IDS} items; ask in pages`),
+      )
+      .optional(),
+  })
+  .refine((q) => !(q.items === "index" && q.ids), { message: "ask for items=index or for ids, not both", path: ["ids"] });
+export type ProposalReadQuery = z.output<typeof proposalReadQuerySchema>;
+
+/**
+ * POST /proposals/{id}/review and /undo: `items=changed` answers with only the items the request changed (in full),
+ * `items=index` with every item as an index entry (a bulk decision on thousands of items).
+ */
+export const proposalChangeQuerySchema = z.object({ items: z.enum(["all", "changed", "index"]).optional() });
+export type ProposalChangeQuery = z.output<typeof proposalChangeQuerySchema>;
+
 /** The data of an `envforge.proposal` job. */
 export const proposalJobSchema = z.object({ proposalId: z.uuid() });
 

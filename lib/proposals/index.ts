@@ -5,6 +5,11 @@
  */
 export {
   createProposalSchema,
+  MAX_ITEM_IDS,
+  proposalChangeQuerySchema,
+  proposalReadQuerySchema,
+  type ProposalChangeQuery,
+  type ProposalReadQuery,
   proposalJobSchema,
   proposalOptionsSchema,
   type CreateProposalBody,
@@ -13,4 +18,12 @@ export {
 } from "./contracts";
 export { createProposal, listProposals, llmEngineerAvailable } from "./service";
 export { runProposal } from "./job";
-export { getProposal } from "./view";
+export {
+  changedItemsView,
+  getProposal,
+  getProposalView,
+  type ProposalItem,
+  type ProposalItemFull,
+  type ProposalItemIndex,
+  type ProposalItemsView,
+} from "./view";

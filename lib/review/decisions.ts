@@ -105,8 +105,8 @@ export function checkEditedConfig(
   return { config: parsed.config as Record<string, unknown>, details: [] };
 }
 
-/** POST /proposals/{id}/review: decisions (and edits) on items, one transaction, each audited. */
-export async function reviewProposal(db: Db, id: string, body: unknown, principal: Principal) {
+/** POST /proposals/{id}/review: decisions (and edits) on items, one transaction, each audited; the ids of the items decided on. */
+export async function reviewProposal(db: Db, id: string, body: unknown, principal: Principal): Promise<{ itemIds: string[] }> {
   const input = parseOrThrow(reviewSchema, body);
   const { proposal, project } = await loadProposal(db, id);
   requireScope(principal, "proposals:review", project.id);
@@ -216,6 +216,7 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
     }
     await syncProposalStatus(tx, project.id, id, locked.status, principal.actor);
   });
+  return { itemIds };
 }
 
 /** POST /proposals/{id}/comments: a comment on the proposal or one of its items. */
