@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { dateTime, usd } from "@/components/ui/format";
+import { dateTime, passAtKShown, usd } from "@/components/ui/format";
 
 describe("dateTime", () => {
   it("shows a moment in UTC to the minute, or to the second when asked", () => {
@@ -42,5 +42,20 @@ describe("one date format", () => {
       .filter((f) => ownDateFormatting.test(fs.readFileSync(f, "utf8")))
       .map((f) => path.relative(root, f));
     expect(offenders).toEqual([]);
+  });
+});
+
+describe("passAtKShown", () => {
+  it("keeps k = 1, 2, 5, 10, 20, 50, ... and the largest k, in order, with their values", () => {
+    const curve: Record<string, number> = {};
+    for (let k = 1; k <= 14651; k++) curve[String(k)] = 1 - 1 / (k + 1);
+    const shown = passAtKShown(curve);
+    expect(shown.map(([k]) => k)).toEqual([1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 14651]);
+    expect(shown[3]).toEqual([10, curve["10"]]);
+  });
+  it("a short curve shows what it has; the largest k once", () => {
+    expect(passAtKShown({ "3": 0.9, "1": 0.5, "2": 0.75 }).map(([k]) => k)).toEqual([1, 2, 3]);
+    expect(passAtKShown({ "1": 0.5, "2": 0.7 }).map(([k]) => k)).toEqual([1, 2]);
+    expect(passAtKShown({})).toEqual([]);
   });
 });

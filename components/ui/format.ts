@@ -79,3 +79,16 @@ export function dateTime(value: string | Date | null | undefined, options: { sec
   const iso = date.toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, options.seconds ? 19 : 16)} UTC`;
 }
+
+/**
+ * The pass@k values a results row shows: k = 1, 2, 5, 10, 20, 50, ... and the largest k (the row's attempts), so a row of
+ * 14,651 attempts reads like a row of 8.
+ */
+export function passAtKShown(curve: Record<string, number>): [number, number][] {
+  const ks = Object.keys(curve)
+    .map(Number)
+    .sort((a, b) => a - b);
+  const last = ks[ks.length - 1];
+  const round = (k: number) => /^(1|2|5)0*$/.test(String(k));
+  return ks.filter((k) => round(k) || k === last).map((k) => [k, curve[String(k)]]);
+}

@@ -88,7 +88,15 @@ export default async function ProjectPage({ params }: { params: Promise<{ slug: 
       )}
       {gens.length > 1 && (
         <Panel title="Across generations" className="mb-4">
-          <GenerationTrend points={gens.map((g) => ({ index: g.index, ...g.metrics }))} />
+          {/* the chart's three figures only: the metrics carry each generation's whole pass@k curve (7 MB of page at 10M rollouts) */}
+          <GenerationTrend
+            points={gens.map((g) => ({
+              index: g.index,
+              successRate: g.metrics.successRate,
+              learnability: g.metrics.learnability,
+              zeroSignalFraction: g.metrics.zeroSignalFraction,
+            }))}
+          />
         </Panel>
       )}
       {hasScope(user.role, "rollouts:write") && (

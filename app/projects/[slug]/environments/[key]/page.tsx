@@ -5,7 +5,7 @@ import { Panel, Shell } from "@/components/ui/shell";
 import { Tile } from "@/components/ui/tile";
 import { buttonClass } from "@/components/ui/button";
 import { Table } from "@/components/ui/table";
-import { count, fixed, formatValue, pct, LEARNABILITY_HELP } from "@/components/ui/format";
+import { count, fixed, formatValue, passAtKShown, pct, LEARNABILITY_HELP } from "@/components/ui/format";
 import { AttemptList } from "@/components/rollouts/attempt-list";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
 import { TaskPanel } from "@/components/tasks/task-panel";
@@ -161,7 +161,7 @@ export default async function EnvironmentPage({ params }: { params: Promise<{ sl
               className: "pl-3 text-xs whitespace-nowrap text-zinc-600",
               headerClassName: "pl-3",
               cell: (r) =>
-                Object.entries(r.passAtK)
+                passAtKShown(r.passAtK)
                   .map(([k, v]) => `@${k} ${fixed(v, 2)}`)
                   .join("  "),
             },
