@@ -10,7 +10,9 @@ import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor } from "@/cli/commands/import";
 import { fisherExactTwoSided } from "@/lib/analytics/compare-stats";
-import type { RunComparison } from "@/lib/compare/service";
+import { sql } from "drizzle-orm";
+import { comparableSides, type RunComparison } from "@/lib/compare/service";
+import { getProjectFor } from "@/lib/projects/service";
 import { lake } from "./configs";
 import { startApi, stopApi, clientWithRole, type TestDb, type TestServer } from "./api-harness";
 
@@ -86,6 +88,20 @@ describe("comparison on a small synthetic project", () => {
     // swapping the sides swaps improved and regressed
     const back = await get<RunComparison>("/api/v1/projects/cmp/compare?a=0:new&b=0:old");
     expect([back.improved, back.regressed, back.onlyB]).toEqual([1, 1, ["solo"]]);
+  });
+
+  it("offers the (generation, policy) pairs with rollouts, counted from the aggregates, and only this project's", async () => {
+    const project = await getProjectFor(db.db, "cmp", null);
+    expect(await comparableSides(db.db, project)).toEqual([
+      { generation: 0, policy: "new", rollouts: 15 },
+      { generation: 0, policy: "old", rollouts: 16 },
+    ]);
+    // a policy whose rollouts were all deleted is no side
+    await client.request("POST", "/api/v1/projects/other/rollouts", {
+      json: [{ externalId: "gone", environmentKey: "up", policy: "gone", reward: 1 }],
+    });
+    await db.db.execute(sql`delete from rollouts where external_id = 'gone'`);
+    expect(await comparableSides(db.db, await getProjectFor(db.db, "other", null))).toEqual([]);
   });
 
   it("refuses bad sides with 400 naming the parameter, unknown ones with 404, and a foreign project's key with 403", async () => {

@@ -7,7 +7,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { environments, generations, policies, rollouts } from "@/lib/db/schema";
+import { environments, generations, policies, rolloutAggregates, rollouts } from "@/lib/db/schema";
 import type { ProjectRow } from "@/lib/projects/service";
 import { NotFound } from "@/lib/errors";
 import { bootstrapMeanInterval, newcombeDifference, verdictOf, type CompareVerdict } from "@/lib/analytics/compare-stats";
@@ -160,14 +160,18 @@ export async function compareRuns(db: Db, project: ProjectRow, q: CompareQuery, 
   };
 }
 
-/** The (generation, policy) pairs of a project that have rollouts: the choices of the compare page. */
+/**
+ * The (generation, policy) pairs of a project that have rollouts: the choices of the compare page. Summed from the
+ * incremental aggregates (ADR 0005): counting the rollouts themselves took 3.0-3.2 s at 10,000,000 (issue 19).
+ */
 export async function comparableSides(db: Db, project: ProjectRow): Promise<{ generation: number; policy: string; rollouts: number }[]> {
   return db
-    .select({ generation: generations.index, policy: policies.name, rollouts: sql<number>`count(*)::int` })
-    .from(rollouts)
-    .innerJoin(generations, eq(generations.id, rollouts.generationId))
-    .innerJoin(policies, eq(policies.id, rollouts.policyId))
-    .where(eq(rollouts.projectId, project.id))
+    .select({ generation: generations.index, policy: policies.name, rollouts: sql<number>`sum(${rolloutAggregates.n})::int` })
+    .from(rolloutAggregates)
+    .innerJoin(generations, eq(generations.id, rolloutAggregates.generationId))
+    .innerJoin(policies, eq(policies.id, rolloutAggregates.policyId))
+    .where(eq(generations.projectId, project.id))
     .groupBy(generations.index, policies.name)
+    .having(sql`sum(${rolloutAggregates.n}) > 0`)
     .orderBy(generations.index, policies.name);
 }
