@@ -147,6 +147,52 @@ describe("a proposal read in parts", () => {
     expect(plain.items.every((i) => "config" in i)).toBe(true);
   });
 
+  it("a bulk decision on every item and its undo: each item's state, one audit and one history event per item, in order", async () => {
+    const whole = await newProposal("view-a", 6);
+    const ids = whole.items.map((i) => i.id);
+    const mutate = whole.items.find((i) => i.op === "mutate" || i.op === "add")!;
+    const edited = { ...(mutate.config as Record<string, unknown>), seed: 987654 };
+    // one body: every item rejected, then the mutate item edited (kept pending), then approved: the last decision and the edit hold
+    const answer = await review(whole.id, "items=index", [
+      ...ids.map((itemId) => ({ itemId, decision: "reject" })),
+      { itemId: mutate.id, decision: "pending", config: edited },
+      { itemId: mutate.id, decision: "approve" },
+    ]);
+    expect(answer.items.filter((i) => i.decision === "rejected")).toHaveLength(ids.length - 1);
+    const after = await get(admin, whole.id, `ids=${mutate.id},${ids.find((id) => id !== mutate.id)}`);
+    const m = after.items.find((i) => i.id === mutate.id)!;
+    expect(m).toMatchObject({ decision: "approved", decidedBy: "key:rev", editedConfig: edited, changes: 3 });
+    expect(after.items.find((i) => i.id !== mutate.id)).toMatchObject({ decision: "rejected", decidedBy: "key:rev", changes: 1 });
+    const audit = await admin.request<{ events: { action: string; entityId: string }[] }>(
+      "GET",
+      "/api/v1/projects/view-a/audit?entity=proposal_item&limit=1000",
+    );
+    // newest first: approve, edit, then the rejections in the body's order backwards
+    const mine = audit.events.filter((e) => ids.includes(e.entityId)).slice(0, ids.length + 2);
+    expect(mine.map((e) => [e.action, e.entityId])).toEqual([
+      ["proposal_item.approve", mutate.id],
+      ["proposal_item.edit", mutate.id],
+      ...[...ids].reverse().map((id) => ["proposal_item.reject", id]),
+    ]);
+
+    // undo takes the whole request back: every item pending again, the edit gone
+    const { undone, proposal } = await reviewer.request<{ undone: { undone: number }; proposal: Proposal }>(
+      "POST",
+      `/api/v1/proposals/${whole.id}/undo?items=index`,
+      { json: {} },
+    );
+    expect(undone.undone).toBe(ids.length + 2);
+    expect(proposal.items.every((i) => i.decision === "pending")).toBe(true);
+    const back = await get(admin, whole.id, `ids=${mutate.id}`);
+    expect(back.items[0].editedConfig).toBeUndefined();
+    expect(back.items[0].decidedBy).toBeUndefined();
+    const undos = await admin.request<{ events: { action: string }[] }>(
+      "GET",
+      "/api/v1/projects/view-a/audit?action=proposal_item.undo&limit=1000",
+    );
+    expect(undos.events.length).toBeGreaterThanOrEqual(ids.length + 2);
+  });
+
   it("an undo with ?items=changed answers with the items it took back", async () => {
     const whole = await newProposal("view-a", 5);
     const picked = whole.items.slice(0, 3);

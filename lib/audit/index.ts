@@ -1,5 +1,5 @@
 /** The append-only audit log: every decision, edit, comment, materialization, dispatch and key change. */
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "@/lib/db/client";
 import { auditEvents } from "@/lib/db/schema";
@@ -58,6 +58,29 @@ export interface AuditInput {
   entityId: string | number;
   before?: unknown;
   after?: unknown;
+}
+
+/**
+ * Append audit events in order (inside the caller's transaction when given one), as one INSERT with the rows in one
+ * jsonb parameter: a bulk decision on 15,000 proposal items wrote 15,000 single-row INSERTs (issue 19).
+ */
+export async function recordAudits(db: Queryable, events: readonly AuditInput[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((e) => ({
+    project_id: e.projectId,
+    actor: e.actor,
+    action: e.action,
+    entity: e.entity,
+    entity_id: String(e.entityId),
+    before: e.before ?? null,
+    after: e.after ?? null,
+  }));
+  await db.execute(sql`
+    insert into ${auditEvents} (project_id, actor, action, entity, entity_id, before, after)
+    select (j->>'project_id')::int, j->>'actor', j->>'action', j->>'entity', j->>'entity_id',
+           nullif(j->'before', 'null'::jsonb), nullif(j->'after', 'null'::jsonb)
+    from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) with ordinality as e(j, n)
+    order by n`);
 }
 
 /** Append one audit event (inside the caller's transaction when given one). */

@@ -23,7 +23,7 @@ import {
   maxGenerationIndex,
 } from "@/lib/generations/repository";
 import { projectById } from "@/lib/projects/repository";
-import { recordAudit } from "@/lib/audit";
+import { recordAudit, recordAudits, type AuditInput } from "@/lib/audit";
 import {
   commentsOf,
   insertComment,
@@ -32,7 +32,8 @@ import {
   itemsForMaterialize,
   proposalForReview,
   rejectPendingItems,
-  setItemDecision,
+  setItemDecisions,
+  type ItemDecisionRow,
   setProposalStatus,
 } from "./repository";
 import { itemStateOf, recordItemChanges, syncProposalStatus, type ItemChange, type ItemState } from "./history";
@@ -157,6 +158,9 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
     if (locked.materializedGeneration !== null) throw new Conflict(`Proposal ${id} was materialized meanwhile; its decisions are final.`);
     const now = new Date();
     const changes: ItemChange[] = [];
+    const audits: AuditInput[] = [];
+    // each item's final state, written in one UPDATE after the loop (a body may decide an item twice: the last holds)
+    const finalState = new Map<string, ItemDecisionRow>();
     for (const [i, d] of input.decisions.entries()) {
       const item = byId.get(d.itemId)!;
       const decision = DECISION[d.decision];
@@ -168,11 +172,14 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
         decidedAt: decision === "pending" ? null : now.toISOString(),
         editedConfig: edited ?? before.editedConfig,
       };
-      await setItemDecision(tx, item.id, {
+      // an edit earlier in this body still holds; without one, the stored config is left as it is
+      const editedConfig = edited ?? finalState.get(item.id)?.editedConfig;
+      finalState.set(item.id, {
+        id: item.id,
         decision,
         decidedBy: after.decidedBy,
         decidedAt: decision === "pending" ? null : now,
-        ...(edited ? { editedConfig: edited } : {}),
+        ...(editedConfig !== undefined ? { editedConfig } : {}),
       });
       // later requests in the same body see this one's result
       item.decision = decision;
@@ -180,7 +187,7 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
       item.decidedAt = decision === "pending" ? null : now;
       item.editedConfig = after.editedConfig;
       changes.push({ itemId: item.id, action: edited ? "edit" : d.decision, before, after });
-      await recordAudit(tx, {
+      audits.push({
         projectId: project.id,
         actor: principal.actor,
         action: edited
@@ -202,6 +209,8 @@ export async function reviewProposal(db: Db, id: string, body: unknown, principa
         },
       });
     }
+    await setItemDecisions(tx, [...finalState.values()]);
+    await recordAudits(tx, audits);
     await recordItemChanges(tx, id, principal.actor, changes);
     if (input.comment) {
       const c = await insertComment(tx, { proposalId: id, author: principal.actor, body: input.comment });

@@ -9,7 +9,7 @@ import type { Db, DbTx, Queryable } from "@/lib/db/client";
 import { Conflict, Invalid, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { requireScope } from "@/lib/auth/principal";
-import { recordAudit } from "@/lib/audit";
+import { recordAudit, recordAudits, type AuditInput } from "@/lib/audit";
 import {
   insertItemEvents,
   isItemOf,
@@ -21,7 +21,7 @@ import {
   lockItemStates,
   markEventsUndone,
   proposalForReview,
-  setItemDecision,
+  setItemDecisions,
   setProposalStatus,
   undoableEventsAfter,
   undoableEventsOfBatch,
@@ -173,19 +173,18 @@ export async function undoItemChange(db: Db, proposalId: string, body: unknown, 
     const rows = await lockItemStates(tx, itemIds);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const now = new Date();
+    // each item back to its state before the request: the `before` of its first event in it (events are in id order;
+    // a request that decided an item twice has two, and undoing it restores what the item was before both)
+    const first = new Map<string, ItemState>();
+    for (const e of events) if (!first.has(e.itemId)) first.set(e.itemId, e.before as ItemState);
     const changes: ItemChange[] = [];
+    const audits: AuditInput[] = [];
     for (const e of events) {
       const row = byId.get(e.itemId)!;
-      const restored = e.before as ItemState;
+      const restored = first.get(e.itemId)!;
       const current = itemStateOf(row);
-      await setItemDecision(tx, e.itemId, {
-        decision: restored.decision,
-        decidedBy: restored.decidedBy,
-        decidedAt: restored.decidedAt ? new Date(restored.decidedAt) : null,
-        editedConfig: restored.editedConfig,
-      });
       changes.push({ itemId: e.itemId, action: "undo", before: current, after: restored, revertsEventId: e.id });
-      await recordAudit(tx, {
+      audits.push({
         projectId: p.projectId,
         actor: principal.actor,
         action: "proposal_item.undo",
@@ -195,6 +194,17 @@ export async function undoItemChange(db: Db, proposalId: string, body: unknown, 
         after: { ...restored, proposalId, reverts: { event: e.id, action: e.action, by: e.actor } },
       });
     }
+    await setItemDecisions(
+      tx,
+      [...first].map(([id, restored]) => ({
+        id,
+        decision: restored.decision,
+        decidedBy: restored.decidedBy,
+        decidedAt: restored.decidedAt ? new Date(restored.decidedAt) : null,
+        editedConfig: restored.editedConfig,
+      })),
+    );
+    await recordAudits(tx, audits);
     await markEventsUndone(
       tx,
       events.map((e) => e.id),
