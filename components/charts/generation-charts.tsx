@@ -368,7 +368,13 @@ function changeOf(delta: number, margin: number): Change {
 }
 
 /** Per-environment success of policy a (x) against policy b (y), with the biggest movers listed beside. */
-export function PolicyScatter({ comparison, hrefFor }: { comparison: PolicyComparison; hrefFor?: (key: string) => string }) {
+export function PolicyScatter({
+  comparison,
+  hrefFor,
+}: {
+  comparison: PolicyComparison & { unchangedDrawn?: { shown: number; of: number } };
+  hrefFor?: (key: string) => string;
+}) {
   const router = useRouter();
   const groups: Record<Change, ScatterPoint[]> = { improved: [], regressed: [], unchanged: [] };
   let oneSided = 0;
@@ -474,7 +480,13 @@ export function PolicyScatter({ comparison, hrefFor }: { comparison: PolicyCompa
         </dl>
         <p className="mt-1 text-zinc-500">
           {comparison.margin > 0 && <span>A change counts from {(comparison.margin * 100).toFixed(1)} pp. </span>}
-          {oneSided > 0 && <span>{count(oneSided)} ran under one policy only.</span>}
+          {oneSided > 0 && <span>{count(oneSided)} ran under one policy only. </span>}
+          {comparison.unchangedDrawn && comparison.unchangedDrawn.shown < comparison.unchangedDrawn.of && (
+            <span data-testid="compare-unchanged-drawn">
+              {count(comparison.unchangedDrawn.shown)} of the {count(comparison.unchangedDrawn.of)} unchanged are drawn, spread over their
+              cloud.
+            </span>
+          )}
         </p>
         <MoverList title="Most improved" items={byMagnitude(groups.improved)} colour={CHANGE_COLOURS.improved} hrefFor={hrefFor} />
         <MoverList title="Most regressed" items={byMagnitude(groups.regressed)} colour={CHANGE_COLOURS.regressed} hrefFor={hrefFor} />

@@ -1,7 +1,8 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import type { GenerationAnalytics, PolicyComparison } from "@/lib/analytics/views";
+import type { GenerationAnalytics } from "@/lib/analytics/views";
+import type { ChartComparison } from "@/lib/analytics/comparison-chart";
 import {
   FailureCategoryBars,
   FieldBreakdownChart,
@@ -24,7 +25,7 @@ export function GenerationDashboard({
   slug: string;
   index: number;
   analytics: GenerationAnalytics;
-  comparison: PolicyComparison | null;
+  comparison: ChartComparison | null;
   trend: TrendPoint[];
 }) {
   const router = useRouter();
