@@ -14,6 +14,17 @@ import {
   newestRolloutPerOutcome,
 } from "./repository";
 
+/**
+ * A result's pass@k points: the chart's (every k to 100, then about 5% apart, and the largest k) and every k of 1, 2, 5
+ * times a power of ten, which the page prints (pass@200, pass@500, ... of a hard environment).
+ */
+function resultCurve(series: Float64Array): Record<string, number> {
+  const out = seriesChartPoints(series);
+  for (let decade = 100; decade <= series.length; decade *= 10)
+    for (const k of [decade, 2 * decade, 5 * decade]) if (k <= series.length) out[String(k)] = series[k - 1];
+  return out;
+}
+
 /** How far up the lineage is followed (a guard against a cycle written by hand). */
 const MAX_DEPTH = 100;
 
@@ -54,7 +65,7 @@ export async function environmentDetail(db: Db, project: ProjectRow, key: string
         learnability: environmentLearnability(agg),
         // the chart's points (every k to 100, then about 5% apart, and the largest): a row of 14,651 attempts was 14,651
         // values at every k, and the head environment's page 14.7 MB (issue 19)
-        passAtK: seriesChartPoints(passAtKSeries([agg])),
+        passAtK: resultCurve(passAtKSeries([agg])),
         infraErrors: r.infraErrors,
       };
     }),
