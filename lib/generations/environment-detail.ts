@@ -28,7 +28,7 @@ function resultCurve(series: Float64Array): Record<string, number> {
 /** How far up the lineage is followed (a guard against a cycle written by hand). */
 const MAX_DEPTH = 100;
 
-/** GET /projects/{slug}/environments/{key}: each result's passAtK holds the chart's points of its curve (passAtKChartPoints). */
+/** GET /projects/{slug}/environments/{key}: each result's passAtK holds some points of its curve (resultCurve), not every k. */
 export async function environmentDetail(db: Db, project: ProjectRow, key: string) {
   const env = await environmentForPage(db, project.id, key);
   if (!env) throw new NotFound(`Environment '${key}' does not exist in '${project.slug}'.`);
