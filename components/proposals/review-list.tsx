@@ -373,24 +373,23 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
         {ordered.slice(0, shown).map((item, i) => {
           const isSel = i === selected;
           const open = openIds.has(item.id) || isSel || editing === item.id;
+          // what every row has, with its details or still waiting for them
+          const row = {
+            ref: (el: HTMLLIElement | null) => {
+              rows.current.set(item.id, el);
+            },
+            onClick: () => setSelected(i),
+            className: `rounded-md border bg-white p-3 ${DECISION_STYLE[item.decision] ?? ""} ${
+              isSel ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-200"
+            }`,
+            "data-testid": "proposal-item",
+            "data-op": item.op,
+            "data-decision": item.decision,
+            "data-selected": isSel,
+          };
           if (!isFullItem(item))
             return (
-              <li
-                key={item.id}
-                ref={(el) => {
-                  rows.current.set(item.id, el);
-                }}
-                onClick={() => setSelected(i)}
-                className={`rounded-md border bg-white p-3 ${DECISION_STYLE[item.decision] ?? ""} ${
-                  isSel ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-200"
-                }`}
-                data-testid="proposal-item"
-                data-op={item.op}
-                data-decision={item.decision}
-                data-selected={isSel}
-                data-detail="false"
-                aria-busy="true"
-              >
+              <li key={item.id} {...row} data-detail="false" aria-busy="true">
                 <div className="flex flex-wrap items-baseline gap-2">
                   <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${OP_STYLE[item.op]}`}>{item.op}</span>
                   {item.direction && <span className="rounded bg-violet-50 px-1.5 py-0.5 text-xs text-violet-700">{item.direction}</span>}
@@ -405,20 +404,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
             );
           const itemComments = proposal.comments.filter((c) => c.itemId === item.id);
           return (
-            <li
-              key={item.id}
-              ref={(el) => {
-                rows.current.set(item.id, el);
-              }}
-              onClick={() => setSelected(i)}
-              className={`rounded-md border bg-white p-3 ${DECISION_STYLE[item.decision] ?? ""} ${
-                isSel ? "border-zinc-900 ring-1 ring-zinc-900" : "border-zinc-200"
-              }`}
-              data-testid="proposal-item"
-              data-op={item.op}
-              data-decision={item.decision}
-              data-selected={isSel}
-            >
+            <li key={item.id} {...row}>
               <div className="flex flex-wrap items-baseline gap-2">
                 <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${OP_STYLE[item.op]}`}>{item.op}</span>
                 <span className="font-mono text-xs">{item.environmentKey}</span>

@@ -85,15 +85,7 @@ export async function recordAudits(db: Queryable, events: readonly AuditInput[])
 
 /** Append one audit event (inside the caller's transaction when given one). */
 export async function recordAudit(db: Queryable, e: AuditInput): Promise<void> {
-  await db.insert(auditEvents).values({
-    projectId: e.projectId,
-    actor: e.actor,
-    action: e.action,
-    entity: e.entity,
-    entityId: String(e.entityId),
-    before: e.before ?? null,
-    after: e.after ?? null,
-  });
+  await recordAudits(db, [e]);
 }
 
 /** The audit log's query string: cursor paging plus exact-match filters; an action outside AUDIT_ACTIONS is a 400 naming `action`. */
