@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { apiFetch } from "@/components/ui/api-client";
 import { pct, dateTime } from "@/components/ui/format";
@@ -34,6 +34,22 @@ const DECISION_STYLE: Record<string, string> = {
   rejected: "border-l-4 border-l-red-500 opacity-70",
   pending: "border-l-4 border-l-transparent",
 };
+
+/** An item's decision and who made it, coloured by the decision; the same on rows with and without their details. */
+function DecisionBadge({ item, className = "" }: { item: Pick<Item, "decision" | "decidedBy">; className?: string }) {
+  const colour =
+    item.decision === "approved"
+      ? "bg-green-100 text-green-800"
+      : item.decision === "rejected"
+        ? "bg-red-100 text-red-800"
+        : "bg-zinc-100 text-zinc-600";
+  return (
+    <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${colour} ${className}`} data-testid="item-decision">
+      {item.decision}
+      {item.decidedBy ? ` by ${item.decidedBy}` : ""}
+    </span>
+  );
+}
 
 function EvidenceLink({ slug, base, e }: { slug: string; base: number; e: { kind: string; ref: string; note?: string } }) {
   const root = `/projects/${encodeURIComponent(slug)}`;
@@ -210,8 +226,10 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
   }, [shown, ordered.length]);
 
   // the rendered items the page has only as index entries: their details are read a chunk at a time
-  const key = ["proposal", proposal.id];
-  const merge = (data: ProposalData) => queryClient.setQueryData<ProposalData>(key, (held) => mergeProposal(held, data));
+  const merge = useCallback(
+    (data: ProposalData) => queryClient.setQueryData<ProposalData>(["proposal", proposal.id], (held) => mergeProposal(held, data)),
+    [queryClient, proposal.id],
+  );
   const asked = useRef(new Set<string>());
   const [detailsError, setDetailsError] = useState<string | null>(null);
   const [detailsTry, setDetailsTry] = useState(0);
@@ -228,7 +246,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
       apiFetch<ProposalData>(`/api/v1/proposals/${proposal.id}?ids=${chunk.join(",")}`)
         .then((data) => {
           setDetailsError(null);
-          queryClient.setQueryData<ProposalData>(["proposal", proposal.id], (held) => mergeProposal(held, data));
+          merge(data);
           // asked again if an index refetch drops them (another reviewer changed them); an id not sent back is not
           for (const item of data.items) asked.current.delete(item.id);
         })
@@ -237,7 +255,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
           setDetailsError(e.message);
         });
     }
-  }, [missingKey, detailsTry, proposal.id, queryClient]);
+  }, [missingKey, detailsTry, proposal.id, merge]);
 
   const review = useMutation({
     mutationFn: (body: { decisions: { itemId: string; decision: Decision; config?: Record<string, unknown> }[]; comment?: string }) =>
@@ -394,10 +412,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
                   <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${OP_STYLE[item.op]}`}>{item.op}</span>
                   {item.direction && <span className="rounded bg-violet-50 px-1.5 py-0.5 text-xs text-violet-700">{item.direction}</span>}
                   <span className="text-xs text-zinc-500">reading…</span>
-                  <span className="ml-auto rounded bg-zinc-100 px-1.5 py-0.5 text-xs font-medium text-zinc-600" data-testid="item-decision">
-                    {item.decision}
-                    {item.decidedBy ? ` by ${item.decidedBy}` : ""}
-                  </span>
+                  <DecisionBadge item={item} className="ml-auto" />
                 </div>
                 <div className="mt-2 h-10 animate-pulse rounded bg-zinc-50" />
               </li>
@@ -436,19 +451,7 @@ export function ReviewList({ proposal, canReview, filters }: { proposal: Proposa
                 <span className="ml-auto text-xs text-zinc-500">
                   {item.proposer} · predicted {pct(item.predictedSuccess ?? null)}
                 </span>
-                <span
-                  className={`rounded px-1.5 py-0.5 text-xs font-medium ${
-                    item.decision === "approved"
-                      ? "bg-green-100 text-green-800"
-                      : item.decision === "rejected"
-                        ? "bg-red-100 text-red-800"
-                        : "bg-zinc-100 text-zinc-600"
-                  }`}
-                  data-testid="item-decision"
-                >
-                  {item.decision}
-                  {item.decidedBy ? ` by ${item.decidedBy}` : ""}
-                </span>
+                <DecisionBadge item={item} />
               </div>
               <p
                 className={`mt-1 text-sm ${item.rationaleStale ? "text-zinc-500" : "text-zinc-800"}`}
