@@ -34,7 +34,9 @@ async function main() {
   if (state) state.theta.forEach((v, i) => (learner.theta[i] = v));
   const stepsSoFar = state?.steps ?? 0;
   const policy = `sim-policy-step${stepsSoFar}`;
-  const rng = createRng(hashSeed(`${payload.dispatchId}`));
+  // the same project, generation and learner give the same attempts, so every fresh demo shows the same curriculum
+  // (a dispatch id is random); a generation dispatched again after training is a new draw
+  const rng = createRng(hashSeed(`${payload.project.slug}/${payload.generation.index}/${stepsSoFar}`));
 
   const tasks = payload.environments.map((e) => {
     const d = family.difficulty!(e.config as never);
