@@ -27,6 +27,28 @@ describe("embedded Postgres", () => {
     expect(fs.existsSync(path.join(second.clusterDir, "postmaster.pid"))).toBe(false);
   });
 
+  it("two starting at the same moment (both find the same port free) each end on a port of its own", async () => {
+    const dirs = await Promise.all([0, 1].map(() => fsp.mkdtemp(path.join(os.tmpdir(), "ef-emb-race-"))));
+    for (const d of dirs) {
+      await fsp.chmod(d, 0o755);
+      await (await startEmbeddedPostgres({ dataDir: d })).stop(); // initdb first: the starts below race only for the port
+    }
+    const lines: string[] = [];
+    const both = await Promise.all(dirs.map((dataDir) => startEmbeddedPostgres({ dataDir, log: (l) => lines.push(l) })));
+    try {
+      expect(both[0].port).not.toBe(both[1].port);
+      for (const db of both) {
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        expect((await c.query("select 1 as one")).rows[0].one).toBe(1);
+        await c.end();
+      }
+    } finally {
+      await Promise.all(both.map((db) => db.stop()));
+      await Promise.all(dirs.map((d) => fsp.rm(d, { recursive: true, force: true })));
+    }
+  });
+
   // Postgres refuses root: as root it runs as `postgres`, which cannot traverse 0700 folders like /root
   it.skipIf(!isRoot)("as root, relocates binaries and data that the postgres user cannot reach, and says where", async () => {
     const locked = await fsp.mkdtemp(path.join(os.tmpdir(), "ef-locked-"));

@@ -170,6 +170,58 @@ async function choosePort(wanted: number | undefined): Promise<number> {
   throw new Error("No free port for the embedded database between 54329 and 54528; set ENVFORGE_PG_PORT.");
 }
 
+/** Postgres could not bind its port: someone took it between the check and the start. */
+class PortTaken extends Error {}
+
+interface RunningPostgres {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+/** Starts postgres on `port` and waits until it accepts connections; its output goes to `logFile`. */
+async function spawnPostgres(
+  binDir: string,
+  clusterDir: string,
+  port: number,
+  user: PgUser | undefined,
+  logFile: fs.WriteStream,
+): Promise<RunningPostgres> {
+  const child: ChildProcess = spawn(
+    path.join(binDir, "postgres"),
+    [
+      "-D",
+      clusterDir,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+    ],
+    { uid: user?.uid, gid: user?.gid, env: { ...processEnvironment(), LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let recent = "";
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      logFile.write(text);
+      recent = (recent + text).slice(-4000);
+      if (text.includes("database system is ready to accept connections")) resolve();
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      const message = `The embedded database stopped during start (exit ${code}). Its log says:\n${recent.trim()}`;
+      reject(/could not bind .*Address already in use/.test(recent) ? new PortTaken(message) : new Error(message));
+    });
+  });
+  return { child, exited };
+}
+
 function run(cmd: string, args: string[], opts: { user?: PgUser; env?: NodeJS.ProcessEnv }): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { uid: opts.user?.uid, gid: opts.user?.gid, env: opts.env ?? processEnvironment() });
@@ -252,40 +304,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 
   await stopLeftover(clusterDir, log);
-  const port = await choosePort(options.port);
-  const child: ChildProcess = spawn(
-    path.join(binDir, "postgres"),
-    [
-      "-D",
-      clusterDir,
-      "-p",
-      String(port),
-      "-c",
-      "listen_addresses=127.0.0.1",
-      "-c",
-      "unix_socket_directories=",
-      "-c",
-      "max_connections=200",
-    ],
-    { uid: user?.uid, gid: user?.gid, env: { ...processEnvironment(), LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] },
-  );
   const logFile = fs.createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a" });
-  let recent = "";
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      logFile.write(text);
-      recent = (recent + text).slice(-4000);
-      if (text.includes("database system is ready to accept connections")) resolve();
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      reject(new Error(`The embedded database stopped during start (exit ${code}). Its log says:\n${recent.trim()}`)),
-    );
-  });
+  // another program (a second EnvForge starting at the same moment) may take the free port found before postgres
+  // binds it: postgres then exits at once, and the next free port is tried
+  let port = await choosePort(options.port);
+  let started: RunningPostgres | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    try {
+      started = await spawnPostgres(binDir, clusterDir, port, user, logFile);
+    } catch (e) {
+      if (!(e instanceof PortTaken) || attempt >= 5) {
+        logFile.end();
+        throw e;
+      }
+      log(`port ${port} was taken while the embedded database started; trying the next free one`);
+      port = await choosePort(undefined); // the taken port is not free any more
+    }
+  }
+  const { child, exited } = started;
   log(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
 
   let stopping: Promise<void> | null = null;
