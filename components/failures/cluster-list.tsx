@@ -5,13 +5,16 @@ import type { FailureClusterView } from "@/lib/analytics/views";
 import { count } from "@/components/ui/format";
 import { useListNavigation } from "@/components/ui/shortcuts";
 
+/** What a row of the list shows of a cluster (its exemplars stay on the server). */
+export type ClusterRow = Pick<FailureClusterView, "id" | "category" | "infra" | "signature" | "count" | "environments">;
+
 /** Clusters of the failure inspector: j/k move, Enter opens the selected cluster. */
 export function ClusterList({
   clusters,
   selectedId,
   hrefFor,
 }: {
-  clusters: FailureClusterView[];
+  clusters: ClusterRow[];
   selectedId: string | null;
   hrefFor: Record<string, string>;
 }) {
