@@ -267,39 +267,54 @@ export const storedAggregateColumns = {
   unrewarded: rolloutAggregates.unrewarded,
 };
 
-/** The same columns summed over policies (a group of rollout_aggregates rows). */
-const summedAggregateColumns = {
-  n: sql<number>`sum(${rolloutAggregates.n})::int`,
-  s: sql<number>`sum(${rolloutAggregates.successes})::int`,
-  rewardSum: sql<number>`sum(${rolloutAggregates.rewardSum})::float8`,
-  infraErrors: sql<number>`sum(${rolloutAggregates.infraErrors})::int`,
-  errored: sql<number>`sum(${rolloutAggregates.errored})::int`,
-  unrewarded: sql<number>`sum(${rolloutAggregates.unrewarded})::int`,
-};
-
-/** Rollout aggregates per generation and environment, summed over policies (or one policy), with the environment's pMax. */
+/**
+ * Rollout aggregates per generation and environment, summed over policies (or one policy), with the environment's pMax.
+ * One statement that groups before it joins, its rows handed on as the driver parsed them: the project trend reads
+ * 50,000 of them at 10,000,000 rollouts (200,000 rollout_aggregates rows of four policies), and the ORM's select with the
+ * join before the grouping took 550-580 ms of which its row mapping was half (issue 19).
+ */
 export async function aggregatesPerEnvironment(
   db: Queryable,
   generationIds: number[],
   filter: { policyId?: number; environmentIds?: number[] } = {},
-) {
-  return db
-    .select({
-      generationId: rolloutAggregates.generationId,
-      environmentId: rolloutAggregates.environmentId,
-      ...summedAggregateColumns,
-      pMax: environments.pMax,
-    })
-    .from(rolloutAggregates)
-    .innerJoin(environments, eq(environments.id, rolloutAggregates.environmentId))
-    .where(
-      and(
-        inArray(rolloutAggregates.generationId, generationIds),
-        filter.policyId !== undefined ? eq(rolloutAggregates.policyId, filter.policyId) : undefined,
-        filter.environmentIds ? inArray(rolloutAggregates.environmentId, filter.environmentIds) : undefined,
-      ),
-    )
-    .groupBy(rolloutAggregates.generationId, rolloutAggregates.environmentId, environments.pMax);
+): Promise<
+  {
+    generationId: number;
+    environmentId: number;
+    n: number;
+    s: number;
+    rewardSum: number;
+    infraErrors: number;
+    errored: number;
+    unrewarded: number;
+    pMax: number | null;
+  }[]
+> {
+  if (generationIds.length === 0 || filter.environmentIds?.length === 0) return [];
+  const result = await db.execute<{
+    generationId: number;
+    environmentId: number;
+    n: number;
+    s: number;
+    rewardSum: number;
+    infraErrors: number;
+    errored: number;
+    unrewarded: number;
+    pMax: number | null;
+  }>(sql`
+    select a."generationId", a."environmentId", a.n, a.s, a."rewardSum", a."infraErrors", a.errored, a.unrewarded,
+           e.p_max as "pMax"
+      from (select ra.generation_id as "generationId", ra.environment_id as "environmentId",
+                   sum(ra.n)::int as n, sum(ra.successes)::int as s, sum(ra.reward_sum)::float8 as "rewardSum",
+                   sum(ra.infra_errors)::int as "infraErrors", sum(ra.errored)::int as errored,
+                   sum(ra.unrewarded)::int as unrewarded
+              from ${rolloutAggregates} ra
+             where ra.generation_id = any(${sql.param(generationIds)}::int[])
+               ${filter.policyId !== undefined ? sql`and ra.policy_id = ${filter.policyId}` : sql``}
+               ${filter.environmentIds ? sql`and ra.environment_id = any(${sql.param(filter.environmentIds)}::int[])` : sql``}
+             group by ra.generation_id, ra.environment_id) a
+      join ${environments} e on e.id = a."environmentId"`);
+  return result.rows;
 }
 
 /** What an environment's page shows of its own row, by key; undefined when the project has no such environment. */
