@@ -9,6 +9,7 @@ import { Table } from "@/components/ui/table";
 import { count, fixed, pct } from "@/components/ui/format";
 import { ClusterList, type ClusterRow } from "@/components/failures/cluster-list";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
+import { WordBreaks } from "@/components/ui/word-breaks";
 
 export const dynamic = "force-dynamic";
 
@@ -120,7 +121,9 @@ export default async function FailuresPage({
                   href={here({ category: c.category })}
                   className={`flex justify-between rounded px-1.5 py-1 ${sp.category === c.category ? "bg-zinc-900 text-white" : "hover:bg-zinc-100"}`}
                 >
-                  <span className="min-w-0 [overflow-wrap:anywhere]">{c.category}</span>
+                  <span className="min-w-0 [overflow-wrap:anywhere]">
+                    <WordBreaks text={c.category} />
+                  </span>
                   <span className="num shrink-0 pl-2">{count(c.count)}</span>
                 </Link>
               </li>
@@ -140,7 +143,9 @@ export default async function FailuresPage({
                     sp.category === c.category ? "bg-zinc-900 text-white" : "bg-zinc-50 hover:bg-zinc-100"
                   }`}
                 >
-                  <span className="min-w-0 [overflow-wrap:anywhere]">{c.category}</span>
+                  <span className="min-w-0 [overflow-wrap:anywhere]">
+                    <WordBreaks text={c.category} />
+                  </span>
                   <span className="num shrink-0 pl-2">{count(c.count)}</span>
                 </Link>
               ))}
@@ -156,7 +161,7 @@ export default async function FailuresPage({
                 rows={view.exceptions}
                 rowKey={(e) => e.type}
                 columns={[
-                  { key: "type", header: "Exception", cell: (e) => e.type, className: "break-all" },
+                  { key: "type", header: "Exception", cell: (e) => <WordBreaks text={e.type} />, className: "[overflow-wrap:anywhere]" },
                   { key: "count", header: "Rollouts", align: "right", cell: (e) => count(e.count) },
                   {
                     key: "rewarded",
