@@ -204,6 +204,19 @@ describe("analytics on a small synthetic project", () => {
     expect(await status("/api/v1/projects/syn/generations/0/compare?a=p1&b=zz")).toBe(404);
   });
 
+  it("gives each environment of the plain listing its own figures", async () => {
+    // the listing without a sort or a filter (lib/generations/overview.ts) joins the page's environments to their
+    // aggregates by id: ids that arrive as strings (bigint) would find none, and every row would say 0 rollouts
+    type Page = { items: { key: string; stats: { rollouts: number; successRate: number | null } }[] };
+    const page = await get<Page>("/api/v1/projects/syn/generations/0/environments");
+    expect(page.items.map((i) => [i.key, i.stats.rollouts, i.stats.successRate])).toEqual([
+      ["a", 4, 0.5],
+      ["b", 4, 0.5],
+      ["c", 4, 0.75],
+      ["d", 1, 0],
+    ]);
+  });
+
   it("filters, sorts and pages the environment table with a cursor", async () => {
     type Page = { items: { key: string; tier: string; stats: { successRate: number | null } }[]; nextCursor: string | null; total: number };
     const bySuccess = await get<Page>("/api/v1/projects/syn/generations/0/environments?sort=success&order=desc&limit=3");

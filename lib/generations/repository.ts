@@ -267,6 +267,19 @@ export const storedAggregateColumns = {
   unrewarded: rolloutAggregates.unrewarded,
 };
 
+/** One generation × environment's rollout sums (over its policies, or one), with the environment's pMax. */
+export type PerEnvironmentAggregate = {
+  generationId: number;
+  environmentId: number;
+  n: number;
+  s: number;
+  rewardSum: number;
+  infraErrors: number;
+  errored: number;
+  unrewarded: number;
+  pMax: number | null;
+};
+
 /**
  * Rollout aggregates per generation and environment, summed over policies (or one policy), with the environment's pMax.
  * One statement that groups before it joins, its rows handed on as the driver parsed them: the project trend reads
@@ -277,31 +290,9 @@ export async function aggregatesPerEnvironment(
   db: Queryable,
   generationIds: number[],
   filter: { policyId?: number; environmentIds?: number[] } = {},
-): Promise<
-  {
-    generationId: number;
-    environmentId: number;
-    n: number;
-    s: number;
-    rewardSum: number;
-    infraErrors: number;
-    errored: number;
-    unrewarded: number;
-    pMax: number | null;
-  }[]
-> {
+): Promise<PerEnvironmentAggregate[]> {
   if (generationIds.length === 0 || filter.environmentIds?.length === 0) return [];
-  const result = await db.execute<{
-    generationId: number;
-    environmentId: number;
-    n: number;
-    s: number;
-    rewardSum: number;
-    infraErrors: number;
-    errored: number;
-    unrewarded: number;
-    pMax: number | null;
-  }>(sql`
+  const result = await db.execute<PerEnvironmentAggregate>(sql`
     select a."generationId", a."environmentId", a.n, a.s, a."rewardSum", a."infraErrors", a.errored, a.unrewarded,
            e.p_max as "pMax"
       from (select ra.generation_id as "generationId", ra.environment_id as "environmentId",
@@ -311,9 +302,11 @@ export async function aggregatesPerEnvironment(
               from ${rolloutAggregates} ra
              where ra.generation_id = any(${sql.param(generationIds)}::int[])
                ${filter.policyId !== undefined ? sql`and ra.policy_id = ${filter.policyId}` : sql``}
-               ${filter.environmentIds ? sql`and ra.environment_id = any(${sql.param(filter.environmentIds)}::int[])` : sql``}
+               ${filter.environmentIds ? sql`and ra.environment_id = any(${sql.param(filter.environmentIds)}::bigint[])` : sql``}
              group by ra.generation_id, ra.environment_id) a
       join ${environments} e on e.id = a."environmentId"`);
+  // bigint arrives as a string: callers look rows up by the environment's numeric id
+  for (const r of result.rows) r.environmentId = Number(r.environmentId);
   return result.rows;
 }
 
