@@ -48,7 +48,7 @@ function check(folder: string, expectations: unknown): { code: number; out: stri
 }
 
 beforeAll(async () => {
-  if (!fixtures) throw new Error("needs ../shared/fixtures/harbor-tasks");
+  if (!fixtures) return; // its tests are skipped (CI=true fails above instead)
   db = await freshDatabase();
 });
 afterAll(async () => {
@@ -56,7 +56,7 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-describe("import, evolve with the LLM, review the diff, approve, materialize, export: Harbor reads it", () => {
+describe.skipIf(!fixtures)("import, evolve with the LLM, review the diff, approve, materialize, export: Harbor reads it", () => {
   it("exports complete task folders whose evolved tasks differ from their parents exactly by the approved edits", async () => {
     const created = await createProject(db.db, { slug: "done", name: "done", family: "terminal-task" }, admin);
     const [project] = await db.db.select().from(projects).where(eq(projects.id, created.id));

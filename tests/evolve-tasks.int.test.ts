@@ -68,7 +68,7 @@ async function propose(script: { content: string }[]) {
 }
 
 beforeAll(async () => {
-  if (!fixtures) throw new Error("needs ../shared/fixtures/harbor-tasks");
+  if (!fixtures) return; // its tests are skipped (CI=true fails above instead)
   db = await freshDatabase();
   const project = await createProject(db.db, { slug: "ev", name: "ev", family: "terminal-task" }, admin);
   projectId = project.id;
@@ -80,7 +80,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe("the LLM engineer evolves imported tasks by their files", () => {
+describe.skipIf(!fixtures)("the LLM engineer evolves imported tasks by their files", () => {
   it("sends the parent's instruction and tests, stores good edits with the item, and materializes the child content-addressed", async () => {
     const { p, items, requests } = await propose([{ content: JSON.stringify({ items: [...keepAll(), goodChild] }) }]);
     expect(p.status, p.error ?? "").toBe("ready");
@@ -157,7 +157,7 @@ describe("the LLM engineer evolves imported tasks by their files", () => {
   });
 });
 
-describe("the heuristic engineer schedules terminal tasks from the pool of imported tasks", () => {
+describe.skipIf(!fixtures)("the heuristic engineer schedules terminal tasks from the pool of imported tasks", () => {
   it("adds unused imported tasks (never a synthetic one) with weights, and materializes them as the same environments", async () => {
     const project = await createProject(db.db, { slug: "pool", name: "pool", family: "terminal-task" }, admin);
     const [row] = await db.db.select().from(projects).where(eq(projects.id, project.id));

@@ -63,7 +63,7 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-describe("export: harbor-dataset/ and harbor-job.json that Harbor runs", () => {
+describe.skipIf(!fixtures)("export: harbor-dataset/ and harbor-job.json that Harbor runs", () => {
   it("writes complete task folders (an evolved one materialized), weights as repeats, pinned git tasks, and a JobConfig Harbor's rules accept", async () => {
     const [project] = await db.db.select().from(projects).where(eq(projects.slug, "hx"));
     const family = await getFamily(db.db, "terminal-task");
