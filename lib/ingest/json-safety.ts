@@ -39,38 +39,53 @@ export function storableText(s: string): string {
   return s.replace(/\u0000/g, "\\u0000").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
 
+/** A value still to look at, and how it was reached (its path is spelled out only for an issue). */
+interface Frame {
+  v: unknown;
+  key: string | number;
+  parent: Frame | null;
+  depth: number;
+}
+
+function pathOf(frame: Frame | null, last?: string): string {
+  const keys: (string | number)[] = last === undefined ? [] : [last];
+  for (let f = frame; f && f.parent; f = f.parent) keys.push(f.key);
+  return keys.length ? keys.reverse().map(String).join(".") : "(root)";
+}
+
 /**
  * The values of a parsed JSON document that cannot be stored, walked without recursion (a deep
  * document cannot overflow the stack); stops after `max` issues.
  */
 export function unstorableValues(value: unknown, max = 5): ValueIssue[] {
   const issues: ValueIssue[] = [];
-  const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: [] }];
-  const dotted = (p: (string | number)[]) => (p.length ? p.map(String).join(".") : "(root)");
+  const stack: Frame[] = [{ v: value, key: "", parent: null, depth: 0 }];
   while (stack.length && issues.length < max) {
-    const { v, path } = stack.pop()!;
+    const frame = stack.pop()!;
+    const v = frame.v;
     if (typeof v === "string") {
       const why = unstorableString(v);
-      if (why) issues.push({ path: dotted(path), message: why });
+      if (why) issues.push({ path: pathOf(frame), message: why });
     } else if (typeof v === "number") {
-      if (!Number.isFinite(v)) issues.push({ path: dotted(path), message: "is a number out of range (not finite)" });
+      if (!Number.isFinite(v)) issues.push({ path: pathOf(frame), message: "is a number out of range (not finite)" });
     } else if (v !== null && typeof v === "object") {
-      if (path.length >= MAX_JSON_DEPTH) {
-        issues.push({ path: dotted(path), message: `is nested deeper than ${MAX_JSON_DEPTH} levels` });
+      if (frame.depth >= MAX_JSON_DEPTH) {
+        issues.push({ path: pathOf(frame), message: `is nested deeper than ${MAX_JSON_DEPTH} levels` });
         continue;
       }
+      const depth = frame.depth + 1;
       if (Array.isArray(v)) {
-        for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: frame, depth });
       } else {
         const keys = Object.keys(v);
         for (let i = keys.length - 1; i >= 0; i--) {
           const key = keys[i];
           const why = unstorableString(key);
           if (why) {
-            issues.push({ path: dotted([...path, storableText(key)]), message: `key ${why}` });
+            issues.push({ path: pathOf(frame, storableText(key)), message: `key ${why}` });
             continue;
           }
-          stack.push({ v: (v as Record<string, unknown>)[key], path: [...path, key] });
+          stack.push({ v: (v as Record<string, unknown>)[key], key, parent: frame, depth });
         }
       }
     }

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { unstorableValues } from "./json-safety";
-import { commandsFromTrajectory, environmentDamage, type EnvironmentDamage } from "@/lib/analytics/blame";
+import { commandsFromTrajectory, environmentDamage, type AgentCommand, type EnvironmentDamage } from "@/lib/analytics/blame";
 import type { RolloutFailureInput } from "@/lib/analytics/failures";
 
 /** Largest verifier output kept, in UTF-8 bytes. */
@@ -156,6 +156,8 @@ export function parseRollout(input: unknown): { ok: true; rollout: NormalizedRol
  * in between, N being the bytes dropped.
  */
 export function truncateVerifierOutput(text: string): string {
+  // a UTF-16 code unit is at most 3 bytes of UTF-8: most outputs are answered without encoding them
+  if (text.length * 3 <= VERIFIER_OUTPUT_MAX_BYTES) return text;
   const bytes = new TextEncoder().encode(text);
   if (bytes.length <= VERIFIER_OUTPUT_MAX_BYTES) return text;
   let headEnd = VERIFIER_OUTPUT_HEAD_BYTES;
@@ -288,8 +290,15 @@ export function rolloutFlags(rollout: Pick<NormalizedRollout, "metadata">): stri
   return Array.isArray(flags) ? flags.filter((f): f is string => typeof f === "string") : [];
 }
 
-/** What the failure classifier needs from a normalized rollout. */
-export function failureInputFromRollout(rollout: NormalizedRollout, threshold?: number): RolloutFailureInput {
+/**
+ * What the failure classifier needs from a normalized rollout; `commands` are the trajectory's commands when the caller
+ * has read them already (ingest reads them once for this and the behaviours).
+ */
+export function failureInputFromRollout(
+  rollout: NormalizedRollout,
+  threshold?: number,
+  commands?: readonly AgentCommand[],
+): RolloutFailureInput {
   const last = rollout.trajectory?.[rollout.trajectory.length - 1];
   const hasReward = rollout.reward !== undefined && !rolloutFlags(rollout).includes(NO_REWARD_FLAG);
   return {
@@ -301,14 +310,17 @@ export function failureInputFromRollout(rollout: NormalizedRollout, threshold?: 
     verifierOutput: rollout.verifierOutput ?? null,
     hasVerdict: hasReward,
     finalMessage: last?.content ?? null,
-    environmentDamage: environmentDamageOf(rollout),
+    environmentDamage: environmentDamageOf(rollout, commands),
     threshold,
   };
 }
 
 /** The agent's environment-breaking commands: as the reader recorded them, else read from the trajectory. */
-export function environmentDamageOf(rollout: Pick<NormalizedRollout, "metadata" | "trajectory">): EnvironmentDamage[] {
+export function environmentDamageOf(
+  rollout: Pick<NormalizedRollout, "metadata" | "trajectory">,
+  commands?: readonly AgentCommand[],
+): EnvironmentDamage[] {
   const recorded = rollout.metadata?.environmentDamage;
   if (Array.isArray(recorded)) return recorded as EnvironmentDamage[];
-  return environmentDamage(commandsFromTrajectory(rollout.trajectory));
+  return environmentDamage(commands ?? commandsFromTrajectory(rollout.trajectory));
 }

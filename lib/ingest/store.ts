@@ -14,6 +14,7 @@ import type { FamilyDefinition } from "@/lib/families/types";
 import type { ProjectRow } from "@/lib/projects/service";
 import { recordOracleValidation } from "@/lib/tasks/oracle";
 import { rolloutBehaviours } from "@/lib/analytics/behaviours";
+import { commandsFromTrajectory, type AgentCommand } from "@/lib/analytics/blame";
 import { rolloutCostUsd } from "@/lib/rollouts/cost";
 import { countTurns, failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
 import { ctrfSummary, testCounts } from "./harbor-parts";
@@ -363,7 +364,9 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     const flags = rolloutFlags(r);
     const unrewarded = flags.includes(NO_REWARD_FLAG) || r.reward === undefined;
     const outcome = rolloutOutcome({ reward: unrewarded ? null : r.reward, success: r.success, unrewarded }, project.successThreshold);
-    const failureInput = failureInputFromRollout(r, project.successThreshold);
+    // the trajectory's commands, read once for the failure classifier and the behaviours
+    const commands = commandsFromTrajectory(r.trajectory);
+    const failureInput = failureInputFromRollout(r, project.successThreshold, commands);
     const category = outcome.success ? null : classifyRollout({ ...failureInput, success: false });
     const status = r.status ?? (r.error ? "errored" : "completed");
     cols.generationId.push(p.generationId);
@@ -386,7 +389,7 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     const tests = rolloutTestCounts(r);
     cols.testsPassed.push(tests?.passed ?? null);
     cols.testsFailed.push(tests?.failed ?? null);
-    cols.behaviours.push(arrayLiteral(behavioursOfRollout(r, outcome.success)));
+    cols.behaviours.push(arrayLiteral(behavioursOfRollout(r, outcome.success, commands)));
     cols.trialName.push(typeof r.metadata?.trialName === "string" ? r.metadata.trialName.slice(0, 512) : null);
     cols.startedAt.push(r.startedAt ?? null);
     cols.finishedAt.push(r.finishedAt ?? null);
@@ -495,14 +498,17 @@ export function rolloutTestCounts(r: NormalizedRollout): { passed: number; faile
 }
 
 /** Behaviour ids of a rollout (lib/analytics/behaviours.ts) from its trajectory and what the reader recorded. */
-function behavioursOfRollout(r: NormalizedRollout, success: boolean): string[] {
+function behavioursOfRollout(r: NormalizedRollout, success: boolean, commands: readonly AgentCommand[]): string[] {
   const meta = r.metadata ?? {};
-  return rolloutBehaviours({
-    success,
-    errorType: r.error?.type,
-    turns: r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null),
-    maxSteps: nonNegInt(meta.maxSteps) ?? null,
-    formatErrors: nonNegInt(meta.formatErrors) ?? null,
-    trajectory: r.trajectory,
-  });
+  return rolloutBehaviours(
+    {
+      success,
+      errorType: r.error?.type,
+      turns: r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null),
+      maxSteps: nonNegInt(meta.maxSteps) ?? null,
+      formatErrors: nonNegInt(meta.formatErrors) ?? null,
+      trajectory: r.trajectory,
+    },
+    commands,
+  );
 }
