@@ -237,6 +237,32 @@ describe("POST rollouts", () => {
 
 const fixtures = fixturesDir();
 describe.skipIf(!fixtures)("Harbor fixture through the store (skipped without ../shared/fixtures)", () => {
+  it("reads the agent's commands from a posted trajectory: what it broke decides the category, and its behaviours", async () => {
+    // no reader recorded metadata.environmentDamage here: ingest reads the commands from the trajectory itself
+    const trajectory = [
+      { role: "user", content: "Install python3, then fetch the page with curl." },
+      {
+        role: "assistant",
+        content: "Installing.",
+        toolCalls: [{ id: "k1", name: "bash", arguments: JSON.stringify({ cmd: "apt-get install -y python3" }) }],
+      },
+      { role: "tool", toolCallId: "k1", content: "Reading package lists...\nCommand timed out (exit_code=124)" },
+      { role: "assistant", content: "I am done." },
+    ];
+    const verifierOutput = "/tests/test.sh: line 8: curl: command not found\n/tests/test.sh: line 19: uvx: command not found\n";
+    const body = JSON.stringify({ externalId: "cmd1", environmentKey: "e1", policy: "p", reward: 0, trajectory, verifierOutput });
+    expect((await post("rr", body)).json.accepted).toBe(1);
+    const list = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?success=false&limit=1000", {
+      token: ADMIN,
+      params: { slug: "rr" },
+    });
+    const id = String(list.json.items.find((i: { externalId: string }) => i.externalId === "cmd1").id);
+    const one = await call(rolloutRoute.GET as never, "GET", `/api/v1/rollouts/${id}`, { token: ADMIN, params: { id } });
+    // the same verifier output without the timed-out install is the sandbox's fault (infra_error, lib/analytics/failures.test.ts)
+    expect(one.json.failureCategory).toBe("environment_broken_by_agent");
+    expect(one.json.behaviours).toEqual(expect.arrayContaining(["package_install_timeout", "never_ran_tests"]));
+  });
+
   it("reproduces Harbor's mean reward and pass@k for tmax-9b", async () => {
     await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
       token: ADMIN,
