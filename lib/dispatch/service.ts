@@ -256,7 +256,7 @@ async function finishAtTarget(db: Db, id: string) {
 export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-${process.pid}`): Promise<void> {
   const job = dispatchJobSchema.parse(data);
   if (job.phase === "poll") return pollDispatch(db, job.dispatchId);
-  const claimed = await db.execute<typeof dispatches.$inferSelect & { target_id: number }>(sql`
+  const claimed = await db.execute<{ id: string }>(sql`
     update ${dispatches} set status = 'sending', lease_owner = ${workerId}, lease_until = now() + make_interval(secs => ${leaseSeconds()}),
       attempts = attempts + 1, updated_at = now()
     where id = ${job.dispatchId}

@@ -244,12 +244,12 @@ export async function buildEngineerContext(
       .innerJoin(generations, eq(generations.id, generationEnvironments.generationId))
       .where(and(eq(generations.projectId, project.id), sql`${generations.index} <= ${g.index}`))
       .groupBy(generationEnvironments.environmentId),
-    db.execute<{ environment_id: number; idx: number; n: number; s: number }>(sql`
+    db.execute<{ environment_id: string; idx: number; n: number; s: number }>(sql`
       select a.environment_id, gg.index as idx, sum(a.n)::int as n, sum(a.successes)::int as s
       from ${rolloutAggregates} a join ${generations} gg on gg.id = a.generation_id
       where gg.project_id = ${project.id} and gg.index < ${g.index} ${policyFilter}
       group by a.environment_id, gg.index order by a.environment_id, gg.index`),
-    db.execute<{ environment_id: number; category: string; signature: string; n: number }>(sql`
+    db.execute<{ environment_id: string; category: string; signature: string; n: number }>(sql`
       select a.environment_id, a.category, a.signature, sum(a.n)::int as n
       from ${failureAggregates} a where a.generation_id = ${g.id} ${policyFilter}
       group by 1, 2, 3 order by 1, 4 desc, 2, 3`),
