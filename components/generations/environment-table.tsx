@@ -217,13 +217,18 @@ export function EnvironmentTable({
             key: "key",
             header: "Key",
             sortable: true,
-            className: "font-mono text-xs",
+            // a key stays on one line (the table used to break "f1-0001" at its hyphen); a very long one is cut, whole in its title
+            className: "font-mono text-xs whitespace-nowrap",
             cell: (e) => (
               <>
-                <Link href={envHref(e)} className="hover:underline">
+                <Link href={envHref(e)} className="block max-w-[18rem] truncate hover:underline" title={e.key}>
                   {e.key}
                 </Link>
-                {e.parentKey && <div className="text-zinc-500">← {e.parentKey}</div>}
+                {e.parentKey && (
+                  <div className="max-w-[18rem] truncate text-zinc-500" title={e.parentKey}>
+                    ← {e.parentKey}
+                  </div>
+                )}
               </>
             ),
           },
@@ -287,7 +292,7 @@ export function EnvironmentTable({
           {
             key: "config",
             header: "Config",
-            className: "max-w-xs truncate pl-3 font-mono text-xs text-zinc-600",
+            className: "max-w-[16rem] truncate pl-3 font-mono text-xs text-zinc-600",
             headerClassName: "pl-3",
             cell: (e) => <span title={JSON.stringify(e.config)}>{configSummary(e.config)}</span>,
           },
