@@ -37,7 +37,7 @@ export function ClusterList({
                 {c.infra ? " · infra" : ""} · {count(c.environments)} env{c.environments === 1 ? "" : "s"}
               </span>
             </div>
-            <div className="line-clamp-2 break-all font-mono text-xs text-zinc-700" title={c.signature}>
+            <div className="line-clamp-2 [overflow-wrap:anywhere] font-mono text-xs text-zinc-700" title={c.signature}>
               {c.signature || "(no message)"}
             </div>
           </Link>

@@ -206,7 +206,7 @@ export default async function FailuresPage({
               </div>
               <pre
                 tabIndex={0}
-                className="mb-3 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-50 p-2 font-mono text-xs"
+                className="mb-3 max-h-40 overflow-auto whitespace-pre-wrap [overflow-wrap:anywhere] rounded bg-zinc-50 p-2 font-mono text-xs"
               >
                 {detail.cluster.signature || "(no message)"}
               </pre>
@@ -284,8 +284,17 @@ export default async function FailuresPage({
                       </Link>
                     ),
                   },
-                  { key: "environment", header: "Environment", cell: (r) => r.environmentKey, className: "font-mono" },
-                  { key: "policy", header: "Policy", cell: (r) => r.policy },
+                  // one line a rollout: at 390 px a policy name stood over three lines; a long one is cut, whole in its title
+                  { key: "environment", header: "Environment", cell: (r) => r.environmentKey, className: "font-mono whitespace-nowrap" },
+                  {
+                    key: "policy",
+                    header: "Policy",
+                    cell: (r) => (
+                      <span className="block max-w-[12rem] truncate" title={r.policy}>
+                        {r.policy}
+                      </span>
+                    ),
+                  },
                   { key: "reward", header: "Reward", align: "right", cell: (r) => fixed(r.reward, 2) },
                   { key: "turns", header: "Turns", align: "right", cell: (r) => r.turns ?? "" },
                 ]}
