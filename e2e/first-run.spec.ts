@@ -106,6 +106,9 @@ test("an admin adds a viewer, who can browse but not reach admin pages", async (
 test("an NDJSON upload on the project page is imported by the worker, with a summary", async ({ page }) => {
   await signIn(page);
   await page.goto("/projects/demo-frozenlake");
+  // a file set before React hydrated the page fires no change handler, and nothing is uploaded (a first load after a build
+  // can take seconds: the test once waited 30 s for a summary of an upload that never started)
+  await hydrated(page);
   const lines = [
     JSON.stringify({ externalId: "upload-1", environmentKey: "fl-0001", generation: 0, policy: "uploaded-policy", reward: 1 }),
     JSON.stringify({ externalId: "upload-2", environmentKey: "no-such-env", generation: 0, policy: "uploaded-policy", reward: 0 }),
@@ -119,4 +122,23 @@ test("an NDJSON upload on the project page is imported by the worker, with a sum
   await page.screenshot({ path: "test-results/screens/import.png", fullPage: true });
   await page.getByLabel("Import file").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hi") });
   await expect(page.getByRole("alert").filter({ hasText: "choose an .ndjson" })).toBeVisible();
+});
+
+test("the upload waits until the page can take the file, then takes it", async ({ page }) => {
+  await signIn(page);
+  // the page's scripts arrive late, as on a slow first load: until React listens, a chosen file would be dropped
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await route.continue();
+  });
+  await page.goto("/projects/demo-frozenlake", { waitUntil: "commit" });
+  const input = page.getByLabel("Import file");
+  await expect(input).toBeDisabled();
+  await hydrated(page);
+  await page.unroute("**/_next/static/chunks/**");
+  await expect(input).toBeEnabled();
+  // one line of an unknown environment: the import ends with a rejection naming it, and the demo's figures stay as they are
+  const line = JSON.stringify({ externalId: "early-1", environmentKey: "chosen-after-loading", generation: 0, policy: "p", reward: 0 });
+  await input.setInputFiles({ name: "early.ndjson", mimeType: "application/x-ndjson", buffer: Buffer.from(line) });
+  await expect(page.getByTestId("import-summary").first()).toContainText("chosen-after-loading", { timeout: 30_000 });
 });
