@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { safeNextPath } from "@/lib/auth/next-path";
 import { Button } from "@/components/ui/button";
 import { Field, fieldClass } from "@/components/ui/form";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 interface ApiError {
   error?: { message?: string; details?: { path?: string; message: string }[] };
@@ -37,9 +38,12 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
     e.preventDefault();
     mutation.mutate();
   };
+  const hydrated = useHydrated();
   const input = `${fieldClass} w-full py-1.5`;
   return (
-    <form onSubmit={submit} className="space-y-3">
+    // method="post": a submit before the page listens (a fast Enter, a password manager's auto-submit) goes natively, and a
+    // GET would put the password in the address; the button waits for the page besides
+    <form method="post" onSubmit={submit} className="space-y-3">
       <Field label="Email">
         <input
           className={input}
@@ -80,7 +84,7 @@ export function CredentialsForm({ mode, next = "/" }: { mode: "setup" | "signin"
           {mutation.error.message}
         </p>
       )}
-      <Button type="submit" variant="primary" className="w-full" disabled={mutation.isPending}>
+      <Button type="submit" variant="primary" className="w-full" disabled={!hydrated || mutation.isPending}>
         {mode === "setup" ? "Create admin account" : mutation.isPending ? "Signing in…" : "Sign in"}
       </Button>
     </form>

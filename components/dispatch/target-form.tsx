@@ -6,6 +6,7 @@ import { useRef, useState, type FormEvent } from "react";
 import { apiFetch } from "@/components/ui/api-client";
 import { Button } from "@/components/ui/button";
 import { Field, fieldClass as input } from "@/components/ui/form";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 const TEMPLATES: Record<string, object> = {
   webhook: { url: "https://trainer.example.org/envforge" },
@@ -28,6 +29,7 @@ export function TargetForm({ slug }: { slug: string }) {
   const [configError, setConfigError] = useState<string | null>(null);
   const [added, setAdded] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  const hydrated = useHydrated();
   const mutation = useMutation({
     mutationFn: (body: { name: string } & Record<string, unknown>) =>
       apiFetch<{ name: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/targets`, { method: "POST", body: JSON.stringify(body) }),
@@ -65,7 +67,8 @@ export function TargetForm({ slug }: { slug: string }) {
     });
   };
   return (
-    <form ref={formRef} onSubmit={submit} className="space-y-2 text-sm" data-testid="target-form" autoComplete="off">
+    // method="post": a submit before the page listens goes natively, and a GET would put the secret in the address
+    <form ref={formRef} method="post" onSubmit={submit} className="space-y-2 text-sm" data-testid="target-form" autoComplete="off">
       <div className="flex flex-wrap gap-2">
         <Field label="Name">
           <input name="name" required className={input} aria-label="Target name" />
@@ -106,7 +109,7 @@ export function TargetForm({ slug }: { slug: string }) {
           className={`${input} font-mono text-xs`}
         />
       </Field>
-      <Button type="submit" variant="primary" busy={mutation.isPending}>
+      <Button type="submit" variant="primary" busy={mutation.isPending} disabled={!hydrated}>
         Add target
       </Button>
       {added && (

@@ -2,7 +2,8 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { apiFetch } from "@/components/ui/api-client";
 import { Field, fieldClass } from "@/components/ui/form";
 
@@ -104,11 +105,6 @@ function ImportStatus({ imp }: { imp: ImportView }) {
   );
 }
 
-// false while the server renders and while React hydrates, true once the page listens (useSyncExternalStore's two snapshots)
-const noSubscription = () => () => {};
-const isClient = () => true;
-const isServer = () => false;
-
 /**
  * Upload an NDJSON file, or a .tar.gz of a Harbor job or of Harbor task folders (the server tells them apart); the worker imports it
  * and this panel follows its progress.
@@ -155,7 +151,7 @@ export function ImportPanel({ project }: { project: string }) {
 
   // the server renders the file input disabled until React listens for the choice: a file picked before that was dropped
   // without a word (hydration empties the input), and on a slow first load that is seconds in which a person can pick one
-  const ready = useSyncExternalStore(noSubscription, isClient, isServer);
+  const ready = useHydrated();
 
   return (
     <div className="space-y-2">
