@@ -19,7 +19,7 @@ import {
   rollouts,
   rolloutAggregates,
 } from "@/lib/db/schema";
-import { storedAggregateColumns } from "./repository";
+import { storedAggregateColumns, type PerEnvironmentAggregate } from "./repository";
 
 /** Stored aggregates per environment and policy name of a generation (optionally one policy). */
 export async function aggregatesPerEnvironmentAndPolicy(db: Queryable, generationId: number, policyId?: number) {
@@ -38,17 +38,7 @@ export async function aggregatesPerEnvironmentAndPolicy(db: Queryable, generatio
  */
 export async function dashboardAggregateRows(db: Queryable, generationId: number, policyId?: number) {
   const policyFilter = policyId !== undefined ? sql`and a.policy_id = ${policyId}` : sql``;
-  const result = await db.execute<{
-    environmentId: number;
-    policy: string;
-    n: number;
-    s: number;
-    rewardSum: number;
-    infraErrors: number;
-    errored: number;
-    unrewarded: number;
-    pMax: number | null;
-  }>(sql`
+  const result = await db.execute<Omit<PerEnvironmentAggregate, "generationId"> & { policy: string }>(sql`
     select a.environment_id as "environmentId", p.name as policy, a.n, a.successes as s, a.reward_sum::float8 as "rewardSum",
       a.infra_errors as "infraErrors", a.errored, a.unrewarded, null::float8 as "pMax"
     from ${rolloutAggregates} a join ${policies} p on p.id = a.policy_id
