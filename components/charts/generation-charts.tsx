@@ -22,8 +22,10 @@ import {
   type RechartsFill,
 } from "recharts";
 import type { DifficultyTier } from "@/lib/analytics/metrics";
-import type { ComparisonPoint, FieldBreakdownView, PolicyComparison, SuccessBin } from "@/lib/analytics/views";
+import type { ComparisonPoint, FieldBreakdownView, SuccessBin } from "@/lib/analytics/views";
+import { changeOf, type Change, type ChartComparison, type ScatterStack } from "@/lib/analytics/comparison-chart";
 import { defaultBreakdownField } from "@/lib/analytics/field-choice";
+import { CATEGORY_AXIS_WIDTH, categoryLines } from "@/components/charts/axis-labels";
 import { count, pct } from "@/components/ui/format";
 import { fieldClass } from "@/components/ui/form";
 import { Table } from "@/components/ui/table";
@@ -83,7 +85,8 @@ export function SuccessHistogram({ bins }: { bins: SuccessBin[] }) {
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={MARGIN}>
             <CartesianGrid strokeDasharray="3 3" stroke={GRID_STROKE} vertical={false} />
-            <XAxis dataKey="label" tick={AXIS_TICK} interval={0} />
+            {/* every label where they fit; on a phone every other one (the bars keep their tooltips) */}
+            <XAxis dataKey="label" tick={AXIS_TICK} interval="preserveStartEnd" minTickGap={2} />
             <YAxis tick={AXIS_TICK} allowDecimals={false} />
             <Tooltip
               cursor={BAR_CURSOR}
@@ -200,6 +203,24 @@ export function TierBars({
   );
 }
 
+/** A category axis tick: the name in one or two lines, whole in its tooltip. */
+function CategoryTick(props: unknown) {
+  const { x, y, payload } = props as { x?: number; y?: number; payload?: { value?: unknown } };
+  if (x === undefined || y === undefined) return <g />;
+  const label = String(payload?.value ?? "");
+  const lines = categoryLines(label);
+  return (
+    <text x={x} y={y} textAnchor="end" fontSize={AXIS_TICK.fontSize} fill="#666" data-testid="category-tick">
+      <title>{label}</title>
+      {lines.map((line, i) => (
+        <tspan key={i} x={x} dy={i === 0 ? (lines.length === 1 ? "0.35em" : "-0.25em") : "1.15em"}>
+          {line}
+        </tspan>
+      ))}
+    </text>
+  );
+}
+
 /** Failures per category as horizontal bars; infra categories hatched grey; a click selects a category. */
 export function FailureCategoryBars({
   categories,
@@ -221,7 +242,7 @@ export function FailureCategoryBars({
               <BarChart data={data} layout="vertical" margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
                 <CartesianGrid strokeDasharray="3 3" stroke={GRID_STROKE} horizontal={false} />
                 <XAxis type="number" tick={AXIS_TICK} allowDecimals={false} />
-                <YAxis type="category" dataKey="category" tick={AXIS_TICK} width={180} interval={0} />
+                <YAxis type="category" dataKey="category" tick={CategoryTick} width={CATEGORY_AXIS_WIDTH} interval={0} />
                 <Tooltip
                   cursor={BAR_CURSOR}
                   contentStyle={TOOLTIP_STYLE}
@@ -357,26 +378,44 @@ export function FieldBreakdownChart({ fields }: { fields: FieldBreakdownView[] }
   );
 }
 
-type Change = keyof typeof CHANGE_COLOURS;
 type ScatterPoint = { key: string; x: number; y: number; delta: number };
 
-/** Where b beats a (or a beats b) by at least the comparison's margin; ties and small moves are unchanged. */
-function changeOf(delta: number, margin: number): Change {
-  if (delta > 0 && delta >= margin) return "improved";
-  if (delta < 0 && -delta >= margin) return "regressed";
-  return "unchanged";
+/** A little room around 0% and 100%, so the marks there are not cut in half by the plot's edge. */
+const SCATTER_DOMAIN: [number, number] = [-0.04, 1.04];
+
+/** A mark's radius: its area grows with the environments under it, up to 16 of them. */
+function stackRadius(n: number): number {
+  return 4.5 * Math.sqrt(Math.min(n, 16));
+}
+
+/** One stack of the scatter: a circle sized by its environments, their number written in it from 4 on. */
+function StackMark(props: unknown) {
+  const { cx, cy, fill, payload } = props as { cx?: number; cy?: number; fill?: string; payload?: ScatterStack };
+  if (cx === undefined || cy === undefined || !payload) return <g />;
+  const r = stackRadius(payload.n);
+  return (
+    <g data-testid="scatter-mark" data-n={payload.n}>
+      <circle cx={cx} cy={cy} r={r} fill={fill} fillOpacity={0.75} stroke="#fff" strokeWidth={1} />
+      {payload.n >= 4 && (
+        <text x={cx} y={cy} dy="0.35em" textAnchor="middle" fontSize={payload.n >= 100 ? 9 : 10} fill="#fff" pointerEvents="none">
+          {payload.n}
+        </text>
+      )}
+    </g>
+  );
+}
+
+function stackTitle(comparison: { a: string; b: string }, stack: ScatterStack): string {
+  return `${comparison.a} ${pct(stack.x)} → ${comparison.b} ${pct(stack.y)} (${percentPoints(stack.y - stack.x)})`;
 }
 
 /** Per-environment success of policy a (x) against policy b (y), with the biggest movers listed beside. */
-export function PolicyScatter({
-  comparison,
-  hrefFor,
-}: {
-  comparison: PolicyComparison & { unchangedDrawn?: { shown: number; of: number } };
-  hrefFor?: (key: string) => string;
-}) {
+export function PolicyScatter({ comparison, hrefFor }: { comparison: ChartComparison; hrefFor?: (key: string) => string }) {
   const router = useRouter();
-  const groups: Record<Change, ScatterPoint[]> = { improved: [], regressed: [], unchanged: [] };
+  const [chosen, setChosen] = useState<ScatterStack | null>(null);
+  const groups: Record<Change, ScatterStack[]> = { improved: [], regressed: [], unchanged: [] };
+  for (const s of comparison.stacks) groups[s.change].push(s);
+  const movers: Record<"improved" | "regressed", ScatterPoint[]> = { improved: [], regressed: [] };
   let oneSided = 0;
   for (const p of comparison.points) {
     if (!bothRan(p)) {
@@ -384,16 +423,19 @@ export function PolicyScatter({
       continue;
     }
     const delta = p.b.rate - p.a.rate;
-    groups[changeOf(delta, comparison.margin)].push({ key: p.key, x: p.a.rate, y: p.b.rate, delta });
+    const change = changeOf(delta, comparison.margin);
+    if (change !== "unchanged") movers[change].push({ key: p.key, x: p.a.rate, y: p.b.rate, delta });
   }
-  const plotted = groups.improved.length + groups.regressed.length + groups.unchanged.length;
   const byMagnitude = (list: ScatterPoint[]) => [...list].sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta)).slice(0, 8);
   const open = (item: unknown) => {
-    const key = (item as { payload?: ScatterPoint } | undefined)?.payload?.key;
-    if (hrefFor && key !== undefined) router.push(hrefFor(key));
+    const stack = (item as { payload?: ScatterStack } | undefined)?.payload;
+    if (!stack) return;
+    // one environment opens; several are listed under the chart to choose from
+    if (stack.n === 1 && hrefFor) router.push(hrefFor(stack.keys[0]));
+    else setChosen(stack);
   };
 
-  if (plotted === 0) {
+  if (comparison.stacks.length === 0) {
     return (
       <div className="w-full" data-testid="chart-policy-scatter">
         <NoData />
@@ -402,67 +444,99 @@ export function PolicyScatter({
   }
   return (
     <div className="flex w-full flex-col gap-4 lg:flex-row" data-testid="chart-policy-scatter">
-      <div className="h-64 min-w-0 flex-1">
-        <ResponsiveContainer width="100%" height="100%">
-          <ScatterChart margin={{ top: 8, right: 16, bottom: 16, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke={GRID_STROKE} />
-            <XAxis
-              type="number"
-              dataKey="x"
-              name={comparison.a}
-              domain={[0, 1]}
-              ticks={PERCENT_TICKS}
-              tickFormatter={percentTick}
-              tick={AXIS_TICK}
-              label={{ value: comparison.a, position: "insideBottom", offset: -12, fontSize: 12, fill: "#71717a" }}
-            />
-            <YAxis
-              type="number"
-              dataKey="y"
-              name={comparison.b}
-              domain={[0, 1]}
-              ticks={PERCENT_TICKS}
-              tickFormatter={percentTick}
-              tick={AXIS_TICK}
-              label={{ value: comparison.b, angle: -90, position: "insideLeft", offset: 16, fontSize: 12, fill: "#71717a" }}
-            />
-            <ReferenceLine
-              segment={[
-                { x: 0, y: 0 },
-                { x: 1, y: 1 },
-              ]}
-              stroke="#a1a1aa"
-              strokeDasharray="4 4"
-            />
-            <Tooltip
-              cursor={{ strokeDasharray: "3 3" }}
-              content={({ active, payload }) => {
-                const point = payload?.[0]?.payload as ScatterPoint | undefined;
-                if (!active || !point) return null;
-                return (
-                  <TooltipBox>
-                    <div className="font-medium text-zinc-900">{point.key}</div>
-                    <div className="num">
-                      {comparison.a} {pct(point.x)} → {comparison.b} {pct(point.y)} ({percentPoints(point.delta)})
-                    </div>
-                  </TooltipBox>
-                );
-              }}
-            />
-            {(Object.keys(groups) as Change[]).map((change) => (
-              <Scatter
-                key={change}
-                name={change}
-                data={groups[change]}
-                fill={CHANGE_COLOURS[change]}
-                fillOpacity={0.75}
-                cursor={hrefFor ? "pointer" : undefined}
-                onClick={open}
-                isAnimationActive={false}
+      <div className="min-w-0 flex-1">
+        <div className="h-64">
+          <ResponsiveContainer width="100%" height="100%">
+            <ScatterChart margin={{ top: 8, right: 16, bottom: 16, left: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" stroke={GRID_STROKE} />
+              <XAxis
+                type="number"
+                dataKey="x"
+                name={comparison.a}
+                domain={SCATTER_DOMAIN}
+                ticks={PERCENT_TICKS}
+                tickFormatter={percentTick}
+                tick={AXIS_TICK}
+                label={{ value: comparison.a, position: "insideBottom", offset: -12, fontSize: 12, fill: "#71717a" }}
               />
-            ))}
-          </ScatterChart>
-        </ResponsiveContainer>
+              <YAxis
+                type="number"
+                dataKey="y"
+                name={comparison.b}
+                domain={SCATTER_DOMAIN}
+                ticks={PERCENT_TICKS}
+                tickFormatter={percentTick}
+                tick={AXIS_TICK}
+                label={{ value: comparison.b, angle: -90, position: "insideLeft", offset: 16, fontSize: 12, fill: "#71717a" }}
+              />
+              <ReferenceLine
+                segment={[
+                  { x: 0, y: 0 },
+                  { x: 1, y: 1 },
+                ]}
+                stroke="#a1a1aa"
+                strokeDasharray="4 4"
+              />
+              <Tooltip
+                cursor={{ strokeDasharray: "3 3" }}
+                content={({ active, payload }) => {
+                  const stack = payload?.[0]?.payload as ScatterStack | undefined;
+                  if (!active || !stack) return null;
+                  return (
+                    <TooltipBox>
+                      <div className="font-medium text-zinc-900">{stack.n === 1 ? stack.keys[0] : `${count(stack.n)} environments`}</div>
+                      <div className="num">{stackTitle(comparison, stack)}</div>
+                      {stack.n > 1 && (
+                        <div className="max-w-64 text-zinc-500">
+                          {stack.keys.slice(0, 4).join(", ")}
+                          {stack.n > 4 ? ` and ${count(stack.n - 4)} more; click to list` : ""}
+                        </div>
+                      )}
+                    </TooltipBox>
+                  );
+                }}
+              />
+              {(Object.keys(groups) as Change[]).map((change) => (
+                <Scatter
+                  key={change}
+                  name={change}
+                  data={groups[change]}
+                  fill={CHANGE_COLOURS[change]}
+                  shape={StackMark}
+                  cursor="pointer"
+                  onClick={open}
+                  isAnimationActive={false}
+                />
+              ))}
+            </ScatterChart>
+          </ResponsiveContainer>
+        </div>
+        {chosen && (
+          <div className="mt-2 rounded border border-zinc-200 bg-zinc-50 p-2 text-xs" data-testid="scatter-chosen">
+            <div className="mb-1 flex items-center gap-2">
+              <span className="font-medium text-zinc-800">
+                {count(chosen.n)} environments at {stackTitle(comparison, chosen)}
+              </span>
+              <Button size="xs" className="ml-auto" onClick={() => setChosen(null)}>
+                Close
+              </Button>
+            </div>
+            <ul className="flex flex-wrap gap-x-3 gap-y-0.5">
+              {chosen.keys.map((key) => (
+                <li key={key}>
+                  {hrefFor ? (
+                    <Link href={hrefFor(key)} className="text-zinc-700 hover:text-zinc-900 hover:underline">
+                      {key}
+                    </Link>
+                  ) : (
+                    key
+                  )}
+                </li>
+              ))}
+              {chosen.n > chosen.keys.length && <li className="text-zinc-500">and {count(chosen.n - chosen.keys.length)} more</li>}
+            </ul>
+          </div>
+        )}
       </div>
       <div className="w-full text-xs lg:w-64">
         <dl className="num grid grid-cols-3 gap-2">
@@ -480,16 +554,17 @@ export function PolicyScatter({
         </dl>
         <p className="mt-1 text-zinc-500">
           {comparison.margin > 0 && <span>A change counts from {(comparison.margin * 100).toFixed(1)} pp. </span>}
+          <span>A mark&apos;s size and number: environments with the same two rates. </span>
           {oneSided > 0 && <span>{count(oneSided)} ran under one policy only. </span>}
-          {comparison.unchangedDrawn && comparison.unchangedDrawn.shown < comparison.unchangedDrawn.of && (
+          {comparison.unchangedDrawn.shown < comparison.unchangedDrawn.of && (
             <span data-testid="compare-unchanged-drawn">
               {count(comparison.unchangedDrawn.shown)} of the {count(comparison.unchangedDrawn.of)} unchanged are drawn, spread over their
               cloud.
             </span>
           )}
         </p>
-        <MoverList title="Most improved" items={byMagnitude(groups.improved)} colour={CHANGE_COLOURS.improved} hrefFor={hrefFor} />
-        <MoverList title="Most regressed" items={byMagnitude(groups.regressed)} colour={CHANGE_COLOURS.regressed} hrefFor={hrefFor} />
+        <MoverList title="Most improved" items={byMagnitude(movers.improved)} colour={CHANGE_COLOURS.improved} hrefFor={hrefFor} />
+        <MoverList title="Most regressed" items={byMagnitude(movers.regressed)} colour={CHANGE_COLOURS.regressed} hrefFor={hrefFor} />
       </div>
     </div>
   );

@@ -148,16 +148,18 @@ export default async function GenerationPage({
         <Tile label="Learnability" value={fixed(m.learnability)} hint={LEARNABILITY_HELP} />
         <Tile label="Zero-signal" value={pct(m.zeroSignalFraction)} hint="environments whose attempts all passed or all failed" />
         <Tile
-          label="Infra errors (of rollouts)"
+          label="Infra errors"
           value={pct(m.infraErrorRate)}
+          description="of rollouts"
           hint={
             "share of rollouts whose sandbox or harness failed on its own (no verdict, setup errors the agent did not cause); " +
             "not Harbor's n_errors, which counts trials with any exception"
           }
         />
         <Tile
-          label="Exceptions (Harbor's n_errors)"
+          label="Exceptions"
           value={count(exceptionTotal)}
+          description="Harbor's n_errors"
           hint={
             exceptions.length
               ? exceptions.map((e) => `${e.type}: ${e.count}${e.rewarded ? ` (${e.rewarded} still passed)` : ""}`).join("; ")
