@@ -7,7 +7,8 @@
  *   GET {url}/api/rollouts/terminal?after=<cursor>&limit=<n>
  *     -> { items: Rollout[], nextCursor: string|null, hasMore?: boolean }   (`next_cursor`/`has_more` accepted)
  *     `nextCursor` is the position after the last item (opaque); the end is `hasMore: false`, a null
- *     cursor or an empty page.
+ *     cursor or an empty page whose cursor did not move (an empty page with `hasMore: true` and a new
+ *     cursor is skipped over, as 1.0 answers a slice of deleted rollouts).
  *   GET {url}/api/rollouts/{id}/events -> { items: Event[] }   (`{ events: [...] }` or a bare array accepted)
  *     Event: { type: "model_request", sequence_id?, timestamp?, attempt_id?,
  *              request: { model?, messages: [OpenAI chat messages] },
@@ -149,6 +150,8 @@ export const rolloutPageSchema = z.preprocess(
     limit: z.number().nullish(),
     offset: z.number().nullish(),
     total: z.number().nullish(),
+    next_after: z.number().nullish(),
+    total_terminal: z.number().nullish(),
   }),
 );
 
@@ -197,6 +200,12 @@ export interface AgentLightningPage {
   nextCursor: string | null;
   /** false when the store says this was the last page */
   hasMore: boolean;
+  /**
+   * set when the cursor sent points past the store's end (1.0: `next_after > total_terminal`; an
+   * offset page: `offset > total` with no items): the store holds `total` finished rollouts, fewer
+   * than the cursor counts, so it was restarted (1.0's completion order lives in memory) or emptied
+   */
+  pastEnd?: { total: number };
 }
 
 /** Data from an Agent Lightning store that does not have the expected shape. */
@@ -228,13 +237,24 @@ export function parseRolloutPage(value: unknown): AgentLightningPage {
   const n = page.items.length;
   if (page.next_cursor !== undefined && page.next_cursor !== null) {
     const nextCursor = String(page.next_cursor);
-    return { items: page.items, nextCursor, hasMore: n > 0 && page.has_more !== false };
+    // an empty page the store says is not the last: 1.0 skips deleted rollouts while next_after still advances
+    const out: AgentLightningPage = {
+      items: page.items,
+      nextCursor,
+      hasMore: page.has_more === true || (n > 0 && page.has_more !== false),
+    };
+    const { next_after: nextAfter, total_terminal: total } = page;
+    if (typeof nextAfter === "number" && typeof total === "number" && nextAfter > total) out.pastEnd = { total };
+    return out;
   }
   if (typeof page.offset === "number") {
     // the real store's offset page: the cursor is the next offset
     const next = page.offset + n;
     const hasMore = typeof page.total === "number" ? next < page.total : n > 0 && (!page.limit || page.limit < 0 || n >= page.limit);
-    return { items: page.items, nextCursor: String(next), hasMore: n > 0 && hasMore };
+    const out: AgentLightningPage = { items: page.items, nextCursor: String(next), hasMore: n > 0 && hasMore };
+    // only an empty page: a store that answers a plain list reports total = len(items) (0.3's _build_paginated_response)
+    if (n === 0 && typeof page.total === "number" && page.offset > page.total) out.pastEnd = { total: page.total };
+    return out;
   }
   return { items: page.items, nextCursor: null, hasMore: false };
 }
