@@ -11,6 +11,7 @@ import { agentLightningRolloutCreates } from "@/lib/dispatch/adapters/export/age
 import { samplePayload } from "@/lib/dispatch/adapters/test-payload";
 import { AgentLightningClient } from "./client";
 import { syncPages } from "./sync";
+import { rolloutSchema } from "../normalized";
 
 const KEY = "agl-v1-key-SECRET-31";
 let store: FakeAgentLightningV1 | undefined;
@@ -173,6 +174,71 @@ describe("Agent Lightning 1.0", () => {
     const tail = [];
     for await (const page of syncPages(client, { after: "4", limit: 2 })) tail.push(page);
     expect(tail.map((p) => [p.cursor, p.rollouts.length])).toEqual([["5", 0]]);
+  });
+
+  // server/routes/proxy.py forwards chat/completions and completions; server/proxy.py _capture_event records every
+  // answer, failed ones too (status "error", http_status >= 400), which verl/agl_rollout_manager.py skips
+  it("a text completion through the proxy reads as prompt and answer; a failed model call is skipped, not a turn", async () => {
+    store = await startFakeAgentLightningV1({ key: KEY });
+    const id = "text-1";
+    await call("POST", "/api/rollouts", [{ rollout_id: id, input: { environment_key: "arith" } }]);
+    await call("PATCH", `/api/rollouts/${id}`, { status: { state: "running", last_attempt_id: "a1" } });
+    const isUsage = (r: unknown): r is { usage: unknown } => typeof r === "object" && r !== null && "usage" in r;
+    const captured = (request: unknown, response: unknown, httpStatus: number) => ({
+      event_type: "model_request",
+      data: {
+        model: "qwen-7b",
+        model_version: "v1",
+        request,
+        response,
+        server: { model: "qwen-7b", endpoint: "http://vllm:8000/v1", version: "v1" },
+        latency_ms: 12.5,
+        http_status: httpStatus,
+        status: httpStatus < 400 ? "ok" : "error",
+        retry_count: 0,
+        usage: isUsage(response) ? response.usage : null,
+        finish_reason: null,
+      },
+    });
+    await call(
+      "POST",
+      `/api/rollouts/${id}/attempt/a1/events`,
+      captured(
+        { model: "qwen-7b", messages: [{ role: "user", content: "a prompt too long for the model" }], return_token_ids: true },
+        { object: "error", message: "This model's maximum context length is 4096 tokens", type: "BadRequestError", code: 400 },
+        400,
+      ),
+    );
+    await call(
+      "POST",
+      `/api/rollouts/${id}/attempt/a1/events`,
+      captured(
+        { model: "qwen-7b", prompt: "Q: what is 2+2?\nA:", max_tokens: 8, return_token_ids: true },
+        {
+          id: "cmpl-1",
+          object: "text_completion",
+          model: "qwen-7b",
+          choices: [{ index: 0, text: " 4", logprobs: null, finish_reason: "stop", token_ids: [19] }],
+          usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
+        },
+        200,
+      ),
+    );
+    await call("POST", `/api/rollouts/${id}/attempt/a1/events`, { event_type: "reward", data: { value: 1 } });
+    await call("PATCH", `/api/rollouts/${id}`, { status: { state: "succeeded" } });
+
+    const client = new AgentLightningClient({ url: store.url, apiKey: KEY });
+    const synced = [];
+    for await (const page of syncPages(client)) synced.push(...page.rollouts);
+    expect(synced).toHaveLength(1);
+    const [r] = synced;
+    expect(r.trajectory?.map((m) => [m.role, m.content])).toEqual([
+      ["user", "Q: what is 2+2?\nA:"],
+      ["assistant", " 4"],
+    ]);
+    expect(r).toMatchObject({ reward: 1, policy: "qwen-7b", inputTokens: 9, outputTokens: 1, turns: 1 });
+    expect(r.metadata).toMatchObject({ modelCalls: 1, failedModelCalls: 1 });
+    expect(rolloutSchema.safeParse(r).success).toBe(true);
   });
 
   it("the store refuses a row that is not a RolloutCreate (422) and a wrong key (401)", async () => {
