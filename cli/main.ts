@@ -56,6 +56,7 @@ The last line is a summary; the exit code is non-zero on any failure.`;
 /** Print the import summary (details of failures on stderr) and return the exit code. */
 function report(result: ImportResult): number {
   const { summary, unreadable } = result;
+  for (const n of result.notices ?? []) process.stderr.write(`note: ${n}\n`);
   for (const u of unreadable.slice(0, 20)) process.stderr.write(`unreadable ${u.ref}: ${u.reason}\n`);
   for (const r of summary.rejected.slice(0, 20)) process.stderr.write(`rejected ${r.ref} (${r.code}): ${r.message}\n`);
   const hidden = unreadable.length + summary.rejected.length - Math.min(20, unreadable.length) - Math.min(20, summary.rejected.length);

@@ -13,6 +13,8 @@ export interface ImportResult {
   summary: UploadSummary;
   /** Trials or lines that never reached the server (unreadable). */
   unreadable: { ref: string; reason: string }[];
+  /** What the user should know that is not a failure (e.g. a store that was restarted). */
+  notices?: string[];
 }
 
 /** Make sure the project exists; with `create`, make it (admin key needed). */

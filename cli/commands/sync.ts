@@ -35,8 +35,10 @@ export async function syncAgentLightning(client: EnvForgeClient, opts: SyncOptio
   const store = new AgentLightningClient({ url: opts.url, apiKey: opts.key, api: opts.api });
   const total: UploadSummary = { accepted: 0, duplicates: 0, rejected: [], sent: 0 };
   const unreadable: ImportResult["unreadable"] = [];
+  const notices: string[] = [];
   const progress = new Progress("syncing", null, opts.quiet);
   for await (const page of syncPages(store, { after: saved.cursor ?? undefined, policy: opts.policy, project: opts.project })) {
+    if (page.storeReset) notices.push(page.storeReset.message);
     unreadable.push(...page.skipped.map((s) => ({ ref: `rollout ${s.rolloutId}`, reason: s.message })));
     if (page.rollouts.length) {
       const items = page.rollouts.map((r) => ({
@@ -54,5 +56,5 @@ export async function syncAgentLightning(client: EnvForgeClient, opts: SyncOptio
     progress.update(total.sent, `page ${page.page}`);
   }
   progress.done();
-  return { summary: total, unreadable };
+  return { summary: total, unreadable, notices };
 }

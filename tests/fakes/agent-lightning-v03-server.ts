@@ -45,6 +45,8 @@ export interface FakeAgentLightningV03 {
   rollouts: Map<string, Json>;
   spans: Json[];
   requests: { method: string; path: string; query: string }[];
+  /** what restarting the default in-memory store (InMemoryLightningStore) does: every rollout, attempt and span is gone */
+  restart(): void;
   close(): Promise<void>;
 }
 
@@ -245,6 +247,12 @@ export async function startFakeAgentLightningV03(): Promise<FakeAgentLightningV0
     rollouts,
     spans,
     requests,
+    restart() {
+      rollouts.clear();
+      attempts.clear();
+      spans.length = 0;
+      queue.length = 0;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -9,6 +9,10 @@
  *   PATCH /api/rollouts/{id}                 { status: { state?, last_attempt_id?, error_message? } }; 409 on an invalid transition
  *   POST  /api/rollouts/{id}/attempt/{aid}/events  EventCreate { event_type, data } -> Event
  *   GET   /api/rollouts/{id}/events          list[Event] of the rollout's last attempt ("0" when none)
+ *   DELETE /api/rollouts/{id}                204; the rollout and its events go, its id stays in the completion
+ *                                            order (the terminal page skips it while next_after still counts it)
+ * State lives in memory as in server/store.py: `restart()` empties it all, the completion order too
+ * (ids made here keep counting up, as the real store's uuid4 ids never recur).
  * Errors as FastAPI sends them: { "detail": "..." } (404, 409, 401), 422 { "detail": [{ type, loc, msg }] }.
  * Wire data only: no imports from lib/.
  */
@@ -28,6 +32,8 @@ export interface FakeAgentLightningV1 {
   url: string;
   rollouts: Map<string, Json>;
   requests: { method: string; path: string }[];
+  /** what a process restart does to server/store.py's module-level state: everything, the completion order too, is gone */
+  restart(): void;
   close(): Promise<void>;
 }
 
@@ -108,8 +114,9 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
         const after = Math.max(0, Number(url.searchParams.get("after") ?? 0) || 0);
         const limit = Math.max(1, Number(url.searchParams.get("limit") ?? 1000) || 1000);
         const slice = terminalOrder.slice(after, after + limit);
-        const items = slice.map((id) => {
-          const r = rollouts.get(id)!;
+        const items = slice.flatMap((id) => {
+          const r = rollouts.get(id);
+          if (!r) return []; // deleted: skipped, still counted in next_after
           const input = r.input as Json;
           return {
             rollout_id: id,
@@ -123,6 +130,13 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
       const m = /^\/api\/rollouts\/([^/]+)(\/events|\/attempt\/([^/]+)\/events)?$/.exec(p);
       if (!m) return send(res, 404, { detail: "Not Found" });
       const id = decodeURIComponent(m[1]);
+      if (!m[2] && req.method === "DELETE") {
+        // idempotent; _terminal_order is left alone
+        rollouts.delete(id);
+        events.delete(id);
+        res.writeHead(204);
+        return res.end();
+      }
       const rollout = rollouts.get(id);
       if (!rollout) return send(res, 404, { detail: `Rollout not found: ${id}` });
       const status = rollout.status as Json;
@@ -168,6 +182,11 @@ export async function startFakeAgentLightningV1(opts: { key?: string } = {}): Pr
     url: `http://127.0.0.1:${port}`,
     rollouts,
     requests,
+    restart() {
+      rollouts.clear();
+      events.clear();
+      terminalOrder.length = 0;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

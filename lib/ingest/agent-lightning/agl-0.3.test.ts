@@ -106,6 +106,29 @@ describe("Agent Lightning 0.3", () => {
     expect(again).toEqual([]);
   });
 
+  // the default InMemoryLightningStore loses everything on restart; the offset cursor then points past `total`
+  it("a restarted in-memory store: the saved offset past its end is reported and the store read from the start", async () => {
+    store = await startFakeAgentLightningV03();
+    const payload = samplePayload();
+    await call("POST", "/v1/agl/queues/rollouts/enqueue", agentLightningEnqueueRequest(payload));
+    for (let i = 0; i < 3; i++) await runNext(1, "succeeded");
+    const client = new AgentLightningClient({ url: store.url, api: "agl-v1" });
+    const first = [];
+    for await (const page of syncPages(client)) first.push(page);
+    expect(first.map((p) => p.cursor)).toEqual(["3"]);
+
+    store.restart();
+    await call("POST", "/v1/agl/queues/rollouts/enqueue", {
+      rollouts: [{ input: { environment_key: "x" } }, { input: { environment_key: "y" } }],
+    });
+    for (let i = 0; i < 2; i++) await runNext(0.5, "succeeded");
+    const pages = [];
+    for await (const page of syncPages(client, { after: "3" })) pages.push(page);
+    expect(pages.flatMap((p) => p.rollouts.map((r) => r.environmentKey)).sort()).toEqual(["x", "y"]);
+    expect(pages.at(-1)?.cursor).toBe("2");
+    expect(pages[0].storeReset).toMatchObject({ cursor: "3", total: 2 });
+  });
+
   it("answers as 0.3 does to a sort field it does not have (400) and to a queue request without input (422)", async () => {
     store = await startFakeAgentLightningV03();
     const res = await fetch(`${store.url}/v1/agl/rollouts?sort_by=finished_at`);

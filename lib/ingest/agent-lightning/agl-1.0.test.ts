@@ -11,6 +11,7 @@ import { agentLightningRolloutCreates } from "@/lib/dispatch/adapters/export/age
 import { samplePayload } from "@/lib/dispatch/adapters/test-payload";
 import { AgentLightningClient } from "./client";
 import { syncPages } from "./sync";
+import { rolloutSchema } from "../normalized";
 
 const KEY = "agl-v1-key-SECRET-31";
 let store: FakeAgentLightningV1 | undefined;
@@ -97,6 +98,147 @@ describe("Agent Lightning 1.0", () => {
     const again = [];
     for await (const page of syncPages(client, { after: "3" })) again.push(page);
     expect(again).toEqual([]);
+  });
+
+  // agentlightning/server/store.py keeps _terminal_order in memory; routes/rollouts.py list_terminal_rollouts slices it at `after`
+  it("a restarted store (its completion order emptied): the saved cursor past its end is reported and the store read from the start", async () => {
+    store = await startFakeAgentLightningV1({ key: KEY });
+    const client = new AgentLightningClient({ url: store.url, apiKey: KEY });
+    await call(
+      "POST",
+      "/api/rollouts",
+      ["a", "b", "c"].map((t) => ({ rollout_id: `old-${t}`, input: { environment_key: t } })),
+    );
+    for (const t of ["a", "b", "c"]) await runRollout(`old-${t}`, 1, "succeeded");
+    const first = [];
+    for await (const page of syncPages(client)) first.push(page);
+    expect(first.map((p) => p.cursor)).toEqual(["3"]);
+
+    store.restart();
+    await call(
+      "POST",
+      "/api/rollouts",
+      ["d", "e"].map((t) => ({ rollout_id: `new-${t}`, input: { environment_key: t } })),
+    );
+    for (const t of ["d", "e"]) await runRollout(`new-${t}`, 0.5, "succeeded");
+    const terminal = await call("GET", "/api/rollouts/terminal?after=3");
+    expect(terminal.json).toEqual({ items: [], next_after: 3, total_terminal: 2 }); // what the real route answers
+
+    const pages = [];
+    for await (const page of syncPages(client, { after: "3" })) pages.push(page);
+    expect(pages.map((p) => p.rollouts.map((r) => r.externalId))).toEqual([["agl:new-d", "agl:new-e"]]);
+    expect(pages[0].cursor).toBe("2");
+    expect(pages[0].storeReset).toMatchObject({ cursor: "3", total: 2 });
+    expect(pages[0].storeReset?.message).toMatch(/restarted or emptied.*read again from the start/);
+
+    // from the new cursor: nothing new, no reset
+    const again = [];
+    for await (const page of syncPages(client, { after: "2" })) again.push(page);
+    expect(again).toEqual([]);
+
+    // restarted with nothing finished yet: said once, and the cursor goes back to 0 so the next sync misses nothing
+    store.restart();
+    const empty = [];
+    for await (const page of syncPages(client, { after: "2" })) empty.push(page);
+    expect(empty).toMatchObject([{ rollouts: [], cursor: "0", storeReset: { cursor: "2", total: 0 } }]);
+  });
+
+  // routes/rollouts.py delete_rollout pops _rollouts and _events only; list_terminal_rollouts skips ids it no longer has
+  it("a page made only of deleted rollouts: the cursor moves past it to the rollouts after", async () => {
+    store = await startFakeAgentLightningV1({ key: KEY });
+    const client = new AgentLightningClient({ url: store.url, apiKey: KEY });
+    const ids = ["r-1", "r-2", "r-3", "r-4"];
+    await call(
+      "POST",
+      "/api/rollouts",
+      ids.map((id) => ({ rollout_id: id, input: { environment_key: id } })),
+    );
+    for (const id of ids) await runRollout(id, 1, "succeeded");
+    for (const id of ["r-1", "r-2"])
+      expect(
+        (await fetch(`${store.url}/api/rollouts/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${KEY}` } })).status,
+      ).toBe(204);
+    expect((await call("GET", "/api/rollouts/terminal?after=0&limit=2")).json).toEqual({ items: [], next_after: 2, total_terminal: 4 });
+
+    const pages = [];
+    for await (const page of syncPages(client, { limit: 2 })) pages.push(page);
+    expect(pages.map((p) => [p.cursor, p.rollouts.map((r) => r.externalId)])).toEqual([
+      ["2", []],
+      ["4", ["agl:r-3", "agl:r-4"]],
+    ]);
+
+    // deleted at the end of the order: the cursor still moves, so the next sync does not ask for them again
+    await call("POST", "/api/rollouts", [{ rollout_id: "r-5", input: { environment_key: "r-5" } }]);
+    await runRollout("r-5", 1, "succeeded");
+    await fetch(`${store.url}/api/rollouts/r-5`, { method: "DELETE", headers: { authorization: `Bearer ${KEY}` } });
+    const tail = [];
+    for await (const page of syncPages(client, { after: "4", limit: 2 })) tail.push(page);
+    expect(tail.map((p) => [p.cursor, p.rollouts.length])).toEqual([["5", 0]]);
+  });
+
+  // server/routes/proxy.py forwards chat/completions and completions; server/proxy.py _capture_event records every
+  // answer, failed ones too (status "error", http_status >= 400), which verl/agl_rollout_manager.py skips
+  it("a text completion through the proxy reads as prompt and answer; a failed model call is skipped, not a turn", async () => {
+    store = await startFakeAgentLightningV1({ key: KEY });
+    const id = "text-1";
+    await call("POST", "/api/rollouts", [{ rollout_id: id, input: { environment_key: "arith" } }]);
+    await call("PATCH", `/api/rollouts/${id}`, { status: { state: "running", last_attempt_id: "a1" } });
+    const isUsage = (r: unknown): r is { usage: unknown } => typeof r === "object" && r !== null && "usage" in r;
+    const captured = (request: unknown, response: unknown, httpStatus: number) => ({
+      event_type: "model_request",
+      data: {
+        model: "qwen-7b",
+        model_version: "v1",
+        request,
+        response,
+        server: { model: "qwen-7b", endpoint: "http://vllm:8000/v1", version: "v1" },
+        latency_ms: 12.5,
+        http_status: httpStatus,
+        status: httpStatus < 400 ? "ok" : "error",
+        retry_count: 0,
+        usage: isUsage(response) ? response.usage : null,
+        finish_reason: null,
+      },
+    });
+    await call(
+      "POST",
+      `/api/rollouts/${id}/attempt/a1/events`,
+      captured(
+        { model: "qwen-7b", messages: [{ role: "user", content: "a prompt too long for the model" }], return_token_ids: true },
+        { object: "error", message: "This model's maximum context length is 4096 tokens", type: "BadRequestError", code: 400 },
+        400,
+      ),
+    );
+    await call(
+      "POST",
+      `/api/rollouts/${id}/attempt/a1/events`,
+      captured(
+        { model: "qwen-7b", prompt: "Q: what is 2+2?\nA:", max_tokens: 8, return_token_ids: true },
+        {
+          id: "cmpl-1",
+          object: "text_completion",
+          model: "qwen-7b",
+          choices: [{ index: 0, text: " 4", logprobs: null, finish_reason: "stop", token_ids: [19] }],
+          usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
+        },
+        200,
+      ),
+    );
+    await call("POST", `/api/rollouts/${id}/attempt/a1/events`, { event_type: "reward", data: { value: 1 } });
+    await call("PATCH", `/api/rollouts/${id}`, { status: { state: "succeeded" } });
+
+    const client = new AgentLightningClient({ url: store.url, apiKey: KEY });
+    const synced = [];
+    for await (const page of syncPages(client)) synced.push(...page.rollouts);
+    expect(synced).toHaveLength(1);
+    const [r] = synced;
+    expect(r.trajectory?.map((m) => [m.role, m.content])).toEqual([
+      ["user", "Q: what is 2+2?\nA:"],
+      ["assistant", " 4"],
+    ]);
+    expect(r).toMatchObject({ reward: 1, policy: "qwen-7b", inputTokens: 9, outputTokens: 1, turns: 1 });
+    expect(r.metadata).toMatchObject({ modelCalls: 1, failedModelCalls: 1 });
+    expect(rolloutSchema.safeParse(r).success).toBe(true);
   });
 
   it("the store refuses a row that is not a RolloutCreate (422) and a wrong key (401)", async () => {

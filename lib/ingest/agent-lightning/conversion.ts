@@ -201,6 +201,7 @@ export function toNormalizedRollout(
   const seenResponses = new Set<string>();
   let reward: RewardSignal | undefined;
   let rewardEvents = 0;
+  let failedModelCalls = 0;
   let errorSignal: ErrorSignal | undefined;
   for (const { e } of indexed) {
     const signal = classify(e);
@@ -211,7 +212,8 @@ export function toNormalizedRollout(
         seenResponses.add(signal.call.responseId);
       }
       calls.push(signal.call);
-    } else if (signal.kind === "reward") {
+    } else if (signal.kind === "failed_model") failedModelCalls++;
+    else if (signal.kind === "reward") {
       rewardEvents++;
       if (signal.reward) reward = signal.reward; // the last non-null reward wins (find_final_reward)
     } else errorSignal = { ...errorSignal, ...compact(signal.error as Json) };
@@ -281,6 +283,7 @@ export function toNormalizedRollout(
     task,
     aglMetadata: r.metadata && Object.keys(r.metadata).length > 0 ? r.metadata : undefined,
     modelCalls: calls.length,
+    failedModelCalls: failedModelCalls > 0 ? failedModelCalls : undefined,
     rewardEvents,
     rewardDimensions: reward?.dimensions,
     trajectorySegments: segments > 1 ? segments : undefined,

@@ -7,11 +7,13 @@
  *   GET {url}/api/rollouts/terminal?after=<cursor>&limit=<n>
  *     -> { items: Rollout[], nextCursor: string|null, hasMore?: boolean }   (`next_cursor`/`has_more` accepted)
  *     `nextCursor` is the position after the last item (opaque); the end is `hasMore: false`, a null
- *     cursor or an empty page.
+ *     cursor or an empty page whose cursor did not move (an empty page with `hasMore: true` and a new
+ *     cursor is skipped over, as 1.0 answers a slice of deleted rollouts).
  *   GET {url}/api/rollouts/{id}/events -> { items: Event[] }   (`{ events: [...] }` or a bare array accepted)
  *     Event: { type: "model_request", sequence_id?, timestamp?, attempt_id?,
- *              request: { model?, messages: [OpenAI chat messages] },
- *              response: { id?, model?, choices: [{ message }], usage: { prompt_tokens, completion_tokens } } }
+ *              request: { model?, messages: [OpenAI chat messages] } (or a text completion's { prompt }),
+ *              response: { id?, model?, choices: [{ message }] (or [{ text }]), usage: { prompt_tokens, completion_tokens } },
+ *              status?: "ok"|"error", http_status? }   (a failed call, status "error" or http_status >= 400, is skipped)
  *          | { type: "reward", value: number|null }     (`reward`, `{ value }`, `rewards: [{ name, value }]` accepted)
  *          | { type: "exception"|"error", error: { type, message } }
  *   `Authorization: Bearer <key>` when a key is given.
@@ -149,6 +151,8 @@ export const rolloutPageSchema = z.preprocess(
     limit: z.number().nullish(),
     offset: z.number().nullish(),
     total: z.number().nullish(),
+    next_after: z.number().nullish(),
+    total_terminal: z.number().nullish(),
   }),
 );
 
@@ -197,6 +201,12 @@ export interface AgentLightningPage {
   nextCursor: string | null;
   /** false when the store says this was the last page */
   hasMore: boolean;
+  /**
+   * set when the cursor sent points past the store's end (1.0: `next_after > total_terminal`; an
+   * offset page: `offset > total` with no items): the store holds `total` finished rollouts, fewer
+   * than the cursor counts, so it was restarted (1.0's completion order lives in memory) or emptied
+   */
+  pastEnd?: { total: number };
 }
 
 /** Data from an Agent Lightning store that does not have the expected shape. */
@@ -228,13 +238,24 @@ export function parseRolloutPage(value: unknown): AgentLightningPage {
   const n = page.items.length;
   if (page.next_cursor !== undefined && page.next_cursor !== null) {
     const nextCursor = String(page.next_cursor);
-    return { items: page.items, nextCursor, hasMore: n > 0 && page.has_more !== false };
+    // an empty page the store says is not the last: 1.0 skips deleted rollouts while next_after still advances
+    const out: AgentLightningPage = {
+      items: page.items,
+      nextCursor,
+      hasMore: page.has_more === true || (n > 0 && page.has_more !== false),
+    };
+    const { next_after: nextAfter, total_terminal: total } = page;
+    if (typeof nextAfter === "number" && typeof total === "number" && nextAfter > total) out.pastEnd = { total };
+    return out;
   }
   if (typeof page.offset === "number") {
     // the real store's offset page: the cursor is the next offset
     const next = page.offset + n;
     const hasMore = typeof page.total === "number" ? next < page.total : n > 0 && (!page.limit || page.limit < 0 || n >= page.limit);
-    return { items: page.items, nextCursor: String(next), hasMore: n > 0 && hasMore };
+    const out: AgentLightningPage = { items: page.items, nextCursor: String(next), hasMore: n > 0 && hasMore };
+    // only an empty page: a store that answers a plain list reports total = len(items) (0.3's _build_paginated_response)
+    if (n === 0 && typeof page.total === "number" && page.offset > page.total) out.pastEnd = { total: page.total };
+    return out;
   }
   return { items: page.items, nextCursor: null, hasMore: false };
 }
@@ -263,7 +284,11 @@ export interface ErrorSignal {
   message?: string;
 }
 type Signal =
-  { kind: "model"; call: ModelCall } | { kind: "reward"; reward: RewardSignal | null } | { kind: "error"; error: ErrorSignal } | null;
+  | { kind: "model"; call: ModelCall }
+  | { kind: "failed_model" }
+  | { kind: "reward"; reward: RewardSignal | null }
+  | { kind: "error"; error: ErrorSignal }
+  | null;
 
 export function str(v: unknown): string | undefined {
   return typeof v === "string" && v.length > 0 ? v : undefined;
@@ -357,15 +382,25 @@ function usageOf(usage: unknown): { inputTokens?: number; outputTokens?: number 
   };
 }
 
+/** A text completion's prompt: a string, or the first of a list of strings (token-id prompts carry no text). */
+function textPrompt(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  return Array.isArray(v) && typeof v[0] === "string" ? v[0] : undefined;
+}
+
 function contractModelCall(e: Json): ModelCall {
   const request = isObject(e.request) ? e.request : {};
   const response = isObject(e.response) ? e.response : {};
   const rawMessages = request.messages ?? e.messages;
-  const messages = Array.isArray(rawMessages) ? rawMessages : [];
+  let messages: unknown[] = Array.isArray(rawMessages) ? rawMessages : [];
+  // 1.0's proxy forwards `completions` too (server/routes/proxy.py): a text prompt is the user's message, the choice's text the answer
+  const prompt = Array.isArray(rawMessages) ? undefined : textPrompt(request.prompt ?? e.prompt);
+  if (prompt !== undefined) messages = [{ role: "user", content: prompt }];
   const choices = Array.isArray(response.choices) ? response.choices : [];
   const first = choices[0];
   let message: Json | undefined;
   if (isObject(first) && isObject(first.message)) message = first.message;
+  else if (isObject(first) && typeof first.text === "string") message = { role: "assistant", content: first.text };
   else if (isObject(response.message)) message = response.message;
   else if (typeof response.role === "string") message = response;
   if (message && typeof message.role !== "string") message = { ...message, role: "assistant" };
@@ -460,7 +495,11 @@ function spanReward(name: string, attrs: Json): RewardSignal | null | undefined 
 export function classify(event: AgentLightningEvent): Signal {
   const e: Json = isObject(event.data) ? { ...event.data, ...event } : isObject(event.payload) ? { ...event.payload, ...event } : event;
   const type = (str(e.type) ?? str(e.kind) ?? "").toLowerCase();
-  if (MODEL_EVENT_TYPES.has(type)) return { kind: "model", call: contractModelCall(e) };
+  if (MODEL_EVENT_TYPES.has(type)) {
+    // server/proxy.py _capture_event records failed upstream calls too; verl/agl_rollout_manager.py skips them, and so do we
+    if (e.status === "error" || (typeof e.http_status === "number" && e.http_status >= 400)) return { kind: "failed_model" };
+    return { kind: "model", call: contractModelCall(e) };
+  }
   if (type === "reward") return { kind: "reward", reward: contractReward(e) };
   if (type === "exception" || type === "error") {
     const err = isObject(e.error) ? e.error : isObject(e.exception) ? e.exception : e;

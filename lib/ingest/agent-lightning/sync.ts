@@ -15,6 +15,11 @@ export interface SyncPage {
   skipped: { rolloutId: string; message: string }[];
   /** save this once `rollouts` are stored; the next sync starts after it */
   cursor: string | null;
+  /**
+   * set on the first page after the saved cursor turned out to be past the store's end (the store
+   * was restarted or emptied): this sync re-reads it from the start; `message` says so to the user
+   */
+  storeReset?: { cursor: string; total: number; message: string };
 }
 
 /** Options of {@link syncPages}. */
@@ -50,9 +55,26 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, 
 export async function* syncPages(client: AgentLightningClient, opts: SyncOptions = {}): AsyncGenerator<SyncPage, void, undefined> {
   let cursor: string | null = opts.after ?? null;
   const limit = opts.limit ?? 100;
+  let storeReset: SyncPage["storeReset"];
   for (let page = 1; ; page++) {
-    const res = await client.terminalRollouts(cursor ?? undefined, limit);
-    if (res.items.length === 0) return;
+    let res = await client.terminalRollouts(cursor ?? undefined, limit);
+    if (res.pastEnd && cursor !== null) {
+      // what the store holds now was never read under this cursor: read it from the start (known externalIds are duplicates)
+      storeReset = {
+        cursor,
+        total: res.pastEnd.total,
+        message:
+          `the Agent Lightning store at ${client.url} holds ${res.pastEnd.total} finished rollouts, fewer than the saved cursor ` +
+          `(${cursor}): it was restarted or emptied, so it is read again from the start (rollouts already imported count as duplicates)`,
+      };
+      cursor = null;
+      res = await client.terminalRollouts(undefined, limit);
+    }
+    const next = res.nextCursor ?? cursor;
+    // numeric cursors (1.0's next_after, agl-v1 offsets) start at 0, which no cursor means
+    const moved = next !== cursor && !(cursor === null && next === "0");
+    // nothing new; after a reset the new cursor is saved all the same, or every sync would find the old one past the end
+    if (res.items.length === 0 && !moved && !storeReset) return;
     const converted = await mapLimit(res.items, opts.concurrency ?? 4, async (r) => {
       // 1.0's terminal page holds ids only ({ rollout_id, state, data_id, is_train }): read the rollout itself
       const full = r.input === undefined && "data_id" in r ? { ...(await client.rolloutDetail(r.rollout_id)), status: r.status } : r;
@@ -63,7 +85,6 @@ export async function* syncPages(client: AgentLightningClient, opts: SyncOptions
         return { ok: false as const, rolloutId: r.rollout_id, message: err instanceof Error ? err.message : String(err) };
       }
     });
-    const next = res.nextCursor ?? cursor;
     if (res.hasMore && next === cursor) {
       throw new AgentLightningError(
         `the store at ${client.url} did not advance its cursor past ${JSON.stringify(cursor)}`,
@@ -78,6 +99,8 @@ export async function* syncPages(client: AgentLightningClient, opts: SyncOptions
       skipped: converted.flatMap((c) => (c.ok ? [] : [{ rolloutId: c.rolloutId, message: c.message }])),
       cursor: next,
     };
+    if (storeReset) out.storeReset = storeReset;
+    storeReset = undefined;
     opts.onPage?.(out);
     yield out;
     cursor = next;
