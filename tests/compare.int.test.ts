@@ -85,6 +85,11 @@ describe("comparison on a small synthetic project", () => {
     expect(c.aggregate.meanDelta).toBeCloseTo((1 - 0.9 - 0.4) / 3, 12);
     expect(c.aggregate.interval![0]).toBeLessThanOrEqual(c.aggregate.meanDelta!);
     expect(c.aggregate.interval![1]).toBeGreaterThanOrEqual(c.aggregate.meanDelta!);
+    // false discovery control over the three shared tasks, each of which could reach 0.05 (3 of 5 against 1 of 5 could
+    // be 4/5 against 0/5, p = 0.048): m = 3, so the two p = 2/252 get q = 2/252 * 3/2 and survive; same keeps p = 0.52
+    expect(c.falseDiscovery).toEqual({ method: "bh-tarone", testable: 3, improved: 1, regressed: 1 });
+    expect(down.qValue).toBeCloseTo(((2 / 252) * 3) / 2, 12);
+    expect(c.environments[2].qValue).toBeCloseTo(c.environments[2].pValue, 12);
     // swapping the sides swaps improved and regressed
     const back = await get<RunComparison>("/api/v1/projects/cmp/compare?a=0:new&b=0:old");
     expect([back.improved, back.regressed, back.onlyB]).toEqual([1, 1, ["solo"]]);
@@ -175,5 +180,14 @@ describe.skipIf(!fixtures)("comparison of the two real Harbor jobs (skipped loca
     expect([c.improved, c.regressed, c.unchanged]).toEqual([improved, regressed, shared - improved - regressed]);
     // the real jobs differ on some tasks in both directions, so the check is not vacuous
     expect(improved + regressed).toBeGreaterThan(0);
+    // false discovery control: a task both sides always passed or always failed could never reach 0.05 and is left out;
+    // every q is at least its p, and what survives is counted among the per-task verdicts
+    const never = c.environments.filter((e) => (e.a.successes + e.b.successes) % (e.a.n + e.b.n) === 0);
+    expect(never.length).toBeGreaterThan(0);
+    for (const e of never) expect(e.qValue, e.key).toBe(1);
+    expect(c.falseDiscovery.testable).toBeLessThanOrEqual(shared - never.length);
+    for (const e of c.environments) expect(e.qValue, e.key).toBeGreaterThanOrEqual(e.pValue - 1e-12);
+    const survive = (v: string) => c.environments.filter((e) => e.verdict === v && e.qValue <= 0.05).length;
+    expect([c.falseDiscovery.improved, c.falseDiscovery.regressed]).toEqual([survive("improved"), survive("regressed")]);
   });
 });

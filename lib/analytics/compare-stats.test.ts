@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { bootstrapMeanInterval, fisherExactTwoSided, newcombeDifference, verdictOf, wilsonInterval } from "./compare-stats";
+import {
+  benjaminiHochberg,
+  bootstrapMeanInterval,
+  falseDiscoveryControl,
+  fisherExactTwoSided,
+  fisherMinimumP,
+  newcombeDifference,
+  verdictOf,
+  wilsonInterval,
+} from "./compare-stats";
 
 describe("Fisher's exact test (two-sided)", () => {
   // reference values from scipy.stats.fisher_exact 1.17.1
@@ -70,5 +79,48 @@ describe("verdicts", () => {
     expect(verdictOf({ n: 5, successes: 3 }, { n: 5, successes: 0 }, 0.05)).toMatchObject({ verdict: "unchanged" });
     expect(verdictOf({ n: 5, successes: 5 }, { n: 5, successes: 0 }, 0.005)).toMatchObject({ verdict: "unchanged" });
     expect(verdictOf({ n: 0, successes: 0 }, { n: 5, successes: 5 }, 0.05)).toMatchObject({ verdict: "unchanged" });
+  });
+});
+
+describe("false discovery control", () => {
+  it("gives Fisher's smallest attainable p from the extreme tables of the margins", () => {
+    // 5 attempts a side, 5 passes in all: 5/5 against 0/5 is the most extreme, p = 2/252
+    expect(fisherMinimumP(5, 5, 5)).toBeCloseTo(2 / 252, 12);
+    expect(fisherMinimumP(5, 5, 5)).toBe(Math.min(...[0, 1, 2, 3, 4, 5].map((x) => fisherExactTwoSided(x, 5, 5 - x, 5))));
+    // one attempt a side, or all passed or all failed: never below 1
+    expect(fisherMinimumP(1, 1, 1)).toBe(1);
+    expect(fisherMinimumP(5, 5, 0)).toBe(1);
+    expect(fisherMinimumP(5, 5, 10)).toBe(1);
+    // uneven margins: the smaller tail decides
+    expect(fisherMinimumP(10, 3, 3)).toBe(Math.min(...[0, 1, 2, 3].map((x) => fisherExactTwoSided(x, 10, 3 - x, 3))));
+  });
+
+  it("adjusts p-values as Benjamini and Hochberg: p * m / rank, made monotone from the largest down, in the order given", () => {
+    // R: p.adjust(c(0.01, 0.04, 0.03, 0.005, 0.5), "BH") = 0.025 0.05 0.05 0.025 0.5
+    const q = benjaminiHochberg([0.01, 0.04, 0.03, 0.005, 0.5]);
+    expect(q.map((x) => Number(x.toFixed(6)))).toEqual([0.025, 0.05, 0.05, 0.025, 0.5]);
+    expect(benjaminiHochberg([])).toEqual([]);
+    expect(benjaminiHochberg([0.9, 0.95])).toEqual([0.95, 0.95]);
+    // never above 1
+    expect(benjaminiHochberg([0.6, 0.7, 0.8]).map((x) => Number(x.toFixed(12)))).toEqual([0.8, 0.8, 0.8]);
+    expect(Math.max(...benjaminiHochberg([0.6, 0.99, 0.98]))).toBeLessThanOrEqual(1);
+  });
+
+  it("corrects only over the tasks that could reach alpha, and counts the discoveries at q <= alpha", () => {
+    const strong = { pValue: 0.004, minimumP: 0.004 };
+    const weak = { pValue: 0.048, minimumP: 0.008 };
+    const never = { pValue: 1, minimumP: 1 };
+    // two testable tasks among 40: m = 2, not 40
+    const out = falseDiscoveryControl([strong, weak, ...Array.from({ length: 38 }, () => never)], 0.05);
+    expect(out.testable).toBe(2);
+    expect(out.qValues[0]).toBeCloseTo(0.008, 12);
+    expect(out.qValues[1]).toBeCloseTo(0.048, 12);
+    expect(out.qValues.slice(2).every((q) => q === 1)).toBe(true);
+    expect(out.discoveries).toBe(2);
+    // the same two among 40 that each could reach alpha: m = 40 and neither survives
+    const all = falseDiscoveryControl([strong, weak, ...Array.from({ length: 38 }, () => ({ pValue: 0.9, minimumP: 0.01 }))], 0.05);
+    expect(all.testable).toBe(40);
+    expect(all.qValues[0]).toBeCloseTo(0.16, 12);
+    expect(all.discoveries).toBe(0);
   });
 });

@@ -115,3 +115,48 @@ export function verdictOf(
   if (pValue >= alpha || a.n === 0 || b.n === 0) return { verdict: "unchanged", pValue };
   return { verdict: b.successes / b.n > a.successes / a.n ? "improved" : "regressed", pValue };
 }
+
+/**
+ * The smallest two-sided p-value Fisher's test can give on tables with these margins (n1 and n2 attempts, `successes`
+ * in all): a task tried a few times, or passed or failed by both sides every time, can never reach a small p, whatever
+ * the policies did. The hypergeometric is unimodal, so the smallest p is that of one of the two extreme tables.
+ */
+export function fisherMinimumP(n1: number, n2: number, successes: number): number {
+  const lo = Math.max(0, successes - n2);
+  const hi = Math.min(n1, successes);
+  return Math.min(fisherExactTwoSided(lo, n1, successes - lo, n2), fisherExactTwoSided(hi, n1, successes - hi, n2));
+}
+
+/**
+ * Benjamini-Hochberg adjusted p-values (q-values) of a family of tests, in the order given: the smallest false discovery
+ * rate at which each test would be declared a discovery. Rejecting every q <= alpha keeps the expected share of false
+ * discoveries among the rejected at most alpha (independent or positively dependent tests).
+ */
+export function benjaminiHochberg(pValues: readonly number[]): number[] {
+  const m = pValues.length;
+  const order = pValues.map((p, i) => [p, i] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const q = new Array<number>(m);
+  let running = 1;
+  for (let rank = m; rank >= 1; rank--) {
+    const [p, i] = order[rank - 1];
+    running = Math.min(running, (p * m) / rank);
+    q[i] = running;
+  }
+  return q;
+}
+
+/**
+ * Which of many per-task tests survive false discovery control at `alpha`: Benjamini-Hochberg over the tasks whose
+ * test could reach `alpha` at all (Tarone's screen, as Gilbert 2005 applies it to discrete tests: tasks that can never
+ * be significant only dilute the correction). The others get q = 1.
+ */
+export function falseDiscoveryControl(
+  tests: readonly { pValue: number; minimumP: number }[],
+  alpha: number,
+): { qValues: number[]; testable: number; discoveries: number } {
+  const testable = tests.flatMap((t, i) => (t.minimumP <= alpha ? [i] : []));
+  const adjusted = benjaminiHochberg(testable.map((i) => tests[i].pValue));
+  const qValues = tests.map(() => 1);
+  testable.forEach((i, j) => (qValues[i] = adjusted[j]));
+  return { qValues, testable: testable.length, discoveries: qValues.filter((q) => q <= alpha).length };
+}

@@ -10,7 +10,14 @@ import type { Db } from "@/lib/db/client";
 import { environments, generations, policies, rolloutAggregates, rollouts } from "@/lib/db/schema";
 import type { ProjectRow } from "@/lib/projects/service";
 import { NotFound } from "@/lib/errors";
-import { bootstrapMeanInterval, newcombeDifference, verdictOf, type CompareVerdict } from "@/lib/analytics/compare-stats";
+import {
+  bootstrapMeanInterval,
+  falseDiscoveryControl,
+  fisherMinimumP,
+  newcombeDifference,
+  verdictOf,
+  type CompareVerdict,
+} from "@/lib/analytics/compare-stats";
 
 /** The significance level of the per-environment test (stated in every response). */
 export const COMPARE_ALPHA = 0.05;
@@ -45,6 +52,11 @@ export interface EnvironmentComparison {
   successDelta: number;
   successDeltaInterval: [number, number];
   pValue: number;
+  /**
+   * Benjamini-Hochberg q-value over the environments whose test could reach alpha (1 for those that never could):
+   * with dozens of tasks compared, a few reach p < alpha by chance alone
+   */
+  qValue: number;
   verdict: CompareVerdict;
   /** a passing and a failing rollout of this environment across both sides (for the pair view), when both exist */
   pair: { passing: number; failing: number } | null;
@@ -60,6 +72,11 @@ export interface RunComparison {
   improved: number;
   regressed: number;
   unchanged: number;
+  /**
+   * The verdicts above are per task, at p < alpha each. Of them, the changes that survive false discovery control at
+   * alpha (q <= alpha), over the `testable` environments whose attempts could reach alpha at all.
+   */
+  falseDiscovery: { method: "bh-tarone"; testable: number; improved: number; regressed: number };
   /** environments only one side attempted (left out of the figures) */
   onlyA: string[];
   onlyB: string[];
@@ -134,10 +151,17 @@ export async function compareRuns(db: Db, project: ProjectRow, q: CompareQuery, 
       successDelta: b.successes / b.n - a.successes / a.n,
       successDeltaInterval: newcombeDifference(a.successes, a.n, b.successes, b.n),
       pValue,
+      qValue: 1,
       verdict,
       pair: passing !== null && failing !== null ? { passing, failing } : null,
     });
   }
+  const fdr = falseDiscoveryControl(
+    out.map((e) => ({ pValue: e.pValue, minimumP: fisherMinimumP(e.a.n, e.b.n, e.a.successes + e.b.successes) })),
+    alpha,
+  );
+  out.forEach((e, i) => (e.qValue = fdr.qValues[i]));
+  const discovered = (v: CompareVerdict) => out.filter((e) => e.verdict === v && e.qValue <= alpha).length;
   out.sort(
     (x, y) =>
       ORDER[x.verdict] - ORDER[y.verdict] || x.pValue - y.pValue || Math.abs(y.delta) - Math.abs(x.delta) || x.key.localeCompare(y.key),
@@ -154,6 +178,7 @@ export async function compareRuns(db: Db, project: ProjectRow, q: CompareQuery, 
     improved: count("improved"),
     regressed: count("regressed"),
     unchanged: count("unchanged"),
+    falseDiscovery: { method: "bh-tarone", testable: fdr.testable, improved: discovered("improved"), regressed: discovered("regressed") },
     onlyA: [...left.keys()].filter((k) => !right.has(k)).sort(),
     onlyB: [...right.keys()].filter((k) => !left.has(k)).sort(),
     aggregate: { environments: out.length, meanDelta: agg?.mean ?? null, interval: agg?.interval ?? null, method: "bootstrap" },

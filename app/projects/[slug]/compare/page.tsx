@@ -87,7 +87,7 @@ export default async function RunComparePage({
       {problem && <p className="mb-3 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">{problem}</p>}
       {comparison && (
         <>
-          <div className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-5">
+          <div className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-6">
             <Tile label="Regressed" value={comparison.regressed} />
             <Tile label="Improved" value={comparison.improved} />
             <Tile label="Unchanged" value={comparison.unchanged} />
@@ -102,6 +102,20 @@ export default async function RunComparePage({
               }
             />
             <Tile label="Test" value={`Fisher, α = ${comparison.alpha}`} hint="two-sided exact test on each environment's successes" />
+            <Tile
+              label={`Beyond chance (FDR ${Math.round(comparison.alpha * 100)}%)`}
+              testId="compare-fdr"
+              value={`${comparison.falseDiscovery.regressed} regressed, ${comparison.falseDiscovery.improved} improved`}
+              description={
+                `of ${comparison.regressed + comparison.improved} at p < ${comparison.alpha}; ` +
+                `${comparison.falseDiscovery.testable} tasks could reach it`
+              }
+              hint={
+                "Each task's own test at p < α finds about α of the tested tasks changed by chance alone. Benjamini-Hochberg " +
+                "q-values keep the expected share of chance findings among those listed here at most α; tasks whose attempts could " +
+                "never reach α (too few, or all passed or all failed on both sides) are left out of the correction."
+              }
+            />
           </div>
           {(comparison.onlyA.length > 0 || comparison.onlyB.length > 0) && (
             <p className="mb-2 text-xs text-zinc-500">
@@ -152,6 +166,7 @@ export default async function RunComparePage({
                   cell: (e) => `${signed(e.successDelta, 2)} [${pct(e.successDeltaInterval[0])}, ${pct(e.successDeltaInterval[1])}]`,
                 },
                 { key: "p", header: "p", cell: (e) => (e.pValue < 0.001 ? "<0.001" : e.pValue.toFixed(3)) },
+                { key: "q", header: "q (BH)", cell: (e) => (e.qValue < 0.001 ? "<0.001" : e.qValue.toFixed(3)) },
                 {
                   key: "verdict",
                   header: "Verdict",
