@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeKubernetes, type FakeKubernetes } from "@/tests/fakes/kubernetes-server";
-import { DeliveryError } from "../types";
+import { containerEnvironment, kubernetesExpand, startFakeKubernetes, type FakeKubernetes } from "@/tests/fakes/kubernetes-server";
+import { DeliveryError, type GenerationPayload } from "../types";
 import { DISPATCH_LABEL, kubernetesAdapter, kubernetesJobName, kubernetesJobStatus } from "./kubernetes";
 import { deliveryContext, samplePayload } from "./test-payload";
 
@@ -52,9 +52,62 @@ describe("kubernetes adapter", () => {
     const [container] = job.spec.template.spec.containers;
     expect(container.image).toBe("ghcr.io/acme/trainer:1");
     expect(container.command).toEqual(["python", "train.py", "--run", "tb-curriculum-g3"]);
-    const env = Object.fromEntries(container.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const env = containerEnvironment(job, "envforge", kube.secrets);
     expect(JSON.parse(env.ENVFORGE_PAYLOAD_JSON)).toEqual(payload);
     expect(env.ENVFORGE_CALLBACK_ROLLOUTS).toBe(payload.callbacks.rollouts);
+  });
+
+  it("every container sees the payload byte for byte, `$` and all, after the kubelet's $(VAR) and $$ expansion", async () => {
+    // third_party/forked/golang/expansion/expand.go: `$$` -> `$` and `$(ENVFORGE_DISPATCH_ID)` -> the id
+    // (defined before ENVFORGE_PAYLOAD_JSON) in env values, when the JSON went in unescaped
+    kube = await startFakeKubernetes({ token: TOKEN });
+    const base = samplePayload();
+    const payload: GenerationPayload = {
+      ...base,
+      environments: [
+        {
+          ...base.environments[0],
+          config: { cmd: "echo $HOME && cat ${TASK_DIR}/x", formula: "$$x^2$$", ref: "$(ENVFORGE_DISPATCH_ID)", open: "$(", tail: "$" },
+        },
+        ...base.environments.slice(1),
+      ],
+    };
+    const jobTemplate = {
+      spec: { template: { spec: { initContainers: [{ name: "fetch", image: "busybox" }], containers: [{ name: "main", image: "t:1" }] } } },
+    };
+    const ctx = { ...deliveryContext(payload, { apiServer: kube.url, jobTemplate }, TOKEN), callbackKey: "efk_key$(HOME)" };
+    await kubernetesAdapter.deliver(ctx);
+    const job = kube.jobs.get(`default/${kubernetesJobName(payload)}`)!;
+    for (const name of ["fetch", "main"]) {
+      const env = containerEnvironment(job, name, kube.secrets);
+      expect(env.ENVFORGE_PAYLOAD_JSON).toBe(JSON.stringify(payload));
+      expect(env.ENVFORGE_DISPATCH_ID).toBe(payload.dispatchId);
+      expect(env.ENVFORGE_API_KEY).toBe("efk_key$(HOME)"); // a Secret's value is not expanded
+    }
+  });
+
+  it("the fake expands env values as expand.go does (its expand_test.go cases)", () => {
+    const vars: Record<string, string> = { VAR_A: "A", VAR_B: "B", VAR_REF: "$(VAR_A)", VAR_EMPTY: "" };
+    const map = (n: string) => (Object.hasOwn(vars, n) ? vars[n] : undefined);
+    const cases: [string, string][] = [
+      ["$(VAR_A)-$(VAR_A)", "A-A"],
+      ["$$(VAR_B)_$(VAR_A)", "$(VAR_B)_A"],
+      ["f000-$$VAR_A", "f000-$VAR_A"],
+      ["$(VAR_A$(VAR_B))", "$(VAR_A$(VAR_B))"],
+      ["$(VAR_REF)", "$(VAR_A)"],
+      ["foo$(VAR_EMPTY)bar", "foobar"],
+      ["foo$(VAR_Awhoops!", "foo$(VAR_Awhoops!"],
+      ["$?_boo_$!", "$?_boo_$!"],
+      ["$(VAR_DNE)", "$(VAR_DNE)"],
+      ["$$$$$$(BIG_MONEY)", "$$$(BIG_MONEY)"],
+      ["$$$$$$$(VAR_A)", "$$$A"],
+      ["${VAR_A}", "${VAR_A}"],
+      ["$(VAR_B)_______$(A", "B_______$(A"],
+      ["$(VAR_A)foobarzab$", "Afoobarzab$"],
+      ["--$($($($($--", "--$($($($($--"],
+      ["$(foo$$var)", "$(foo$$var)"],
+    ];
+    for (const [input, expected] of cases) expect([input, kubernetesExpand(input, map)]).toEqual([input, expected]);
   });
 
   it("uses a Job template: keeps its settings, sets name, labels and env on every container", async () => {

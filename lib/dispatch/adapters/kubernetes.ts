@@ -107,6 +107,15 @@ function objectAt(parent: Json, key: string): Json {
   return created;
 }
 
+/**
+ * An env value as Kubernetes must be given it to hand the container `value` unchanged: the kubelet
+ * expands `$(VAR)` from the variables before it and turns `$$` into `$`
+ * (third_party/forked/golang/expansion/expand.go), so every `$` is doubled.
+ */
+export function kubernetesEnvLiteral(value: string): string {
+  return value.replace(/\$/g, () => "$$"); // a replacer function: its result is taken literally
+}
+
 /** The Secret holding a dispatch's callback key: `<job name>-key`. */
 export function kubernetesKeySecretName(payload: Pick<GenerationPayload, "dispatchId" | "generation">): string {
   return `${kubernetesJobName(payload)}-key`;
@@ -165,7 +174,7 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
         : [];
       container.env = [
         ...kept.filter((e) => e.name !== CALLBACK_KEY_ENV),
-        ...Object.entries(env).map(([n, value]) => ({ name: n, value })),
+        ...Object.entries(env).map(([n, value]) => ({ name: n, value: kubernetesEnvLiteral(value) })),
         ...fromSecret,
       ];
       for (const field of ["command", "args"]) {
