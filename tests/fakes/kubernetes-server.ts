@@ -56,6 +56,8 @@ export interface FakeKubernetes {
   deletions: { job: string; propagationPolicy: unknown }[];
   setStatus(namespace: string, name: string, status: FakeJobStatus): void;
   setScript(namespace: string, name: string, script: FakeJobStatus[]): void;
+  /** status script of Jobs created from now on */
+  setDefaultScript(script: FakeJobStatus[]): void;
   close(): Promise<void>;
 }
 
@@ -145,6 +147,7 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
   const requests: FakeKubernetesRequest[] = [];
   const deletions: { job: string; propagationPolicy: unknown }[] = [];
   let uid = 0;
+  let defaultScript = opts.script ?? [];
 
   const send = (res: http.ServerResponse, code: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -247,7 +250,7 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
           status: {},
         };
         jobs.set(key, job);
-        scripts.set(key, [...(opts.script ?? [])]);
+        scripts.set(key, [...defaultScript]);
         return send(res, 201, job);
       }
       if (!name) return send(res, 405, status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"));
@@ -294,6 +297,9 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
     },
     setScript(namespace, name, script) {
       scripts.set(`${namespace}/${name}`, [...script]);
+    },
+    setDefaultScript(script) {
+      defaultScript = [...script];
     },
     close: () =>
       new Promise<void>((resolve) => {

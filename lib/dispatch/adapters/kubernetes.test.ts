@@ -165,6 +165,32 @@ describe("kubernetes adapter", () => {
     ]);
   });
 
+  it("a retry's run 2 creates a Job and key Secret of its own (the first name meets 409); its resend finds it", async () => {
+    kube = await startFakeKubernetes({ token: TOKEN });
+    const payload = samplePayload();
+    const ctx = { ...deliveryContext(payload, defaultConfig(kube.url), TOKEN), callbackKey: "efk_run1" };
+    const first = await kubernetesAdapter.deliver(ctx);
+    kube.setStatus("envforge", first.externalId!, {
+      failed: 1,
+      conditions: [{ type: "Failed", status: "True", reason: "BackoffLimitExceeded" }],
+    });
+    // run 1 again (what a retry sent before): the failed Job, nothing runs
+    expect(await kubernetesAdapter.deliver(ctx)).toMatchObject({ status: "failed", data: { duplicate: true } });
+    const run2 = { ...ctx, run: 2, callbackKey: "efk_run2" };
+    const second = await kubernetesAdapter.deliver(run2);
+    const name = `${kubernetesJobName(payload)}-r2`;
+    expect(kubernetesJobName(payload, 2)).toBe(name);
+    expect(second).toMatchObject({ status: "delivered", externalId: name });
+    const job = kube.jobs.get(`envforge/${name}`)!;
+    expect((job.metadata as any).annotations["envforge.dev/run"]).toBe("2");
+    expect(containerEnvironment(job, "envforge", kube.secrets).ENVFORGE_API_KEY).toBe("efk_run2");
+    expect(await kubernetesAdapter.deliver({ ...run2, attempt: 2 })).toMatchObject({ externalId: name, data: { duplicate: true } });
+    expect(kube.jobs.size).toBe(2);
+    // the finished run's Secret goes on finish, the new one stays
+    await kubernetesAdapter.finish!(ctx, first.externalId!);
+    expect([...kube.secrets.keys()]).toEqual([`envforge/${name}-key`]);
+  });
+
   it("a Job of the same name from another dispatch is not taken for ours", async () => {
     kube = await startFakeKubernetes({ token: TOKEN });
     const first = samplePayload();

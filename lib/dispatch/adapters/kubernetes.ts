@@ -1,8 +1,9 @@
 /**
  * Kubernetes adapter: creates a batch/v1 Job through the API server, authenticated by the target's
  * secret as a bearer token, by EnvForge's own in-cluster service account, or by a kubeconfig file
- * (./kubernetes-auth.ts). The Job name is derived from the dispatch id, so a resend
- * meets `409 AlreadyExists` and reports the Job it created the first time.
+ * (./kubernetes-auth.ts). The Job name is derived from the dispatch id (and the run, from a retry's
+ * run 2 on), so a resend meets `409 AlreadyExists` and reports the Job it created the first time,
+ * while a retry creates a Job of its own.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -85,11 +86,14 @@ type ResolvedConfig = KubernetesConfig & { namespace: string };
 
 type Json = Record<string, unknown>;
 
-/** `envforge-<first 8 hex of the dispatch id>-g<generation>` (a sha256 prefix when the id does not start with 8 hex digits). */
-export function kubernetesJobName(payload: Pick<GenerationPayload, "dispatchId" | "generation">): string {
+/**
+ * `envforge-<first 8 hex of the dispatch id>-g<generation>` (a sha256 prefix when the id does not start
+ * with 8 hex digits), `-r<run>` appended from a retry's run 2 on.
+ */
+export function kubernetesJobName(payload: Pick<GenerationPayload, "dispatchId" | "generation">, run = 1): string {
   const lead = payload.dispatchId.toLowerCase().slice(0, 8);
   const hex = /^[0-9a-f]{8}$/.test(lead) ? lead : createHash("sha256").update(payload.dispatchId).digest("hex").slice(0, 8);
-  return `envforge-${hex}-g${payload.generation.index}`;
+  return `envforge-${hex}-g${payload.generation.index}${run > 1 ? `-r${run}` : ""}`;
 }
 
 /** The dispatch id as a label value (a hash when the id is not a valid one). */
@@ -117,15 +121,15 @@ export function kubernetesEnvLiteral(value: string): string {
 }
 
 /** The Secret holding a dispatch's callback key: `<job name>-key`. */
-export function kubernetesKeySecretName(payload: Pick<GenerationPayload, "dispatchId" | "generation">): string {
-  return `${kubernetesJobName(payload)}-key`;
+export function kubernetesKeySecretName(payload: Pick<GenerationPayload, "dispatchId" | "generation">, run = 1): string {
+  return `${kubernetesJobName(payload, run)}-key`;
 }
 
 /**
  * The Job manifest for a dispatch: template (or default) + name, labels, env, backoffLimit; with
  * `keySecret`, every container reads ENVFORGE_API_KEY from that Secret (never a literal value).
  */
-export function kubernetesJobManifest(config: KubernetesConfig, payload: GenerationPayload, keySecret?: string): Json {
+export function kubernetesJobManifest(config: KubernetesConfig, payload: GenerationPayload, keySecret?: string, run = 1): Json {
   const namespace = config.namespace ?? "default";
   const values = placeholderValues(payload);
   const job: Json = config.jobTemplate
@@ -139,7 +143,7 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
           },
         },
       };
-  const name = kubernetesJobName(payload);
+  const name = kubernetesJobName(payload, run);
   job.apiVersion = "batch/v1";
   job.kind = "Job";
   const metadata = objectAt(job, "metadata");
@@ -153,6 +157,7 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
     [DISPATCH_ANNOTATION]: payload.dispatchId,
     "envforge.dev/project": payload.project.slug,
     "envforge.dev/generation": String(payload.generation.index),
+    "envforge.dev/run": String(run),
   };
   const spec = objectAt(job, "spec");
   if (spec.backoffLimit === undefined) spec.backoffLimit = 0;
@@ -361,11 +366,12 @@ async function clientFor(ctx: DeliveryContext): Promise<KubernetesClient> {
 
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const client = await clientFor(ctx);
-  const name = kubernetesJobName(ctx.payload);
+  const run = ctx.run ?? 1;
+  const name = kubernetesJobName(ctx.payload, run);
   let keySecret: string | undefined;
   if (ctx.callbackKey) {
     // the job's ingest key goes into a Secret of its own; the Job only references it
-    keySecret = kubernetesKeySecretName(ctx.payload);
+    keySecret = kubernetesKeySecretName(ctx.payload, run);
     const secret = {
       apiVersion: "v1",
       kind: "Secret",
@@ -381,7 +387,7 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
     if (!(made.status >= 200 && made.status < 300) && !(made.status === 409 && statusObject(made)?.reason === "AlreadyExists"))
       throw client.failure(made, "create", "Secrets");
   }
-  const manifest = kubernetesJobManifest(client.config, ctx.payload, keySecret);
+  const manifest = kubernetesJobManifest(client.config, ctx.payload, keySecret, run);
   const where = { namespace: client.config.namespace, name };
   const res = await client.request("POST", client.jobsPath(), manifest);
   if (res.status >= 200 && res.status < 300) {

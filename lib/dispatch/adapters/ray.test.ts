@@ -54,6 +54,7 @@ describe("ray adapter", () => {
     expect(job.metadata).toEqual({
       team: "rl",
       envforge_dispatch: payload.dispatchId,
+      envforge_run: "1",
       envforge_project: "tb-curriculum",
       envforge_generation: "3",
     });
@@ -128,6 +129,31 @@ describe("ray adapter", () => {
       await ray.close();
       ray = undefined;
     }
+  });
+
+  it("a retry's run 2 submits a job of its own (Ray refuses the used submission_id); its resend finds it", async () => {
+    ray = await startFakeRay({ script: ["PENDING", "FAILED"] });
+    const payload = samplePayload();
+    const ctx = deliveryContext(payload, configFor(ray.url));
+    await rayAdapter.deliver(ctx);
+    await pollUntil(ctx, payload.dispatchId, (s) => s === "failed");
+    // run 1 again (what a retry sent before): Ray's answer is the failed job, nothing runs
+    expect(await rayAdapter.deliver(ctx)).toMatchObject({ status: "failed", data: { duplicate: true } });
+    ray.setDefaultScript(["PENDING", "RUNNING", "SUCCEEDED"]);
+    const run2 = { ...ctx, run: 2 };
+    const second = await rayAdapter.deliver(run2);
+    expect(second).toMatchObject({ status: "delivered", externalId: `${payload.dispatchId}-run2` });
+    expect(ray.jobs.get(`${payload.dispatchId}-run2`)!.metadata).toMatchObject({
+      envforge_dispatch: payload.dispatchId,
+      envforge_run: "2",
+    });
+    expect(await rayAdapter.deliver({ ...run2, attempt: 2 })).toMatchObject({
+      externalId: `${payload.dispatchId}-run2`,
+      data: { duplicate: true },
+    });
+    expect(ray.jobs.size).toBe(2);
+    const { seen } = await pollUntil(run2, second.externalId!, (s) => s === "succeeded");
+    expect(seen.at(-1)).toBe("succeeded");
   });
 
   it("polls PENDING -> RUNNING -> SUCCEEDED as delivered, running, succeeded", async () => {

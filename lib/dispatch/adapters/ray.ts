@@ -1,7 +1,8 @@
 /**
  * Ray adapter: submits a job through the Ray Jobs REST API of the head node's dashboard
- * (`POST /api/jobs/`, default port 8265) with `submission_id` = the dispatch id, so a resend finds
- * the job it started instead of starting a second one. The payload travels in the job's
+ * (`POST /api/jobs/`, default port 8265) with `submission_id` = the dispatch id (`<id>-run<n>` from a
+ * retry's run 2 on: Ray refuses a submission_id it has seen until that job is deleted), so a resend
+ * finds the job it started instead of starting a second one. The payload travels in the job's
  * environment gzipped and base64-encoded (`runtime_env.env_vars.ENVFORGE_PAYLOAD_GZIP_BASE64`):
  * Ray runs every env_vars value through os.path.expandvars and then deletes what is left of
  * `${NAME}` (update_envs in python/ray/_private/utils.py), so JSON with a `$` in it would reach
@@ -55,6 +56,11 @@ export const rayConfigSchema = z
   .strict();
 export type RayConfig = z.infer<typeof rayConfigSchema>;
 
+/** The submission_id of a dispatch's run: the dispatch id, then `<id>-run<n>` for a retry's run n. */
+export function raySubmissionId(payload: Pick<DeliveryContext["payload"], "dispatchId">, run = 1): string {
+  return run > 1 ? `${payload.dispatchId}-run${run}` : payload.dispatchId;
+}
+
 /** Where the entrypoint's `{{payloadPath}}` points on the Ray node (written from the env var before it runs). */
 export function rayPayloadPath(dispatchId: string): string {
   return `/tmp/envforge-payload-${dispatchId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`;
@@ -95,7 +101,7 @@ export function rayEntrypoint(template: string, ctx: Pick<DeliveryContext, "payl
 }
 
 /** The JSON body of `POST /api/jobs/`. */
-export function raySubmitBody(config: RayConfig, ctx: Pick<DeliveryContext, "payload" | "callbackKey">): Record<string, unknown> {
+export function raySubmitBody(config: RayConfig, ctx: Pick<DeliveryContext, "payload" | "callbackKey" | "run">): Record<string, unknown> {
   const { payload, callbackKey } = ctx;
   const runtimeEnv = { ...(config.runtime_env ?? {}) };
   runtimeEnv.env_vars = {
@@ -107,11 +113,12 @@ export function raySubmitBody(config: RayConfig, ctx: Pick<DeliveryContext, "pay
   };
   const body: Record<string, unknown> = {
     entrypoint: rayEntrypoint(config.entrypoint, ctx),
-    submission_id: payload.dispatchId,
+    submission_id: raySubmissionId(payload, ctx.run),
     runtime_env: runtimeEnv,
     metadata: {
       ...(config.metadata ?? {}),
       envforge_dispatch: payload.dispatchId,
+      envforge_run: String(ctx.run ?? 1),
       envforge_project: payload.project.slug,
       envforge_generation: String(payload.generation.index),
     },
@@ -240,7 +247,7 @@ async function statusOf(client: RayClient, job: RayJobDetails, submissionId: str
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const config = parseTargetConfig(rayConfigSchema, ctx.config, "ray");
   const client = new RayClient(config, ctx);
-  const submissionId = ctx.payload.dispatchId;
+  const submissionId = raySubmissionId(ctx.payload, ctx.run);
   const res = await client.request("POST", "/api/jobs/", raySubmitBody(config, ctx));
   if (res.status >= 200 && res.status < 300) {
     const json = parseJson(res.body) as { submission_id?: string; job_id?: string } | undefined;
@@ -251,7 +258,7 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
       data: { jobId: json?.job_id ?? null },
     };
   }
-  // Ray answers 400 (500 in older versions) "Job with submission_id … already exists": this is a resend.
+  // Ray answers 400 (500 in older versions) "Job with submission_id … already exists": this is a resend of this run.
   if ((res.status === 400 || res.status === 500) && /already exists/i.test(res.body)) {
     const job = await client.job(submissionId);
     if (!job) throw new DeliveryError(`Ray says job ${submissionId} already exists but cannot find it; will retry.`, true);
