@@ -237,6 +237,41 @@ describe("kubernetes adapter", () => {
     expect(kubernetesJobStatus({ spec: {}, status: {} }).status).toBe("delivered");
   });
 
+  it("maps the batch/v1 conditions FailureTarget (failed), SuccessCriteriaMet (succeeded) and Suspended (waiting)", () => {
+    const failing = kubernetesJobStatus({
+      spec: { backoffLimit: 3 },
+      status: { active: 1, failed: 1, conditions: [{ type: "FailureTarget", status: "True", reason: "PodFailurePolicy" }] },
+    });
+    expect(failing).toMatchObject({ status: "failed", data: { reason: "PodFailurePolicy" } });
+    const meeting = kubernetesJobStatus({
+      spec: { completions: 3 },
+      status: { active: 2, succeeded: 1, conditions: [{ type: "SuccessCriteriaMet", status: "True", reason: "SuccessPolicy" }] },
+    });
+    expect(meeting.status).toBe("succeeded");
+    const suspended = kubernetesJobStatus({
+      spec: { suspend: true },
+      status: { conditions: [{ type: "Suspended", status: "True", reason: "JobSuspended", message: "Job suspended" }] },
+    });
+    expect(suspended).toMatchObject({ status: "delivered", data: { suspended: true } });
+    expect(suspended.message).toMatch(/^waiting: the Job is suspended/);
+    // a condition that is not True does not count
+    expect(kubernetesJobStatus({ spec: {}, status: { active: 1, conditions: [{ type: "Suspended", status: "False" }] } }).status).toBe(
+      "running",
+    );
+  });
+
+  it("refuses a jobTemplate whose ttlSecondsAfterFinished would delete the Job before a poll reads how it ended", () => {
+    const withTtl = (ttl: number) => ({
+      apiServer: "https://k8s.test",
+      jobTemplate: { spec: { ttlSecondsAfterFinished: ttl, template: { spec: { containers: [{ name: "c", image: "i" }] } } } },
+    });
+    const errors = kubernetesAdapter.checkConfig(withTtl(60));
+    expect(errors.map((e) => e.path)).toEqual(["jobTemplate.spec.ttlSecondsAfterFinished"]);
+    expect(errors[0].message).toMatch(/at least 300/);
+    expect(kubernetesAdapter.checkConfig(withTtl(0))).toHaveLength(1);
+    expect(kubernetesAdapter.checkConfig(withTtl(3600))).toEqual([]);
+  });
+
   it("cancel deletes the Job with propagationPolicy Background; a missing Job polls as failed", async () => {
     kube = await startFakeKubernetes({ token: TOKEN });
     const payload = samplePayload();

@@ -24,6 +24,9 @@ export const DISPATCH_LABEL = "envforge.dev/dispatch";
 export const DISPATCH_ANNOTATION = "envforge.dev/dispatch-id";
 const K8S_PLACEHOLDERS = ["dispatchId", "generation", "project"];
 
+/** The shortest ttlSecondsAfterFinished a jobTemplate may set (polls are up to 60 s apart, later when workers are busy). */
+export const MIN_TTL_SECONDS_AFTER_FINISHED = 300;
+
 const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
@@ -34,6 +37,16 @@ const jobTemplateSchema = z.looseObject({
   metadata: z.looseObject({}).optional(),
   spec: z.looseObject({
     backoffLimit: z.number().int().min(0).optional(),
+    // a Job deleted before a poll reads its end would be reported failed even when it succeeded
+    ttlSecondsAfterFinished: z
+      .number()
+      .int()
+      .min(MIN_TTL_SECONDS_AFTER_FINISHED, {
+        error:
+          `must be at least ${MIN_TTL_SECONDS_AFTER_FINISHED} (or left out): EnvForge polls a Job up to a minute apart ` +
+          `and must read how it ended before Kubernetes deletes it`,
+      })
+      .optional(),
     template: z.looseObject({
       metadata: z.looseObject({}).optional(),
       spec: z.looseObject({
@@ -316,7 +329,8 @@ export function kubernetesJobStatus(job: Json): PollResult {
     ...(status.startTime ? { startTime: status.startTime } : {}),
     ...(status.completionTime ? { completionTime: status.completionTime } : {}),
   };
-  const failed = isTrue("Failed");
+  // FailureTarget and SuccessCriteriaMet come first, while the Job's pods are still being terminated
+  const failed = isTrue("Failed") ?? isTrue("FailureTarget");
   if (failed)
     return {
       status: "failed",
@@ -324,8 +338,15 @@ export function kubernetesJobStatus(job: Json): PollResult {
       data: { ...data, reason: failed.reason ?? null },
     };
   const completions = spec.completions ?? 1;
-  if (isTrue("Complete") || (status.succeeded ?? 0) >= Math.max(1, completions))
+  if (isTrue("Complete") || isTrue("SuccessCriteriaMet") || (status.succeeded ?? 0) >= Math.max(1, completions))
     return { status: "succeeded", message: "Job completed", data };
+  const suspended = isTrue("Suspended");
+  if (suspended)
+    return {
+      status: "delivered",
+      message: `waiting: the Job is suspended${suspended.message ? ` (${suspended.message})` : ""}`,
+      data: { ...data, suspended: true },
+    };
   const backoffLimit = spec.backoffLimit ?? 6; // Kubernetes' own default when the manifest leaves it out
   if ((status.failed ?? 0) > backoffLimit)
     return {
