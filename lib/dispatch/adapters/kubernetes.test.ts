@@ -295,9 +295,14 @@ describe("kubernetes adapter", () => {
     await kube.close();
 
     kube = await startFakeKubernetes({ token: TOKEN, forbidden: true });
-    const forbidden = await failure(kubernetesAdapter.deliver(deliveryContext(payload, defaultConfig(kube.url), TOKEN)));
+    const forbidden = await failure(
+      kubernetesAdapter.deliver({ ...deliveryContext(payload, defaultConfig(kube.url), TOKEN), callbackKey: "efk_forbidden" }),
+    );
     expect(forbidden.retryable).toBe(false);
     expect(forbidden.message).toMatch(/lacks rights to create Jobs in namespace "envforge"/);
+    // RBAC let it create the key Secret but not the Job: the Secret is not left behind
+    expect(kube.requests.filter((r) => r.path.includes("/secrets")).map((r) => r.method)).toEqual(["POST", "DELETE"]);
+    expect(kube.secrets.size).toBe(0);
     for (const e of [unauthorized, pollError, forbidden]) {
       expect(e.message).not.toContain(TOKEN);
       expect(JSON.stringify(e.data ?? {})).not.toContain(TOKEN);

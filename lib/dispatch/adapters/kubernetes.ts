@@ -390,6 +390,7 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const run = ctx.run ?? 1;
   const name = kubernetesJobName(ctx.payload, run);
   let keySecret: string | undefined;
+  let createdSecret = false;
   if (ctx.callbackKey) {
     // the job's ingest key goes into a Secret of its own; the Job only references it
     keySecret = kubernetesKeySecretName(ctx.payload, run);
@@ -405,7 +406,8 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
       stringData: { [CALLBACK_KEY_ENV]: ctx.callbackKey },
     };
     const made = await client.request("POST", client.secretsPath(), secret);
-    if (!(made.status >= 200 && made.status < 300) && !(made.status === 409 && statusObject(made)?.reason === "AlreadyExists"))
+    createdSecret = made.status >= 200 && made.status < 300;
+    if (!createdSecret && !(made.status === 409 && statusObject(made)?.reason === "AlreadyExists"))
       throw client.failure(made, "create", "Secrets");
   }
   const manifest = kubernetesJobManifest(client.config, ctx.payload, keySecret, run);
@@ -442,7 +444,11 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
       data: { ...where, uid: meta.uid ?? null, ...current.data, duplicate: true },
     };
   }
-  throw client.failure(res, "create");
+  const failure = client.failure(res, "create");
+  // no Job will come of this as it stands: the Secret this call made goes (one it found is an earlier attempt's, for its Job)
+  if (!failure.retryable && createdSecret && keySecret)
+    await client.request("DELETE", client.secretsPath(keySecret)).catch(() => undefined);
+  throw failure;
 }
 
 async function poll(ctx: DeliveryContext, externalId: string): Promise<PollResult> {
