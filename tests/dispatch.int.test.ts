@@ -297,6 +297,57 @@ describe("adapters through the service", () => {
     }
   });
 
+  it("retrying a dispatch whose Ray job failed submits a new job (Ray refuses a used submission_id) and reports its success", async () => {
+    const ray = await startFakeRay({ script: ["PENDING", "FAILED"] });
+    try {
+      await target({ name: "ray-retry", kind: "trainer", adapter: "ray", config: { address: ray.url, entrypoint: "python train.py" } });
+      const id = await dispatch("ray-retry");
+      expect((await until(id, ["succeeded", "failed"])).status).toBe("failed");
+      ray.setDefaultScript(["PENDING", "RUNNING", "SUCCEEDED"]);
+      const retried = await admin.request<Dispatch & { run: number }>("POST", `/api/v1/dispatches/${id}/retry`);
+      const d = await until(id, ["succeeded", "failed"]);
+      expect(d.status).toBe("succeeded");
+      expect(retried).toMatchObject({ status: "queued", run: 2 });
+      expect(d.externalId).toBe(`${id}-run2`);
+      expect([...ray.jobs.keys()]).toEqual([id, `${id}-run2`]);
+      expect(ray.jobs.get(id)!.status).toBe("FAILED");
+      expect(d.events.map((e) => e.message).join("\n")).toContain(`run 2 (run 1 was ${id})`);
+    } finally {
+      await ray.close();
+    }
+  });
+
+  it("retrying a dispatch whose Kubernetes Job failed creates a new Job and key Secret, and cleans up both Secrets", async () => {
+    const failedJob = { failed: 1, conditions: [{ type: "Failed", status: "True", reason: "BackoffLimitExceeded" }] };
+    const k8s = await startFakeKubernetes({ token: "k8s-token-retry", script: [{ active: 1 }, failedJob] });
+    try {
+      await target({
+        name: "k8s-retry",
+        kind: "trainer",
+        adapter: "kubernetes",
+        config: { apiServer: k8s.url, namespace: "envforge", image: "trainer:1" },
+        secret: "k8s-token-retry",
+      });
+      const id = await dispatch("k8s-retry");
+      const first = await until(id, ["succeeded", "failed"]);
+      expect(first.status).toBe("failed");
+      k8s.setDefaultScript([{ active: 1 }, { succeeded: 1, conditions: [{ type: "Complete", status: "True" }] }]);
+      await admin.request("POST", `/api/v1/dispatches/${id}/retry`);
+      const d = await until(id, ["succeeded", "failed"]);
+      expect(d.status).toBe("succeeded");
+      expect(d.externalId).toBe(`${first.externalId}-r2`);
+      expect([...k8s.jobs.keys()].sort()).toEqual([`envforge/${first.externalId}`, `envforge/${first.externalId}-r2`]);
+      await waitFor("both key Secrets are deleted", async () => k8s.secrets.size === 0, 10_000);
+      const posted = k8s.requests.filter((r) => r.method === "POST" && r.path.endsWith("/secrets"));
+      expect(posted.map((r) => (r.body?.metadata as { name: string }).name)).toEqual([
+        `${first.externalId}-key`,
+        `${first.externalId}-r2-key`,
+      ]);
+    } finally {
+      await k8s.close();
+    }
+  });
+
   it("exports files that read back, and takes validation reported by a sandbox", async () => {
     const dir = path.join(tmp, "exports");
     await target({ name: "files", kind: "sandbox", adapter: "export", config: { directory: dir } });

@@ -14,6 +14,8 @@ interface DispatchView {
   status: string;
   attempts: number;
   maxAttempts: number;
+  /** 1, and one more per retry */
+  run?: number;
   target: string;
   adapter: string;
   lastError?: string;
@@ -70,6 +72,7 @@ export function DispatchTimeline({
         </span>
         <span className="text-zinc-500">
           attempt {data.attempts}/{data.maxAttempts}
+          {(data.run ?? 1) > 1 && ` · run ${data.run}`}
         </span>
         {data.externalId && <span className="break-all text-zinc-500">id {data.externalId}</span>}
         {!["succeeded", "failed", "cancelled"].includes(data.status) && (

@@ -17,7 +17,7 @@ import { ADAPTERS } from "./types";
 import { bodySnippet, httpRequest, redactSecret } from "./adapters/http";
 import { SIGNATURE_HEADER, signBody } from "./adapters/webhook";
 import { resolveExportDirectory } from "./server-paths";
-import { createTargetSchema, enqueueDispatch, getDispatch, secretKey, targetProblems, targetView } from "./service";
+import { createTargetSchema, enqueueDispatch, finishAtTarget, getDispatch, secretKey, targetProblems, targetView } from "./service";
 import { processEnvironment } from "@/lib/config/env";
 
 export const updateTargetSchema = z
@@ -192,38 +192,51 @@ export async function testTarget(db: Db, project: ProjectRow, name: string, prin
   return result;
 }
 
-/** POST /dispatches/{id}/retry (reviewer or admin): a failed dispatch is queued again with fresh attempts; audited. */
+/**
+ * POST /dispatches/{id}/retry (reviewer or admin): a failed dispatch is queued again with fresh attempts
+ * as its next run (a Ray submission_id and Kubernetes Job name of its own, since both refuse a reused
+ * one); what the last run left at the target is cleaned up first (the Kubernetes key Secret); audited.
+ */
 export async function retryDispatch(db: Db, id: string, principal: Principal) {
   const view = await getDispatch(db, id, principal);
   const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
   requireScope(principal, "dispatch:create", d.projectId);
   if (d.status !== "failed") throw new Conflict(`Dispatch ${id} is ${d.status}; only a failed dispatch can be retried.`);
+  await finishAtTarget(db, id);
+  const run = d.run + 1;
   await db.transaction(async (tx) => {
     const [row] = await tx
       .update(dispatches)
       .set({
         status: "queued",
         attempts: 0,
+        run,
+        externalId: null,
         lastError: null,
         nextAttemptAt: null,
         leaseOwner: null,
         leaseUntil: null,
         updatedAt: new Date(),
       })
-      .where(and(eq(dispatches.id, id), eq(dispatches.status, "failed")))
+      .where(and(eq(dispatches.id, id), eq(dispatches.status, "failed"), eq(dispatches.run, d.run)))
       .returning({ id: dispatches.id });
     if (!row) throw new Conflict(`Dispatch ${id} changed meanwhile.`);
-    await tx.insert(dispatchEvents).values({ dispatchId: id, status: "queued", message: `retried by ${principal.actor}` });
+    await tx.insert(dispatchEvents).values({
+      dispatchId: id,
+      status: "queued",
+      message: `retried by ${principal.actor}: run ${run}${d.externalId ? ` (run ${d.run} was ${d.externalId})` : ""}`,
+      data: { run, previousExternalId: d.externalId },
+    });
     await recordAudit(tx, {
       projectId: d.projectId,
       actor: principal.actor,
       action: "dispatch.retry",
       entity: "dispatch",
       entityId: id,
-      before: { status: "failed", attempts: d.attempts, lastError: d.lastError },
-      after: { status: "queued" },
+      before: { status: "failed", attempts: d.attempts, lastError: d.lastError, run: d.run, externalId: d.externalId },
+      after: { status: "queued", run },
     });
   });
   await enqueueDispatch(id, "deliver");
-  return { ...view, status: "queued", attempts: 0, lastError: undefined };
+  return { ...view, status: "queued", attempts: 0, run, externalId: undefined, lastError: undefined };
 }

@@ -231,12 +231,13 @@ function contextFor(db: Db, d: typeof dispatches.$inferSelect, t: typeof dispatc
     config: t.config as Record<string, unknown>,
     secret,
     attempt: d.attempts,
+    run: d.run,
     readBlob: (sha256) => readBlob(db, sha256),
   };
 }
 
-/** The dispatch ended at its target (a poll or the job's own report said so): let the adapter clean up there. */
-async function finishAtTarget(db: Db, id: string) {
+/** The dispatch ended at its target (a poll, the delivery or the job's own report said so): let the adapter clean up there. */
+export async function finishAtTarget(db: Db, id: string) {
   const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
   if (!d?.externalId) return;
   const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
@@ -307,6 +308,8 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
     });
     if ((result.status === "delivered" || result.status === "running") && adapter.poll)
       await enqueueDispatch(d.id, "poll", pollDelaySeconds(0));
+    // a resend that found its job already ended: clean up as a poll would (the Kubernetes key Secret)
+    if (FINAL.has(result.status)) await finishAtTarget(db, d.id);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const retryable = err instanceof DeliveryError ? err.retryable : true;
@@ -439,6 +442,7 @@ export async function getDispatch(db: Db, id: string, principal: Principal) {
     status: d.d.status,
     attempts: d.d.attempts,
     maxAttempts: d.maxAttempts,
+    run: d.d.run,
     lastError: d.d.lastError ?? undefined,
     externalId: d.d.externalId ?? undefined,
     nextAttemptAt: d.d.nextAttemptAt?.toISOString(),

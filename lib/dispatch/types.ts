@@ -55,6 +55,8 @@ export interface DeliveryContext {
   callbackKey?: string | null;
   /** attempt number, from 1 */
   attempt: number;
+  /** the dispatch's run: 1, one more per retry of a failed dispatch (a new Ray submission_id and Kubernetes Job name from 2 on) */
+  run?: number;
   signal?: AbortSignal;
   /** reads a stored file's bytes by sha256 (task files of the payload) */
   readBlob?: (sha256: string) => Promise<Buffer>;
@@ -98,7 +100,7 @@ export interface DispatchAdapter {
   needsSecret: boolean;
   /** Whether a target with this config needs a secret, where that depends on the config (kubernetes: not with inCluster or kubeconfig auth). */
   secretRequired?(config: unknown): boolean;
-  /** Deliver once; idempotent by payload.dispatchId (a resend must not start a second job). */
+  /** Deliver once; idempotent by payload.dispatchId and ctx.run (a resend must not start a second job; a retry's new run must start one). */
   deliver(ctx: DeliveryContext): Promise<DeliveryResult>;
   /** Status after delivery, for adapters whose targets run something (ray, kubernetes, local). */
   poll?(ctx: DeliveryContext, externalId: string): Promise<PollResult>;

@@ -8,7 +8,8 @@
  *   DELETE /api/v1/namespaces/{ns}/secrets/{name}      200 Status Success
  * Every request needs `Authorization: Bearer <token>` (401 Status otherwise); `forbidden` answers
  * 403 like RBAC does. Errors are `Status` objects as the API server sends them. Wire data only: no
- * imports from lib/.
+ * imports from lib/. What a container would see: `containerEnvironment` resolves its env as the
+ * kubelet does (`$(VAR)` and `$$` expanded, secretKeyRef read from the stored Secrets).
  */
 import http from "node:http";
 import https from "node:https";
@@ -55,6 +56,8 @@ export interface FakeKubernetes {
   deletions: { job: string; propagationPolicy: unknown }[];
   setStatus(namespace: string, name: string, status: FakeJobStatus): void;
   setScript(namespace: string, name: string, script: FakeJobStatus[]): void;
+  /** status script of Jobs created from now on */
+  setDefaultScript(script: FakeJobStatus[]): void;
   close(): Promise<void>;
 }
 
@@ -71,6 +74,70 @@ function status(code: number, reason: string, message: string, details?: Json): 
   };
 }
 
+/**
+ * Expand from third_party/forked/golang/expansion/expand.go (kubernetes/kubernetes), which the
+ * kubelet applies to every env `value` (and command/args): `$$` -> `$`, `$(NAME)` -> its value
+ * when `mapping` knows NAME (else left as written), any other `$` kept with what follows.
+ */
+export function kubernetesExpand(input: string, mapping: (name: string) => string | undefined): string {
+  let out = "";
+  let checkpoint = 0;
+  for (let cursor = 0; cursor < input.length; cursor++) {
+    if (input[cursor] !== "$" || cursor + 1 >= input.length) continue;
+    out += input.slice(checkpoint, cursor);
+    const rest = input.slice(cursor + 1);
+    let read: string;
+    let advance: number;
+    if (rest[0] === "$") {
+      read = "$"; // escaped operator
+      advance = 1;
+    } else if (rest[0] === "(") {
+      const close = rest.indexOf(")", 1);
+      if (close >= 1) {
+        const name = rest.slice(1, close);
+        read = mapping(name) ?? `$(${name})`;
+        advance = close + 1;
+      } else {
+        read = "$("; // incomplete reference
+        advance = 1;
+      }
+    } else {
+      const ch = String.fromCodePoint(rest.codePointAt(0)!);
+      read = `$${ch}`;
+      advance = ch.length;
+    }
+    out += read;
+    cursor += advance;
+    checkpoint = cursor + 1;
+  }
+  return out + input.slice(checkpoint);
+}
+
+/**
+ * The environment a container of a stored Job starts with, as the kubelet builds it
+ * (makeEnvironmentVariables in pkg/kubelet/kubelet_pods.go): in order, each `value` expanded
+ * against the variables before it, each secretKeyRef read from `secrets`.
+ */
+export function containerEnvironment(job: Json, containerName: string, secrets: Map<string, Json> = new Map()): Record<string, string> {
+  const podSpec = (((job.spec as Json).template as Json).spec ?? {}) as Json;
+  const all = [...((podSpec.initContainers as Json[] | undefined) ?? []), ...((podSpec.containers as Json[] | undefined) ?? [])];
+  const container = all.find((c) => c.name === containerName);
+  if (!container) throw new Error(`no container ${containerName}`);
+  const namespace = String(((job.metadata ?? {}) as Json).namespace ?? "default");
+  const env: Record<string, string> = {};
+  for (const e of (container.env as Json[] | undefined) ?? []) {
+    const name = String(e.name);
+    if (typeof e.value === "string" && e.value !== "")
+      env[name] = kubernetesExpand(e.value, (n) => (Object.hasOwn(env, n) ? env[n] : undefined));
+    else if (e.valueFrom) {
+      const ref = (e.valueFrom as Json).secretKeyRef as { name: string; key: string } | undefined;
+      const secret = ref ? secrets.get(`${namespace}/${ref.name}`) : undefined;
+      env[name] = String(((secret?.stringData ?? {}) as Json)[ref?.key ?? ""] ?? "");
+    } else env[name] = "";
+  }
+  return env;
+}
+
 /** Starts the fake API server; `close()` it when done. */
 export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<FakeKubernetes> {
   const namespaces = new Set(opts.namespaces ?? ["default", "envforge"]);
@@ -80,6 +147,7 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
   const requests: FakeKubernetesRequest[] = [];
   const deletions: { job: string; propagationPolicy: unknown }[] = [];
   let uid = 0;
+  let defaultScript = opts.script ?? [];
 
   const send = (res: http.ServerResponse, code: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -182,7 +250,7 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
           status: {},
         };
         jobs.set(key, job);
-        scripts.set(key, [...(opts.script ?? [])]);
+        scripts.set(key, [...defaultScript]);
         return send(res, 201, job);
       }
       if (!name) return send(res, 405, status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"));
@@ -229,6 +297,9 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
     },
     setScript(namespace, name, script) {
       scripts.set(`${namespace}/${name}`, [...script]);
+    },
+    setDefaultScript(script) {
+      defaultScript = [...script];
     },
     close: () =>
       new Promise<void>((resolve) => {

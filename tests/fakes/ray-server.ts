@@ -8,7 +8,10 @@
  *   GET  /api/jobs/{submission_id}/logs  { logs }
  *   POST /api/jobs/{submission_id}/stop  { stopped } and status STOPPED
  * Unknown jobs answer 404. Records every request. Wire data only: no imports from lib/.
+ * What a job would see: `environmentOf` applies Ray's update_envs to its runtime_env.env_vars,
+ * `runEntrypoint` runs its entrypoint in `sh -c` with that environment (as the job supervisor does).
  */
+import { spawnSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -45,6 +48,15 @@ export interface FakeRayOptions {
 
 export interface FakeRay {
   url: string;
+  /** the environment the job's entrypoint gets: `base` (the node's own) updated by its env_vars as Ray does */
+  environmentOf(submissionId: string, base?: Record<string, string>): Record<string, string>;
+  /** runs the job's entrypoint in `sh -c` with environmentOf(base), in `cwd` */
+  runEntrypoint(
+    submissionId: string,
+    opts?: { base?: Record<string, string>; cwd?: string },
+  ): { code: number | null; stdout: string; stderr: string };
+  /** status script of jobs submitted from now on */
+  setDefaultScript(script: RayJobStatus[]): void;
   /** `METHOD /path` of every request, in order */
   requests: string[];
   jobs: Map<string, FakeRayJob>;
@@ -54,12 +66,33 @@ export interface FakeRay {
   close(): Promise<void>;
 }
 
+/**
+ * Ray's update_envs (python/ray/_private/utils.py, called by RuntimeEnvContext.exec_worker in
+ * python/ray/_private/runtime_env/context.py): each env_vars value in turn goes through Python's
+ * os.path.expandvars (`$name` and `${name}` replaced when set, left as they are otherwise), then
+ * every `${NAME}` left is deleted (ray-project/ray #36187), and the result is set in the environment
+ * the later values expand from.
+ */
+export function rayUpdateEnvs(envVars: Record<string, string>, base: Record<string, string>): Record<string, string> {
+  const env = { ...base };
+  for (const [key, value] of Object.entries(envVars)) {
+    // posixpath.expandvars: _varprog = re.compile(r'\$(\w+|\{[^}]*\})', re.ASCII), unknown names kept
+    const expanded = value.replace(/\$(\w+|\{[^}]*\})/g, (whole, name: string) => {
+      const bare = name.startsWith("{") ? name.slice(1, -1) : name;
+      return Object.hasOwn(env, bare) ? env[bare] : whole;
+    });
+    env[key] = expanded.replace(/\$\{[A-Z0-9_]+\}/g, "");
+  }
+  return env;
+}
+
 /** Starts the fake Ray dashboard; `close()` it when done. */
 export async function startFakeRay(opts: FakeRayOptions = {}): Promise<FakeRay> {
   const jobs = new Map<string, FakeRayJob>();
   const requests: string[] = [];
   const authorizations: (string | undefined)[] = [];
   let failuresLeft = opts.failFirst ?? 0;
+  let defaultScript = opts.script;
   let counter = 0;
 
   const sendJson = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -129,7 +162,7 @@ export async function startFakeRay(opts: FakeRayOptions = {}): Promise<FakeRay> 
               `submission_id ${submissionId} already exists. Please use a different submission_id.`,
           );
         }
-        const script = [...(opts.script ?? ["PENDING", "RUNNING", "SUCCEEDED"])];
+        const script = [...(defaultScript ?? ["PENDING", "RUNNING", "SUCCEEDED"])];
         const job: FakeRayJob = {
           submission_id: submissionId,
           job_id: `0${++counter}000000`,
@@ -170,6 +203,11 @@ export async function startFakeRay(opts: FakeRayOptions = {}): Promise<FakeRay> 
       sendText(res, 405, "Method Not Allowed");
     });
   });
+  const environmentOf = (submissionId: string, base: Record<string, string> = {}) => {
+    const job = jobs.get(submissionId);
+    if (!job) throw new Error(`no job ${submissionId}`);
+    return rayUpdateEnvs((job.runtime_env.env_vars as Record<string, string> | undefined) ?? {}, base);
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -177,6 +215,21 @@ export async function startFakeRay(opts: FakeRayOptions = {}): Promise<FakeRay> 
     requests,
     jobs,
     authorizations,
+    environmentOf,
+    runEntrypoint(submissionId, { base = {}, cwd } = {}) {
+      const job = jobs.get(submissionId);
+      if (!job) throw new Error(`no job ${submissionId}`);
+      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...base };
+      const out = spawnSync("sh", ["-c", job.entrypoint], {
+        env: environmentOf(submissionId, env) as NodeJS.ProcessEnv,
+        cwd,
+        encoding: "utf8",
+      });
+      return { code: out.status, stdout: out.stdout, stderr: out.stderr };
+    },
+    setDefaultScript(script) {
+      defaultScript = [...script];
+    },
     setScript(submissionId, script) {
       const job = jobs.get(submissionId);
       if (!job) throw new Error(`no job ${submissionId}`);

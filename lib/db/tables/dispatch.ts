@@ -43,6 +43,9 @@ export const dispatches = pgTable(
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     externalId: text("external_id"),
+    // which run of the dispatch is (or was last) at the target: 1, and one more per retry; part of the
+    // Ray submission_id and Kubernetes Job name from run 2 on, so a retry starts a job of its own
+    run: integer("run").notNull().default(1),
     // the generation as delivered, frozen when the dispatch was created
     payload: jsonb("payload"),
     // the dispatch-scoped ingest key, encrypted with ENVFORGE_SECRET_KEY (every attempt sends the same key)

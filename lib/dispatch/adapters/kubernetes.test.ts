@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeKubernetes, type FakeKubernetes } from "@/tests/fakes/kubernetes-server";
-import { DeliveryError } from "../types";
+import { containerEnvironment, kubernetesExpand, startFakeKubernetes, type FakeKubernetes } from "@/tests/fakes/kubernetes-server";
+import { DeliveryError, type GenerationPayload } from "../types";
 import { DISPATCH_LABEL, kubernetesAdapter, kubernetesJobName, kubernetesJobStatus } from "./kubernetes";
 import { deliveryContext, samplePayload } from "./test-payload";
 
@@ -52,9 +52,62 @@ describe("kubernetes adapter", () => {
     const [container] = job.spec.template.spec.containers;
     expect(container.image).toBe("ghcr.io/acme/trainer:1");
     expect(container.command).toEqual(["python", "train.py", "--run", "tb-curriculum-g3"]);
-    const env = Object.fromEntries(container.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const env = containerEnvironment(job, "envforge", kube.secrets);
     expect(JSON.parse(env.ENVFORGE_PAYLOAD_JSON)).toEqual(payload);
     expect(env.ENVFORGE_CALLBACK_ROLLOUTS).toBe(payload.callbacks.rollouts);
+  });
+
+  it("every container sees the payload byte for byte, `$` and all, after the kubelet's $(VAR) and $$ expansion", async () => {
+    // third_party/forked/golang/expansion/expand.go: `$$` -> `$` and `$(ENVFORGE_DISPATCH_ID)` -> the id
+    // (defined before ENVFORGE_PAYLOAD_JSON) in env values, when the JSON went in unescaped
+    kube = await startFakeKubernetes({ token: TOKEN });
+    const base = samplePayload();
+    const payload: GenerationPayload = {
+      ...base,
+      environments: [
+        {
+          ...base.environments[0],
+          config: { cmd: "echo $HOME && cat ${TASK_DIR}/x", formula: "$$x^2$$", ref: "$(ENVFORGE_DISPATCH_ID)", open: "$(", tail: "$" },
+        },
+        ...base.environments.slice(1),
+      ],
+    };
+    const jobTemplate = {
+      spec: { template: { spec: { initContainers: [{ name: "fetch", image: "busybox" }], containers: [{ name: "main", image: "t:1" }] } } },
+    };
+    const ctx = { ...deliveryContext(payload, { apiServer: kube.url, jobTemplate }, TOKEN), callbackKey: "efk_key$(HOME)" };
+    await kubernetesAdapter.deliver(ctx);
+    const job = kube.jobs.get(`default/${kubernetesJobName(payload)}`)!;
+    for (const name of ["fetch", "main"]) {
+      const env = containerEnvironment(job, name, kube.secrets);
+      expect(env.ENVFORGE_PAYLOAD_JSON).toBe(JSON.stringify(payload));
+      expect(env.ENVFORGE_DISPATCH_ID).toBe(payload.dispatchId);
+      expect(env.ENVFORGE_API_KEY).toBe("efk_key$(HOME)"); // a Secret's value is not expanded
+    }
+  });
+
+  it("the fake expands env values as expand.go does (its expand_test.go cases)", () => {
+    const vars: Record<string, string> = { VAR_A: "A", VAR_B: "B", VAR_REF: "$(VAR_A)", VAR_EMPTY: "" };
+    const map = (n: string) => (Object.hasOwn(vars, n) ? vars[n] : undefined);
+    const cases: [string, string][] = [
+      ["$(VAR_A)-$(VAR_A)", "A-A"],
+      ["$$(VAR_B)_$(VAR_A)", "$(VAR_B)_A"],
+      ["f000-$$VAR_A", "f000-$VAR_A"],
+      ["$(VAR_A$(VAR_B))", "$(VAR_A$(VAR_B))"],
+      ["$(VAR_REF)", "$(VAR_A)"],
+      ["foo$(VAR_EMPTY)bar", "foobar"],
+      ["foo$(VAR_Awhoops!", "foo$(VAR_Awhoops!"],
+      ["$?_boo_$!", "$?_boo_$!"],
+      ["$(VAR_DNE)", "$(VAR_DNE)"],
+      ["$$$$$$(BIG_MONEY)", "$$$(BIG_MONEY)"],
+      ["$$$$$$$(VAR_A)", "$$$A"],
+      ["${VAR_A}", "${VAR_A}"],
+      ["$(VAR_B)_______$(A", "B_______$(A"],
+      ["$(VAR_A)foobarzab$", "Afoobarzab$"],
+      ["--$($($($($--", "--$($($($($--"],
+      ["$(foo$$var)", "$(foo$$var)"],
+    ];
+    for (const [input, expected] of cases) expect([input, kubernetesExpand(input, map)]).toEqual([input, expected]);
   });
 
   it("uses a Job template: keeps its settings, sets name, labels and env on every container", async () => {
@@ -112,6 +165,32 @@ describe("kubernetes adapter", () => {
     ]);
   });
 
+  it("a retry's run 2 creates a Job and key Secret of its own (the first name meets 409); its resend finds it", async () => {
+    kube = await startFakeKubernetes({ token: TOKEN });
+    const payload = samplePayload();
+    const ctx = { ...deliveryContext(payload, defaultConfig(kube.url), TOKEN), callbackKey: "efk_run1" };
+    const first = await kubernetesAdapter.deliver(ctx);
+    kube.setStatus("envforge", first.externalId!, {
+      failed: 1,
+      conditions: [{ type: "Failed", status: "True", reason: "BackoffLimitExceeded" }],
+    });
+    // run 1 again (what a retry sent before): the failed Job, nothing runs
+    expect(await kubernetesAdapter.deliver(ctx)).toMatchObject({ status: "failed", data: { duplicate: true } });
+    const run2 = { ...ctx, run: 2, callbackKey: "efk_run2" };
+    const second = await kubernetesAdapter.deliver(run2);
+    const name = `${kubernetesJobName(payload)}-r2`;
+    expect(kubernetesJobName(payload, 2)).toBe(name);
+    expect(second).toMatchObject({ status: "delivered", externalId: name });
+    const job = kube.jobs.get(`envforge/${name}`)!;
+    expect((job.metadata as any).annotations["envforge.dev/run"]).toBe("2");
+    expect(containerEnvironment(job, "envforge", kube.secrets).ENVFORGE_API_KEY).toBe("efk_run2");
+    expect(await kubernetesAdapter.deliver({ ...run2, attempt: 2 })).toMatchObject({ externalId: name, data: { duplicate: true } });
+    expect(kube.jobs.size).toBe(2);
+    // the finished run's Secret goes on finish, the new one stays
+    await kubernetesAdapter.finish!(ctx, first.externalId!);
+    expect([...kube.secrets.keys()]).toEqual([`envforge/${name}-key`]);
+  });
+
   it("a Job of the same name from another dispatch is not taken for ours", async () => {
     kube = await startFakeKubernetes({ token: TOKEN });
     const first = samplePayload();
@@ -158,6 +237,41 @@ describe("kubernetes adapter", () => {
     expect(kubernetesJobStatus({ spec: {}, status: {} }).status).toBe("delivered");
   });
 
+  it("maps the batch/v1 conditions FailureTarget (failed), SuccessCriteriaMet (succeeded) and Suspended (waiting)", () => {
+    const failing = kubernetesJobStatus({
+      spec: { backoffLimit: 3 },
+      status: { active: 1, failed: 1, conditions: [{ type: "FailureTarget", status: "True", reason: "PodFailurePolicy" }] },
+    });
+    expect(failing).toMatchObject({ status: "failed", data: { reason: "PodFailurePolicy" } });
+    const meeting = kubernetesJobStatus({
+      spec: { completions: 3 },
+      status: { active: 2, succeeded: 1, conditions: [{ type: "SuccessCriteriaMet", status: "True", reason: "SuccessPolicy" }] },
+    });
+    expect(meeting.status).toBe("succeeded");
+    const suspended = kubernetesJobStatus({
+      spec: { suspend: true },
+      status: { conditions: [{ type: "Suspended", status: "True", reason: "JobSuspended", message: "Job suspended" }] },
+    });
+    expect(suspended).toMatchObject({ status: "delivered", data: { suspended: true } });
+    expect(suspended.message).toMatch(/^waiting: the Job is suspended/);
+    // a condition that is not True does not count
+    expect(kubernetesJobStatus({ spec: {}, status: { active: 1, conditions: [{ type: "Suspended", status: "False" }] } }).status).toBe(
+      "running",
+    );
+  });
+
+  it("refuses a jobTemplate whose ttlSecondsAfterFinished would delete the Job before a poll reads how it ended", () => {
+    const withTtl = (ttl: number) => ({
+      apiServer: "https://k8s.test",
+      jobTemplate: { spec: { ttlSecondsAfterFinished: ttl, template: { spec: { containers: [{ name: "c", image: "i" }] } } } },
+    });
+    const errors = kubernetesAdapter.checkConfig(withTtl(60));
+    expect(errors.map((e) => e.path)).toEqual(["jobTemplate.spec.ttlSecondsAfterFinished"]);
+    expect(errors[0].message).toMatch(/at least 300/);
+    expect(kubernetesAdapter.checkConfig(withTtl(0))).toHaveLength(1);
+    expect(kubernetesAdapter.checkConfig(withTtl(3600))).toEqual([]);
+  });
+
   it("cancel deletes the Job with propagationPolicy Background; a missing Job polls as failed", async () => {
     kube = await startFakeKubernetes({ token: TOKEN });
     const payload = samplePayload();
@@ -181,9 +295,14 @@ describe("kubernetes adapter", () => {
     await kube.close();
 
     kube = await startFakeKubernetes({ token: TOKEN, forbidden: true });
-    const forbidden = await failure(kubernetesAdapter.deliver(deliveryContext(payload, defaultConfig(kube.url), TOKEN)));
+    const forbidden = await failure(
+      kubernetesAdapter.deliver({ ...deliveryContext(payload, defaultConfig(kube.url), TOKEN), callbackKey: "efk_forbidden" }),
+    );
     expect(forbidden.retryable).toBe(false);
     expect(forbidden.message).toMatch(/lacks rights to create Jobs in namespace "envforge"/);
+    // RBAC let it create the key Secret but not the Job: the Secret is not left behind
+    expect(kube.requests.filter((r) => r.path.includes("/secrets")).map((r) => r.method)).toEqual(["POST", "DELETE"]);
+    expect(kube.secrets.size).toBe(0);
     for (const e of [unauthorized, pollError, forbidden]) {
       expect(e.message).not.toContain(TOKEN);
       expect(JSON.stringify(e.data ?? {})).not.toContain(TOKEN);

@@ -1,8 +1,9 @@
 /**
  * Kubernetes adapter: creates a batch/v1 Job through the API server, authenticated by the target's
  * secret as a bearer token, by EnvForge's own in-cluster service account, or by a kubeconfig file
- * (./kubernetes-auth.ts). The Job name is derived from the dispatch id, so a resend
- * meets `409 AlreadyExists` and reports the Job it created the first time.
+ * (./kubernetes-auth.ts). The Job name is derived from the dispatch id (and the run, from a retry's
+ * run 2 on), so a resend meets `409 AlreadyExists` and reports the Job it created the first time,
+ * while a retry creates a Job of its own.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -23,6 +24,9 @@ export const DISPATCH_LABEL = "envforge.dev/dispatch";
 export const DISPATCH_ANNOTATION = "envforge.dev/dispatch-id";
 const K8S_PLACEHOLDERS = ["dispatchId", "generation", "project"];
 
+/** The shortest ttlSecondsAfterFinished a jobTemplate may set (polls are up to 60 s apart, later when workers are busy). */
+export const MIN_TTL_SECONDS_AFTER_FINISHED = 300;
+
 const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
@@ -33,6 +37,16 @@ const jobTemplateSchema = z.looseObject({
   metadata: z.looseObject({}).optional(),
   spec: z.looseObject({
     backoffLimit: z.number().int().min(0).optional(),
+    // a Job deleted before a poll reads its end would be reported failed even when it succeeded
+    ttlSecondsAfterFinished: z
+      .number()
+      .int()
+      .min(MIN_TTL_SECONDS_AFTER_FINISHED, {
+        error:
+          `must be at least ${MIN_TTL_SECONDS_AFTER_FINISHED} (or left out): EnvForge polls a Job up to a minute apart ` +
+          `and must read how it ended before Kubernetes deletes it`,
+      })
+      .optional(),
     template: z.looseObject({
       metadata: z.looseObject({}).optional(),
       spec: z.looseObject({
@@ -85,11 +99,14 @@ type ResolvedConfig = KubernetesConfig & { namespace: string };
 
 type Json = Record<string, unknown>;
 
-/** `envforge-<first 8 hex of the dispatch id>-g<generation>` (a sha256 prefix when the id does not start with 8 hex digits). */
-export function kubernetesJobName(payload: Pick<GenerationPayload, "dispatchId" | "generation">): string {
+/**
+ * `envforge-<first 8 hex of the dispatch id>-g<generation>` (a sha256 prefix when the id does not start
+ * with 8 hex digits), `-r<run>` appended from a retry's run 2 on.
+ */
+export function kubernetesJobName(payload: Pick<GenerationPayload, "dispatchId" | "generation">, run = 1): string {
   const lead = payload.dispatchId.toLowerCase().slice(0, 8);
   const hex = /^[0-9a-f]{8}$/.test(lead) ? lead : createHash("sha256").update(payload.dispatchId).digest("hex").slice(0, 8);
-  return `envforge-${hex}-g${payload.generation.index}`;
+  return `envforge-${hex}-g${payload.generation.index}${run > 1 ? `-r${run}` : ""}`;
 }
 
 /** The dispatch id as a label value (a hash when the id is not a valid one). */
@@ -107,16 +124,25 @@ function objectAt(parent: Json, key: string): Json {
   return created;
 }
 
+/**
+ * An env value as Kubernetes must be given it to hand the container `value` unchanged: the kubelet
+ * expands `$(VAR)` from the variables before it and turns `$$` into `$`
+ * (third_party/forked/golang/expansion/expand.go), so every `$` is doubled.
+ */
+export function kubernetesEnvLiteral(value: string): string {
+  return value.replace(/\$/g, () => "$$"); // a replacer function: its result is taken literally
+}
+
 /** The Secret holding a dispatch's callback key: `<job name>-key`. */
-export function kubernetesKeySecretName(payload: Pick<GenerationPayload, "dispatchId" | "generation">): string {
-  return `${kubernetesJobName(payload)}-key`;
+export function kubernetesKeySecretName(payload: Pick<GenerationPayload, "dispatchId" | "generation">, run = 1): string {
+  return `${kubernetesJobName(payload, run)}-key`;
 }
 
 /**
  * The Job manifest for a dispatch: template (or default) + name, labels, env, backoffLimit; with
  * `keySecret`, every container reads ENVFORGE_API_KEY from that Secret (never a literal value).
  */
-export function kubernetesJobManifest(config: KubernetesConfig, payload: GenerationPayload, keySecret?: string): Json {
+export function kubernetesJobManifest(config: KubernetesConfig, payload: GenerationPayload, keySecret?: string, run = 1): Json {
   const namespace = config.namespace ?? "default";
   const values = placeholderValues(payload);
   const job: Json = config.jobTemplate
@@ -130,7 +156,7 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
           },
         },
       };
-  const name = kubernetesJobName(payload);
+  const name = kubernetesJobName(payload, run);
   job.apiVersion = "batch/v1";
   job.kind = "Job";
   const metadata = objectAt(job, "metadata");
@@ -144,6 +170,7 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
     [DISPATCH_ANNOTATION]: payload.dispatchId,
     "envforge.dev/project": payload.project.slug,
     "envforge.dev/generation": String(payload.generation.index),
+    "envforge.dev/run": String(run),
   };
   const spec = objectAt(job, "spec");
   if (spec.backoffLimit === undefined) spec.backoffLimit = 0;
@@ -165,7 +192,7 @@ export function kubernetesJobManifest(config: KubernetesConfig, payload: Generat
         : [];
       container.env = [
         ...kept.filter((e) => e.name !== CALLBACK_KEY_ENV),
-        ...Object.entries(env).map(([n, value]) => ({ name: n, value })),
+        ...Object.entries(env).map(([n, value]) => ({ name: n, value: kubernetesEnvLiteral(value) })),
         ...fromSecret,
       ];
       for (const field of ["command", "args"]) {
@@ -302,7 +329,8 @@ export function kubernetesJobStatus(job: Json): PollResult {
     ...(status.startTime ? { startTime: status.startTime } : {}),
     ...(status.completionTime ? { completionTime: status.completionTime } : {}),
   };
-  const failed = isTrue("Failed");
+  // FailureTarget and SuccessCriteriaMet come first, while the Job's pods are still being terminated
+  const failed = isTrue("Failed") ?? isTrue("FailureTarget");
   if (failed)
     return {
       status: "failed",
@@ -310,8 +338,15 @@ export function kubernetesJobStatus(job: Json): PollResult {
       data: { ...data, reason: failed.reason ?? null },
     };
   const completions = spec.completions ?? 1;
-  if (isTrue("Complete") || (status.succeeded ?? 0) >= Math.max(1, completions))
+  if (isTrue("Complete") || isTrue("SuccessCriteriaMet") || (status.succeeded ?? 0) >= Math.max(1, completions))
     return { status: "succeeded", message: "Job completed", data };
+  const suspended = isTrue("Suspended");
+  if (suspended)
+    return {
+      status: "delivered",
+      message: `waiting: the Job is suspended${suspended.message ? ` (${suspended.message})` : ""}`,
+      data: { ...data, suspended: true },
+    };
   const backoffLimit = spec.backoffLimit ?? 6; // Kubernetes' own default when the manifest leaves it out
   if ((status.failed ?? 0) > backoffLimit)
     return {
@@ -352,11 +387,13 @@ async function clientFor(ctx: DeliveryContext): Promise<KubernetesClient> {
 
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const client = await clientFor(ctx);
-  const name = kubernetesJobName(ctx.payload);
+  const run = ctx.run ?? 1;
+  const name = kubernetesJobName(ctx.payload, run);
   let keySecret: string | undefined;
+  let createdSecret = false;
   if (ctx.callbackKey) {
     // the job's ingest key goes into a Secret of its own; the Job only references it
-    keySecret = kubernetesKeySecretName(ctx.payload);
+    keySecret = kubernetesKeySecretName(ctx.payload, run);
     const secret = {
       apiVersion: "v1",
       kind: "Secret",
@@ -369,10 +406,11 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
       stringData: { [CALLBACK_KEY_ENV]: ctx.callbackKey },
     };
     const made = await client.request("POST", client.secretsPath(), secret);
-    if (!(made.status >= 200 && made.status < 300) && !(made.status === 409 && statusObject(made)?.reason === "AlreadyExists"))
+    createdSecret = made.status >= 200 && made.status < 300;
+    if (!createdSecret && !(made.status === 409 && statusObject(made)?.reason === "AlreadyExists"))
       throw client.failure(made, "create", "Secrets");
   }
-  const manifest = kubernetesJobManifest(client.config, ctx.payload, keySecret);
+  const manifest = kubernetesJobManifest(client.config, ctx.payload, keySecret, run);
   const where = { namespace: client.config.namespace, name };
   const res = await client.request("POST", client.jobsPath(), manifest);
   if (res.status >= 200 && res.status < 300) {
@@ -406,7 +444,11 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
       data: { ...where, uid: meta.uid ?? null, ...current.data, duplicate: true },
     };
   }
-  throw client.failure(res, "create");
+  const failure = client.failure(res, "create");
+  // no Job will come of this as it stands: the Secret this call made goes (one it found is an earlier attempt's, for its Job)
+  if (!failure.retryable && createdSecret && keySecret)
+    await client.request("DELETE", client.secretsPath(keySecret)).catch(() => undefined);
+  throw failure;
 }
 
 async function poll(ctx: DeliveryContext, externalId: string): Promise<PollResult> {

@@ -115,6 +115,23 @@ describe("local adapter", () => {
     expect(readFileSync(counter, "utf8")).toBe("run\n");
   });
 
+  it("a retry's run 2 starts a process in a folder of its own (before: it reported run 1's failure)", async () => {
+    const payload = samplePayload();
+    // fails the first time, succeeds the second (the state folder is kept across runs)
+    const script =
+      `const fs=require("fs"); const f=process.env.ENVFORGE_STATE_DIR+"/tries-"+process.env.ENVFORGE_DISPATCH_ID;` +
+      `const before=fs.existsSync(f); fs.appendFileSync(f,"run\\n"); process.exit(before?0:3);`;
+    const ctx = deliveryContext(payload, { workDir, command: node(script) });
+    const first = await localAdapter.deliver(ctx);
+    expect((await pollUntilDone(ctx, first.externalId!)).status).toBe("failed");
+    expect(await localAdapter.deliver({ ...ctx, attempt: 2 })).toMatchObject({ status: "failed", data: { duplicate: true } });
+    const run2 = { ...ctx, run: 2 };
+    const second = await localAdapter.deliver(run2);
+    expect(parseLocalExternalId(second.externalId!).dir).toBe(localDispatchDir({ workDir }, payload.dispatchId, 2));
+    expect((await pollUntilDone(run2, second.externalId!)).status).toBe("succeeded");
+    expect(await localAdapter.deliver({ ...run2, attempt: 2 })).toMatchObject({ externalId: second.externalId, data: { duplicate: true } });
+  });
+
   it("cancel kills the process group; the outcome survives in exit.json", async () => {
     const ctx = deliveryContext(samplePayload(), { workDir, command: node(`setInterval(() => {}, 1000)`), killGraceMs: 2000 });
     const { externalId } = await localAdapter.deliver(ctx);

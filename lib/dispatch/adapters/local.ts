@@ -56,8 +56,10 @@ export function defaultLocalWorkDir(): string {
 }
 
 /** The folder of one dispatch. */
-export function localDispatchDir(config: Pick<LocalConfig, "workDir">, dispatchId: string): string {
-  return path.resolve(config.workDir ?? defaultLocalWorkDir(), dispatchId.replace(/[^A-Za-z0-9_.-]/g, "_"));
+export function localDispatchDir(config: Pick<LocalConfig, "workDir">, dispatchId: string, run = 1): string {
+  // a retry's run has a folder (and launch record) of its own, so it starts a process rather than report the last run's
+  const name = `${dispatchId.replace(/[^A-Za-z0-9_.-]/g, "_")}${run > 1 ? `-run${run}` : ""}`;
+  return path.resolve(config.workDir ?? defaultLocalWorkDir(), name);
 }
 
 /** `<pid>:<folder>`, the local adapter's external id. */
@@ -255,7 +257,7 @@ async function takeLaunchLock(lockPath: string): Promise<boolean> {
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   if (!localTargetsAllowed()) throw new DeliveryError("This server does not run local targets (ENVFORGE_LOCAL_TARGETS is off).", false);
   const config = parseTargetConfig(localConfigSchema, ctx.config, "local");
-  const dir = localDispatchDir(config, ctx.payload.dispatchId);
+  const dir = localDispatchDir(config, ctx.payload.dispatchId, ctx.run);
   const f = files(dir);
   const runner = localRunner((line) => console.warn(`[dispatch] ${line}`));
   const stateDir = await prepareFolders(dir, runner);

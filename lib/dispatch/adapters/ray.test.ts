@@ -1,7 +1,11 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeRay, type FakeRay } from "@/tests/fakes/ray-server";
+import { rayUpdateEnvs, startFakeRay, type FakeRay } from "@/tests/fakes/ray-server";
 import { DeliveryError, type GenerationPayload } from "../types";
-import { rayAdapter, rayEntrypoint, rayPayloadPath } from "./ray";
+import { RAY_PAYLOAD_ENV, rayAdapter, rayEntrypoint, rayPayloadPath } from "./ray";
 import { deliveryContext, samplePayload } from "./test-payload";
 
 let ray: FakeRay | undefined;
@@ -38,7 +42,8 @@ describe("ray adapter", () => {
     const job = ray.jobs.get(payload.dispatchId)!;
     expect(ray.requests[0]).toBe("POST /api/jobs/");
     const env = job.runtime_env.env_vars as Record<string, string>;
-    expect(JSON.parse(env.ENVFORGE_PAYLOAD_JSON)).toEqual(payload);
+    expect(JSON.parse(gunzipSync(Buffer.from(env[RAY_PAYLOAD_ENV], "base64")).toString("utf8"))).toEqual(payload);
+    expect(env.ENVFORGE_PAYLOAD_JSON).toBeUndefined(); // Ray would expand the `$`s in it
     expect(env).toMatchObject({
       WANDB_PROJECT: "rl",
       ENVFORGE_DISPATCH_ID: payload.dispatchId,
@@ -49,20 +54,65 @@ describe("ray adapter", () => {
     expect(job.metadata).toEqual({
       team: "rl",
       envforge_dispatch: payload.dispatchId,
+      envforge_run: "1",
       envforge_project: "tb-curriculum",
       envforge_generation: "3",
     });
     expect(job.body.entrypoint_num_gpus).toBe(1);
     expect(job.entrypoint).toContain(`--payload ${rayPayloadPath(payload.dispatchId)} --run tb-curriculum-g3`);
-    expect(job.entrypoint).toMatch(/^python -c '.*ENVFORGE_PAYLOAD_JSON.*' && python -m trainer/);
+    expect(job.entrypoint).toMatch(
+      /^ENVFORGE_PAYLOAD_JSON="\$\(python -c '.*'\)" \|\| exit 1; export ENVFORGE_PAYLOAD_JSON; printf .*; python -m trainer/,
+    );
   });
 
-  it("leaves an entrypoint without {{payloadPath}} as it is", () => {
+  it("fills the template in after the payload steps, quoting values; no payload file without {{payloadPath}}", () => {
     const payload = samplePayload();
-    expect(rayEntrypoint("bash run.sh {{dispatchId}}", { payload })).toBe(`bash run.sh ${payload.dispatchId}`);
-    expect(rayEntrypoint("echo {{project}}", { payload: { ...payload, project: { ...payload.project, slug: "a b'c" } } })).toBe(
-      `echo 'a b'\\''c'`,
+    const plain = rayEntrypoint("bash run.sh {{dispatchId}}", { payload });
+    expect(plain.endsWith(`; export ENVFORGE_PAYLOAD_JSON; bash run.sh ${payload.dispatchId}`)).toBe(true);
+    expect(plain).not.toContain("printf");
+    expect(rayEntrypoint("echo {{project}}", { payload: { ...payload, project: { ...payload.project, slug: "a b'c" } } })).toMatch(
+      /; echo 'a b'\\''c'$/,
     );
+  });
+
+  it("the job sees the payload byte for byte, `$` and all, in ENVFORGE_PAYLOAD_JSON and the payload file", async () => {
+    // Ray expands env_vars values (update_envs in python/ray/_private/utils.py; the fake does the
+    // same): `$HOME` became /root, `${TASK_DIR}` vanished, when the JSON itself travelled there
+    ray = await startFakeRay();
+    const base = samplePayload();
+    const payload: GenerationPayload = {
+      ...base,
+      environments: [
+        {
+          ...base.environments[0],
+          config: { cmd: "echo $HOME && cat ${TASK_DIR}/x", formula: "$$x^2$$", ref: "$(ENVFORGE_DISPATCH_ID)", tail: "$" },
+        },
+        ...base.environments.slice(1),
+      ],
+    };
+    const template = `cp {{payloadPath}} from-file.json && printf '%s' "$ENVFORGE_PAYLOAD_JSON" > from-env.json`;
+    await rayAdapter.deliver(deliveryContext(payload, configFor(ray.url, { entrypoint: template })));
+    const dir = mkdtempSync(path.join(os.tmpdir(), "envforge-ray-job-"));
+    try {
+      const nodeEnv = { HOME: "/root", TASK_DIR: "/task", ...(process.env.PYENV_ROOT ? { PYENV_ROOT: process.env.PYENV_ROOT } : {}) };
+      const run = ray.runEntrypoint(payload.dispatchId, { base: nodeEnv, cwd: dir });
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const sent = JSON.stringify(payload);
+      expect(readFileSync(path.join(dir, "from-env.json"), "utf8")).toBe(sent);
+      expect(readFileSync(path.join(dir, "from-file.json"), "utf8")).toBe(sent);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(rayPayloadPath(payload.dispatchId), { force: true });
+    }
+  });
+
+  it("the fake expands env_vars as Ray's update_envs does", () => {
+    expect(rayUpdateEnvs({ A: "$HOME/a", B: "${HOME}:${MISSING}:$MISSING:${lower}:$$:$A", C: "${B}" }, { HOME: "/root" })).toMatchObject({
+      A: "/root/a",
+      B: "/root::$MISSING:${lower}:$$:/root/a",
+      C: "/root::$MISSING:${lower}:$$:/root/a",
+    });
   });
 
   it("a resend finds the job it submitted (400 or 500 'already exists') and starts no second one", async () => {
@@ -79,6 +129,31 @@ describe("ray adapter", () => {
       await ray.close();
       ray = undefined;
     }
+  });
+
+  it("a retry's run 2 submits a job of its own (Ray refuses the used submission_id); its resend finds it", async () => {
+    ray = await startFakeRay({ script: ["PENDING", "FAILED"] });
+    const payload = samplePayload();
+    const ctx = deliveryContext(payload, configFor(ray.url));
+    await rayAdapter.deliver(ctx);
+    await pollUntil(ctx, payload.dispatchId, (s) => s === "failed");
+    // run 1 again (what a retry sent before): Ray's answer is the failed job, nothing runs
+    expect(await rayAdapter.deliver(ctx)).toMatchObject({ status: "failed", data: { duplicate: true } });
+    ray.setDefaultScript(["PENDING", "RUNNING", "SUCCEEDED"]);
+    const run2 = { ...ctx, run: 2 };
+    const second = await rayAdapter.deliver(run2);
+    expect(second).toMatchObject({ status: "delivered", externalId: `${payload.dispatchId}-run2` });
+    expect(ray.jobs.get(`${payload.dispatchId}-run2`)!.metadata).toMatchObject({
+      envforge_dispatch: payload.dispatchId,
+      envforge_run: "2",
+    });
+    expect(await rayAdapter.deliver({ ...run2, attempt: 2 })).toMatchObject({
+      externalId: `${payload.dispatchId}-run2`,
+      data: { duplicate: true },
+    });
+    expect(ray.jobs.size).toBe(2);
+    const { seen } = await pollUntil(run2, second.externalId!, (s) => s === "succeeded");
+    expect(seen.at(-1)).toBe("succeeded");
   });
 
   it("polls PENDING -> RUNNING -> SUCCEEDED as delivered, running, succeeded", async () => {

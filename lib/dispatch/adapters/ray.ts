@@ -1,9 +1,15 @@
 /**
  * Ray adapter: submits a job through the Ray Jobs REST API of the head node's dashboard
- * (`POST /api/jobs/`, default port 8265) with `submission_id` = the dispatch id, so a resend finds
- * the job it started instead of starting a second one. The payload travels in the job's
- * environment (`runtime_env.env_vars.ENVFORGE_PAYLOAD_JSON`, at most MAX_ENV_PAYLOAD_BYTES).
+ * (`POST /api/jobs/`, default port 8265) with `submission_id` = the dispatch id (`<id>-run<n>` from a
+ * retry's run 2 on: Ray refuses a submission_id it has seen until that job is deleted), so a resend
+ * finds the job it started instead of starting a second one. The payload travels in the job's
+ * environment gzipped and base64-encoded (`runtime_env.env_vars.ENVFORGE_PAYLOAD_GZIP_BASE64`):
+ * Ray runs every env_vars value through os.path.expandvars and then deletes what is left of
+ * `${NAME}` (update_envs in python/ray/_private/utils.py), so JSON with a `$` in it would reach
+ * the job altered, and no escape survives that. The entrypoint decodes it into
+ * ENVFORGE_PAYLOAD_JSON (and the {{payloadPath}} file) before the target's command runs.
  */
+import { gzipSync } from "node:zlib";
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type PollResult } from "../types";
 import { bodySnippet, httpRequest, isRetryableStatus, parseJson, redactSecret, transportFailure, type HttpResponse } from "./http";
@@ -11,6 +17,7 @@ import {
   CALLBACK_KEY_ENV,
   fillPlaceholders,
   jobEnv,
+  MAX_ENV_PAYLOAD_BYTES,
   payloadForEnv,
   PLACEHOLDERS,
   placeholderValues,
@@ -49,39 +56,69 @@ export const rayConfigSchema = z
   .strict();
 export type RayConfig = z.infer<typeof rayConfigSchema>;
 
+/** The submission_id of a dispatch's run: the dispatch id, then `<id>-run<n>` for a retry's run n. */
+export function raySubmissionId(payload: Pick<DeliveryContext["payload"], "dispatchId">, run = 1): string {
+  return run > 1 ? `${payload.dispatchId}-run${run}` : payload.dispatchId;
+}
+
 /** Where the entrypoint's `{{payloadPath}}` points on the Ray node (written from the env var before it runs). */
 export function rayPayloadPath(dispatchId: string): string {
   return `/tmp/envforge-payload-${dispatchId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`;
 }
 
-/** The entrypoint Ray runs: the template filled in, prefixed by a Python line writing the payload file when the template uses it. */
+/** The variable that carries the payload to a Ray job: gzip, then base64 (no `$` for Ray's expandvars to touch). */
+export const RAY_PAYLOAD_ENV = "ENVFORGE_PAYLOAD_GZIP_BASE64";
+
+/** The payload as RAY_PAYLOAD_ENV carries it, or a non-retryable DeliveryError when it is too large for an env var. */
+export function rayPayloadEnvValue(payload: DeliveryContext["payload"]): string {
+  const json = payloadForEnv(payload, "ray"); // the decoded ENVFORGE_PAYLOAD_JSON is an env var of the command too
+  const encoded = gzipSync(Buffer.from(json, "utf8")).toString("base64");
+  if (encoded.length > MAX_ENV_PAYLOAD_BYTES)
+    throw new DeliveryError(
+      `The generation payload is ${Math.ceil(encoded.length / 1024)} KiB even gzipped, over the ${MAX_ENV_PAYLOAD_BYTES / 1024} KiB ` +
+        `the ray adapter can pass in ${RAY_PAYLOAD_ENV}: dispatch it with the export or webhook adapter, or split the generation.`,
+      false,
+      { payloadBytes: encoded.length, limitBytes: MAX_ENV_PAYLOAD_BYTES },
+    );
+  return encoded;
+}
+
+// Python is on every Ray node; it writes the bytes as they are (no locale, no newline).
+const DECODE_PAYLOAD = `import base64, gzip, os, sys; sys.stdout.buffer.write(gzip.decompress(base64.b64decode(os.environ["${RAY_PAYLOAD_ENV}"])))`;
+
+/**
+ * The entrypoint Ray runs (in a shell): ENVFORGE_PAYLOAD_JSON decoded from RAY_PAYLOAD_ENV and
+ * exported, the payload file written when the template uses {{payloadPath}}, then the template
+ * filled in. `;` keeps the target's command whole (its own `&&`/`||` bind as written).
+ */
 export function rayEntrypoint(template: string, ctx: Pick<DeliveryContext, "payload">): string {
   const payloadPath = rayPayloadPath(ctx.payload.dispatchId);
   const command = fillPlaceholders(template, placeholderValues(ctx.payload, { payloadPath }), shellQuote);
-  if (!/\{\{\s*payloadPath\s*\}\}/.test(template)) return command;
-  // Ray runs the entrypoint in a shell on a node that has Python, so this needs nothing else.
-  const write = `import os; open(${JSON.stringify(payloadPath)}, "w").write(os.environ["ENVFORGE_PAYLOAD_JSON"])`;
-  return `python -c ${shellQuote(write)} && ${command}`;
+  // a command substitution drops trailing newlines only, and JSON.stringify ends in none
+  const steps = [`ENVFORGE_PAYLOAD_JSON="$(python -c ${shellQuote(DECODE_PAYLOAD)})" || exit 1`, "export ENVFORGE_PAYLOAD_JSON"];
+  if (/\{\{\s*payloadPath\s*\}\}/.test(template)) steps.push(`printf '%s' "$ENVFORGE_PAYLOAD_JSON" > ${shellQuote(payloadPath)} || exit 1`);
+  return [...steps, command].join("; ");
 }
 
 /** The JSON body of `POST /api/jobs/`. */
-export function raySubmitBody(config: RayConfig, ctx: Pick<DeliveryContext, "payload" | "callbackKey">): Record<string, unknown> {
+export function raySubmitBody(config: RayConfig, ctx: Pick<DeliveryContext, "payload" | "callbackKey" | "run">): Record<string, unknown> {
   const { payload, callbackKey } = ctx;
   const runtimeEnv = { ...(config.runtime_env ?? {}) };
   runtimeEnv.env_vars = {
     ...(runtimeEnv.env_vars ?? {}),
     ...jobEnv(payload),
-    ENVFORGE_PAYLOAD_JSON: payloadForEnv(payload, "ray"),
+    [RAY_PAYLOAD_ENV]: rayPayloadEnvValue(payload),
     // the dispatch-scoped key rides in the runtime env (Ray's way to hand a job a secret)
     ...(callbackKey ? { [CALLBACK_KEY_ENV]: callbackKey } : {}),
   };
   const body: Record<string, unknown> = {
     entrypoint: rayEntrypoint(config.entrypoint, ctx),
-    submission_id: payload.dispatchId,
+    submission_id: raySubmissionId(payload, ctx.run),
     runtime_env: runtimeEnv,
     metadata: {
       ...(config.metadata ?? {}),
       envforge_dispatch: payload.dispatchId,
+      envforge_run: String(ctx.run ?? 1),
       envforge_project: payload.project.slug,
       envforge_generation: String(payload.generation.index),
     },
@@ -210,7 +247,7 @@ async function statusOf(client: RayClient, job: RayJobDetails, submissionId: str
 async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
   const config = parseTargetConfig(rayConfigSchema, ctx.config, "ray");
   const client = new RayClient(config, ctx);
-  const submissionId = ctx.payload.dispatchId;
+  const submissionId = raySubmissionId(ctx.payload, ctx.run);
   const res = await client.request("POST", "/api/jobs/", raySubmitBody(config, ctx));
   if (res.status >= 200 && res.status < 300) {
     const json = parseJson(res.body) as { submission_id?: string; job_id?: string } | undefined;
@@ -221,7 +258,7 @@ async function deliver(ctx: DeliveryContext): Promise<DeliveryResult> {
       data: { jobId: json?.job_id ?? null },
     };
   }
-  // Ray answers 400 (500 in older versions) "Job with submission_id … already exists": this is a resend.
+  // Ray answers 400 (500 in older versions) "Job with submission_id … already exists": this is a resend of this run.
   if ((res.status === 400 || res.status === 500) && /already exists/i.test(res.body)) {
     const job = await client.job(submissionId);
     if (!job) throw new DeliveryError(`Ray says job ${submissionId} already exists but cannot find it; will retry.`, true);
