@@ -11,7 +11,11 @@ import { count } from "@/components/ui/format";
 
 export const dynamic = "force-dynamic";
 
-const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+// whole percents, but a bound just below zero keeps a decimal ("-0.4%", not "-0%": the interval does reach below 0)
+const pct = (x: number) => {
+  const whole = (x * 100).toFixed(0);
+  return `${whole === "-0" ? (x * 100).toFixed(1) : whole}%`;
+};
 /**
  * Rows rendered at first, and added per "Show more" (`?rows=`): two runs of a 5,000-environment generation rendered every
  * row, a 15 MB page that loaded in 6.4-7.3 s (issue 19). Regressions and improvements come first, so they are rarely cut.
