@@ -151,13 +151,14 @@ describe("export adapter", () => {
       "envforge_reward.py",
       "environments.jsonl",
       "manifest.json",
-      "verl.jsonl",
+      "verl.json",
     ]);
     expect(JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8")).warnings).toContainEqual(
       expect.stringMatching(/set harbor.agents/),
     );
     expect(readJsonl(path.join(folder, "environments.jsonl"))).toHaveLength(1);
-    const [row] = readJsonl(path.join(folder, "verl.jsonl"));
+    // verl's RLHFDataset reads only *.parquet and *.json (the latter with HF datasets' JSON Lines reader)
+    const [row] = readJsonl(path.join(folder, "verl.json"));
     expect(row).toMatchObject({
       data_source: "envforge/terminal-task",
       ability: "terminal-task",

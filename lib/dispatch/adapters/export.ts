@@ -4,6 +4,7 @@
  *   environments.jsonl     one environment a line, as in the payload
  *   verl.parquet           verl RL dataset rows (data_source, prompt, ability, reward_model, extra_info): the
  *                          rendered task as the prompt, rows repeated in proportion to the weights
+ *                          (verl.json, JSON Lines, with parquet: false)
  *   envforge_reward.py     verl custom reward function scoring those rows (export/verl.ts)
  *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata }: one dataset row per environment)
  *   agent-lightning-enqueue.json  Agent Lightning 0.3 queue request (POST /v1/agl/queues/rollouts/enqueue)
@@ -32,7 +33,7 @@ export const exportConfigSchema = z
   .object({
     /** parent folder of the export folders (created when missing) */
     directory: z.string().min(1),
-    /** write verl.parquet (true) or verl.jsonl (false) */
+    /** write verl.parquet (true) or verl.json (false; JSON Lines under the only other suffix verl reads, rl_dataset.py) */
     parquet: z.boolean().default(true),
     /** verl rows per environment on average; weights apportion them (curriculum honoured by verl's random sampler) */
     verlRowsPerEnvironment: z.number().int().min(1).max(100).default(DEFAULT_VERL_ROWS_PER_ENVIRONMENT),
@@ -112,7 +113,7 @@ export async function writeExport(
     { name: "environments.jsonl", content: jsonl(payload.environments), rows: payload.environments.length },
     config.parquet
       ? { name: "verl.parquet", content: verlParquet(verl), rows: verl.length }
-      : { name: "verl.jsonl", content: jsonl(verl), rows: verl.length },
+      : { name: "verl.json", content: jsonl(verl), rows: verl.length },
     { name: "envforge_reward.py", content: verlRewardModule() },
     {
       name: "agent-lightning-rollouts.json",
