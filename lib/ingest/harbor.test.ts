@@ -327,6 +327,37 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     metrics: { prompt_tokens: 100, completion_tokens: 10, cost_usd: 0.01 },
   });
 
+  it("keys a task Harbor reports by its [task].name (org/name) by its folder, the key a task import gives it", async () => {
+    const agent = { "agent/trajectory.json": "[]" };
+    // a task folder whose [task].name differs from the folder name (as in the harbor-tasks fixtures)
+    const local = await trial("named__1", {
+      ...agent,
+      "result.json": resultJson("named__1", {
+        task_name: "harbor/recall-load-atif-trajectory-task-level",
+        task_id: { path: "/data/tasks/hello-load-atif-trajectory-task-level" },
+      }),
+    });
+    expect((await readHarborTrial(local)).rollout.environmentKey).toBe("hello-load-atif-trajectory-task-level");
+    // an exported evolved task: harbor-dataset/<key>/ carrying harbor/<key>, no task_id (older Harbor): the config's path
+    const exported = await trial("child__1", {
+      ...agent,
+      "result.json": resultJson("child__1", {
+        task_name: "harbor/hello-world-m1",
+        config: { task: { path: "harbor-dataset/hello-world-m1/" } },
+      }),
+    });
+    expect((await readHarborTrial(exported)).environment.key).toBe("hello-world-m1");
+    // a registry package (no path): the name after the org
+    const pkg = await trial("pkg__1", {
+      ...agent,
+      "result.json": resultJson("pkg__1", {
+        task_name: "harbor/hello-world",
+        task_id: { org: "harbor", name: "hello-world", ref: "sha256:ab" },
+      }),
+    });
+    expect((await readHarborTrial(pkg)).rollout.environmentKey).toBe("hello-world");
+  });
+
   it("reads an ATIF trajectory (Harbor's built-in agents) with its continuation file", async () => {
     const t = await trial("atif__1", {
       "result.json": resultJson("atif__1", { verifier_result: { rewards: { reward: 1 } } }),

@@ -272,6 +272,26 @@ function terminalTaskConfig(taskName: string, result: TrialResult): TerminalTask
   });
 }
 
+const lastPart = (p: string | null | undefined) =>
+  p
+    ?.replace(/[\\/]+$/, "")
+    .split(/[\\/]/)
+    .pop() || undefined;
+
+/**
+ * The environment key of a trial's task: its folder name, as task imports key tasks. Harbor
+ * reports a task that has a [task].name under that package name ("org/name", models/task/task.py),
+ * so then the folder is the last part of the task's path (task_id, else the trial config's), and
+ * for a registry package without a path, the name after the org.
+ */
+export function trialTaskKey(result: Pick<TrialResult, "task_name" | "task_id" | "config">, trialName: string): string {
+  const reported = result.task_name ?? undefined;
+  if (reported && !reported.includes("/")) return reported;
+  const folder = lastPart(result.task_id?.path) ?? lastPart(result.config?.task?.path);
+  if (folder) return folder;
+  return lastPart(reported) ?? trialName.split("__")[0];
+}
+
 function policyOf(result: TrialResult): string | undefined {
   const model = result.agent_info?.model_info?.name;
   if (model) return model;
@@ -362,7 +382,7 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
 
   const folder = path.basename(trialDir);
   const trialName = result.trial_name ?? folder;
-  const taskName = result.task_name ?? result.config?.task?.path ?? trialName.split("__")[0];
+  const taskName = trialTaskKey(result, trialName);
   const policy = policyOf(result);
   if (!policy) throw new HarborFormatError("no agent_info.model_info.name nor config.agent.model_name to name the policy", resultFile);
 
