@@ -142,11 +142,17 @@ describe.skipIf(!fixtures)("export: harbor-dataset/ and harbor-job.json that Har
     expect(pinned.id).toBeGreaterThan(0);
 
     const expectations = [
-      { task: "hello-world-p1", parent_dir: path.join(TASKS, "hello-world"), files: {}, toml: { "agent.timeout_sec": 60 } },
+      // the evolved task is named for itself (harbor/hello-world-p1): Harbor reports its trials under [task].name
+      {
+        task: "hello-world-p1",
+        parent_dir: path.join(TASKS, "hello-world"),
+        files: {},
+        toml: { "agent.timeout_sec": 60, "task.name": "harbor/hello-world-p1" },
+      },
     ];
     expect(check(folder, expectations)).toEqual({ code: 0, out: "ok\n" });
     // the checker bites: a wrong expectation, a broken job config and a task without tests fail
-    expect(check(folder, [{ ...expectations[0], toml: { "agent.timeout_sec": 61 } }]).out).toMatch(
+    expect(check(folder, [{ ...expectations[0], toml: { ...expectations[0].toml, "agent.timeout_sec": 61 } }]).out).toMatch(
       /hello-world-p1: task.toml agent.timeout_sec is 60, expected 61/,
     );
     fs.writeFileSync(path.join(folder, "harbor-dataset", "hello-world-p1", "instruction.md"), "tampered\n");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyTaskTomlFields, parseTaskToml, taskTomlFields } from "./task-toml";
+import { applyTaskTomlFields, nameTaskTomlFor, parseTaskToml, taskTomlFields } from "./task-toml";
 
 // Rules from Harbor's TaskConfig: harbor/src/harbor/models/task/config.py
 describe("task.toml", () => {
@@ -48,5 +48,17 @@ describe("task.toml", () => {
     expect(out.environment).toEqual({ memory_mb: 1024, network_mode: "no-network" });
     expect(out.verifier).toEqual({ env: { K: "v" } });
     expect(out.schema_version).toBe("1.1");
+  });
+
+  it("names an evolved task for its own folder, keeping the parent's org (Harbor reports a trial by [task].name)", () => {
+    const text = `[task]\nname = "harbor/hello-world"\ndescription = "d"\n[agent]\ntimeout_sec = 60.0\n`;
+    const named = parseTaskToml(nameTaskTomlFor(text, "hello-world-m1")).raw as Record<string, Record<string, unknown>>;
+    expect(named.task).toEqual({ name: "harbor/hello-world-m1", description: "d" });
+    expect(named.agent).toEqual({ timeout_sec: 60 });
+    // no [task]: Harbor names it by its folder already; already its own name: nothing to rewrite
+    expect(nameTaskTomlFor(`[agent]\ntimeout_sec = 60.0\n`, "k")).toBe(`[agent]\ntimeout_sec = 60.0\n`);
+    expect(nameTaskTomlFor(`[task]\nname = "o/k"\n`, "k")).toBe(`[task]\nname = "o/k"\n`);
+    // a key that is no package name ('..'): the [task] table goes and Harbor uses the folder name
+    expect(parseTaskToml(nameTaskTomlFor(text, "a..b")).raw.task).toBeUndefined();
   });
 });

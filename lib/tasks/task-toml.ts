@@ -186,6 +186,31 @@ export function taskTomlFields(cfg: HarborTaskToml): TaskTomlFields {
   return out;
 }
 
+/** A name Harbor accepts as [task].name (org/name, no '..'). */
+export function isPackageName(name: string): boolean {
+  return PACKAGE_NAME.test(name) && !name.includes("..");
+}
+
+/**
+ * task.toml of an evolved task named for its own folder: Harbor reports a trial under [task].name
+ * when the task has one (else the folder name), so a child that kept its parent's name would be
+ * reported, and counted by Harbor, as its parent. The parent's org is kept (`harbor/hello-world` ->
+ * `harbor/<key>`); when that is not a valid package name the [task] table goes, and Harbor names
+ * the task by its folder. The text is returned as it was when there is nothing to change.
+ */
+export function nameTaskTomlFor(text: string, key: string): string {
+  const { raw } = parseTaskToml(text);
+  const task = raw.task as Record<string, unknown> | undefined;
+  if (!task || typeof task !== "object" || typeof task.name !== "string") return text;
+  const name = `${task.name.split("/")[0]}/${key}`;
+  if (task.name === name) return text;
+  if (isPackageName(name)) task.name = name;
+  else delete raw.task;
+  const out = stringifyToml(raw);
+  parseTaskToml(out);
+  return `${out}\n`;
+}
+
 /**
  * task.toml with the honoured fields changed (agent/verifier timeouts, resources, internet); every
  * other key kept. Used to materialize an evolved task.
