@@ -160,13 +160,18 @@ describe.skipIf(!fixtures)("export: harbor-dataset/ and harbor-job.json that Har
     const broken = { ...job, agents: [], datasets: [{ path: "x", name: "y" }], tasks: [{ path: "a", name: "o/b", git_commit_id: "c" }] };
     fs.writeFileSync(path.join(folder, "harbor-job.json"), JSON.stringify(broken));
     fs.rmSync(path.join(folder, "harbor-dataset", "hello-alpine", "tests"), { recursive: true });
+    // Harbor skips a folder without environment/ and refuses one without tests/test.sh (task.py)
+    fs.rmSync(path.join(folder, "harbor-dataset", "describe-image", "environment"), { recursive: true });
+    fs.rmSync(path.join(folder, "harbor-dataset", "llm-judge-example", "tests", "test.sh"));
     const out = check(folder).out;
     for (const m of [
       /agents must be a non-empty list/,
       /datasets\[0\] sets both path and name/,
       /tasks\[0\] sets both path and name/,
       /tasks\[0\] sets git_commit_id without git_url/,
-      /hello-alpine: tests\/ missing/,
+      /hello-alpine: tests\/test.sh missing/,
+      /describe-image: environment\/ missing/,
+      /llm-judge-example: tests\/test.sh missing/,
     ])
       expect(out).toMatch(m);
   });

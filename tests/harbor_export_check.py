@@ -3,8 +3,10 @@
 
 Usage: harbor_export_check.py <export-folder> [<expectations.json>]
 
-- every folder of harbor-dataset/ is a task folder: task.toml (valid TOML), instruction.md (or
-  steps/<name>/instruction.md for each [[steps]] entry) and tests/ (harbor/models/task/paths.py);
+- every folder of harbor-dataset/ is a task folder as harbor/models/task/task.py checks it: task.toml
+  (valid TOML), environment/, instruction.md (or steps/<name>/instruction.md for each [[steps]]
+  entry) and the verifier's script for the task's os, tests/test.sh (tests/test.bat on windows;
+  per step steps/<name>/tests/ or the shared tests/), unless the verifier runs in a separate environment;
 - harbor-job.json follows the field rules of Harbor's JobConfig (harbor/models/job/config.py,
   harbor/models/trial/config.py): agents non-empty, each with name or import_path; a dataset sets
   path or name, never both, nor version with ref; a task sets path or name, never both,
@@ -34,6 +36,17 @@ def problem(msg):
     problems.append(msg)
 
 
+def separate_verifier(*levels):
+    """A verify pass in a separate environment needs no test script (harbor/models/task/verifier_mode.py)."""
+    for v in levels:
+        v = v or {}
+        if v.get("environment_mode"):
+            return v["environment_mode"] == "separate"
+        if v.get("environment"):
+            return True
+    return False
+
+
 def check_task_folder(folder):
     name = os.path.basename(folder)
     toml_path = os.path.join(folder, "task.toml")
@@ -46,19 +59,25 @@ def check_task_folder(folder):
     except tomllib.TOMLDecodeError as e:
         problem(f"{name}: task.toml is not valid TOML: {e}")
         return
+    if not os.path.isdir(os.path.join(folder, "environment")):
+        problem(f"{name}: environment/ missing (Harbor lists only task folders that have one)")
+    env = cfg.get("environment") or {}
+    script = "test.bat" if str(env.get("os", "linux")).lower() == "windows" else "test.sh"
     steps = cfg.get("steps") or []
     if steps:
         for step in steps:
             sdir = os.path.join(folder, "steps", step["name"])
             if not os.path.isfile(os.path.join(sdir, "instruction.md")):
                 problem(f"{name}: steps/{step['name']}/instruction.md missing")
-            if not os.path.isdir(os.path.join(sdir, "tests")) and not os.path.isdir(os.path.join(folder, "tests")):
-                problem(f"{name}: steps/{step['name']}/tests missing")
+            if separate_verifier(step.get("verifier"), cfg.get("verifier")):
+                continue
+            if not os.path.isfile(os.path.join(sdir, "tests", script)) and not os.path.isfile(os.path.join(folder, "tests", script)):
+                problem(f"{name}: steps/{step['name']}/tests/{script} (or a shared tests/{script}) missing")
     else:
         if not os.path.isfile(os.path.join(folder, "instruction.md")):
             problem(f"{name}: instruction.md missing")
-        if not os.path.isdir(os.path.join(folder, "tests")) or not os.listdir(os.path.join(folder, "tests")):
-            problem(f"{name}: tests/ missing or empty")
+        if not separate_verifier(cfg.get("verifier")) and not os.path.isfile(os.path.join(folder, "tests", script)):
+            problem(f"{name}: tests/{script} missing")
     for root, dirs, files in os.walk(folder):
         for entry in dirs + files:
             if os.path.islink(os.path.join(root, entry)):

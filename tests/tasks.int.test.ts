@@ -190,7 +190,7 @@ describe("envforge import harbor-tasks", () => {
     expect(byTask["bad-toml"]).toMatch(/agent\.timeout_sec: must be a number/);
     expect(byTask["bad-syntax"]).toMatch(/not valid TOML \(line 1\)/);
     expect(byTask["bad-network"]).toMatch(/environment\.allowed_hosts: is only valid when network_mode = 'allowlist'/);
-    expect(byTask["no-tests"]).toMatch(/tests\/ is missing/);
+    expect(byTask["no-tests"]).toMatch(/no-tests: tests\/test\.sh is missing/);
 
     // a task folder cannot change under the same name
     fs.writeFileSync(path.join(ds, "good-one", "instruction.md"), "changed\n");

@@ -210,6 +210,8 @@ export async function writeHarborDataset(
     const env = byKey.get(p.key)!;
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(env.key)) throw new Error(`environment key '${env.key}' cannot be a task folder name`);
     const taskDir = path.join(staging, HARBOR_DATASET_DIR, env.key);
+    // Harbor lists only task folders with an environment/ (Task.is_valid_dir); stored files cannot hold an empty one
+    await fs.mkdir(path.join(taskDir, "environment"), { recursive: true });
     for (const f of env.files ?? []) {
       const target = safeJoin(taskDir, f.path);
       await fs.mkdir(path.dirname(target), { recursive: true });
