@@ -157,7 +157,13 @@ describe.skipIf(!fixtures)("export: harbor-dataset/ and harbor-job.json that Har
     );
     fs.writeFileSync(path.join(folder, "harbor-dataset", "hello-world-p1", "instruction.md"), "tampered\n");
     expect(check(folder, expectations).out).toMatch(/hello-world-p1: instruction.md differs from the parent/);
-    const broken = { ...job, agents: [], datasets: [{ path: "x", name: "y" }], tasks: [{ path: "a", name: "o/b", git_commit_id: "c" }] };
+    const broken = {
+      ...job,
+      agents: [],
+      datasets: [{ path: "x", name: "y" }],
+      tasks: [{ path: "a", name: "o/b", git_commit_id: "c" }],
+      environment: { ...job.environment, type: "podman" },
+    };
     fs.writeFileSync(path.join(folder, "harbor-job.json"), JSON.stringify(broken));
     fs.rmSync(path.join(folder, "harbor-dataset", "hello-alpine", "tests"), { recursive: true });
     // Harbor skips a folder without environment/ and refuses one without tests/test.sh (task.py)
@@ -170,6 +176,7 @@ describe.skipIf(!fixtures)("export: harbor-dataset/ and harbor-job.json that Har
       /tasks\[0\] sets both path and name/,
       /tasks\[0\] sets git_commit_id without git_url/,
       /hello-alpine: tests\/test.sh missing/,
+      /environment.type 'podman' is not a Harbor environment type/,
       /describe-image: environment\/ missing/,
       /llm-judge-example: tests\/test.sh missing/,
     ])

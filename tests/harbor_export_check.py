@@ -27,7 +27,12 @@ JOB_KEYS = {
     "debug", "n_concurrent_trials", "quiet", "retry", "environment", "verifier", "metrics", "agents",
     "user_agent", "datasets", "tasks", "artifacts", "extra_instruction_paths", "extra_instructions", "source_jobs",
 }
-ENVIRONMENT_TYPES = {"docker", "daytona", "e2b", "modal", "runloop", "gke", "apple-container", "podman", "singularity"}
+# harbor/models/environment_type.py
+ENVIRONMENT_TYPES = {
+    "docker", "daytona", "e2b", "modal", "runloop", "langsmith", "ec2", "gke", "ack", "openshift", "novita",
+    "apple-container", "singularity", "islo", "tensorlake", "cwsandbox", "wandb", "use-computer", "cua-cloud",
+    "blaxel", "opensandbox", "beam", "skypilot", "hf-sandbox", "hyperbrowser", "vercel",
+}
 
 problems = []
 

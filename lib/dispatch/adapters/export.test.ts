@@ -194,6 +194,11 @@ describe("export adapter", () => {
   it("checks its config; an unwritable directory is not retryable", async () => {
     expect(exportAdapter.checkConfig({ directory: "/data/exports" })).toEqual([]);
     expect(exportAdapter.checkConfig({}).map((e) => e.path)).toEqual(["directory"]);
+    // Harbor's EnvironmentType enum (no podman): anything else would make a harbor-job.json Harbor refuses
+    expect(exportAdapter.checkConfig({ directory: "/data/exports", harbor: { environmentType: "podman" } })).toEqual([
+      { path: "harbor.environmentType", message: expect.stringMatching(/^must be one of Harbor's environment types: docker, daytona/) },
+    ]);
+    expect(exportAdapter.checkConfig({ directory: "/data/exports", harbor: { environmentType: "modal" } })).toEqual([]);
     const file = path.join(root, "a-file");
     rmSync(file, { force: true });
     writeFileSync(file, "x");

@@ -23,7 +23,7 @@ import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlRewardModule, verlR
 import { agentLightningEnqueueRequest, agentLightningRolloutCreates } from "./export/agent-lightning";
 import { configErrors, parseTargetConfig } from "./target-config";
 import { resolveExportDirectory } from "../server-paths";
-import { harborJobConfig, planHarborTasks, writeHarborDataset } from "./export/harbor-dataset";
+import { HARBOR_ENVIRONMENT_TYPES, harborJobConfig, planHarborTasks, writeHarborDataset } from "./export/harbor-dataset";
 
 export { harborJobConfig, planHarborTasks } from "./export/harbor-dataset";
 
@@ -43,7 +43,9 @@ export const exportConfigSchema = z
         jobsDir: z.string().min(1).default("jobs"),
         nAttempts: z.number().int().min(1).max(100).default(1),
         nConcurrentTrials: z.number().int().min(1).max(1024).default(4),
-        environmentType: z.string().min(1).default("docker"),
+        environmentType: z
+          .enum(HARBOR_ENVIRONMENT_TYPES, { message: `must be one of Harbor's environment types: ${HARBOR_ENVIRONMENT_TYPES.join(", ")}` })
+          .default("docker"),
         datasetPath: z.string().min(1).nullable().default(null),
         datasetName: z.string().min(1).nullable().default(null),
         datasetVersion: z.string().min(1).nullable().default(null),

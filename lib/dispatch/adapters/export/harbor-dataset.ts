@@ -14,12 +14,42 @@ import type { GenerationPayload } from "../../types";
 
 type Environment = GenerationPayload["environments"][number];
 
+/** Harbor's environment types (harbor/models/environment_type.py): JobConfig refuses any other `environment.type`. */
+export const HARBOR_ENVIRONMENT_TYPES = [
+  "docker",
+  "daytona",
+  "e2b",
+  "modal",
+  "runloop",
+  "langsmith",
+  "ec2",
+  "gke",
+  "ack",
+  "openshift",
+  "novita",
+  "apple-container",
+  "singularity",
+  "islo",
+  "tensorlake",
+  "cwsandbox",
+  "wandb",
+  "use-computer",
+  "cua-cloud",
+  "blaxel",
+  "opensandbox",
+  "beam",
+  "skypilot",
+  "hf-sandbox",
+  "hyperbrowser",
+  "vercel",
+] as const;
+
 /** The Harbor settings of an export target (see exportConfigSchema). */
 export interface HarborExportSettings {
   jobsDir: string;
   nAttempts: number;
   nConcurrentTrials: number;
-  environmentType: string;
+  environmentType: (typeof HARBOR_ENVIRONMENT_TYPES)[number];
   datasetName: string | null;
   datasetVersion: string | null;
   datasetPath: string | null;
