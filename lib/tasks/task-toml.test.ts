@@ -61,4 +61,23 @@ describe("task.toml", () => {
     // a key that is no package name ('..'): the [task] table goes and Harbor uses the folder name
     expect(parseTaskToml(nameTaskTomlFor(text, "a..b")).raw.task).toBeUndefined();
   });
+
+  it("scales the timeouts of steps that set their own (they win in Harbor's multi-step trial), or sets them when the task had none", () => {
+    const steps =
+      `[[steps]]\nname = "a"\n[steps.agent]\ntimeout_sec = 30.0\n[steps.verifier]\ntimeout_sec = 20.0\n` +
+      `[[steps]]\nname = "b"\n[[steps]]\nname = "c"\n[steps.agent]\ntimeout_sec = 90.0\n`;
+    type Step = { name: string; agent?: { timeout_sec: number }; verifier?: { timeout_sec: number } };
+    const stepsOf = (text: string) => (parseTaskToml(text).raw as { steps: Step[] }).steps;
+    // task-wide 120 s -> 60 s: every step's own budget halves; a step without its own takes the task's
+    const halved = stepsOf(applyTaskTomlFields(`[agent]\ntimeout_sec = 120.0\n${steps}`, { agent_timeout_sec: 60 }));
+    expect(halved.map((st) => st.agent?.timeout_sec)).toEqual([15, undefined, 45]);
+    expect(halved[0].verifier).toEqual({ timeout_sec: 20 });
+    // no task-wide timeout (as in harbor-tasks' hello-multi-step-simple): the new value is each step's
+    const set = stepsOf(applyTaskTomlFields(steps, { agent_timeout_sec: 45, verifier_timeout_sec: 40 }));
+    expect(set.map((st) => [st.agent?.timeout_sec, st.verifier?.timeout_sec])).toEqual([
+      [45, 40],
+      [undefined, undefined],
+      [45, undefined],
+    ]);
+  });
 });
