@@ -11,7 +11,8 @@ Usage: harbor_export_check.py <export-folder> [<expectations.json>]
   harbor/models/trial/config.py): agents non-empty, each with name or import_path; a dataset sets
   path or name, never both, nor version with ref; a task sets path or name, never both,
   git_commit_id only with git_url, ref only with name; a local task path exists; n_attempts and
-  n_concurrent_trials are whole numbers >= 1; no unknown top-level keys;
+  n_concurrent_trials are whole numbers >= 1; no unknown top-level keys; environment.type is one of
+  Harbor's; no deprecated environment keys (mounts_json, suppress_override_warnings);
 - expectations (optional): [{"task", "parent_dir", "files": {path: content}, "toml": {"a.b": value}}]:
   the task differs from its parent folder exactly by those file contents and task.toml values.
 Prints "ok" and exits 0, or prints every problem and exits 1.
@@ -108,6 +109,9 @@ def check_job(export, job):
         for i, a in enumerate(agents):
             if not isinstance(a, dict) or not (a.get("name") or a.get("import_path")):
                 problem(f"harbor-job.json: agents[{i}] needs name or import_path")
+    for old, new in (("mounts_json", "mounts"), ("suppress_override_warnings", None)):
+        if old in (job.get("environment") or {}):
+            problem(f"harbor-job.json: environment.{old} is deprecated (Harbor warns){f': write {new}' if new else ''}")
     env_type = (job.get("environment") or {}).get("type")
     if env_type is not None and env_type not in ENVIRONMENT_TYPES:
         problem(f"harbor-job.json: environment.type {env_type!r} is not a Harbor environment type")

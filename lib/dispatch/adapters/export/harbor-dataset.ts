@@ -202,8 +202,8 @@ export function harborJobConfig(
       override_memory_mb: null,
       override_storage_mb: null,
       override_gpus: null,
-      suppress_override_warnings: false,
-      mounts_json: null,
+      // current keys: Harbor warns on mounts_json and suppress_override_warnings (deprecated, models/trial/config.py)
+      mounts: null,
       env: {},
       kwargs: {},
     },
