@@ -11,7 +11,7 @@
  *   agent-lightning-rollouts.json  Agent Lightning 1.0 RolloutCreate bodies (POST /api/rollouts)
  *   harbor-dataset/<task>/ every terminal task with its files, a complete Harbor task folder (export/harbor-dataset.ts)
  *   harbor-job.json        a Harbor JobConfig running them (terminal-task projects with harbor.agents set)
- *   manifest.json          counts, and size and sha256 of every other file
+ *   manifest.json          counts, size and sha256 of every other file, and the data.max_prompt_length the verl rows need
  * The folder is built under a temporary name and renamed into place, so a resend replaces it whole.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -19,7 +19,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload } from "../types";
-import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlRewardModule, verlRows } from "./export/verl";
+import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlPromptBudget, verlRewardModule, verlRows } from "./export/verl";
 import { agentLightningEnqueueRequest, agentLightningRolloutCreates } from "./export/agent-lightning";
 import { configErrors, parseTargetConfig } from "./target-config";
 import { resolveExportDirectory } from "../server-paths";
@@ -27,7 +27,7 @@ import { HARBOR_ENVIRONMENT_TYPES, harborJobConfig, planHarborTasks, writeHarbor
 
 export { harborJobConfig, planHarborTasks } from "./export/harbor-dataset";
 
-export { describeEnvironment, verlParquet, verlRows, type VerlRow } from "./export/verl";
+export { describeEnvironment, verlParquet, verlPromptBudget, verlRows, type VerlRow } from "./export/verl";
 
 export const exportConfigSchema = z
   .object({
@@ -111,11 +111,11 @@ export async function writeExport(
   const staging = path.join(parent, `.${name}.tmp-${suffix}`);
 
   const verl = verlRows(payload, config.verlRowsPerEnvironment);
+  const verlFile = config.parquet ? "verl.parquet" : "verl.json";
+  const budget = verlPromptBudget(verl);
   const files: { name: string; content: string | Buffer; rows?: number }[] = [
     { name: "environments.jsonl", content: jsonl(payload.environments), rows: payload.environments.length },
-    config.parquet
-      ? { name: "verl.parquet", content: verlParquet(verl), rows: verl.length }
-      : { name: "verl.json", content: jsonl(verl), rows: verl.length },
+    { name: verlFile, content: config.parquet ? verlParquet(verl) : jsonl(verl), rows: verl.length },
     { name: "envforge_reward.py", content: verlRewardModule() },
     {
       name: "agent-lightning-rollouts.json",
@@ -158,6 +158,12 @@ export async function writeExport(
       agentLightningTasks: payload.environments.length,
       harborTasks,
       harborDatasetTasks: plan.filter((p) => p.kind === "local").length,
+    },
+    // verl stops at the first prompt over data.max_prompt_length (default 512, truncation=error): the value these rows need
+    verl: {
+      file: verlFile,
+      ...budget,
+      override: `data.max_prompt_length=${budget.maxPromptLength}`,
     },
     ...(plan.length > 0 ? { harbor: { tasks: plan, run: job ? "cd <this folder> && harbor run -c harbor-job.json" : null } } : {}),
     ...(warnings.length ? { warnings } : {}),
