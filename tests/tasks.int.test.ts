@@ -247,6 +247,7 @@ describe("envforge import harbor-tasks", () => {
       )
     ).rows[0];
     expect(envId.config.git_url).toBe("https://github.com/laude-institute/terminal-bench-2.git");
+    expect(envId.config.git_path).toBe("pytorch-model-recovery"); // the trial's task_id.path: where Harbor checks it out
 
     const ds = path.join(tmp, "tb2-tasks");
     writeTask(ds, "pytorch-model-recovery");

@@ -212,7 +212,17 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
         expect(t.environment.config.task_name).toBe(t.taskName);
         expect(
           Object.keys(t.environment.config).every((k) =>
-            ["task_name", "source", "git_commit", "git_url", "agent_timeout_sec", "cpus", "memory_mb", "allow_internet"].includes(k),
+            [
+              "task_name",
+              "source",
+              "git_commit",
+              "git_url",
+              "git_path",
+              "agent_timeout_sec",
+              "cpus",
+              "memory_mb",
+              "allow_internet",
+            ].includes(k),
           ),
         ).toBe(true);
       }
@@ -325,6 +335,22 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     tool_calls: [{ tool_call_id: `c${id}`, function_name: "bash", arguments: { command: cmd } }],
     observation: { results: [{ source_call_id: `c${id}`, content: out }] },
     metrics: { prompt_tokens: 100, completion_tokens: 10, cost_usd: 0.01 },
+  });
+
+  it("keeps a git task's folder in its repository (task_id.path), which Harbor checks out to run it again", async () => {
+    const t = await trial("git__1", {
+      "agent/trajectory.json": "[]",
+      "result.json": resultJson("git__1", {
+        task_name: "fix-git",
+        task_id: { git_url: "https://example.com/tasks.git", git_commit_id: "abc", path: "tasks/terminal/fix-git" },
+      }),
+    });
+    expect((await readHarborTrial(t)).environment.config).toMatchObject({
+      task_name: "fix-git",
+      git_url: "https://example.com/tasks.git",
+      git_commit: "abc",
+      git_path: "tasks/terminal/fix-git",
+    });
   });
 
   it("keys a task Harbor reports by its [task].name (org/name) by its folder, the key a task import gives it", async () => {

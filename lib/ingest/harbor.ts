@@ -122,6 +122,8 @@ export interface TerminalTaskConfig {
   source?: string;
   git_commit?: string;
   git_url?: string;
+  /** the task's folder in the git repository */
+  git_path?: string;
   agent_timeout_sec?: number;
   cpus?: number;
   memory_mb?: number;
@@ -261,11 +263,14 @@ function terminalTaskConfig(taskName: string, result: TrialResult): TerminalTask
   const cfg = result.config;
   const multiplier = cfg?.agent_timeout_multiplier ?? cfg?.timeout_multiplier ?? 1;
   const timeout = cfg?.agent?.override_timeout_sec;
+  const gitUrl = result.task_id?.git_url ?? cfg?.task?.git_url ?? undefined;
   return definedOnly<TerminalTaskConfig>({
     task_name: taskName,
     source: result.source ?? cfg?.task?.source ?? undefined,
     git_commit: result.task_id?.git_commit_id ?? cfg?.task?.git_commit_id ?? undefined,
-    git_url: result.task_id?.git_url ?? cfg?.task?.git_url ?? undefined,
+    git_url: gitUrl,
+    // the folder in the repository Harbor checked out (tasks/client.py), needed to run the task again
+    git_path: gitUrl ? (result.task_id?.path ?? cfg?.task?.path ?? undefined) : undefined,
     agent_timeout_sec: typeof timeout === "number" ? timeout * multiplier : undefined,
     cpus: cfg?.environment?.override_cpus ?? undefined,
     memory_mb: cfg?.environment?.override_memory_mb ?? undefined,

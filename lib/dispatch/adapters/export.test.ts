@@ -5,7 +5,7 @@ import path from "node:path";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { afterAll, describe, expect, it } from "vitest";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
-import { exportAdapter, exportFolderName } from "./export";
+import { exportAdapter, exportConfigSchema, exportFolderName, harborJobConfig } from "./export";
 import { deliveryContext, samplePayload } from "./test-payload";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "envforge-export-test-"));
@@ -191,6 +191,26 @@ describe("export adapter", () => {
     >[];
     // a config the family's schema rejects has no task instance: its description stands in
     expect(rows[0].prompt[0].content).toContain("grid.size: 4");
+  });
+
+  it("runs a git-pinned task from its folder in the repository, which Harbor sparse-checks out", () => {
+    const base = samplePayload();
+    const git = { git_url: "https://example.com/tasks.git", git_commit: "abc" };
+    const payload = {
+      ...base,
+      environments: [
+        {
+          ...base.environments[0],
+          weight: 1,
+          parentKey: null,
+          config: { task_name: "fix-git", ...git, git_path: "tasks/terminal/fix-git" },
+        },
+        { ...base.environments[1], weight: 1, parentKey: null, config: { task_name: "regex-log", ...git } },
+      ],
+    };
+    const settings = exportConfigSchema.parse({ directory: "/x", harbor: { agents: [{ name: "oracle" }] } }).harbor;
+    const job = harborJobConfig(payload, settings)!;
+    expect((job.tasks as { path: string }[]).map((t) => t.path)).toEqual(["tasks/terminal/fix-git", "regex-log"]);
   });
 
   it("checks its config; an unwritable directory is not retryable", async () => {

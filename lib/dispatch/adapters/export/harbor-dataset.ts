@@ -137,7 +137,8 @@ export function harborJobConfig(
             source: null,
           }
         : {
-            path: String(env.config.task_name ?? env.key),
+            // the task's folder in the repository (a trial's task_id.path); the name for tasks imported before it was kept
+            path: str(env.config.git_path) ?? String(env.config.task_name ?? env.key),
             git_url: env.config.git_url,
             git_commit_id: env.config.git_commit,
             name: null,
