@@ -160,7 +160,10 @@ describe.skipIf(!fixtures)("export: harbor-dataset/ and harbor-job.json that Har
     const broken = {
       ...job,
       agents: [],
-      datasets: [{ path: "x", name: "y" }],
+      datasets: [
+        { path: "x", name: "y" },
+        { path: null, name: "o/d", version: "1", task_names: ["t"] },
+      ],
       tasks: [{ path: "a", name: "o/b", git_commit_id: "c" }],
       environment: { ...job.environment, type: "podman" },
     };
@@ -177,6 +180,8 @@ describe.skipIf(!fixtures)("export: harbor-dataset/ and harbor-job.json that Har
       /tasks\[0\] sets git_commit_id without git_url/,
       /hello-alpine: tests\/test.sh missing/,
       /environment.type 'podman' is not a Harbor environment type/,
+      /datasets\[1\] is a package \(org\/name\): Harbor ignores version, set ref/,
+      /datasets\[1\].task_names 't' cannot match a package task's org\/name/,
       /describe-image: environment\/ missing/,
       /llm-judge-example: tests\/test.sh missing/,
     ])

@@ -126,6 +126,13 @@ def check_job(export, job):
             problem(f"harbor-job.json: datasets[{i}] needs path or name")
         if d.get("path") is not None and d.get("name") is not None:
             problem(f"harbor-job.json: datasets[{i}] sets both path and name")
+        if "/" in (d.get("name") or "") and not d.get("repo"):
+            # a package dataset (job/config.py is_package): read at ref, tasks named org/name
+            if d.get("version") is not None:
+                problem(f"harbor-job.json: datasets[{i}] is a package (org/name): Harbor ignores version, set ref")
+            for pattern in d.get("task_names") or []:
+                if "/" not in pattern:
+                    problem(f"harbor-job.json: datasets[{i}].task_names {pattern!r} cannot match a package task's org/name")
     for i, t in enumerate(tasks):
         if t.get("path") is None and t.get("name") is None:
             problem(f"harbor-job.json: tasks[{i}] needs path or name")

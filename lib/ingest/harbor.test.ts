@@ -381,7 +381,9 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
         task_id: { org: "harbor", name: "hello-world", ref: "sha256:ab" },
       }),
     });
-    expect((await readHarborTrial(pkg)).rollout.environmentKey).toBe("hello-world");
+    const pkgTrial = await readHarborTrial(pkg);
+    expect(pkgTrial.rollout.environmentKey).toBe("hello-world");
+    expect(pkgTrial.environment.config.package_name).toBe("harbor/hello-world"); // how a package dataset names it
   });
 
   it("reads an ATIF trajectory (Harbor's built-in agents) with its continuation file", async () => {

@@ -124,6 +124,7 @@ export interface TerminalTaskConfig {
   git_url?: string;
   /** the task's folder in the git repository */
   git_path?: string;
+  package_name?: string;
   agent_timeout_sec?: number;
   cpus?: number;
   memory_mb?: number;
@@ -271,6 +272,8 @@ function terminalTaskConfig(taskName: string, result: TrialResult): TerminalTask
     git_url: gitUrl,
     // the folder in the repository Harbor checked out (tasks/client.py), needed to run the task again
     git_path: gitUrl ? (result.task_id?.path ?? cfg?.task?.path ?? undefined) : undefined,
+    // Harbor's name of a task with a [task].name (org/name): how a package dataset finds it again
+    package_name: result.task_name?.includes("/") ? result.task_name : undefined,
     agent_timeout_sec: typeof timeout === "number" ? timeout * multiplier : undefined,
     cpus: cfg?.environment?.override_cpus ?? undefined,
     memory_mb: cfg?.environment?.override_memory_mb ?? undefined,

@@ -213,6 +213,34 @@ describe("export adapter", () => {
     expect((job.tasks as { path: string }[]).map((t) => t.path)).toEqual(["tasks/terminal/fix-git", "regex-log"]);
   });
 
+  it("finds tasks in a package dataset (org/name) by their package names, pinned by ref", () => {
+    const base = samplePayload();
+    const payload = {
+      ...base,
+      environments: [
+        { ...base.environments[0], weight: 1, parentKey: null, config: { task_name: "fix-git", package_name: "tb/fix-git" } },
+        { ...base.environments[1], weight: 1, parentKey: null, config: { task_name: "regex-log" } },
+      ],
+    };
+    const harbor = { agents: [{ name: "oracle" }], datasetName: "terminal-bench/terminal-bench-2", datasetVersion: "3" };
+    const job = harborJobConfig(payload, exportConfigSchema.parse({ directory: "/x", harbor }).harbor)!;
+    // Harbor matches task_names (fnmatch) against a package task's "org/name" and reads the package at `ref`, never `version`
+    expect(job.datasets).toEqual([
+      expect.objectContaining({
+        name: "terminal-bench/terminal-bench-2",
+        version: null,
+        ref: "3",
+        task_names: ["tb/fix-git", "*/regex-log"],
+      }),
+    ]);
+    // a registry dataset (no '/') keeps version and the plain names
+    const registry = harborJobConfig(
+      payload,
+      exportConfigSchema.parse({ directory: "/x", harbor: { ...harbor, datasetName: "tb" } }).harbor,
+    )!;
+    expect(registry.datasets).toEqual([expect.objectContaining({ version: "3", ref: null, task_names: ["fix-git", "regex-log"] })]);
+  });
+
   it("checks its config; an unwritable directory is not retryable", async () => {
     expect(exportAdapter.checkConfig({ directory: "/data/exports" })).toEqual([]);
     expect(exportAdapter.checkConfig({}).map((e) => e.path)).toEqual(["directory"]);

@@ -48,6 +48,7 @@ export const exportConfigSchema = z
           .default("docker"),
         datasetPath: z.string().min(1).nullable().default(null),
         datasetName: z.string().min(1).nullable().default(null),
+        /** the registry dataset's version; for a package dataset (datasetName "org/name") its ref (a tag, revision or digest) */
         datasetVersion: z.string().min(1).nullable().default(null),
         /** Harbor AgentConfigs, e.g. { name: "terminus-2", model_name: "…" }; harbor-job.json is written only with at least one */
         agents: z

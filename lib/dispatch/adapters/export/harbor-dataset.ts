@@ -117,10 +117,14 @@ export function harborJobConfig(
   const byKey = new Map(payload.environments.map((e) => [e.key, e]));
   const tasks: Record<string, unknown>[] = [];
   const registryNames: string[] = [];
+  // an "org/name" dataset is a package (job/config.py is_package): its tasks are named org/name, and it is pinned by ref
+  const isPackage = harbor.datasetName?.includes("/") ?? false;
   for (const p of plan) {
     const env = byKey.get(p.key)!;
     if (p.kind === "registry") {
-      registryNames.push(String(env.config.task_name ?? env.key));
+      const name = String(env.config.task_name ?? env.key);
+      // task_names are fnmatch patterns over each task's name; a package task's org is not always known here
+      registryNames.push(isPackage ? (str(env.config.package_name) ?? `*/${name}`) : name);
       continue;
     }
     if (p.kind === "skipped") continue;
@@ -155,8 +159,8 @@ export function harborJobConfig(
           {
             path: null,
             name: harbor.datasetName,
-            version: harbor.datasetVersion,
-            ref: null,
+            version: isPackage ? null : harbor.datasetVersion,
+            ref: isPackage ? harbor.datasetVersion : null,
             registry_url: null,
             registry_path: null,
             overwrite: false,
