@@ -10,8 +10,11 @@ import { Invalid } from "@/lib/errors";
 import { sha256Hex } from "./folder";
 import { applyTaskEdits, type ParentTaskFile, type TaskEdits } from "./edits";
 import { materializeTaskFiles } from "./materialize";
-import { nameTaskTomlFor } from "./task-toml";
+import { nameTaskTomlFor, parseTaskToml } from "./task-toml";
 import { environmentFileList, storeBlobs, writeEnvironmentFiles } from "./store";
+
+/** [task].name of a task.toml text, null without one. */
+const taskNameOf = (text: string): string | null => parseTaskToml(text).config.task?.name ?? null;
 
 type Queryable = Db | DbTx;
 
@@ -92,9 +95,11 @@ export async function materializeEvolvedTask(
     );
   const byPath = new Map(parent.map((f) => [f.path, { path: f.path, sha256: f.sha256, size: f.size, executable: f.executable }]));
   const texts = new Map(applied.changed.map((c) => [c.path, c.after]));
-  const toml = texts.get("task.toml") ?? parent.find((f) => f.path === "task.toml")?.text;
+  const parentToml = parent.find((f) => f.path === "task.toml")?.text;
+  const toml = texts.get("task.toml") ?? parentToml;
   if (typeof toml === "string") {
-    const named = nameTaskTomlFor(toml, child.key);
+    const inherited = typeof parentToml === "string" ? taskNameOf(parentToml) : null;
+    const named = nameTaskTomlFor(toml, child.key, inherited);
     if (named !== toml) texts.set("task.toml", named);
   }
   const made = [...texts].map(([filePath, after]) => {

@@ -58,6 +58,9 @@ describe("task.toml", () => {
     // no [task]: Harbor names it by its folder already; already its own name: nothing to rewrite
     expect(nameTaskTomlFor(`[agent]\ntimeout_sec = 60.0\n`, "k")).toBe(`[agent]\ntimeout_sec = 60.0\n`);
     expect(nameTaskTomlFor(`[task]\nname = "o/k"\n`, "k")).toBe(`[task]\nname = "o/k"\n`);
+    // a name the engineer or reviewer chose (not the parent's) stays
+    expect(nameTaskTomlFor(`[task]\nname = "o/chosen"\n`, "k", "o/parent")).toBe(`[task]\nname = "o/chosen"\n`);
+    expect(parseTaskToml(nameTaskTomlFor(`[task]\nname = "o/parent"\n`, "k", "o/parent")).config.task?.name).toBe("o/k");
     // a key that is no package name ('..'): the [task] table goes and Harbor uses the folder name
     expect(parseTaskToml(nameTaskTomlFor(text, "a..b")).raw.task).toBeUndefined();
   });

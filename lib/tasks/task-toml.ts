@@ -196,12 +196,14 @@ export function isPackageName(name: string): boolean {
  * when the task has one (else the folder name), so a child that kept its parent's name would be
  * reported, and counted by Harbor, as its parent. The parent's org is kept (`harbor/hello-world` ->
  * `harbor/<key>`); when that is not a valid package name the [task] table goes, and Harbor names
- * the task by its folder. The text is returned as it was when there is nothing to change.
+ * the task by its folder. With `inherited` (the parent's name), only a name still equal to it is
+ * changed. The text is returned as it was when there is nothing to change.
  */
-export function nameTaskTomlFor(text: string, key: string): string {
+export function nameTaskTomlFor(text: string, key: string, inherited?: string | null): string {
   const { raw } = parseTaskToml(text);
   const task = raw.task as Record<string, unknown> | undefined;
   if (!task || typeof task !== "object" || typeof task.name !== "string") return text;
+  if (inherited !== undefined && task.name !== inherited) return text; // a name the engineer or reviewer chose stays
   const name = `${task.name.split("/")[0]}/${key}`;
   if (task.name === name) return text;
   if (isPackageName(name)) task.name = name;
