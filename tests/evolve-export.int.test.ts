@@ -165,13 +165,14 @@ describe.skipIf(!fixtures)("import, evolve with the LLM, review the diff, approv
         task: hello.environmentKey,
         parent_dir: path.join(TASKS, "hello-world"),
         files: { "instruction.md": instruction },
-        toml: { "agent.timeout_sec": 60 },
+        // named for itself: Harbor reports a trial by [task].name, and a run of the child must not count as the parent's
+        toml: { "agent.timeout_sec": 60, "task.name": `harbor/${hello.environmentKey}` },
       },
       {
         task: alpine.environmentKey,
         parent_dir: path.join(TASKS, "hello-alpine"),
         files: { "environment/NOTES.md": "A distractor: the file name in the old docs was greeting.txt.\n" },
-        toml: {},
+        toml: { "task.name": `harbor/${alpine.environmentKey}` },
       },
     ];
     expect(check(folder, expectations)).toEqual({ code: 0, out: "ok\n" });

@@ -142,25 +142,48 @@ describe.skipIf(!fixtures)("export: harbor-dataset/ and harbor-job.json that Har
     expect(pinned.id).toBeGreaterThan(0);
 
     const expectations = [
-      { task: "hello-world-p1", parent_dir: path.join(TASKS, "hello-world"), files: {}, toml: { "agent.timeout_sec": 60 } },
+      // the evolved task is named for itself (harbor/hello-world-p1): Harbor reports its trials under [task].name
+      {
+        task: "hello-world-p1",
+        parent_dir: path.join(TASKS, "hello-world"),
+        files: {},
+        toml: { "agent.timeout_sec": 60, "task.name": "harbor/hello-world-p1" },
+      },
     ];
     expect(check(folder, expectations)).toEqual({ code: 0, out: "ok\n" });
     // the checker bites: a wrong expectation, a broken job config and a task without tests fail
-    expect(check(folder, [{ ...expectations[0], toml: { "agent.timeout_sec": 61 } }]).out).toMatch(
+    expect(check(folder, [{ ...expectations[0], toml: { ...expectations[0].toml, "agent.timeout_sec": 61 } }]).out).toMatch(
       /hello-world-p1: task.toml agent.timeout_sec is 60, expected 61/,
     );
     fs.writeFileSync(path.join(folder, "harbor-dataset", "hello-world-p1", "instruction.md"), "tampered\n");
     expect(check(folder, expectations).out).toMatch(/hello-world-p1: instruction.md differs from the parent/);
-    const broken = { ...job, agents: [], datasets: [{ path: "x", name: "y" }], tasks: [{ path: "a", name: "o/b", git_commit_id: "c" }] };
+    const broken = {
+      ...job,
+      agents: [],
+      datasets: [
+        { path: "x", name: "y" },
+        { path: null, name: "o/d", version: "1", task_names: ["t"] },
+      ],
+      tasks: [{ path: "a", name: "o/b", git_commit_id: "c" }],
+      environment: { ...job.environment, type: "podman" },
+    };
     fs.writeFileSync(path.join(folder, "harbor-job.json"), JSON.stringify(broken));
     fs.rmSync(path.join(folder, "harbor-dataset", "hello-alpine", "tests"), { recursive: true });
+    // Harbor skips a folder without environment/ and refuses one without tests/test.sh (task.py)
+    fs.rmSync(path.join(folder, "harbor-dataset", "describe-image", "environment"), { recursive: true });
+    fs.rmSync(path.join(folder, "harbor-dataset", "llm-judge-example", "tests", "test.sh"));
     const out = check(folder).out;
     for (const m of [
       /agents must be a non-empty list/,
       /datasets\[0\] sets both path and name/,
       /tasks\[0\] sets both path and name/,
       /tasks\[0\] sets git_commit_id without git_url/,
-      /hello-alpine: tests\/ missing/,
+      /hello-alpine: tests\/test.sh missing/,
+      /environment.type 'podman' is not a Harbor environment type/,
+      /datasets\[1\] is a package \(org\/name\): Harbor ignores version, set ref/,
+      /datasets\[1\].task_names 't' cannot match a package task's org\/name/,
+      /describe-image: environment\/ missing/,
+      /llm-judge-example: tests\/test.sh missing/,
     ])
       expect(out).toMatch(m);
   });

@@ -3,13 +3,16 @@
 
 Usage: harbor_export_check.py <export-folder> [<expectations.json>]
 
-- every folder of harbor-dataset/ is a task folder: task.toml (valid TOML), instruction.md (or
-  steps/<name>/instruction.md for each [[steps]] entry) and tests/ (harbor/models/task/paths.py);
+- every folder of harbor-dataset/ is a task folder as harbor/models/task/task.py checks it: task.toml
+  (valid TOML), environment/, instruction.md (or steps/<name>/instruction.md for each [[steps]]
+  entry) and the verifier's script for the task's os, tests/test.sh (tests/test.bat on windows;
+  per step steps/<name>/tests/ or the shared tests/), unless the verifier runs in a separate environment;
 - harbor-job.json follows the field rules of Harbor's JobConfig (harbor/models/job/config.py,
   harbor/models/trial/config.py): agents non-empty, each with name or import_path; a dataset sets
   path or name, never both, nor version with ref; a task sets path or name, never both,
   git_commit_id only with git_url, ref only with name; a local task path exists; n_attempts and
-  n_concurrent_trials are whole numbers >= 1; no unknown top-level keys;
+  n_concurrent_trials are whole numbers >= 1; no unknown top-level keys; environment.type is one of
+  Harbor's; no deprecated environment keys (mounts_json, suppress_override_warnings);
 - expectations (optional): [{"task", "parent_dir", "files": {path: content}, "toml": {"a.b": value}}]:
   the task differs from its parent folder exactly by those file contents and task.toml values.
 Prints "ok" and exits 0, or prints every problem and exits 1.
@@ -25,13 +28,29 @@ JOB_KEYS = {
     "debug", "n_concurrent_trials", "quiet", "retry", "environment", "verifier", "metrics", "agents",
     "user_agent", "datasets", "tasks", "artifacts", "extra_instruction_paths", "extra_instructions", "source_jobs",
 }
-ENVIRONMENT_TYPES = {"docker", "daytona", "e2b", "modal", "runloop", "gke", "apple-container", "podman", "singularity"}
+# harbor/models/environment_type.py
+ENVIRONMENT_TYPES = {
+    "docker", "daytona", "e2b", "modal", "runloop", "langsmith", "ec2", "gke", "ack", "openshift", "novita",
+    "apple-container", "singularity", "islo", "tensorlake", "cwsandbox", "wandb", "use-computer", "cua-cloud",
+    "blaxel", "opensandbox", "beam", "skypilot", "hf-sandbox", "hyperbrowser", "vercel",
+}
 
 problems = []
 
 
 def problem(msg):
     problems.append(msg)
+
+
+def separate_verifier(*levels):
+    """A verify pass in a separate environment needs no test script (harbor/models/task/verifier_mode.py)."""
+    for v in levels:
+        v = v or {}
+        if v.get("environment_mode"):
+            return v["environment_mode"] == "separate"
+        if v.get("environment"):
+            return True
+    return False
 
 
 def check_task_folder(folder):
@@ -46,19 +65,25 @@ def check_task_folder(folder):
     except tomllib.TOMLDecodeError as e:
         problem(f"{name}: task.toml is not valid TOML: {e}")
         return
+    if not os.path.isdir(os.path.join(folder, "environment")):
+        problem(f"{name}: environment/ missing (Harbor lists only task folders that have one)")
+    env = cfg.get("environment") or {}
+    script = "test.bat" if str(env.get("os", "linux")).lower() == "windows" else "test.sh"
     steps = cfg.get("steps") or []
     if steps:
         for step in steps:
             sdir = os.path.join(folder, "steps", step["name"])
             if not os.path.isfile(os.path.join(sdir, "instruction.md")):
                 problem(f"{name}: steps/{step['name']}/instruction.md missing")
-            if not os.path.isdir(os.path.join(sdir, "tests")) and not os.path.isdir(os.path.join(folder, "tests")):
-                problem(f"{name}: steps/{step['name']}/tests missing")
+            if separate_verifier(step.get("verifier"), cfg.get("verifier")):
+                continue
+            if not os.path.isfile(os.path.join(sdir, "tests", script)) and not os.path.isfile(os.path.join(folder, "tests", script)):
+                problem(f"{name}: steps/{step['name']}/tests/{script} (or a shared tests/{script}) missing")
     else:
         if not os.path.isfile(os.path.join(folder, "instruction.md")):
             problem(f"{name}: instruction.md missing")
-        if not os.path.isdir(os.path.join(folder, "tests")) or not os.listdir(os.path.join(folder, "tests")):
-            problem(f"{name}: tests/ missing or empty")
+        if not separate_verifier(cfg.get("verifier")) and not os.path.isfile(os.path.join(folder, "tests", script)):
+            problem(f"{name}: tests/{script} missing")
     for root, dirs, files in os.walk(folder):
         for entry in dirs + files:
             if os.path.islink(os.path.join(root, entry)):
@@ -84,6 +109,9 @@ def check_job(export, job):
         for i, a in enumerate(agents):
             if not isinstance(a, dict) or not (a.get("name") or a.get("import_path")):
                 problem(f"harbor-job.json: agents[{i}] needs name or import_path")
+    for old, new in (("mounts_json", "mounts"), ("suppress_override_warnings", None)):
+        if old in (job.get("environment") or {}):
+            problem(f"harbor-job.json: environment.{old} is deprecated (Harbor warns){f': write {new}' if new else ''}")
     env_type = (job.get("environment") or {}).get("type")
     if env_type is not None and env_type not in ENVIRONMENT_TYPES:
         problem(f"harbor-job.json: environment.type {env_type!r} is not a Harbor environment type")
@@ -98,6 +126,13 @@ def check_job(export, job):
             problem(f"harbor-job.json: datasets[{i}] needs path or name")
         if d.get("path") is not None and d.get("name") is not None:
             problem(f"harbor-job.json: datasets[{i}] sets both path and name")
+        if "/" in (d.get("name") or "") and not d.get("repo"):
+            # a package dataset (job/config.py is_package): read at ref, tasks named org/name
+            if d.get("version") is not None:
+                problem(f"harbor-job.json: datasets[{i}] is a package (org/name): Harbor ignores version, set ref")
+            for pattern in d.get("task_names") or []:
+                if "/" not in pattern:
+                    problem(f"harbor-job.json: datasets[{i}].task_names {pattern!r} cannot match a package task's org/name")
     for i, t in enumerate(tasks):
         if t.get("path") is None and t.get("name") is None:
             problem(f"harbor-job.json: tasks[{i}] needs path or name")

@@ -190,7 +190,7 @@ describe("envforge import harbor-tasks", () => {
     expect(byTask["bad-toml"]).toMatch(/agent\.timeout_sec: must be a number/);
     expect(byTask["bad-syntax"]).toMatch(/not valid TOML \(line 1\)/);
     expect(byTask["bad-network"]).toMatch(/environment\.allowed_hosts: is only valid when network_mode = 'allowlist'/);
-    expect(byTask["no-tests"]).toMatch(/tests\/ is missing/);
+    expect(byTask["no-tests"]).toMatch(/no-tests: tests\/test\.sh is missing/);
 
     // a task folder cannot change under the same name
     fs.writeFileSync(path.join(ds, "good-one", "instruction.md"), "changed\n");
@@ -247,6 +247,7 @@ describe("envforge import harbor-tasks", () => {
       )
     ).rows[0];
     expect(envId.config.git_url).toBe("https://github.com/laude-institute/terminal-bench-2.git");
+    expect(envId.config.git_path).toBe("pytorch-model-recovery"); // the trial's task_id.path: where Harbor checks it out
 
     const ds = path.join(tmp, "tb2-tasks");
     writeTask(ds, "pytorch-model-recovery");

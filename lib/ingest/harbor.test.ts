@@ -212,7 +212,17 @@ describe.skipIf(!haveFixtures)("readHarborJob on shared/fixtures/harbor-tb2 (rea
         expect(t.environment.config.task_name).toBe(t.taskName);
         expect(
           Object.keys(t.environment.config).every((k) =>
-            ["task_name", "source", "git_commit", "git_url", "agent_timeout_sec", "cpus", "memory_mb", "allow_internet"].includes(k),
+            [
+              "task_name",
+              "source",
+              "git_commit",
+              "git_url",
+              "git_path",
+              "agent_timeout_sec",
+              "cpus",
+              "memory_mb",
+              "allow_internet",
+            ].includes(k),
           ),
         ).toBe(true);
       }
@@ -325,6 +335,55 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     tool_calls: [{ tool_call_id: `c${id}`, function_name: "bash", arguments: { command: cmd } }],
     observation: { results: [{ source_call_id: `c${id}`, content: out }] },
     metrics: { prompt_tokens: 100, completion_tokens: 10, cost_usd: 0.01 },
+  });
+
+  it("keeps a git task's folder in its repository (task_id.path), which Harbor checks out to run it again", async () => {
+    const t = await trial("git__1", {
+      "agent/trajectory.json": "[]",
+      "result.json": resultJson("git__1", {
+        task_name: "fix-git",
+        task_id: { git_url: "https://example.com/tasks.git", git_commit_id: "abc", path: "tasks/terminal/fix-git" },
+      }),
+    });
+    expect((await readHarborTrial(t)).environment.config).toMatchObject({
+      task_name: "fix-git",
+      git_url: "https://example.com/tasks.git",
+      git_commit: "abc",
+      git_path: "tasks/terminal/fix-git",
+    });
+  });
+
+  it("keys a task Harbor reports by its [task].name (org/name) by its folder, the key a task import gives it", async () => {
+    const agent = { "agent/trajectory.json": "[]" };
+    // a task folder whose [task].name differs from the folder name (as in the harbor-tasks fixtures)
+    const local = await trial("named__1", {
+      ...agent,
+      "result.json": resultJson("named__1", {
+        task_name: "harbor/recall-load-atif-trajectory-task-level",
+        task_id: { path: "/data/tasks/hello-load-atif-trajectory-task-level" },
+      }),
+    });
+    expect((await readHarborTrial(local)).rollout.environmentKey).toBe("hello-load-atif-trajectory-task-level");
+    // an exported evolved task: harbor-dataset/<key>/ carrying harbor/<key>, no task_id (older Harbor): the config's path
+    const exported = await trial("child__1", {
+      ...agent,
+      "result.json": resultJson("child__1", {
+        task_name: "harbor/hello-world-m1",
+        config: { task: { path: "harbor-dataset/hello-world-m1/" } },
+      }),
+    });
+    expect((await readHarborTrial(exported)).environment.key).toBe("hello-world-m1");
+    // a registry package (no path): the name after the org
+    const pkg = await trial("pkg__1", {
+      ...agent,
+      "result.json": resultJson("pkg__1", {
+        task_name: "harbor/hello-world",
+        task_id: { org: "harbor", name: "hello-world", ref: "sha256:ab" },
+      }),
+    });
+    const pkgTrial = await readHarborTrial(pkg);
+    expect(pkgTrial.rollout.environmentKey).toBe("hello-world");
+    expect(pkgTrial.environment.config.package_name).toBe("harbor/hello-world"); // how a package dataset names it
   });
 
   it("reads an ATIF trajectory (Harbor's built-in agents) with its continuation file", async () => {

@@ -122,6 +122,9 @@ export interface TerminalTaskConfig {
   source?: string;
   git_commit?: string;
   git_url?: string;
+  /** the task's folder in the git repository */
+  git_path?: string;
+  package_name?: string;
   agent_timeout_sec?: number;
   cpus?: number;
   memory_mb?: number;
@@ -261,15 +264,40 @@ function terminalTaskConfig(taskName: string, result: TrialResult): TerminalTask
   const cfg = result.config;
   const multiplier = cfg?.agent_timeout_multiplier ?? cfg?.timeout_multiplier ?? 1;
   const timeout = cfg?.agent?.override_timeout_sec;
+  const gitUrl = result.task_id?.git_url ?? cfg?.task?.git_url ?? undefined;
   return definedOnly<TerminalTaskConfig>({
     task_name: taskName,
     source: result.source ?? cfg?.task?.source ?? undefined,
     git_commit: result.task_id?.git_commit_id ?? cfg?.task?.git_commit_id ?? undefined,
-    git_url: result.task_id?.git_url ?? cfg?.task?.git_url ?? undefined,
+    git_url: gitUrl,
+    // the folder in the repository Harbor checked out (tasks/client.py), needed to run the task again
+    git_path: gitUrl ? (result.task_id?.path ?? cfg?.task?.path ?? undefined) : undefined,
+    // Harbor's name of a task with a [task].name (org/name): how a package dataset finds it again
+    package_name: result.task_name?.includes("/") ? result.task_name : undefined,
     agent_timeout_sec: typeof timeout === "number" ? timeout * multiplier : undefined,
     cpus: cfg?.environment?.override_cpus ?? undefined,
     memory_mb: cfg?.environment?.override_memory_mb ?? undefined,
   });
+}
+
+const lastPart = (p: string | null | undefined) =>
+  p
+    ?.replace(/[\\/]+$/, "")
+    .split(/[\\/]/)
+    .pop() || undefined;
+
+/**
+ * The environment key of a trial's task: its folder name, as task imports key tasks. Harbor
+ * reports a task that has a [task].name under that package name ("org/name", models/task/task.py),
+ * so then the folder is the last part of the task's path (task_id, else the trial config's), and
+ * for a registry package without a path, the name after the org.
+ */
+export function trialTaskKey(result: Pick<TrialResult, "task_name" | "task_id" | "config">, trialName: string): string {
+  const reported = result.task_name ?? undefined;
+  if (reported && !reported.includes("/")) return reported;
+  const folder = lastPart(result.task_id?.path) ?? lastPart(result.config?.task?.path);
+  if (folder) return folder;
+  return lastPart(reported) ?? trialName.split("__")[0];
 }
 
 function policyOf(result: TrialResult): string | undefined {
@@ -362,7 +390,7 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
 
   const folder = path.basename(trialDir);
   const trialName = result.trial_name ?? folder;
-  const taskName = result.task_name ?? result.config?.task?.path ?? trialName.split("__")[0];
+  const taskName = trialTaskKey(result, trialName);
   const policy = policyOf(result);
   if (!policy) throw new HarborFormatError("no agent_info.model_info.name nor config.agent.model_name to name the policy", resultFile);
 

@@ -23,6 +23,19 @@ const parent: ParentTaskFile[] = [
 const edits = (files: TaskEdits["files"], taskToml: Record<string, unknown> = {}): TaskEdits => ({ files, taskToml });
 
 describe("applyTaskEdits", () => {
+  it("a task-wide timeout edit reaches the steps that set their own (Harbor's multi-step trial takes theirs first)", () => {
+    const multi = [
+      file("task.toml", `[agent]\ntimeout_sec = 120.0\n[[steps]]\nname = "one"\n[steps.agent]\ntimeout_sec = 30.0\n`),
+      file("steps/one/instruction.md", "Do one.\n"),
+      file("tests/test.sh", "exit 0\n", true),
+    ];
+    const r = applyTaskEdits(multi, edits([], { "agent.timeout_sec": 240 }));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const toml = r.changed.find((c) => c.path === "task.toml")!.after;
+    expect(toml).toMatch(/\[steps\.agent\]\ntimeout_sec = 60\b/);
+  });
+
   it("applies search/replace, patches and new files in order, and reads task.toml changes into the config", () => {
     const patch = createTwoFilesPatch("tests/test.sh", "tests/test.sh", parent[2].text!, "#!/bin/bash\npytest -x /tests/test_state.py\n");
     const r = applyTaskEdits(

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { applyPatch } from "diff";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
-import { parseTaskToml, TaskTomlError, taskTomlFields, type TaskTomlFields } from "./task-toml";
+import { parseTaskToml, scaleStepTimeouts, TaskTomlError, taskTomlFields, type TaskTomlFields } from "./task-toml";
 
 /** One edit of one file of a task. */
 export type FileEdit =
@@ -137,8 +137,12 @@ function setTomlKeys(text: string, changes: Record<string, unknown>): { text: st
       node = node[part] as Record<string, unknown>;
     }
     const last = parts[parts.length - 1];
+    const before = node[last];
     if (value === null) delete node[last];
     else node[last] = value;
+    // a task-wide timeout reaches the steps that set their own (they win in Harbor's multi-step trial)
+    if ((key === "agent.timeout_sec" || key === "verifier.timeout_sec") && typeof value === "number")
+      scaleStepTimeouts(raw, parts[0] as "agent" | "verifier", before, value);
   }
   try {
     return { text: `${stringifyToml(raw)}\n` };

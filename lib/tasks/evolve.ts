@@ -10,7 +10,11 @@ import { Invalid } from "@/lib/errors";
 import { sha256Hex } from "./folder";
 import { applyTaskEdits, type ParentTaskFile, type TaskEdits } from "./edits";
 import { materializeTaskFiles } from "./materialize";
+import { nameTaskTomlFor, parseTaskToml } from "./task-toml";
 import { environmentFileList, storeBlobs, writeEnvironmentFiles } from "./store";
+
+/** [task].name of a task.toml text, null without one. */
+const taskNameOf = (text: string): string | null => parseTaskToml(text).config.task?.name ?? null;
 
 type Queryable = Db | DbTx;
 
@@ -74,7 +78,7 @@ export async function taskFilesOf(db: Queryable, projectId: number, key: string)
 
 /**
  * Write an evolved task's files: its parent's list with the edited files replaced or added (new
- * blobs only for those). Throws Invalid when the edits no longer apply to the parent's files.
+ * blobs only for those), task.toml's [task].name made its own (nameTaskTomlFor). Throws Invalid when the edits no longer apply to the parent's files.
  */
 export async function materializeEvolvedTask(
   db: Queryable,
@@ -90,9 +94,17 @@ export async function materializeEvolvedTask(
       applied.errors.map((e) => ({ path: `${child.key}.${e.path}`, message: e.message })),
     );
   const byPath = new Map(parent.map((f) => [f.path, { path: f.path, sha256: f.sha256, size: f.size, executable: f.executable }]));
-  const made = applied.changed.map((c) => {
-    const data = Buffer.from(c.after, "utf8");
-    return { path: c.path, sha256: sha256Hex(data), size: data.length, data };
+  const texts = new Map(applied.changed.map((c) => [c.path, c.after]));
+  const parentToml = parent.find((f) => f.path === "task.toml")?.text;
+  const toml = texts.get("task.toml") ?? parentToml;
+  if (typeof toml === "string") {
+    const inherited = typeof parentToml === "string" ? taskNameOf(parentToml) : null;
+    const named = nameTaskTomlFor(toml, child.key, inherited);
+    if (named !== toml) texts.set("task.toml", named);
+  }
+  const made = [...texts].map(([filePath, after]) => {
+    const data = Buffer.from(after, "utf8");
+    return { path: filePath, sha256: sha256Hex(data), size: data.length, data };
   });
   await storeBlobs(db, made);
   for (const m of made) {

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { parseTaskToml, TaskTomlError, taskTomlFields, type TaskTomlFields } from "./task-toml";
+import { parseTaskToml, TaskTomlError, taskTomlFields, type HarborTaskToml, type TaskTomlFields } from "./task-toml";
 
 /** Size limits of task files (bytes). */
 export const TASK_LIMITS = {
@@ -101,20 +101,47 @@ async function walkFiles(dir: string, rel: string, out: { rel: string; abs: stri
 
 const hasUnder = (files: { path: string }[], prefix: string) => files.some((f) => f.path.startsWith(`${prefix}/`));
 
-/** Check the layout Harbor needs: task.toml, an instruction and tests (per step for a multi-step task). */
-export function checkTaskLayout(files: { path: string }[], fields: TaskTomlFields): string | null {
+type VerifierModes = { environment_mode?: string | null; environment?: unknown } | null | undefined;
+
+/** Whether a verify pass runs in a separate environment (then Harbor needs no test script in the task): models/task/verifier_mode.py. */
+function separateVerifier(...levels: VerifierModes[]): boolean {
+  for (const v of levels) {
+    if (v?.environment_mode) return v.environment_mode === "separate";
+    if (v?.environment) return true;
+  }
+  return false;
+}
+
+/**
+ * Check the layout Harbor needs (models/task/task.py: is_valid_dir and _validate_tests): task.toml,
+ * environment/ (without it `harbor run -p <dataset>` skips the task without a word), an instruction,
+ * and the verifier's script for the task's os, tests/test.sh (tests/test.bat on windows); a
+ * multi-step task needs steps/<name>/instruction.md and steps/<name>/tests/test.sh or the shared
+ * tests/test.sh. A verify pass in a separate environment needs no script.
+ */
+export function checkTaskLayout(
+  files: { path: string }[],
+  config: HarborTaskToml,
+  { environmentDir = hasUnder(files, "environment") }: { environmentDir?: boolean } = {},
+): string | null {
   const has = (p: string) => files.some((f) => f.path === p);
   if (!has("task.toml")) return "task.toml is missing";
-  if (fields.steps?.length) {
-    for (const step of fields.steps) {
-      if (!has(`steps/${step}/instruction.md`)) return `steps/${step}/instruction.md is missing (step '${step}' of task.toml)`;
-      if (!hasUnder(files, `steps/${step}/tests`) && !hasUnder(files, "tests"))
-        return `steps/${step}/tests/ is missing (step '${step}' of task.toml)`;
+  if (!environmentDir) return "environment/ is missing (Harbor lists only task folders that have one)";
+  const script = config.environment?.os === "windows" ? "test.bat" : "test.sh";
+  const steps = config.steps ?? [];
+  if (steps.length) {
+    for (const step of steps) {
+      const at = `step '${step.name}' of task.toml`;
+      if (!has(`steps/${step.name}/instruction.md`)) return `steps/${step.name}/instruction.md is missing (${at})`;
+      if (separateVerifier(step.verifier, config.verifier)) continue;
+      if (!has(`steps/${step.name}/tests/${script}`) && !has(`tests/${script}`))
+        return `steps/${step.name}/tests/${script} (or a shared tests/${script}) is missing (${at}; Harbor runs it to verify the step)`;
     }
     return null;
   }
   if (!has("instruction.md")) return "instruction.md is missing";
-  if (!hasUnder(files, "tests")) return "tests/ is missing or empty";
+  if (!separateVerifier(config.verifier) && !has(`tests/${script}`))
+    return `tests/${script} is missing (Harbor runs it to verify the task${script === "test.bat" ? " on windows" : ""})`;
   return null;
 }
 
@@ -140,14 +167,19 @@ export async function readTaskFolder(dir: string, root: string): Promise<TaskFol
   }
   const toml = files.find((f) => f.path === "task.toml");
   if (!toml) throw new TaskFolderError(`${name}: task.toml is missing`);
-  let fields: TaskTomlFields;
+  let config: HarborTaskToml;
   try {
-    fields = taskTomlFields(parseTaskToml(toml.data.toString("utf8")).config);
+    config = parseTaskToml(toml.data.toString("utf8")).config;
   } catch (e) {
     if (e instanceof TaskTomlError) throw new TaskFolderError(`${name}/task.toml: ${e.message}`);
     throw e;
   }
-  const layout = checkTaskLayout(files, fields);
+  const fields = taskTomlFields(config);
+  const environmentDir = await lstat(path.join(dir, "environment")).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+  const layout = checkTaskLayout(files, config, { environmentDir });
   if (layout) throw new TaskFolderError(`${name}: ${layout}`);
   return { name, relPath: path.relative(root, dir) || ".", fields, files };
 }

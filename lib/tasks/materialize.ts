@@ -1,14 +1,14 @@
 /**
  * An evolved terminal task is a complete task folder: an environment without files of its own
  * takes its nearest ancestor's files with task.toml rewritten to its config (the honoured fields:
- * timeouts, resources, internet, labels). Idempotent; written once, then the environment has files.
+ * timeouts, resources, internet, labels) and its [task].name to its own key (nameTaskTomlFor). Idempotent; written once, then the environment has files.
  */
 import { eq, inArray } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { blobs, environmentFiles, environments } from "@/lib/db/schema";
 import { sha256Hex } from "./folder";
 import { environmentFileList, storeBlobs, writeEnvironmentFiles } from "./store";
-import { applyTaskTomlFields, type TaskTomlFields } from "./task-toml";
+import { applyTaskTomlFields, nameTaskTomlFor, type TaskTomlFields } from "./task-toml";
 import { CONFIG_TOML_FIELDS } from "./edits";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -52,12 +52,16 @@ export async function materializeTaskFiles(db: Db | Tx, environmentIds: number[]
     const files = ancestorFiles.map((f) => ({ ...f }));
     const changes = taskTomlChanges(ancestorConfig, env.config as Record<string, unknown>);
     const toml = files.find((f) => f.path === "task.toml");
-    if (toml && Object.keys(changes).length) {
+    if (toml) {
       const [blob] = await db.select({ data: blobs.data }).from(blobs).where(eq(blobs.sha256, toml.sha256));
-      const data = Buffer.from(applyTaskTomlFields(blob.data.toString("utf8"), changes), "utf8");
-      const sha256 = sha256Hex(data);
-      await storeBlobs(db, [{ sha256, size: data.length, data }]);
-      Object.assign(toml, { sha256, size: data.length });
+      const before = blob.data.toString("utf8");
+      const text = nameTaskTomlFor(Object.keys(changes).length ? applyTaskTomlFields(before, changes) : before, env.key);
+      if (text !== before) {
+        const data = Buffer.from(text, "utf8");
+        const sha256 = sha256Hex(data);
+        await storeBlobs(db, [{ sha256, size: data.length, data }]);
+        Object.assign(toml, { sha256, size: data.length });
+      }
     }
     await writeEnvironmentFiles(db, id, files);
     made++;

@@ -186,9 +186,51 @@ export function taskTomlFields(cfg: HarborTaskToml): TaskTomlFields {
   return out;
 }
 
+/** A name Harbor accepts as [task].name (org/name, no '..'). */
+export function isPackageName(name: string): boolean {
+  return PACKAGE_NAME.test(name) && !name.includes("..");
+}
+
 /**
- * task.toml with the honoured fields changed (agent/verifier timeouts, resources, internet); every
- * other key kept. Used to materialize an evolved task.
+ * task.toml of an evolved task named for its own folder: Harbor reports a trial under [task].name
+ * when the task has one (else the folder name), so a child that kept its parent's name would be
+ * reported, and counted by Harbor, as its parent. The parent's org is kept (`harbor/hello-world` ->
+ * `harbor/<key>`); when that is not a valid package name the [task] table goes, and Harbor names
+ * the task by its folder. With `inherited` (the parent's name), only a name still equal to it is
+ * changed. The text is returned as it was when there is nothing to change.
+ */
+export function nameTaskTomlFor(text: string, key: string, inherited?: string | null): string {
+  const { raw } = parseTaskToml(text);
+  const task = raw.task as Record<string, unknown> | undefined;
+  if (!task || typeof task !== "object" || typeof task.name !== "string") return text;
+  if (inherited !== undefined && task.name !== inherited) return text; // a name the engineer or reviewer chose stays
+  const name = `${task.name.split("/")[0]}/${key}`;
+  if (task.name === name) return text;
+  if (isPackageName(name)) task.name = name;
+  else delete raw.task;
+  const out = stringifyToml(raw);
+  parseTaskToml(out);
+  return `${out}\n`;
+}
+
+/**
+ * A new task-wide timeout reaches the steps that set their own: Harbor's multi-step trial takes a
+ * step's [steps.agent]/[steps.verifier] timeout_sec before the task's (trial/multi_step.py), so a
+ * top-level change alone would change nothing. Each such step timeout is scaled by after/before
+ * (the task-wide value before the change), or set to `after` when the task had none.
+ */
+export function scaleStepTimeouts(raw: Record<string, unknown>, phase: "agent" | "verifier", before: unknown, after: number): void {
+  if (!Array.isArray(raw.steps)) return;
+  for (const step of raw.steps as Record<string, unknown>[]) {
+    const own = step?.[phase] as Record<string, unknown> | undefined;
+    if (!own || typeof own !== "object" || typeof own.timeout_sec !== "number") continue;
+    own.timeout_sec = typeof before === "number" && before > 0 ? Math.max(1, Math.round((own.timeout_sec * after) / before)) : after;
+  }
+}
+
+/**
+ * task.toml with the honoured fields changed (agent/verifier timeouts, those of steps with their
+ * own scaled alike, resources, internet); every other key kept. Used to materialize an evolved task.
  */
 export function applyTaskTomlFields(text: string, changes: Partial<TaskTomlFields>): string {
   const { raw } = parseTaskToml(text);
@@ -199,8 +241,15 @@ export function applyTaskTomlFields(text: string, changes: Partial<TaskTomlField
     raw[name] = made;
     return made;
   };
-  if (changes.agent_timeout_sec !== undefined) section("agent").timeout_sec = changes.agent_timeout_sec;
-  if (changes.verifier_timeout_sec !== undefined) section("verifier").timeout_sec = changes.verifier_timeout_sec;
+  for (const [phase, value] of [
+    ["agent", changes.agent_timeout_sec],
+    ["verifier", changes.verifier_timeout_sec],
+  ] as const) {
+    if (value === undefined) continue;
+    const before = section(phase).timeout_sec;
+    section(phase).timeout_sec = value;
+    scaleStepTimeouts(raw, phase, before, value);
+  }
   for (const k of ["cpus", "memory_mb", "storage_mb", "gpus"] as const) {
     if (changes[k] !== undefined) {
       const env = section("environment");

@@ -5,7 +5,7 @@ import path from "node:path";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { afterAll, describe, expect, it } from "vitest";
 import { fixturesDir } from "@/lib/ingest/fixtures-path";
-import { exportAdapter, exportFolderName } from "./export";
+import { exportAdapter, exportConfigSchema, exportFolderName, harborJobConfig } from "./export";
 import { deliveryContext, samplePayload } from "./test-payload";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "envforge-export-test-"));
@@ -108,7 +108,9 @@ describe("export adapter", () => {
       const real = JSON.parse(readFileSync(path.join(fixtures, "harbor-tb2/tmax-9b/terminal-bench-2-0/config.json"), "utf8"));
       expect(Object.keys(harbor).sort()).toEqual(Object.keys(real).sort());
       expect(Object.keys(harbor.datasets[0]).sort()).toEqual(Object.keys(real.datasets[0]).sort());
-      expect(Object.keys(harbor.environment).sort()).toEqual(Object.keys(real.environment).sort());
+      // that job is from an older Harbor: its mounts_json is now mounts, suppress_override_warnings is gone (both warn)
+      const { mounts_json: _mountsJson, suppress_override_warnings: _suppress, ...current } = real.environment;
+      expect(Object.keys(harbor.environment).sort()).toEqual([...Object.keys(current), "mounts"].sort());
       expect(Object.keys(harbor.retry).sort()).toEqual(Object.keys(real.retry).sort());
     }
 
@@ -151,13 +153,14 @@ describe("export adapter", () => {
       "envforge_reward.py",
       "environments.jsonl",
       "manifest.json",
-      "verl.jsonl",
+      "verl.json",
     ]);
     expect(JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8")).warnings).toContainEqual(
       expect.stringMatching(/set harbor.agents/),
     );
     expect(readJsonl(path.join(folder, "environments.jsonl"))).toHaveLength(1);
-    const [row] = readJsonl(path.join(folder, "verl.jsonl"));
+    // verl's RLHFDataset reads only *.parquet and *.json (the latter with HF datasets' JSON Lines reader)
+    const [row] = readJsonl(path.join(folder, "verl.json"));
     expect(row).toMatchObject({
       data_source: "envforge/terminal-task",
       ability: "terminal-task",
@@ -190,9 +193,62 @@ describe("export adapter", () => {
     expect(rows[0].prompt[0].content).toContain("grid.size: 4");
   });
 
+  it("runs a git-pinned task from its folder in the repository, which Harbor sparse-checks out", () => {
+    const base = samplePayload();
+    const git = { git_url: "https://example.com/tasks.git", git_commit: "abc" };
+    const payload = {
+      ...base,
+      environments: [
+        {
+          ...base.environments[0],
+          weight: 1,
+          parentKey: null,
+          config: { task_name: "fix-git", ...git, git_path: "tasks/terminal/fix-git" },
+        },
+        { ...base.environments[1], weight: 1, parentKey: null, config: { task_name: "regex-log", ...git } },
+      ],
+    };
+    const settings = exportConfigSchema.parse({ directory: "/x", harbor: { agents: [{ name: "oracle" }] } }).harbor;
+    const job = harborJobConfig(payload, settings)!;
+    expect((job.tasks as { path: string }[]).map((t) => t.path)).toEqual(["tasks/terminal/fix-git", "regex-log"]);
+  });
+
+  it("finds tasks in a package dataset (org/name) by their package names, pinned by ref", () => {
+    const base = samplePayload();
+    const payload = {
+      ...base,
+      environments: [
+        { ...base.environments[0], weight: 1, parentKey: null, config: { task_name: "fix-git", package_name: "tb/fix-git" } },
+        { ...base.environments[1], weight: 1, parentKey: null, config: { task_name: "regex-log" } },
+      ],
+    };
+    const harbor = { agents: [{ name: "oracle" }], datasetName: "terminal-bench/terminal-bench-2", datasetVersion: "3" };
+    const job = harborJobConfig(payload, exportConfigSchema.parse({ directory: "/x", harbor }).harbor)!;
+    // Harbor matches task_names (fnmatch) against a package task's "org/name" and reads the package at `ref`, never `version`
+    expect(job.datasets).toEqual([
+      expect.objectContaining({
+        name: "terminal-bench/terminal-bench-2",
+        version: null,
+        ref: "3",
+        task_names: ["tb/fix-git", "*/regex-log"],
+      }),
+    ]);
+    // a registry dataset (no '/') keeps version and the plain names
+    const registry = harborJobConfig(
+      payload,
+      exportConfigSchema.parse({ directory: "/x", harbor: { ...harbor, datasetName: "tb" } }).harbor,
+    )!;
+    expect(registry.datasets).toEqual([expect.objectContaining({ version: "3", ref: null, task_names: ["fix-git", "regex-log"] })]);
+  });
+
   it("checks its config; an unwritable directory is not retryable", async () => {
     expect(exportAdapter.checkConfig({ directory: "/data/exports" })).toEqual([]);
     expect(exportAdapter.checkConfig({}).map((e) => e.path)).toEqual(["directory"]);
+    // Harbor's EnvironmentType enum (no podman): anything else would make a harbor-job.json Harbor refuses
+    expect(exportAdapter.checkConfig({ directory: "/data/exports", harbor: { environmentType: "podman" } })).toEqual([
+      { path: "harbor.environmentType", message: expect.stringMatching(/^must be one of Harbor's environment types: docker, daytona/) },
+    ]);
+    expect(exportAdapter.checkConfig({ directory: "/data/exports", harbor: { environmentType: "modal" } })).toEqual([]);
     const file = path.join(root, "a-file");
     rmSync(file, { force: true });
     writeFileSync(file, "x");

@@ -4,13 +4,14 @@
  *   environments.jsonl     one environment a line, as in the payload
  *   verl.parquet           verl RL dataset rows (data_source, prompt, ability, reward_model, extra_info): the
  *                          rendered task as the prompt, rows repeated in proportion to the weights
+ *                          (verl.json, JSON Lines, with parquet: false)
  *   envforge_reward.py     verl custom reward function scoring those rows (export/verl.ts)
  *   agent-lightning.jsonl  Agent Lightning tasks ({ id, input, metadata }: one dataset row per environment)
  *   agent-lightning-enqueue.json  Agent Lightning 0.3 queue request (POST /v1/agl/queues/rollouts/enqueue)
  *   agent-lightning-rollouts.json  Agent Lightning 1.0 RolloutCreate bodies (POST /api/rollouts)
  *   harbor-dataset/<task>/ every terminal task with its files, a complete Harbor task folder (export/harbor-dataset.ts)
  *   harbor-job.json        a Harbor JobConfig running them (terminal-task projects with harbor.agents set)
- *   manifest.json          counts, and size and sha256 of every other file
+ *   manifest.json          counts, size and sha256 of every other file, and the data.max_prompt_length the verl rows need
  * The folder is built under a temporary name and renamed into place, so a resend replaces it whole.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -18,21 +19,21 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { DeliveryError, type DeliveryContext, type DeliveryResult, type DispatchAdapter, type GenerationPayload } from "../types";
-import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlRewardModule, verlRows } from "./export/verl";
+import { DEFAULT_VERL_ROWS_PER_ENVIRONMENT, verlParquet, verlPromptBudget, verlRewardModule, verlRows } from "./export/verl";
 import { agentLightningEnqueueRequest, agentLightningRolloutCreates } from "./export/agent-lightning";
 import { configErrors, parseTargetConfig } from "./target-config";
 import { resolveExportDirectory } from "../server-paths";
-import { harborJobConfig, planHarborTasks, writeHarborDataset } from "./export/harbor-dataset";
+import { HARBOR_ENVIRONMENT_TYPES, harborJobConfig, planHarborTasks, writeHarborDataset } from "./export/harbor-dataset";
 
 export { harborJobConfig, planHarborTasks } from "./export/harbor-dataset";
 
-export { describeEnvironment, verlParquet, verlRows, type VerlRow } from "./export/verl";
+export { describeEnvironment, verlParquet, verlPromptBudget, verlRows, type VerlRow } from "./export/verl";
 
 export const exportConfigSchema = z
   .object({
     /** parent folder of the export folders (created when missing) */
     directory: z.string().min(1),
-    /** write verl.parquet (true) or verl.jsonl (false) */
+    /** write verl.parquet (true) or verl.json (false; JSON Lines under the only other suffix verl reads, rl_dataset.py) */
     parquet: z.boolean().default(true),
     /** verl rows per environment on average; weights apportion them (curriculum honoured by verl's random sampler) */
     verlRowsPerEnvironment: z.number().int().min(1).max(100).default(DEFAULT_VERL_ROWS_PER_ENVIRONMENT),
@@ -42,9 +43,12 @@ export const exportConfigSchema = z
         jobsDir: z.string().min(1).default("jobs"),
         nAttempts: z.number().int().min(1).max(100).default(1),
         nConcurrentTrials: z.number().int().min(1).max(1024).default(4),
-        environmentType: z.string().min(1).default("docker"),
+        environmentType: z
+          .enum(HARBOR_ENVIRONMENT_TYPES, { message: `must be one of Harbor's environment types: ${HARBOR_ENVIRONMENT_TYPES.join(", ")}` })
+          .default("docker"),
         datasetPath: z.string().min(1).nullable().default(null),
         datasetName: z.string().min(1).nullable().default(null),
+        /** the registry dataset's version; for a package dataset (datasetName "org/name") its ref (a tag, revision or digest) */
         datasetVersion: z.string().min(1).nullable().default(null),
         /** Harbor AgentConfigs, e.g. { name: "terminus-2", model_name: "…" }; harbor-job.json is written only with at least one */
         agents: z
@@ -108,11 +112,11 @@ export async function writeExport(
   const staging = path.join(parent, `.${name}.tmp-${suffix}`);
 
   const verl = verlRows(payload, config.verlRowsPerEnvironment);
+  const verlFile = config.parquet ? "verl.parquet" : "verl.json";
+  const budget = verlPromptBudget(verl);
   const files: { name: string; content: string | Buffer; rows?: number }[] = [
     { name: "environments.jsonl", content: jsonl(payload.environments), rows: payload.environments.length },
-    config.parquet
-      ? { name: "verl.parquet", content: verlParquet(verl), rows: verl.length }
-      : { name: "verl.jsonl", content: jsonl(verl), rows: verl.length },
+    { name: verlFile, content: config.parquet ? verlParquet(verl) : jsonl(verl), rows: verl.length },
     { name: "envforge_reward.py", content: verlRewardModule() },
     {
       name: "agent-lightning-rollouts.json",
@@ -155,6 +159,12 @@ export async function writeExport(
       agentLightningTasks: payload.environments.length,
       harborTasks,
       harborDatasetTasks: plan.filter((p) => p.kind === "local").length,
+    },
+    // verl stops at the first prompt over data.max_prompt_length (default 512, truncation=error): the value these rows need
+    verl: {
+      file: verlFile,
+      ...budget,
+      override: `data.max_prompt_length=${budget.maxPromptLength}`,
     },
     ...(plan.length > 0 ? { harbor: { tasks: plan, run: job ? "cd <this folder> && harbor run -c harbor-job.json" : null } } : {}),
     ...(warnings.length ? { warnings } : {}),

@@ -59,6 +59,12 @@ const f = {
     mutable: false,
     description: "git repository of the task (with git_commit, pins an unchanged task)",
   },
+  git_path: {
+    path: "git_path",
+    kind: "nominal",
+    mutable: false,
+    description: "the task's folder in its git repository (Harbor checks out that path)",
+  },
   package_name: { path: "package_name", kind: "nominal", mutable: false, description: "[task].name of task.toml (org/name)" },
   difficulty: {
     path: "difficulty",
@@ -160,6 +166,7 @@ export const terminalTaskSchema = z.strictObject({
   source: z.string().min(1).max(200).optional().describe(describeField(f.source)),
   git_commit: z.string().min(1).max(100).optional().describe(describeField(f.git_commit)),
   git_url: z.string().min(1).max(500).optional().describe(describeField(f.git_url)),
+  git_path: z.string().min(1).max(1000).optional().describe(describeField(f.git_path)),
   package_name: z.string().min(1).max(200).optional().describe(describeField(f.package_name)),
   difficulty: z.enum(HARBOR_DIFFICULTIES).optional().describe(describeField(f.difficulty)),
   category: z.string().min(1).max(100).optional().describe(describeField(f.category)),

@@ -14,12 +14,42 @@ import type { GenerationPayload } from "../../types";
 
 type Environment = GenerationPayload["environments"][number];
 
+/** Harbor's environment types (harbor/models/environment_type.py): JobConfig refuses any other `environment.type`. */
+export const HARBOR_ENVIRONMENT_TYPES = [
+  "docker",
+  "daytona",
+  "e2b",
+  "modal",
+  "runloop",
+  "langsmith",
+  "ec2",
+  "gke",
+  "ack",
+  "openshift",
+  "novita",
+  "apple-container",
+  "singularity",
+  "islo",
+  "tensorlake",
+  "cwsandbox",
+  "wandb",
+  "use-computer",
+  "cua-cloud",
+  "blaxel",
+  "opensandbox",
+  "beam",
+  "skypilot",
+  "hf-sandbox",
+  "hyperbrowser",
+  "vercel",
+] as const;
+
 /** The Harbor settings of an export target (see exportConfigSchema). */
 export interface HarborExportSettings {
   jobsDir: string;
   nAttempts: number;
   nConcurrentTrials: number;
-  environmentType: string;
+  environmentType: (typeof HARBOR_ENVIRONMENT_TYPES)[number];
   datasetName: string | null;
   datasetVersion: string | null;
   datasetPath: string | null;
@@ -87,10 +117,14 @@ export function harborJobConfig(
   const byKey = new Map(payload.environments.map((e) => [e.key, e]));
   const tasks: Record<string, unknown>[] = [];
   const registryNames: string[] = [];
+  // an "org/name" dataset is a package (job/config.py is_package): its tasks are named org/name, and it is pinned by ref
+  const isPackage = harbor.datasetName?.includes("/") ?? false;
   for (const p of plan) {
     const env = byKey.get(p.key)!;
     if (p.kind === "registry") {
-      registryNames.push(String(env.config.task_name ?? env.key));
+      const name = String(env.config.task_name ?? env.key);
+      // task_names are fnmatch patterns over each task's name; a package task's org is not always known here
+      registryNames.push(isPackage ? (str(env.config.package_name) ?? `*/${name}`) : name);
       continue;
     }
     if (p.kind === "skipped") continue;
@@ -107,7 +141,8 @@ export function harborJobConfig(
             source: null,
           }
         : {
-            path: String(env.config.task_name ?? env.key),
+            // the task's folder in the repository (a trial's task_id.path); the name for tasks imported before it was kept
+            path: str(env.config.git_path) ?? String(env.config.task_name ?? env.key),
             git_url: env.config.git_url,
             git_commit_id: env.config.git_commit,
             name: null,
@@ -124,8 +159,8 @@ export function harborJobConfig(
           {
             path: null,
             name: harbor.datasetName,
-            version: harbor.datasetVersion,
-            ref: null,
+            version: isPackage ? null : harbor.datasetVersion,
+            ref: isPackage ? harbor.datasetVersion : null,
             registry_url: null,
             registry_path: null,
             overwrite: false,
@@ -172,8 +207,8 @@ export function harborJobConfig(
       override_memory_mb: null,
       override_storage_mb: null,
       override_gpus: null,
-      suppress_override_warnings: false,
-      mounts_json: null,
+      // current keys: Harbor warns on mounts_json and suppress_override_warnings (deprecated, models/trial/config.py)
+      mounts: null,
       env: {},
       kwargs: {},
     },
@@ -210,6 +245,8 @@ export async function writeHarborDataset(
     const env = byKey.get(p.key)!;
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(env.key)) throw new Error(`environment key '${env.key}' cannot be a task folder name`);
     const taskDir = path.join(staging, HARBOR_DATASET_DIR, env.key);
+    // Harbor lists only task folders with an environment/ (Task.is_valid_dir); stored files cannot hold an empty one
+    await fs.mkdir(path.join(taskDir, "environment"), { recursive: true });
     for (const f of env.files ?? []) {
       const target = safeJoin(taskDir, f.path);
       await fs.mkdir(path.dirname(target), { recursive: true });

@@ -14,7 +14,7 @@ import { builtinFamilies } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { writeExport, exportConfigSchema } from "../export";
 import { samplePayload } from "../test-payload";
-import { apportionRows } from "./verl";
+import { apportionRows, verlPromptBudget, type VerlRow } from "./verl";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "envforge-verl-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -190,5 +190,22 @@ describe("verl export: rendered tasks scored by envforge_reward.py", () => {
     expect(apportionRows([3, 1], 2)).toEqual([3, 1]);
     expect(apportionRows([100, 1, 0], 2)).toEqual([3, 1, 0]);
     expect(apportionRows([0, 0], 4)).toEqual([0, 0]);
+  });
+
+  it("tells verl a data.max_prompt_length every exported prompt fits (its default 512 stops the run at a longer one)", async () => {
+    const { folder, rows } = await exportFamily("persuasion-game", 6);
+    const manifest = JSON.parse(readFileSync(path.join(folder, "manifest.json"), "utf8"));
+    const bytes = Math.max(...rows.map((r) => r.prompt.reduce((n, m) => n + Buffer.byteLength(m.content, "utf8"), 0)));
+    expect(manifest.verl).toMatchObject({ file: "verl.parquet", longestPromptBytes: bytes });
+    expect(manifest.verl.maxPromptLength % 256).toBe(0);
+    expect(manifest.verl.maxPromptLength).toBeGreaterThan(bytes); // a token is at least a byte: bytes bound the tokens
+    expect(manifest.verl.override).toBe(`data.max_prompt_length=${manifest.verl.maxPromptLength}`);
+    // long and non-ASCII prompts: bytes, not characters, plus room for the chat template
+    const row = (content: string) => ({ prompt: [{ role: "user", content }] }) as VerlRow;
+    expect(verlPromptBudget([row("é".repeat(1000)), row("short")])).toEqual({
+      longestPromptChars: 1000,
+      longestPromptBytes: 2000,
+      maxPromptLength: 2304,
+    });
   });
 });

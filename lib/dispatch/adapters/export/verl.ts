@@ -91,6 +91,40 @@ export function verlRows(payload: GenerationPayload, rowsPerEnvironment = DEFAUL
   return rows;
 }
 
+/** What verl's data.max_prompt_length must be for the exported rows (its default 512 stops a run at the first longer prompt). */
+export interface VerlPromptBudget {
+  longestPromptChars: number;
+  longestPromptBytes: number;
+  /** data.max_prompt_length that holds every prompt: an upper bound on their tokens, a multiple of 256 */
+  maxPromptLength: number;
+}
+
+/** Tokens a chat template may add: per message (role markers) and once (generation prompt, a default system prompt). */
+const TEMPLATE_TOKENS_PER_MESSAGE = 16;
+const TEMPLATE_TOKENS = 128;
+
+/**
+ * The prompt length verl needs for these rows, from their UTF-8 bytes: a byte-level BPE token (Qwen,
+ * Llama 3, GPT families) stands for at least one byte, so bytes plus the template's tokens bound the
+ * tokenized prompt whatever the model's tokenizer is, without shipping one.
+ */
+export function verlPromptBudget(rows: VerlRow[]): VerlPromptBudget {
+  let chars = 0;
+  let bytes = 0;
+  let bound = 0;
+  for (const row of rows) {
+    const text = row.prompt.map((m) => m.content);
+    const b = text.reduce((n, t) => n + Buffer.byteLength(t, "utf8"), 0);
+    chars = Math.max(
+      chars,
+      text.reduce((n, t) => n + t.length, 0),
+    );
+    bytes = Math.max(bytes, b);
+    bound = Math.max(bound, b + TEMPLATE_TOKENS_PER_MESSAGE * row.prompt.length + TEMPLATE_TOKENS);
+  }
+  return { longestPromptChars: chars, longestPromptBytes: bytes, maxPromptLength: Math.max(256, Math.ceil(bound / 256) * 256) };
+}
+
 const utf8 = (name: string) => ({
   name,
   type: "BYTE_ARRAY" as const,
