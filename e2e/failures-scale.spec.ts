@@ -82,6 +82,24 @@ test("451 clusters: 200 listed, the largest first, then more or all; a deep link
   await expect(page).toHaveURL(new RegExp(`cluster=${picked.id}.*rows=400`));
   await expect(links).toHaveCount(400);
   await expect(page.getByTestId("cluster-detail")).toContainText(picked.signature);
+  // beside the list (wide layout) the pick does not move the page
+  const beside = failures.clusters[340];
+  await links.nth(340).scrollIntoViewIfNeeded();
+  const before = await page.evaluate(() => window.scrollY);
+  expect(before).toBeGreaterThan(0);
+  await links.nth(340).click();
+  await expect(page.getByTestId("cluster-detail")).toContainText(beside.signature);
+  expect(await page.evaluate(() => window.scrollY)).toBe(before);
+
+  // on a phone the detail sits under the whole list: a pick brings it into view
+  await page.setViewportSize({ width: 390, height: 844 });
+  const below = failures.clusters[120];
+  await links.nth(120).scrollIntoViewIfNeeded();
+  await expect(page.getByTestId("cluster-detail-anchor")).not.toBeInViewport();
+  await links.nth(120).click();
+  await expect(page.getByTestId("cluster-detail")).toContainText(below.signature);
+  await expect(page.getByTestId("cluster-detail-anchor")).toBeInViewport();
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // a link to the last cluster, without rows: the list opens down to it
   const last = failures.clusters[CLUSTERS - 1];

@@ -7,7 +7,7 @@ import { Panel, Shell } from "@/components/ui/shell";
 import { Tile } from "@/components/ui/tile";
 import { Table } from "@/components/ui/table";
 import { count, fixed, pct } from "@/components/ui/format";
-import { ClusterList, type ClusterRow } from "@/components/failures/cluster-list";
+import { ClusterDetailAnchor, ClusterList, type ClusterRow } from "@/components/failures/cluster-list";
 import { ShortcutHelp } from "@/components/ui/shortcuts";
 import { WordBreaks } from "@/components/ui/word-breaks";
 
@@ -200,6 +200,7 @@ export default async function FailuresPage({
             <p className="text-zinc-500">Pick a cluster.</p>
           ) : (
             <div data-testid="cluster-detail">
+              <ClusterDetailAnchor clusterId={detail.cluster.id} />
               <div className="mb-2 text-xs text-zinc-500">
                 {detail.cluster.category}
                 {detail.cluster.infra ? " (infrastructure)" : ""} · {count(detail.cluster.environments)} environments
