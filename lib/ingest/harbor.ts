@@ -280,11 +280,12 @@ function terminalTaskConfig(taskName: string, result: TrialResult): TerminalTask
   });
 }
 
-const lastPart = (p: string | null | undefined) =>
-  p
-    ?.replace(/[\\/]+$/, "")
-    .split(/[\\/]/)
-    .pop() || undefined;
+/** The last non-empty part of a path, `/` or `\\` separated (no regular expression: lib/analytics/regex-safety.test.ts). */
+function lastPart(p: string | null | undefined): string | undefined {
+  const parts = (p ?? "").split("/").flatMap((part) => part.split("\\"));
+  for (let i = parts.length - 1; i >= 0; i--) if (parts[i]) return parts[i];
+  return undefined;
+}
 
 /**
  * The environment key of a trial's task: its folder name, as task imports key tasks. Harbor
