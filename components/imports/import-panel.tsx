@@ -153,6 +153,28 @@ export function ImportPanel({ project }: { project: string }) {
   // without a word (hydration empties the input), and on a slow first load that is seconds in which a person can pick one
   const ready = useHydrated();
 
+  // The choice is taken by a listener on the input itself, and a file already there when the page starts listening is
+  // taken too: under load in CI a file set right after the input was enabled was twice never uploaded, no request sent
+  // and no word shown (React's delegated onChange never ran; not reproduced alone). Each File is started once.
+  const latestStart = useRef(start);
+  useEffect(() => {
+    latestStart.current = start;
+  });
+  const taken = useRef<File | null>(null);
+  useEffect(() => {
+    const el = input.current;
+    if (!ready || !el) return;
+    const take = () => {
+      const file = el.files?.[0];
+      if (!file || taken.current === file) return;
+      taken.current = file;
+      void latestStart.current(file);
+    };
+    take();
+    el.addEventListener("change", take);
+    return () => el.removeEventListener("change", take);
+  }, [ready]);
+
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap items-end gap-2">
@@ -165,7 +187,6 @@ export function ImportPanel({ project }: { project: string }) {
             aria-label="Import file"
             className="text-sm"
             disabled={!ready || uploading !== null}
-            onChange={(e) => e.target.files?.[0] && start(e.target.files[0])}
           />
         </label>
         <Field label="Generation (optional)">
