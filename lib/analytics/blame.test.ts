@@ -78,3 +78,54 @@ describe("commandsFromTrajectory", () => {
     ]);
   });
 });
+
+describe("commandsFromTrajectory: codex and claude-code as Harbor writes them", () => {
+  const call = (id: string, args: unknown) => ({
+    role: "assistant",
+    content: "",
+    tool_calls: [{ id, function: { name: "shell", arguments: JSON.stringify(args) } }],
+  });
+  const result = (id: string, content: string) => ({ role: "tool", tool_call_id: id, content });
+  const apt = Array.from({ length: 40 }, (_, i) => `Get:${i} http://archive.ubuntu.com/ubuntu noble/main amd64 pkg${i} [100 kB]`).join(
+    "\n",
+  );
+
+  it("reads codex's argv command: [bash, -lc, X] is X, other arrays are joined as a shell line", () => {
+    const messages = normalizeOpenAIMessages([
+      call("c1", { command: ["bash", "-lc", "apt-get install -y curl"], timeout_ms: 600000 }),
+      result("c1", `${apt}\n\n(exit_code=124)`),
+      call("c2", { command: ["/bin/sh", "-c", "dpkg --configure -a"] }),
+      result("c2", "ok\n\n(exit_code=0)"),
+      call("c3", { command: ["python3", "-c", "print('it works')"], workdir: "/app" }),
+      result("c3", "it works\n\n(exit_code=0)"),
+    ]);
+    const commands = commandsFromTrajectory(messages);
+    expect(commands).toEqual([
+      { step: 1, command: "apt-get install -y curl", exitCode: 124 },
+      { step: 2, command: "dpkg --configure -a", exitCode: 0 },
+      { step: 3, command: "python3 -c 'print('\\''it works'\\'')'", exitCode: 0 },
+    ]);
+    expect(environmentDamage(commands).map((d) => [d.kind, d.step])).toEqual([["package_manager_timed_out", 1]]);
+  });
+
+  it("reads claude-code's [exit_code] N and [interrupted] True lines, even before a long [metadata] line", () => {
+    const metadata = `[metadata] ${JSON.stringify({ returnCodeInterpretation: null, noOutputExpected: false, note: "x".repeat(2000) })}`;
+    const messages = normalizeOpenAIMessages([
+      call("toolu_1", { command: "apt-get install -y curl" }),
+      result("toolu_1", `[stdout]\n${apt}\n[exit_code] 124`),
+      call("toolu_2", { command: "apt-get install -y wget" }),
+      result("toolu_2", `[stdout]\n${apt}\n[exit_code] 137\n${metadata}`),
+      call("toolu_3", { command: "apt-get install -y jq", timeout: 120000 }),
+      result("toolu_3", `[stdout]\n${apt}\n[stderr]\nCommand timed out after 2m 0.0s\n[interrupted] True\n${metadata}`),
+      call("toolu_4", { command: "ls" }),
+      result("toolu_4", "[stdout]\na.txt"),
+    ]);
+    const commands = commandsFromTrajectory(messages);
+    expect(commands.map((c) => c.exitCode)).toEqual([124, 137, 124, null]);
+    expect(environmentDamage(commands).map((d) => [d.kind, d.step])).toEqual([
+      ["package_manager_timed_out", 1],
+      ["package_manager_killed", 2],
+      ["package_manager_timed_out", 3],
+    ]);
+  });
+});

@@ -93,6 +93,29 @@ const EXIT_CODE =
 const TIMED_OUT_TEXT = /\bcommand timed out\b|\btimed out after \d{1,6} ?(?:s|ms|seconds)\b/i;
 const RESULT_TAIL = 600;
 
+/** Shells whose `-c` (or `-lc`, `-ic`, …) runs the next argument as the command line. */
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh"]);
+/** A character that needs quoting in a shell word. */
+const SHELL_SPECIAL = /[^\w@%+=:,./-]/;
+
+function shellWord(word: string): string {
+  return word !== "" && !SHELL_SPECIAL.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * An argv array as the shell line it runs: ["bash", "-lc", X] is X; anything else its words
+ * joined, quoted where needed (codex's shell tool passes its command this way).
+ */
+function commandLineOf(argv: readonly unknown[]): string | null {
+  if (argv.length === 0 || !argv.every((w): w is string => typeof w === "string")) return null;
+  if (SHELLS.has(argv[0].slice(argv[0].lastIndexOf("/") + 1))) {
+    for (let i = 1; i < argv.length - 1 && argv[i].startsWith("-") && !argv[i].startsWith("--"); i++) {
+      if (argv[i].includes("c")) return argv[i + 1];
+    }
+  }
+  return argv.map(shellWord).join(" ");
+}
+
 function commandOf(args: string): string | null {
   let parsed: unknown;
   try {
@@ -103,12 +126,37 @@ function commandOf(args: string): string | null {
   if (typeof parsed !== "object" || parsed === null) return null;
   const a = parsed as Record<string, unknown>;
   for (const key of ["command", "cmd", "keystrokes", "script", "code"]) {
-    if (typeof a[key] === "string") return a[key] as string;
+    const value = a[key];
+    if (typeof value === "string") return value;
+    if (Array.isArray(value)) return commandLineOf(value);
   }
   return null;
 }
 
+/*
+ * claude-code's tool results end with `[exit_code] N` (left out when N is 0) and `[interrupted] True`
+ * lines, maybe followed by a `[metadata] {...}` line of any length (Harbor's claude_code.py
+ * _format_tool_result), so they are found from the end, not in the tail.
+ */
+const CLAUDE_EXIT_CODE = "[exit_code] ";
+const CLAUDE_INTERRUPTED = "[interrupted] True";
+const LEADING_INTEGER = /^-?\d{1,4}\b/;
+
+/** Where the last line that starts with `marker` starts, or -1. */
+function lastLineStart(result: string, marker: string): number {
+  const at = result.lastIndexOf(marker);
+  return at === 0 || (at > 0 && result[at - 1] === "\n") ? at : -1;
+}
+
 function exitCodeOf(result: string): number | null {
+  const claudeExit = lastLineStart(result, CLAUDE_EXIT_CODE);
+  if (claudeExit >= 0) {
+    const start = claudeExit + CLAUDE_EXIT_CODE.length;
+    const m = result.slice(start, start + 8).match(LEADING_INTEGER);
+    if (m) return Number(m[0]);
+  }
+  // Harbor runs claude-code headless, so nobody interrupts a command but its timeout
+  if (lastLineStart(result, CLAUDE_INTERRUPTED) >= 0) return 124;
   const tail = result.length > RESULT_TAIL ? result.slice(-RESULT_TAIL) : result;
   const m = tail.match(EXIT_CODE);
   if (m) return Number(m[1] ?? m[2] ?? m[3]);
@@ -117,7 +165,8 @@ function exitCodeOf(result: string): number | null {
 
 /**
  * The shell commands in a trajectory: each assistant tool call whose arguments carry a command
- * (`command`, `cmd`, `keystrokes`, …), with the exit code its linked tool result reports.
+ * (`command`, `cmd`, `keystrokes`, …, a string or an argv array), with the exit code its linked
+ * tool result reports (`(exit_code=N)`, `exit code N`, claude-code's `[exit_code] N`, …).
  * Copied-context messages (from an earlier run) are skipped.
  */
 /** The parts of a trajectory message blame reads (structurally the ingest's normalized message; analytics sits below ingest). */

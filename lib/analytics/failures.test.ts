@@ -120,6 +120,87 @@ describe("classifyRollout", () => {
   });
 });
 
+describe("classifyRollout: Harbor's typed errors (src/harbor/agents/installed/base.py and the environments)", () => {
+  // base.py _classify_exec_error: "Command failed (exit N): <command>\nstdout: ...\nstderr: ..."
+  const failed = (stdout: string) =>
+    `Command failed (exit 1): claude --verbose --output-format=stream-json --print -- 'Fix the failing test'\nstdout: ${stdout}\nstderr: None`;
+  const errored = (errorType: string, errorMessage: string) =>
+    classifyRollout({ status: "errored", reward: null, hasVerdict: false, errorType, errorMessage, verifierOutput: null });
+
+  it.each([
+    [
+      "ApiRateLimitError",
+      failed(
+        'API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}',
+      ),
+    ],
+    ["ApiUsageLimitError", failed("You've hit your usage limit. Upgrade to Pro or try again at 3pm.")],
+    ["ApiInternalServerError", failed('API Error: 500 Internal server error {"type":"error","error":{"type":"api_error"}}')],
+    ["ApiOverloadedError", failed('API Error: Overloaded {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')],
+    ["ApiConnectionClosedError", failed("API Error: Connection closed mid-response")],
+    ["ApiResponseStalledError", failed("API Error: Response stalled mid-stream (no data for 300s)")],
+    [
+      "UnknownApiError",
+      failed('API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.3: unexpected tool_use_id"}}'),
+    ],
+    ["ApiProviderResourceNotFoundError", failed("Provider Error We're having trouble finding the resource you requested")],
+    ["AgentAuthenticationError", failed("Not logged in · Please run /login")],
+    ["ModelNotFoundError", failed("Cannot use this model. Please run /model to select a model you have access to.")],
+    ["NetworkConnectionError", failed("curl: (6) Could not resolve host: api.anthropic.com")],
+    // src/harbor/environments/base.py run_healthcheck, before the agent starts
+    ["HealthcheckError", "Healthcheck failed after 3 consecutive retries: curl -fsS http://localhost:8080/health"],
+    // src/harbor/auth/errors.py
+    ["NotAuthenticatedError", "Not authenticated. Please run `harbor auth login` first."],
+  ])("files %s as infrastructure, not against the policy", (type, message) => {
+    expect(errored(type, message)).toBe("infra_error");
+  });
+
+  it("does not let the agent's output in a provider error's message decide (it can mention context windows)", () => {
+    expect(errored("ApiRateLimitError", failed("I will keep the context window small. API Error: 429 too many tokens per minute"))).toBe(
+      "infra_error",
+    );
+  });
+
+  it("files Harbor's ContextWindowExceededError as context_length_exceeded", () => {
+    expect(
+      errored(
+        "ContextWindowExceededError",
+        failed("API Error: 400 input token count exceeds the maximum number of tokens allowed (1048576)"),
+      ),
+    ).toBe("context_length_exceeded");
+    expect(errored("ContextWindowExceededError", failed("prompt is too long: 210000 tokens > 200000 maximum"))).toBe(
+      "context_length_exceeded",
+    );
+    // the message alone (an untyped harness error) says so too, with or without the count
+    expect(
+      errored("NonZeroAgentExitCodeError", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."),
+    ).toBe("context_length_exceeded");
+    expect(
+      errored("NonZeroAgentExitCodeError", failed("Error: The input token count exceeds the maximum number of tokens allowed (1048576).")),
+    ).toBe("context_length_exceeded");
+  });
+
+  it("files an OutputTokenExceededError against the policy's token budget (base.py: the model's response exceeded the output token maximum)", () => {
+    expect(errored("OutputTokenExceededError", failed("API Error: Claude's response exceeded the 32000 output token maximum."))).toBe(
+      "context_length_exceeded",
+    );
+  });
+
+  it("files a MemoryLimitExceededError against the policy (singularity.py: the agent's processes passed the task's memory_mb)", () => {
+    expect(errored("MemoryLimitExceededError", "Container exceeded memory limit (3891MB > 3891MB)")).toBe("errored_other");
+    expect(errored("harbor.environments.singularity.MemoryLimitExceededError", "Container exceeded memory limit (3891MB > 3891MB)")).toBe(
+      "errored_other",
+    );
+  });
+
+  it("keeps a provider's safety refusal and an unexplained agent exit against the policy", () => {
+    expect(errored("AgentSafetyRefusalError", failed("This request triggered cyber-related safeguards. Cyber Verification Program"))).toBe(
+      "errored_other",
+    );
+    expect(errored("NonZeroAgentExitCodeError", failed("Segmentation fault (core dumped)"))).toBe("errored_other");
+  });
+});
+
 describe("normalizeMessage", () => {
   it.each([
     ["Agent execution timed out after 900.0 seconds", "Agent execution timed out after <n> seconds"],

@@ -1,8 +1,9 @@
 /**
  * Failure classification, signatures and clustering of rollouts. Pure: no database, no Next.js.
  *
- * Precedence when several reasons apply: a success is never a failure; then what the agent
- * side reported (agent timeout, verifier timeout, context length, format error), because it
+ * Precedence when several reasons apply: a success is never a failure; then a Harbor error type
+ * that says on its own who failed (the model provider, a login, the task's healthcheck, the
+ * context window: HARBOR_ERROR_CATEGORIES); then what the agent side reported (agent timeout, verifier timeout, context length, format error), because it
  * explains why the attempt ended; then the verifier could not run its tests because the agent's
  * own commands broke the environment (the policy's failure, with the agent's step as evidence);
  * then infrastructure (the sandbox or harness failed on its own: no real verdict); then other
@@ -217,6 +218,54 @@ const INFRA_ERROR_TYPES = [
 ];
 const isInfraErrorType = (type: string) => INFRA_ERROR_TYPES.some((pattern) => pattern.test(type));
 
+/**
+ * Harbor's typed errors, by class name, and who they blame. The name decides: their message is
+ * `Command failed (exit N): <agent CLI>` followed by the agent's stdout and stderr, which can say
+ * anything (a model musing about rate limits or context windows), so no message pattern overrides it.
+ */
+const HARBOR_ERROR_CATEGORIES: ReadonlyMap<string, FailureCategory> = new Map<string, FailureCategory>([
+  // src/harbor/agents/installed/base.py: the model provider's API failed (ApiError and its
+  // subclasses, matched on the agent CLI's output) or the agent CLI could not log in or use the
+  // model. The provider, the account or the job's config failed; the policy never got its turn.
+  ["ApiError", "infra_error"],
+  ["ApiRateLimitError", "infra_error"],
+  ["ApiUsageLimitError", "infra_error"],
+  ["ApiInternalServerError", "infra_error"],
+  ["ApiOverloadedError", "infra_error"],
+  ["ApiConnectionClosedError", "infra_error"],
+  ["ApiResponseStalledError", "infra_error"],
+  ["ApiProviderResourceNotFoundError", "infra_error"],
+  ["UnknownApiError", "infra_error"],
+  ["AgentAuthenticationError", "infra_error"],
+  ["ModelNotFoundError", "infra_error"],
+  ["NetworkConnectionError", "infra_error"],
+  // base.py: "the request exceeded the model's context window" (input token count exceeds the maximum)
+  ["ContextWindowExceededError", "context_length_exceeded"],
+  // base.py: "the model response exceeded the configured output token maximum": the policy wrote
+  // more than one response may hold, a token budget it ran out of, like a context window
+  ["OutputTokenExceededError", "context_length_exceeded"],
+  // base.py: the provider blocked the request on safety grounds, deterministically; Harbor keeps
+  // the type apart so that "a legitimate model refusal (a real reward 0 outcome)" does not read as
+  // a flaky API error: the attempt's own content, not infrastructure
+  ["AgentSafetyRefusalError", "errored_other"],
+  // src/harbor/auth/errors.py: Harbor's own login (harbor auth login, API-key exchange)
+  ["AuthenticationError", "infra_error"],
+  ["NotAuthenticatedError", "infra_error"],
+  ["ApiKeyRejectedError", "infra_error"],
+  ["OAuthCallbackError", "infra_error"],
+  // src/harbor/environments/base.py: the task's healthcheck failed before the agent's step began
+  ["HealthcheckError", "infra_error"],
+  // src/harbor/environments/singularity/singularity.py: the memory watchdog killed the container
+  // when the processes in it (the agent's commands) passed 95% of the task's own memory_mb: the
+  // attempt overran the task's memory budget, as an agent timeout overruns its time budget
+  ["MemoryLimitExceededError", "errored_other"],
+]);
+
+/** The category Harbor's error type decides on its own (a qualified name is read by its last part), else undefined. */
+function harborErrorCategory(type: string): FailureCategory | undefined {
+  return HARBOR_ERROR_CATEGORIES.get(type.slice(type.lastIndexOf(".") + 1).trim());
+}
+
 /** Harbor's "the verifier left no usable reward" errors: the harness or the agent may be the cause. */
 const VERIFIER_RESULT_TYPES = /RewardFile(?:NotFound|Empty)|VerifierOutputParse/;
 
@@ -242,8 +291,9 @@ function isVerifierTimeout(type: string, message: string): boolean {
   return VERIFIER_TIMEOUT_TYPE.test(type) || (TIMEOUT_TYPE.test(type) && VERIFIER_TIMEOUT_MESSAGE.test(message));
 }
 
+// "input token count (N) exceeds": the wording Harbor's ContextWindowExceededError is matched on (agents/installed/base.py)
 const CONTEXT_LENGTH =
-  /ContextLength|context[_ ]length|maximum context|context window|prompt is too long|too many tokens|max_model_len|input tokens exceed/i;
+  /context[_ ]?length|context[_ ]?window|maximum context|prompt is too long|too many tokens|max_model_len|input tokens? (?:count (?:\(\d{1,12}\) )?)?exceed/i;
 const FORMAT_ERROR_TYPE = /Format|(?<!Verifier)Output(?:Parse)?Error|ParseError|ToolCallError/i;
 const FORMAT_ERROR_FINAL = /^\s{0,256}Format error\b|did not include a valid .{0,40}tool call|invalid tool call/i;
 
@@ -259,6 +309,8 @@ export function classifyRollout(input: RolloutFailureInput): FailureCategory | n
   const finalMessage = (input.finalMessage ?? "").slice(0, MESSAGE_SCAN_MAX);
   const hasVerdict = input.hasVerdict ?? (typeof input.reward === "number" && Number.isFinite(input.reward));
 
+  const harborCategory = type ? harborErrorCategory(type) : undefined;
+  if (harborCategory) return harborCategory;
   if (type && SETUP_TIMEOUT_TYPES.test(type)) return "infra_error";
   if (type && isAgentTimeout(type, message)) return "agent_timeout";
   if (type && isVerifierTimeout(type, message)) return "verifier_timeout";

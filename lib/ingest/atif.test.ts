@@ -99,3 +99,59 @@ describe("ATIF errors and other formats", () => {
     expect(trajectoryFromDocument([{ role: "wizard", content: "x" }]).problem).toMatch(/unknown role/);
   });
 });
+
+describe("ATIF of Harbor's codex agent (agents/installed/codex.py)", () => {
+  const shell = (id: string, command: unknown) => ({ tool_call_id: id, function_name: "shell", arguments: { command } });
+  it("ends a tool result with the exit code codex's converter moved into the step's extra", () => {
+    const { messages } = readAtifTrajectory({
+      schema_version: "ATIF-v1.7",
+      agent: { name: "codex", version: "0.46.0" },
+      steps: [
+        { step_id: 1, source: "user", message: "install curl" },
+        // one call a step: extra.tool_metadata
+        {
+          step_id: 2,
+          source: "agent",
+          message: "",
+          tool_calls: [shell("c1", ["bash", "-lc", "apt-get install -y curl"])],
+          observation: { results: [{ source_call_id: "c1", content: "Get:1 http://archive.ubuntu.com/ubuntu noble InRelease" }] },
+          extra: { tool_metadata: { exit_code: 124, duration_seconds: 600.0 }, api_call_id: "a1" },
+        },
+        // calls of one model request bundled: extra.tool_call_details[call id].metadata
+        {
+          step_id: 3,
+          source: "agent",
+          message: "",
+          tool_calls: [shell("c2", "ls"), shell("c3", "cat missing")],
+          observation: {
+            results: [
+              { source_call_id: "c2", content: "a.txt" },
+              { source_call_id: "c3", content: "cat: missing: No such file or directory" },
+            ],
+          },
+          extra: {
+            api_call_id: "a2",
+            tool_call_details: { c2: { metadata: { exit_code: 0 } }, c3: { metadata: { exit_code: 1 }, status: "completed" } },
+          },
+        },
+        // no recorded exit code: the content stays as it was
+        {
+          step_id: 4,
+          source: "agent",
+          message: "",
+          tool_calls: [shell("c4", "pwd")],
+          observation: { results: [{ source_call_id: "c4", content: "/app" }] },
+          extra: { api_call_id: "a3" },
+        },
+      ],
+    });
+    const tools = messages.filter((m) => m.role === "tool");
+    expect(tools.map((m) => m.content)).toEqual([
+      "Get:1 http://archive.ubuntu.com/ubuntu noble InRelease\n\n(exit_code=124)",
+      "a.txt\n\n(exit_code=0)",
+      "cat: missing: No such file or directory\n\n(exit_code=1)",
+      "/app",
+    ]);
+    for (const m of messages) expect(messageSchema.safeParse(m).success).toBe(true);
+  });
+});

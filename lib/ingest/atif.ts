@@ -6,7 +6,8 @@
  * Mapping: a `system`/`user` step becomes a system/user message; an `agent` step becomes an
  * assistant message (message text, `reasoning_content` kept apart as `reasoning`, tool calls with
  * their JSON arguments, per-step token counts and cost); each observation result becomes a tool
- * message linked by `source_call_id`. Results not tied to a call stay unlinked tool messages
+ * message linked by `source_call_id` (ending in `(exit_code=N)` when the step's `extra` recorded
+ * one, as codex's converter does). Results not tied to a call stay unlinked tool messages
  * (or system messages on a system step), so nothing the agent saw is dropped.
  */
 import type { Message } from "./normalized";
@@ -107,6 +108,19 @@ function subagentRefsOf(raw: unknown): Message["subagentRefs"] | undefined {
 }
 
 /**
+ * The exit code Harbor's codex converter moved out of a tool's output into the step's `extra`
+ * (agents/installed/codex.py: `tool_metadata` of a one-call step, `tool_call_details[id].metadata`
+ * of a bundled one), else undefined.
+ */
+function recordedExitCode(extra: unknown, callId: string, calls: number): number | undefined {
+  if (!isObject(extra)) return undefined;
+  const details = isObject(extra.tool_call_details) ? extra.tool_call_details[callId] : undefined;
+  const metadata = isObject(details) ? details.metadata : calls === 1 ? extra.tool_metadata : undefined;
+  const code = isObject(metadata) ? metadata.exit_code : undefined;
+  return typeof code === "number" && Number.isInteger(code) ? code : undefined;
+}
+
+/**
  * Converts one ATIF document to normalized messages and a run summary; throws AtifFormatError
  * naming the step and field when the document does not follow the format.
  */
@@ -163,7 +177,12 @@ export function readAtifTrajectory(doc: unknown): AtifTrajectory {
       const refs = subagentRefsOf(result.subagent_trajectory_ref);
       const callId = str(result.source_call_id);
       const out: Message = { role: source === "agent" ? "tool" : role, content: text(result.content, `${rwhere}.content`) };
-      if (callId && callIds.has(callId)) out.toolCallId = callId;
+      if (callId && callIds.has(callId)) {
+        out.toolCallId = callId;
+        // the message has no field for it: the content ends with it as other harnesses write it (lib/analytics/blame.ts reads it)
+        const exitCode = recordedExitCode(step.extra, callId, callIds.size);
+        if (exitCode !== undefined) out.content = `${out.content}\n\n(exit_code=${exitCode})`;
+      }
       if (refs) out.subagentRefs = refs;
       if (msg.copiedContext) out.copiedContext = true;
       if (timestamp) out.timestamp = msg.timestamp;

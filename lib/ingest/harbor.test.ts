@@ -410,6 +410,69 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     expect(r.rollout.metadata).toMatchObject({ trajectoryFormat: "atif", costUsd: 0.5, tests: { passed: 3, failed: 0 } });
   });
 
+  it("blames codex and claude-code for the dpkg lock their timed-out apt-get left (argv commands, exit codes in extra and [exit_code])", async () => {
+    const apt = Array.from({ length: 40 }, (_, i) => `Get:${i} http://archive.ubuntu.com/ubuntu noble/main amd64 pkg${i} [100 kB]`).join(
+      "\n",
+    );
+    const brokenVerifier = [
+      "+ apt-get install -y curl",
+      "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 77 (apt-get)",
+      "/tests/test.sh: line 5: curl: command not found",
+      "",
+    ].join("\n");
+    const agentTrial = (agent: string, call: Record<string, unknown>, content: string, extra?: Record<string, unknown>) => ({
+      "result.json": resultJson(`${agent}__1`, {
+        agent_info: { name: agent, version: "1", model_info: { name: "m", provider: "p" } },
+        verifier_result: { rewards: { reward: 0 } },
+      }),
+      "agent/trajectory.json": JSON.stringify({
+        schema_version: "ATIF-v1.7",
+        session_id: "s",
+        agent: { name: agent, version: "1" },
+        steps: [
+          { step_id: 1, source: "user", message: "install curl" },
+          {
+            step_id: 2,
+            source: "agent",
+            message: "",
+            llm_call_count: 1,
+            tool_calls: [{ tool_call_id: "c1", ...call }],
+            observation: { results: [{ source_call_id: "c1", content }] },
+            ...(extra ? { extra } : {}),
+          },
+        ],
+      }),
+      "verifier/test-stdout.txt": brokenVerifier,
+    });
+    const codexExtra = { tool_metadata: { exit_code: 124, duration_seconds: 600.0 } };
+    const trials = {
+      "codex-shell-array": agentTrial(
+        "codex",
+        { function_name: "shell", arguments: { command: ["bash", "-lc", "apt-get install -y curl"], timeout_ms: 600000 } },
+        apt,
+        codexExtra,
+      ),
+      "codex-shell-string": agentTrial(
+        "codex",
+        { function_name: "shell_command", arguments: { command: "apt-get install -y curl" } },
+        apt,
+        codexExtra,
+      ),
+      "claude-exitcode": agentTrial(
+        "claude-code",
+        { function_name: "Bash", arguments: { command: "apt-get install -y curl" } },
+        `[stdout]\n${apt}\n[exit_code] 124`,
+      ),
+    };
+    for (const [name, files] of Object.entries(trials)) {
+      const r = await readHarborTrial(await trial(name, files));
+      expect(classifyRollout(failureInputFromRollout(r.rollout)), name).toBe("environment_broken_by_agent");
+      expect(r.rollout.metadata?.environmentDamage, name).toEqual([
+        { kind: "package_manager_timed_out", step: 1, exitCode: 124, command: "apt-get install -y curl" },
+      ]);
+    }
+  });
+
   it("flags a trajectory it cannot read with the reason, never an empty one", async () => {
     const t = await trial("odd__1", {
       "result.json": resultJson("odd__1", { verifier_result: { rewards: { reward: 0 } } }),
