@@ -410,6 +410,54 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     expect(r.rollout.metadata).toMatchObject({ trajectoryFormat: "atif", costUsd: 0.5, tests: { passed: 3, failed: 0 } });
   });
 
+  it("counts a continued terminus-2 run's turns once and takes its tokens from the last segment", async () => {
+    // terminus-2 with linear_history (harbor agents/terminus_2/terminus_2.py, _split_trajectory_on_summarization and
+    // _dump_trajectory_with_continuation_index): each trajectory.cont-N.json starts with the earlier chat marked
+    // is_copied_context, and every segment's final_metrics are the run's running totals
+    const copied = (step: Record<string, unknown>) => ({ ...step, is_copied_context: true });
+    const t = await trial("cont__1", {
+      "result.json": resultJson("cont__1", { verifier_result: { rewards: { reward: 1 } } }),
+      "agent/trajectory.json": atif(
+        [{ step_id: 1, source: "user", message: "task" }, agentStep(2, "ls", "a"), agentStep(3, "cat a", "b"), agentStep(4, "wc a", "1")],
+        {
+          continued_trajectory_ref: "trajectory.cont-1.json",
+          final_metrics: { total_prompt_tokens: 300, total_completion_tokens: 30, total_cached_tokens: 0, total_cost_usd: 0.03 },
+        },
+      ),
+      "agent/trajectory.cont-1.json": atif(
+        [
+          copied({ step_id: 1, source: "user", message: "task" }),
+          copied({ step_id: 2, source: "user", message: "summary of the work so far" }),
+          copied({ step_id: 3, source: "agent", message: "questions answered" }),
+          copied({ step_id: 4, source: "user", message: "go on" }),
+          agentStep(5, "echo hi > b", ""),
+          agentStep(6, "cat b", "hi"),
+        ],
+        { final_metrics: { total_prompt_tokens: 700, total_completion_tokens: 70, total_cached_tokens: 5, total_cost_usd: 0.07 } },
+      ),
+    });
+    const r = await readHarborTrial(t);
+    expect(r.rollout.turns).toBe(5);
+    expect(r.rollout.trajectory!.filter((m) => m.copiedContext)).toHaveLength(4);
+    expect(r.rollout).toMatchObject({ inputTokens: 700, outputTokens: 70 });
+    expect(r.rollout.metadata).toMatchObject({ costUsd: 0.07 });
+    // result.json's agent_result, when there, is still the figure taken
+    const withResult = await trial("cont__2", {
+      "result.json": resultJson("cont__2", {
+        verifier_result: { rewards: { reward: 1 } },
+        agent_result: { n_input_tokens: 800, n_output_tokens: 80, n_cache_tokens: 0, cost_usd: 0.08 },
+      }),
+      "agent/trajectory.json": atif([agentStep(1, "ls", "a")], {
+        continued_trajectory_ref: "trajectory.cont-1.json",
+        final_metrics: { total_prompt_tokens: 300, total_completion_tokens: 30 },
+      }),
+      "agent/trajectory.cont-1.json": atif([agentStep(1, "cat a", "b")], {
+        final_metrics: { total_prompt_tokens: 700, total_completion_tokens: 70 },
+      }),
+    });
+    expect((await readHarborTrial(withResult)).rollout).toMatchObject({ inputTokens: 800, outputTokens: 80 });
+  });
+
   it("flags a trajectory it cannot read with the reason, never an empty one", async () => {
     const t = await trial("odd__1", {
       "result.json": resultJson("odd__1", { verifier_result: { rewards: { reward: 0 } } }),

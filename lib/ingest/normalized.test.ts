@@ -162,3 +162,20 @@ describe("failureInputFromRollout", () => {
     });
   });
 });
+
+describe("countTurns", () => {
+  it("counts assistant messages, not those copied from an earlier segment for context", () => {
+    // terminus-2 with linear_history (harbor agents/terminus_2/terminus_2.py, _split_trajectory_on_summarization) starts each
+    // trajectory.cont-N.json with the earlier chat, marked is_copied_context
+    expect(
+      countTurns([
+        { role: "user", content: "task", copiedContext: true },
+        { role: "assistant", content: "ls", copiedContext: true },
+        { role: "user", content: "summary", copiedContext: true },
+        { role: "assistant", content: "cat a" },
+        { role: "tool", content: "b" },
+        { role: "assistant", content: "done" },
+      ]),
+    ).toBe(2);
+  });
+});

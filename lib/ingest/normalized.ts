@@ -279,9 +279,12 @@ export function normalizeOpenAIMessages(messages: unknown): Message[] {
   });
 }
 
-/** Number of agent turns in a trajectory: its assistant messages. */
+/**
+ * Number of agent turns in a trajectory: its assistant messages, less those copied from an earlier
+ * segment for context (they were counted where they happened).
+ */
 export function countTurns(trajectory: readonly Message[]): number {
-  return trajectory.reduce((n, m) => n + (m.role === "assistant" ? 1 : 0), 0);
+  return trajectory.reduce((n, m) => n + (m.role === "assistant" && !m.copiedContext ? 1 : 0), 0);
 }
 
 /** The flags a reader recorded in `metadata.flags`. */
