@@ -7,7 +7,9 @@
  * assistant message (message text, `reasoning_content` kept apart as `reasoning`, tool calls with
  * their JSON arguments, per-step token counts and cost); each observation result becomes a tool
  * message linked by `source_call_id`. Results not tied to a call stay unlinked tool messages
- * (or system messages on a system step), so nothing the agent saw is dropped.
+ * (or system messages on a system step), so nothing the agent saw is dropped. A step of a
+ * subagent merged into the main trajectory (claude-code: `extra.is_sidechain`, `extra.agent_id`)
+ * keeps that mark on its messages.
  */
 import type { Message } from "./normalized";
 
@@ -99,6 +101,13 @@ function usageOf(metrics: unknown): Message["usage"] | undefined {
   return Object.keys(usage).length > 0 ? usage : undefined;
 }
 
+// claude-code merges subagents/*.jsonl into the main steps by timestamp (harbor agents/installed/claude_code.py)
+function sidechainOf(extra: unknown): Message["sidechain"] | undefined {
+  if (!isObject(extra) || extra.is_sidechain !== true) return undefined;
+  const agentId = str(extra.agent_id);
+  return agentId ? { agentId: agentId.slice(0, 256) } : {};
+}
+
 function subagentRefsOf(raw: unknown): Message["subagentRefs"] | undefined {
   if (!Array.isArray(raw) || raw.length === 0) return undefined;
   return raw
@@ -130,6 +139,8 @@ export function readAtifTrajectory(doc: unknown): AtifTrajectory {
     const timestamp = str(step.timestamp);
     if (timestamp) msg.timestamp = timestamp.slice(0, 64);
     if (step.is_copied_context === true) msg.copiedContext = true;
+    const sidechain = sidechainOf(step.extra);
+    if (sidechain) msg.sidechain = sidechain;
     if (source === "agent") {
       const reasoning = str(step.reasoning_content);
       if (reasoning) msg.reasoning = reasoning;
@@ -166,6 +177,7 @@ export function readAtifTrajectory(doc: unknown): AtifTrajectory {
       if (callId && callIds.has(callId)) out.toolCallId = callId;
       if (refs) out.subagentRefs = refs;
       if (msg.copiedContext) out.copiedContext = true;
+      if (msg.sidechain) out.sidechain = msg.sidechain;
       if (timestamp) out.timestamp = msg.timestamp;
       messages.push(out);
     });

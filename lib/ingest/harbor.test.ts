@@ -458,6 +458,39 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     expect((await readHarborTrial(withResult)).rollout).toMatchObject({ inputTokens: 800, outputTokens: 80 });
   });
 
+  it("counts only the main agent's turns of a claude-code run whose subagent steps Harbor merged in", async () => {
+    // harbor agents/installed/claude_code.py (_convert_events_to_trajectory): subagents/*.jsonl merged into the main steps by
+    // timestamp, each step marked extra.is_sidechain (agent steps also extra.agent_id)
+    const side = { is_sidechain: true, agent_id: "a1" };
+    const t = await trial("side__1", {
+      "result.json": resultJson("side__1", {
+        agent_info: { name: "claude-code", version: "2.1", model_info: { name: "claude-opus-4-6" } },
+        verifier_result: { rewards: { reward: 0 } },
+      }),
+      "agent/trajectory.json": atif([
+        { step_id: 1, source: "user", message: "fix the bug", extra: { is_sidechain: false } },
+        {
+          step_id: 2,
+          source: "agent",
+          message: "delegating",
+          tool_calls: [{ tool_call_id: "toolu_T", function_name: "Task", arguments: { prompt: "investigate" } }],
+          extra: { is_sidechain: false },
+        },
+        { step_id: 3, source: "user", message: "investigate", extra: { is_sidechain: true } },
+        { ...agentStep(4, "grep -r bug .", "x.py"), extra: side },
+        { step_id: 5, source: "agent", message: "done investigating", extra: side },
+        { ...agentStep(6, "cat x.py", "..."), extra: { is_sidechain: false } },
+      ]),
+    });
+    const r = await readHarborTrial(t);
+    expect(r.rollout.turns).toBe(2);
+    const prompts = r.rollout.trajectory!.filter((m) => m.role === "user");
+    expect(prompts.map((m) => [m.content, m.sidechain])).toEqual([
+      ["fix the bug", undefined],
+      ["investigate", {}],
+    ]);
+  });
+
   it("flags a trajectory it cannot read with the reason, never an empty one", async () => {
     const t = await trial("odd__1", {
       "result.json": resultJson("odd__1", { verifier_result: { rewards: { reward: 0 } } }),

@@ -178,4 +178,21 @@ describe("countTurns", () => {
       ]),
     ).toBe(2);
   });
+  it("leaves out a subagent's messages merged into the main trajectory", () => {
+    // claude-code sidechains (harbor agents/installed/claude_code.py, extra.is_sidechain)
+    const trajectory = [
+      { role: "user" as const, content: "fix the bug" },
+      { role: "assistant" as const, content: "delegating" },
+      { role: "user" as const, content: "investigate", sidechain: {} },
+      { role: "assistant" as const, content: "ls", sidechain: { agentId: "a1" } },
+      { role: "assistant" as const, content: "done investigating", sidechain: { agentId: "a1" } },
+      { role: "assistant" as const, content: "fixed" },
+    ];
+    expect(countTurns(trajectory)).toBe(2);
+    expect(parseRollout({ ...minimal, trajectory }).ok).toBe(true);
+    expect(parseRollout({ ...minimal, trajectory: [{ role: "user", content: "x", sidechain: { agent: "a1" } }] })).toMatchObject({
+      ok: false,
+      issues: [{ path: "trajectory.0.sidechain.agent" }],
+    });
+  });
 });
