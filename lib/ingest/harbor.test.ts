@@ -491,6 +491,20 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     ]);
   });
 
+  it("counts a turn per agent step, not per model call: a junie step of several LLM calls is one turn", async () => {
+    // harbor agents/installed/junie.py: one step aggregates len(usages) calls as llm_call_count, helper lanes (router,
+    // tool-output summarizers) included; a turn is one action of the agent on the environment (PRODUCT.md, horizon)
+    const t = await trial("junie__1", {
+      "result.json": resultJson("junie__1", { agent_info: { name: "junie", version: "1", model_info: { name: "m" } } }),
+      "agent/trajectory.json": atif([
+        { step_id: 1, source: "user", message: "task" },
+        { step_id: 2, source: "agent", message: "a", llm_call_count: 3 },
+        { step_id: 3, source: "agent", message: "b", llm_call_count: 4 },
+      ]),
+    });
+    expect((await readHarborTrial(t)).rollout.turns).toBe(2);
+  });
+
   it("flags a trajectory it cannot read with the reason, never an empty one", async () => {
     const t = await trial("odd__1", {
       "result.json": resultJson("odd__1", { verifier_result: { rewards: { reward: 0 } } }),
