@@ -81,9 +81,37 @@ const ROLE_STYLE: Record<string, string> = {
   tool: "bg-amber-100 text-amber-800",
 };
 
-/** The role of a message in its colour. */
-export function RoleBadge({ role }: { role: string }) {
-  return <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${ROLE_STYLE[role] ?? "bg-zinc-100 text-zinc-600"}`}>{role}</span>;
+/** The role of a message in its colour; `label` names it otherwise (a subagent's prompt is not the user's). */
+export function RoleBadge({ role, label }: { role: string; label?: string }) {
+  return (
+    <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${ROLE_STYLE[role] ?? "bg-zinc-100 text-zinc-600"}`}>{label ?? role}</span>
+  );
+}
+
+/** Marks a message that is not the main agent's own: a subagent's (sidechain) or copied from an earlier segment. */
+function OriginBadges({ turn }: { turn: TurnOutline }) {
+  return (
+    <>
+      {turn.sidechain && (
+        <span
+          className="max-w-48 truncate rounded border border-dashed border-violet-300 px-1.5 py-0.5 font-mono text-violet-800"
+          title="a subagent's step, merged into this trajectory; not counted as a turn of the main agent"
+          data-testid="sidechain-badge"
+        >
+          subagent{turn.sidechain.agentId ? ` ${turn.sidechain.agentId}` : ""}
+        </span>
+      )}
+      {turn.copiedContext && (
+        <span
+          className="rounded border border-dashed border-zinc-300 px-1.5 py-0.5 text-zinc-600"
+          title="copied from an earlier segment of this run for context; not counted again as a turn"
+          data-testid="copied-context-badge"
+        >
+          copied context
+        </span>
+      )}
+    </>
+  );
 }
 
 /** Placeholder of a turn whose page is not loaded yet: as tall as a row is estimated (88 + 8 padding). */
@@ -480,6 +508,7 @@ export const TurnCard = memo(function TurnCard({
       className={`min-w-0 rounded-md border bg-white px-3 py-2 ${frame}`}
       data-role={turn.role}
       data-selected={selected || undefined}
+      data-sidechain={turn.sidechain ? "" : undefined}
     >
       <header className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
         <a
@@ -490,7 +519,8 @@ export const TurnCard = memo(function TurnCard({
         >
           #{turn.index}
         </a>
-        <RoleBadge role={turn.role} />
+        <RoleBadge role={turn.role} label={turn.sidechain && turn.role === "user" ? "prompt" : undefined} />
+        <OriginBadges turn={turn} />
         {turn.toolCallId && (
           <span className="max-w-48 truncate font-mono text-zinc-500" title={`answers tool call ${turn.toolCallId}`}>
             ↳ {turn.toolCallId}

@@ -155,3 +155,35 @@ describe("ATIF of Harbor's codex agent (agents/installed/codex.py)", () => {
     for (const m of messages) expect(messageSchema.safeParse(m).success).toBe(true);
   });
 });
+
+describe("ATIF subagent steps merged into the main trajectory", () => {
+  it("marks claude-code sidechain steps (extra.is_sidechain, extra.agent_id) and their results as the subagent's", () => {
+    // harbor agents/installed/claude_code.py (_convert_events_to_trajectory): subagents/*.jsonl are merged into the main
+    // steps sorted by timestamp; only extra.is_sidechain (and agent_id on agent steps) tells them apart
+    const side = { is_sidechain: true, agent_id: "a1" };
+    const { messages } = readAtifTrajectory({
+      schema_version: "ATIF-v1.7",
+      steps: [
+        { step_id: 1, source: "user", message: "fix the bug", extra: { is_sidechain: false } },
+        { step_id: 2, source: "agent", message: "delegating", extra: { is_sidechain: false } },
+        { step_id: 3, source: "user", message: "investigate", extra: { is_sidechain: true } },
+        {
+          step_id: 4,
+          source: "agent",
+          message: "",
+          tool_calls: [{ tool_call_id: "toolu_S1", function_name: "Bash", arguments: { command: "ls" } }],
+          observation: { results: [{ source_call_id: "toolu_S1", content: "[stdout]\n" }] },
+          extra: side,
+        },
+      ],
+    });
+    expect(messages.map((m) => [m.role, m.sidechain])).toEqual([
+      ["user", undefined],
+      ["assistant", undefined],
+      ["user", {}],
+      ["assistant", { agentId: "a1" }],
+      ["tool", { agentId: "a1" }],
+    ]);
+    for (const m of messages) expect(messageSchema.safeParse(m).success).toBe(true);
+  });
+});

@@ -8,7 +8,9 @@
  * their JSON arguments, per-step token counts and cost); each observation result becomes a tool
  * message linked by `source_call_id` (ending in `(exit_code=N)` when the step's `extra` recorded
  * one, as codex's converter does). Results not tied to a call stay unlinked tool messages
- * (or system messages on a system step), so nothing the agent saw is dropped.
+ * (or system messages on a system step), so nothing the agent saw is dropped. A step of a
+ * subagent merged into the main trajectory (claude-code: `extra.is_sidechain`, `extra.agent_id`)
+ * keeps that mark on its messages.
  */
 import type { Message } from "./normalized";
 
@@ -100,6 +102,13 @@ function usageOf(metrics: unknown): Message["usage"] | undefined {
   return Object.keys(usage).length > 0 ? usage : undefined;
 }
 
+// claude-code merges subagents/*.jsonl into the main steps by timestamp (harbor agents/installed/claude_code.py)
+function sidechainOf(extra: unknown): Message["sidechain"] | undefined {
+  if (!isObject(extra) || extra.is_sidechain !== true) return undefined;
+  const agentId = str(extra.agent_id);
+  return agentId ? { agentId: agentId.slice(0, 256) } : {};
+}
+
 function subagentRefsOf(raw: unknown): Message["subagentRefs"] | undefined {
   if (!Array.isArray(raw) || raw.length === 0) return undefined;
   return raw
@@ -144,6 +153,8 @@ export function readAtifTrajectory(doc: unknown): AtifTrajectory {
     const timestamp = str(step.timestamp);
     if (timestamp) msg.timestamp = timestamp.slice(0, 64);
     if (step.is_copied_context === true) msg.copiedContext = true;
+    const sidechain = sidechainOf(step.extra);
+    if (sidechain) msg.sidechain = sidechain;
     if (source === "agent") {
       const reasoning = str(step.reasoning_content);
       if (reasoning) msg.reasoning = reasoning;
@@ -185,6 +196,7 @@ export function readAtifTrajectory(doc: unknown): AtifTrajectory {
       }
       if (refs) out.subagentRefs = refs;
       if (msg.copiedContext) out.copiedContext = true;
+      if (msg.sidechain) out.sidechain = msg.sidechain;
       if (timestamp) out.timestamp = msg.timestamp;
       messages.push(out);
     });

@@ -59,6 +59,22 @@ export function trajectoryFromDocument(doc: unknown): TrajectoryRead {
 const MAX_CONTINUATIONS = 16;
 const SAFE_SIBLING = /^[\w.-]{1,200}\.json$/;
 
+/**
+ * The first segment's summary with the run totals of the last segment read: a continuing agent
+ * (terminus-2's `_dump_trajectory_with_continuation_index`) writes its running totals in each segment.
+ */
+function withLastTotals(first: AtifSummary | undefined, last: AtifSummary | undefined): AtifSummary | undefined {
+  if (!first || !last || last === first) return first;
+  const totals = {
+    totalPromptTokens: last.totalPromptTokens,
+    totalCompletionTokens: last.totalCompletionTokens,
+    totalCachedTokens: last.totalCachedTokens,
+    totalCostUsd: last.totalCostUsd,
+  };
+  if (Object.values(totals).every((v) => v === undefined)) return first;
+  return { ...first, ...totals };
+}
+
 /** Reads agent/trajectory.json of `agentDir`, following ATIF continuation files beside it. */
 export async function readTrajectory(agentDir: string, io: HarborFileReader): Promise<TrajectoryRead> {
   let doc: unknown;
@@ -71,6 +87,8 @@ export async function readTrajectory(agentDir: string, io: HarborFileReader): Pr
   const first = trajectoryFromDocument(doc);
   if (!first.messages || first.format !== "atif") return first;
   const messages = [...first.messages];
+  let last = first.atif;
+  const read = (): TrajectoryRead => ({ ...first, messages, atif: withLastTotals(first.atif, last) });
   let next = first.atif?.continuedTrajectoryRef;
   const seen = new Set<string>(["trajectory.json"]);
   for (let i = 0; next && i < MAX_CONTINUATIONS; i++) {
@@ -82,15 +100,16 @@ export async function readTrajectory(agentDir: string, io: HarborFileReader): Pr
     try {
       cont = await io.readJson(path.join(agentDir, name));
     } catch (e) {
-      return { ...first, messages, problem: `continuation ${name}: ${(e as Error).message.slice(0, 300)}` };
+      return { ...read(), problem: `continuation ${name}: ${(e as Error).message.slice(0, 300)}` };
     }
-    if (cont === undefined) return { ...first, messages, problem: `continuation ${name} is missing` };
+    if (cont === undefined) return { ...read(), problem: `continuation ${name} is missing` };
     const part = trajectoryFromDocument(cont);
-    if (!part.messages) return { ...first, messages, problem: `continuation ${name}: ${part.problem}` };
+    if (!part.messages) return { ...read(), problem: `continuation ${name}: ${part.problem}` };
     messages.push(...part.messages);
+    last = part.atif;
     next = part.atif?.continuedTrajectoryRef;
   }
-  return { ...first, messages };
+  return read();
 }
 
 /** Test counts of a CTRF report (`results.summary`). */

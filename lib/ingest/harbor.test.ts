@@ -473,6 +473,101 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     }
   });
 
+  it("counts a continued terminus-2 run's turns once and takes its tokens from the last segment", async () => {
+    // terminus-2 with linear_history (harbor agents/terminus_2/terminus_2.py, _split_trajectory_on_summarization and
+    // _dump_trajectory_with_continuation_index): each trajectory.cont-N.json starts with the earlier chat marked
+    // is_copied_context, and every segment's final_metrics are the run's running totals
+    const copied = (step: Record<string, unknown>) => ({ ...step, is_copied_context: true });
+    const t = await trial("cont__1", {
+      "result.json": resultJson("cont__1", { verifier_result: { rewards: { reward: 1 } } }),
+      "agent/trajectory.json": atif(
+        [{ step_id: 1, source: "user", message: "task" }, agentStep(2, "ls", "a"), agentStep(3, "cat a", "b"), agentStep(4, "wc a", "1")],
+        {
+          continued_trajectory_ref: "trajectory.cont-1.json",
+          final_metrics: { total_prompt_tokens: 300, total_completion_tokens: 30, total_cached_tokens: 0, total_cost_usd: 0.03 },
+        },
+      ),
+      "agent/trajectory.cont-1.json": atif(
+        [
+          copied({ step_id: 1, source: "user", message: "task" }),
+          copied({ step_id: 2, source: "user", message: "summary of the work so far" }),
+          copied({ step_id: 3, source: "agent", message: "questions answered" }),
+          copied({ step_id: 4, source: "user", message: "go on" }),
+          agentStep(5, "echo hi > b", ""),
+          agentStep(6, "cat b", "hi"),
+        ],
+        { final_metrics: { total_prompt_tokens: 700, total_completion_tokens: 70, total_cached_tokens: 5, total_cost_usd: 0.07 } },
+      ),
+    });
+    const r = await readHarborTrial(t);
+    expect(r.rollout.turns).toBe(5);
+    expect(r.rollout.trajectory!.filter((m) => m.copiedContext)).toHaveLength(4);
+    expect(r.rollout).toMatchObject({ inputTokens: 700, outputTokens: 70 });
+    expect(r.rollout.metadata).toMatchObject({ costUsd: 0.07 });
+    // result.json's agent_result, when there, is still the figure taken
+    const withResult = await trial("cont__2", {
+      "result.json": resultJson("cont__2", {
+        verifier_result: { rewards: { reward: 1 } },
+        agent_result: { n_input_tokens: 800, n_output_tokens: 80, n_cache_tokens: 0, cost_usd: 0.08 },
+      }),
+      "agent/trajectory.json": atif([agentStep(1, "ls", "a")], {
+        continued_trajectory_ref: "trajectory.cont-1.json",
+        final_metrics: { total_prompt_tokens: 300, total_completion_tokens: 30 },
+      }),
+      "agent/trajectory.cont-1.json": atif([agentStep(1, "cat a", "b")], {
+        final_metrics: { total_prompt_tokens: 700, total_completion_tokens: 70 },
+      }),
+    });
+    expect((await readHarborTrial(withResult)).rollout).toMatchObject({ inputTokens: 800, outputTokens: 80 });
+  });
+
+  it("counts only the main agent's turns of a claude-code run whose subagent steps Harbor merged in", async () => {
+    // harbor agents/installed/claude_code.py (_convert_events_to_trajectory): subagents/*.jsonl merged into the main steps by
+    // timestamp, each step marked extra.is_sidechain (agent steps also extra.agent_id)
+    const side = { is_sidechain: true, agent_id: "a1" };
+    const t = await trial("side__1", {
+      "result.json": resultJson("side__1", {
+        agent_info: { name: "claude-code", version: "2.1", model_info: { name: "claude-opus-4-6" } },
+        verifier_result: { rewards: { reward: 0 } },
+      }),
+      "agent/trajectory.json": atif([
+        { step_id: 1, source: "user", message: "fix the bug", extra: { is_sidechain: false } },
+        {
+          step_id: 2,
+          source: "agent",
+          message: "delegating",
+          tool_calls: [{ tool_call_id: "toolu_T", function_name: "Task", arguments: { prompt: "investigate" } }],
+          extra: { is_sidechain: false },
+        },
+        { step_id: 3, source: "user", message: "investigate", extra: { is_sidechain: true } },
+        { ...agentStep(4, "grep -r bug .", "x.py"), extra: side },
+        { step_id: 5, source: "agent", message: "done investigating", extra: side },
+        { ...agentStep(6, "cat x.py", "..."), extra: { is_sidechain: false } },
+      ]),
+    });
+    const r = await readHarborTrial(t);
+    expect(r.rollout.turns).toBe(2);
+    const prompts = r.rollout.trajectory!.filter((m) => m.role === "user");
+    expect(prompts.map((m) => [m.content, m.sidechain])).toEqual([
+      ["fix the bug", undefined],
+      ["investigate", {}],
+    ]);
+  });
+
+  it("counts a turn per agent step, not per model call: a junie step of several LLM calls is one turn", async () => {
+    // harbor agents/installed/junie.py: one step aggregates len(usages) calls as llm_call_count, helper lanes (router,
+    // tool-output summarizers) included; a turn is one action of the agent on the environment (PRODUCT.md, horizon)
+    const t = await trial("junie__1", {
+      "result.json": resultJson("junie__1", { agent_info: { name: "junie", version: "1", model_info: { name: "m" } } }),
+      "agent/trajectory.json": atif([
+        { step_id: 1, source: "user", message: "task" },
+        { step_id: 2, source: "agent", message: "a", llm_call_count: 3 },
+        { step_id: 3, source: "agent", message: "b", llm_call_count: 4 },
+      ]),
+    });
+    expect((await readHarborTrial(t)).rollout.turns).toBe(2);
+  });
+
   it("flags a trajectory it cannot read with the reason, never an empty one", async () => {
     const t = await trial("odd__1", {
       "result.json": resultJson("odd__1", { verifier_result: { rewards: { reward: 0 } } }),

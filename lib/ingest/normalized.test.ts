@@ -162,3 +162,37 @@ describe("failureInputFromRollout", () => {
     });
   });
 });
+
+describe("countTurns", () => {
+  it("counts assistant messages, not those copied from an earlier segment for context", () => {
+    // terminus-2 with linear_history (harbor agents/terminus_2/terminus_2.py, _split_trajectory_on_summarization) starts each
+    // trajectory.cont-N.json with the earlier chat, marked is_copied_context
+    expect(
+      countTurns([
+        { role: "user", content: "task", copiedContext: true },
+        { role: "assistant", content: "ls", copiedContext: true },
+        { role: "user", content: "summary", copiedContext: true },
+        { role: "assistant", content: "cat a" },
+        { role: "tool", content: "b" },
+        { role: "assistant", content: "done" },
+      ]),
+    ).toBe(2);
+  });
+  it("leaves out a subagent's messages merged into the main trajectory", () => {
+    // claude-code sidechains (harbor agents/installed/claude_code.py, extra.is_sidechain)
+    const trajectory = [
+      { role: "user" as const, content: "fix the bug" },
+      { role: "assistant" as const, content: "delegating" },
+      { role: "user" as const, content: "investigate", sidechain: {} },
+      { role: "assistant" as const, content: "ls", sidechain: { agentId: "a1" } },
+      { role: "assistant" as const, content: "done investigating", sidechain: { agentId: "a1" } },
+      { role: "assistant" as const, content: "fixed" },
+    ];
+    expect(countTurns(trajectory)).toBe(2);
+    expect(parseRollout({ ...minimal, trajectory }).ok).toBe(true);
+    expect(parseRollout({ ...minimal, trajectory: [{ role: "user", content: "x", sidechain: { agent: "a1" } }] })).toMatchObject({
+      ok: false,
+      issues: [{ path: "trajectory.0.sidechain.agent" }],
+    });
+  });
+});

@@ -68,6 +68,8 @@ export const messageSchema = z.strictObject({
     .optional(),
   /** copied from an earlier trajectory for context (ATIF `is_copied_context`): not this run's doing */
   copiedContext: z.boolean().optional(),
+  /** a subagent's step merged into the main trajectory (claude-code sidechains, ATIF `extra.is_sidechain`): not the main agent's turn */
+  sidechain: z.strictObject({ agentId: z.string().max(256).optional() }).optional(),
   /** the multi-step trial step this message belongs to (Harbor `steps/<name>`) */
   step: z.string().max(256).optional(),
 });
@@ -279,9 +281,12 @@ export function normalizeOpenAIMessages(messages: unknown): Message[] {
   });
 }
 
-/** Number of agent turns in a trajectory: its assistant messages. */
+/**
+ * Number of agent turns in a trajectory: its assistant messages, less those copied from an earlier
+ * segment for context (they were counted where they happened) and those of a subagent.
+ */
 export function countTurns(trajectory: readonly Message[]): number {
-  return trajectory.reduce((n, m) => n + (m.role === "assistant" ? 1 : 0), 0);
+  return trajectory.reduce((n, m) => n + (m.role === "assistant" && !m.copiedContext && !m.sidechain ? 1 : 0), 0);
 }
 
 /** The flags a reader recorded in `metadata.flags`. */

@@ -46,6 +46,10 @@ export interface TurnOutline {
   toolCallId?: string;
   documents: DocumentOutline[];
   tokens?: number;
+  /** copied from an earlier trajectory segment for context, not this run's doing */
+  copiedContext?: boolean;
+  /** a subagent's message merged into the main trajectory (its id when the source named it) */
+  sidechain?: { agentId?: string };
 }
 
 /** GET /api/v1/rollouts/{id}/turns?from=&limit=&preview= */

@@ -50,6 +50,8 @@ type RawMessage = {
   retrievedDocuments?: { id?: string; title?: string; text?: string; url?: string; relevant?: boolean }[];
   tokens?: number;
   reasoning?: string;
+  copiedContext?: boolean;
+  sidechain?: { agentId?: string };
 };
 
 function cut(s: string | undefined, n: number): string {
@@ -83,6 +85,8 @@ export function outlineMessage(m: RawMessage, index: number, preview: number): T
     ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
     documents,
     ...(typeof m.tokens === "number" ? { tokens: m.tokens } : {}),
+    ...(m.copiedContext === true ? { copiedContext: true } : {}),
+    ...(m.sidechain ? { sidechain: typeof m.sidechain.agentId === "string" ? { agentId: m.sidechain.agentId } : {} } : {}),
   };
 }
 
