@@ -18,7 +18,8 @@ export interface HarborFileReader {
 /** A trajectory read from agent/trajectory.json, or why it could not be. */
 export interface TrajectoryRead {
   messages?: Message[];
-  format?: "atif" | "openai";
+  /** agent-log: no trajectory.json, the agent's own log in its place (readAgentLog) */
+  format?: "atif" | "openai" | "agent-log";
   atif?: AtifSummary;
   /** the file is absent */
   missing?: boolean;
@@ -110,6 +111,51 @@ export async function readTrajectory(agentDir: string, io: HarborFileReader): Pr
     next = part.atif?.continuedTrajectoryRef;
   }
   return read();
+}
+
+/**
+ * Where agents that write no trajectory.json keep their own log in agent/ (harbor src/harbor/agents/installed/: aider.py
+ * tees its console to aider.txt, kimi_code.py kimi-code.txt, pi.py pi.txt, langgraph.py langgraph.txt, mcode.py
+ * mcode.jsonl, deerflow.py deerflow.jsonl, fx.py fx.json), by Harbor's agent name (models/agent/name.py).
+ */
+const AGENT_LOGS: Record<string, string[]> = {
+  aider: ["aider.txt"],
+  "kimi-code": ["kimi-code.txt"],
+  pi: ["pi.txt"],
+  langgraph: ["langgraph.txt"],
+  mcode: ["mcode.jsonl"],
+  deerflow: ["deerflow.jsonl"],
+  fx: ["fx.json"],
+};
+const SAFE_AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** Most of an agent's own log kept as its trajectory; the rest is cut, the cut said. */
+export const AGENT_LOG_MAX_CHARS = 4 * 1024 * 1024;
+
+/**
+ * An agent's own log, as the trajectory of a trial that has no trajectory.json: one tool message, headed by where it
+ * came from. Its turns stay unknown (a console log has no turns to count); undefined when there is none.
+ */
+export async function readAgentLog(
+  agentDir: string,
+  agentName: string | undefined,
+  io: HarborFileReader,
+): Promise<TrajectoryRead | undefined> {
+  if (!agentName || !SAFE_AGENT_NAME.test(agentName)) return undefined;
+  const names = AGENT_LOGS[agentName] ?? [`${agentName}.txt`];
+  for (const name of names) {
+    let text: string | undefined;
+    try {
+      text = await io.readText(path.join(agentDir, name));
+    } catch {
+      continue;
+    }
+    if (text === undefined || text.trim() === "") continue;
+    const cut = text.length > AGENT_LOG_MAX_CHARS;
+    const what = `${name}: ${agentName}'s own log; Harbor recorded no structured trajectory for this agent`;
+    const header = `[${what}${cut ? `; the first ${AGENT_LOG_MAX_CHARS} of ${text.length} characters` : ""}]`;
+    return { messages: [{ role: "tool", content: `${header}\n${cut ? text.slice(0, AGENT_LOG_MAX_CHARS) : text}` }], format: "agent-log" };
+  }
+  return undefined;
 }
 
 /** Test counts of a CTRF report (`results.summary`). */

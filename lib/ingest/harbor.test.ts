@@ -568,6 +568,55 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     expect((await readHarborTrial(t)).rollout.turns).toBe(2);
   });
 
+  it("keeps the own log of an agent that writes no trajectory.json as its trajectory, turns unknown", async () => {
+    // harbor agents/installed/aider.py tees aider's console to /logs/agent/aider.txt and writes no ATIF; kimi_code.py,
+    // pi.py, langgraph.py, mcode.py, deerflow.py and fx.py likewise keep only their own log
+    const log = "Aider v0.86.1\nMain model: openai/m\n> Add the missing import\nApplied edit to app.py\n";
+    const t = await trial("aider__1", {
+      "result.json": resultJson("aider__1", { agent_info: { name: "aider", version: "0.86.1", model_info: { name: "m" } } }),
+      "agent/aider.txt": log,
+      "agent/aider.chat.history.md": "# aider chat started\n",
+    });
+    const r = await readHarborTrial(t);
+    expect(r.flags).toContain("agent_log");
+    expect(r.flags).not.toContain("no_trajectory");
+    expect(r.rollout.trajectory).toHaveLength(1);
+    expect(r.rollout.trajectory![0]).toMatchObject({ role: "tool" });
+    expect(r.rollout.trajectory![0].content).toBe(
+      `[aider.txt: aider's own log; Harbor recorded no structured trajectory for this agent]\n${log}`,
+    );
+    // a console log has no turns to count: unknown, not 0
+    expect(r.rollout.turns).toBeUndefined();
+
+    // an agent of another name: its <name>.txt; none there (or an unsafe name): no trajectory, as before
+    const other = await trial("newagent__1", {
+      "result.json": resultJson("newagent__1", { agent_info: { name: "new-agent", version: "1", model_info: { name: "m" } } }),
+      "agent/new-agent.txt": "ran\n",
+    });
+    expect((await readHarborTrial(other)).rollout.trajectory![0].content).toMatch(/^\[new-agent\.txt: new-agent's own log/);
+    const none = await trial("none__1", {
+      "result.json": resultJson("none__1", { agent_info: { name: "../x", version: "1", model_info: { name: "m" } } }),
+      "agent/x.txt": "not read\n",
+    });
+    const n = await readHarborTrial(none);
+    expect(n.flags).toContain("no_trajectory");
+    expect(n.rollout.trajectory).toBeUndefined();
+  });
+
+  it("prefers a trajectory.json to the agent's own log", async () => {
+    const t = await trial("both__1", {
+      "result.json": resultJson("both__1", { agent_info: { name: "aider", version: "1", model_info: { name: "m" } } }),
+      "agent/aider.txt": "console\n",
+      "agent/trajectory.json": atif([
+        { step_id: 1, source: "user", message: "task" },
+        { step_id: 2, source: "agent", message: "done" },
+      ]),
+    });
+    const r = await readHarborTrial(t);
+    expect(r.flags).not.toContain("agent_log");
+    expect(r.rollout.turns).toBe(1);
+  });
+
   it("flags a trajectory it cannot read with the reason, never an empty one", async () => {
     const t = await trial("odd__1", {
       "result.json": resultJson("odd__1", { verifier_result: { rewards: { reward: 0 } } }),

@@ -8,6 +8,7 @@ import { commandsFromTrajectory, environmentDamage } from "@/lib/analytics/blame
 import {
   ctrfSummary,
   headlineReward,
+  readAgentLog,
   readRewardFiles,
   readTrajectory,
   testCounts,
@@ -135,6 +136,8 @@ export interface TerminalTaskConfig {
 export type HarborTrialFlag =
   | typeof NO_REWARD_FLAG
   | "no_trajectory"
+  /** no trajectory.json: the agent's own log stands in for it (readAgentLog), turns unknown */
+  | "agent_log"
   | "unreadable_trajectory"
   | "no_verifier_output"
   | "rewarded_despite_exception"
@@ -331,10 +334,10 @@ interface UnitRead {
   usage?: z.infer<typeof usageSchema>;
 }
 
-async function readUnit(dir: string, files: TrialFiles): Promise<UnitRead> {
+async function readUnit(dir: string, files: TrialFiles, agentName: string | undefined): Promise<UnitRead> {
   const agentDir = path.join(dir, "agent");
   const verifierDir = path.join(dir, "verifier");
-  const [trajectory, rawUsage, rawTiming, verifierOutput, rewardFiles, rawCtrf] = await Promise.all([
+  const [structured, rawUsage, rawTiming, verifierOutput, rewardFiles, rawCtrf] = await Promise.all([
     readTrajectory(agentDir, files),
     files.readJson(path.join(agentDir, "usage.json")).catch(() => undefined),
     files.readJson(path.join(agentDir, "timing.json")).catch(() => undefined),
@@ -344,6 +347,8 @@ async function readUnit(dir: string, files: TrialFiles): Promise<UnitRead> {
   ]);
   const usage = usageSchema.safeParse(rawUsage);
   const timing = timingSchema.safeParse(rawTiming);
+  // an agent that writes no trajectory.json (aider, kimi-code, pi, ...): its own log, so the trial is not left empty
+  const trajectory = structured.missing ? ((await readAgentLog(agentDir, agentName, files)) ?? structured) : structured;
   return {
     trajectory,
     verifierOutput,
@@ -399,8 +404,8 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
   const names = (await stepNames(trialDir, result, files)).filter((n) => SAFE_STEP_NAME.test(n));
   const multiStep = names.length > 0;
   const units = multiStep
-    ? await Promise.all(names.map((n) => readUnit(path.join(trialDir, "steps", n), files)))
-    : [await readUnit(trialDir, files)];
+    ? await Promise.all(names.map((n) => readUnit(path.join(trialDir, "steps", n), files, result.agent_info?.name ?? undefined)))
+    : [await readUnit(trialDir, files, result.agent_info?.name ?? undefined)];
   // a link (or other refused entry) met anywhere above refuses the trial, named by the entry
   files.assertNothingRefused();
 
@@ -434,6 +439,9 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
     for (const m of u.trajectory.messages) messages.push(multiStep ? { ...m, step: names[i] } : m);
   });
   const trajectory = anyTrajectory ? messages : undefined;
+  // a console log has no turns to count: turns stay unknown unless a structured trajectory was read
+  const structuredTurns = units.some((u) => u.trajectory.messages && u.trajectory.format !== "agent-log");
+  if (units.some((u) => u.trajectory.format === "agent-log")) flags.push("agent_log");
   if (!anyTrajectory) flags.push(units.some((u) => u.trajectory.problem) ? "unreadable_trajectory" : "no_trajectory");
   else if (units.some((u) => u.trajectory.problem)) flags.push("unreadable_trajectory");
 
@@ -477,7 +485,7 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
           outputTokens: r?.agent_result?.n_output_tokens ?? units[i].trajectory.atif?.totalCompletionTokens,
           cacheTokens: r?.agent_result?.n_cache_tokens ?? undefined,
           costUsd: r?.agent_result?.cost_usd ?? units[i].trajectory.atif?.totalCostUsd,
-          turns: stepMessages ? countTurns(stepMessages) : undefined,
+          turns: stepMessages && units[i].trajectory.format !== "agent-log" ? countTurns(stepMessages) : undefined,
           tests: unitTests[i],
           hasTrajectory: stepMessages !== undefined,
           hasVerifierOutput: units[i].verifierOutput !== undefined,
@@ -539,7 +547,7 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
     error: exception ? { type: exception.exception_type ?? "Exception", message: exception.exception_message ?? "" } : undefined,
     inputTokens: typeof inputTokens === "number" ? Math.round(inputTokens) : undefined,
     outputTokens: typeof outputTokens === "number" ? Math.round(outputTokens) : undefined,
-    turns: trajectory ? countTurns(trajectory) : undefined,
+    turns: trajectory && structuredTurns ? countTurns(trajectory) : undefined,
     startedAt: isoTimestamp(result.started_at),
     finishedAt: isoTimestamp(result.finished_at),
     trajectory,
