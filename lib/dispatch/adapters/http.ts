@@ -16,13 +16,17 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** https only: PEM CA bundle to trust instead of the system's, and whether to check the certificate */
   tls?: { ca?: string; rejectUnauthorized?: boolean; cert?: string; key?: string };
+  /** keep the last MAX_RESPONSE_BYTES of a longer answer instead of the first (logs, whose end says why a job failed) */
+  keep?: "head" | "tail";
 }
 
 export interface HttpResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
-  /** body as UTF-8 text (cut at MAX_RESPONSE_BYTES) */
+  /** body as UTF-8 text (cut at MAX_RESPONSE_BYTES: its head, or its tail when asked) */
   body: string;
+  /** the answer was longer than MAX_RESPONSE_BYTES and its beginning was dropped (keep: "tail") */
+  headDropped?: boolean;
 }
 
 /** Responses are read up to this size; past it the rest is dropped (logs, error pages). */
@@ -76,7 +80,18 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     const request = (isHttps ? https : http).request(url, options, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      let headDropped = false;
       res.on("data", (chunk: Buffer) => {
+        if (req.keep === "tail") {
+          chunks.push(chunk);
+          size += chunk.length;
+          // drop whole chunks from the front while what is left still holds the limit
+          while (chunks.length > 1 && size - chunks[0].length >= MAX_RESPONSE_BYTES) {
+            size -= chunks.shift()!.length;
+            headDropped = true;
+          }
+          return;
+        }
         if (size >= MAX_RESPONSE_BYTES) return;
         chunks.push(chunk);
         size += chunk.length;
@@ -85,10 +100,13 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         if (settled) return;
         settled = true;
         cleanup();
+        const all = Buffer.concat(chunks);
+        const tail = req.keep === "tail" && all.length > MAX_RESPONSE_BYTES;
         resolve({
           status: res.statusCode ?? 0,
           headers: res.headers,
-          body: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString("utf8"),
+          body: (tail ? all.subarray(all.length - MAX_RESPONSE_BYTES) : all.subarray(0, MAX_RESPONSE_BYTES)).toString("utf8"),
+          ...(headDropped || tail ? { headDropped: true } : {}),
         });
       });
       res.on("error", (e) => fail(new HttpTransportError(`reading the answer of ${url.origin} failed: ${e.message}`, "network")));

@@ -5,7 +5,8 @@ import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { rayUpdateEnvs, startFakeRay, type FakeRay } from "@/tests/fakes/ray-server";
 import { DeliveryError, type GenerationPayload } from "../types";
-import { RAY_PAYLOAD_ENV, rayAdapter, rayEntrypoint, rayPayloadPath } from "./ray";
+import { MAX_RESPONSE_BYTES } from "./http";
+import { logsFromTail, RAY_PAYLOAD_ENV, rayAdapter, rayEntrypoint, rayPayloadPath } from "./ray";
 import { deliveryContext, samplePayload } from "./test-payload";
 
 let ray: FakeRay | undefined;
@@ -183,6 +184,39 @@ describe("ray adapter", () => {
     expect(tail.length).toBeLessThanOrEqual(2048);
     expect(tail).toContain("CUDA out of memory");
     expect(last.data?.errorType).toBe("JOB_ENTRYPOINT_COMMAND_ERROR");
+  });
+
+  it("a FAILED job whose log is longer than an answer is read keeps the log's end, where the error is", async () => {
+    // Ray's GET /api/jobs/{id}/logs answers the whole driver log as one JSON { logs } (dashboard/modules/job/job_head.py)
+    const logs = `${"step 1 loss 0.5 é\n".repeat(700_000)}Traceback (most recent call last):\nRuntimeError: CUDA out of memory\n`;
+    expect(Buffer.byteLength(JSON.stringify({ logs }))).toBeGreaterThan(MAX_RESPONSE_BYTES);
+    ray = await startFakeRay({ script: ["RUNNING", "FAILED"], logs, failureMessage: "Job entrypoint command failed with exit code 1" });
+    const payload = samplePayload();
+    const ctx = deliveryContext(payload, configFor(ray.url));
+    await rayAdapter.deliver(ctx);
+    const { last } = await pollUntil(ctx, payload.dispatchId, (s) => s === "failed");
+    const tail = last.data?.logsTail as string;
+    expect(tail).toContain("RuntimeError: CUDA out of memory");
+    expect(tail.length).toBeLessThanOrEqual(2048);
+  });
+
+  it("reads the end of a cut { logs } answer from a whole line, whatever escape the cut fell in", () => {
+    const text = 'a\tb\\c \\n "quoted" \u00e9\u2603\u0007 line\nlast \\\tline é';
+    const body = JSON.stringify({ logs: text });
+    const lastLine = text.slice(text.lastIndexOf("\n") + 1);
+    const newline = body.lastIndexOf("\\n");
+    // every cut before the real newline escape: exactly the last line (a "\\n" that is an escaped backslash and an n is not one)
+    for (let cut = '{"logs":"'.length; cut < newline; cut++) expect(logsFromTail(body.slice(cut)), `cut at ${cut}`).toBe(lastLine);
+    // a cut at or after it (no whole line left): read from the first position that parses, to the end; its first
+    // characters may read a broken escape wrongly ("n" for a cut between "\\" and "n")
+    for (let cut = newline; cut < body.length - 2; cut++) {
+      const got = logsFromTail(body.slice(cut));
+      expect(
+        got !== undefined && got.length <= lastLine.length + 1 && got.endsWith("line é".slice(-Math.min(6, got.length))),
+        `cut at ${cut}: ${JSON.stringify(got)}`,
+      ).toBe(true);
+    }
+    expect(logsFromTail("not json")).toBeUndefined();
   });
 
   it("cancel stops the job; a stopped job polls as failed", async () => {

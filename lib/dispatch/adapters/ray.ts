@@ -153,7 +153,7 @@ class RayClient {
     private readonly ctx: DeliveryContext,
   ) {}
 
-  request(method: "GET" | "POST", path: string, body?: unknown): Promise<HttpResponse> {
+  request(method: "GET" | "POST", path: string, body?: unknown, keep: "head" | "tail" = "head"): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     // A Ray behind an authenticating proxy: the target's secret is its bearer token.
@@ -166,6 +166,7 @@ class RayClient {
       body: body === undefined ? undefined : JSON.stringify(body),
       timeoutMs: this.config.timeoutMs,
       signal: this.ctx.signal,
+      keep,
     }).catch((e: unknown) => {
       throw transportFailure(e, `Ray at ${new URL(this.config.address).origin}`);
     });
@@ -208,14 +209,54 @@ class RayClient {
 
   async logsTail(submissionId: string): Promise<string | undefined> {
     try {
-      const res = await this.request("GET", `/api/jobs/${encodeURIComponent(submissionId)}/logs`);
+      // Ray answers the whole driver log as one JSON { logs } (job_head.py, no range): a training job's runs past the
+      // answer's limit, and its end is what says why it failed, so the end is kept
+      const res = await this.request("GET", `/api/jobs/${encodeURIComponent(submissionId)}/logs`, undefined, "tail");
       if (res.status !== 200) return undefined;
+      if (res.headDropped) return logsFromTail(res.body);
       const logs = (parseJson(res.body) as { logs?: unknown } | undefined)?.logs;
       return typeof logs === "string" ? textTail(logs) : undefined;
     } catch {
       return undefined; // logs are a nicety: the status is what matters
     }
   }
+}
+
+/**
+ * The end of the `logs` string of a `{ "logs": "..." }` answer whose beginning was dropped, unescaped. The cut may fall
+ * inside an escape (after the backslash of `\\t`, within `\\u00e9`), where the text would read wrongly, so it starts
+ * after the first whole newline escape (a `\\n` whose backslash run begins inside the tail and is odd): the log's lines
+ * from there. A log without one is read from the first position that parses.
+ */
+export function logsFromTail(body: string): string | undefined {
+  const end = body.trimEnd();
+  if (!end.endsWith("}")) return undefined;
+  const close = end.lastIndexOf('"');
+  if (close < 0) return undefined;
+  const escaped = end.slice(0, close);
+  const parse = (from: number) => {
+    try {
+      return JSON.parse(`"${escaped.slice(from)}"`) as string;
+    } catch {
+      return undefined;
+    }
+  };
+  for (let i = 1; i < escaped.length; i++) {
+    if (escaped[i] !== "\\" || escaped[i - 1] === "\\") continue;
+    let run = 0;
+    while (escaped[i + run] === "\\") run++;
+    if (run % 2 === 1 && escaped[i + run] === "n") {
+      const text = parse(i + run + 1);
+      if (text !== undefined) return textTail(text);
+      break;
+    }
+    i += run;
+  }
+  for (let skip = 0; skip <= 6 && skip < escaped.length; skip++) {
+    const text = parse(skip);
+    if (text !== undefined) return textTail(text);
+  }
+  return undefined;
 }
 
 /** Ray's error bodies are a JSON `{ message }`/`{ detail }` or plain text (a traceback). */
