@@ -76,6 +76,40 @@ function withLastTotals(first: AtifSummary | undefined, last: AtifSummary | unde
   return { ...first, ...totals };
 }
 
+const MAX_SUBAGENT_FILES = 32;
+
+/**
+ * Puts the subagent trajectories a step's results point to (`subagent_trajectory_ref[].trajectory_path`, a file beside the
+ * trajectory) after the message that points to them, each message marked as that subagent's: terminus-2 writes its
+ * context summarization as trajectory.summarization-N-{summary,questions,answers}.json (agents/terminus_2/terminus_2.py,
+ * _summarize), so without them what the agent was told about its own past was missing. A reference that leads out of the
+ * folder, a file already read, a missing or unreadable one is left as the reference it was.
+ */
+async function withSubagents(agentDir: string, messages: Message[], io: HarborFileReader): Promise<Message[]> {
+  const seen = new Set<string>();
+  const out: Message[] = [];
+  for (const m of messages) {
+    out.push(m);
+    for (const ref of m.subagentRefs ?? []) {
+      const name = ref.trajectoryPath === undefined ? undefined : path.basename(ref.trajectoryPath);
+      if (!name || name !== ref.trajectoryPath || !SAFE_SIBLING.test(name) || seen.has(name) || seen.size >= MAX_SUBAGENT_FILES) continue;
+      seen.add(name);
+      let doc: unknown;
+      try {
+        doc = await io.readJson(path.join(agentDir, name));
+      } catch {
+        continue;
+      }
+      if (doc === undefined) continue;
+      const sub = trajectoryFromDocument(doc);
+      if (!sub.messages) continue;
+      const agentId = ref.sessionId ?? name;
+      for (const s of sub.messages) out.push({ ...s, sidechain: s.sidechain ?? { agentId: agentId.slice(0, 256) } });
+    }
+  }
+  return out;
+}
+
 /** Reads agent/trajectory.json of `agentDir`, following ATIF continuation files beside it. */
 export async function readTrajectory(agentDir: string, io: HarborFileReader): Promise<TrajectoryRead> {
   let doc: unknown;
@@ -87,7 +121,7 @@ export async function readTrajectory(agentDir: string, io: HarborFileReader): Pr
   if (doc === undefined) return { missing: true };
   const first = trajectoryFromDocument(doc);
   if (!first.messages || first.format !== "atif") return first;
-  const messages = [...first.messages];
+  let messages = [...first.messages];
   let last = first.atif;
   const read = (): TrajectoryRead => ({ ...first, messages, atif: withLastTotals(first.atif, last) });
   let next = first.atif?.continuedTrajectoryRef;
@@ -110,6 +144,7 @@ export async function readTrajectory(agentDir: string, io: HarborFileReader): Pr
     last = part.atif;
     next = part.atif?.continuedTrajectoryRef;
   }
+  if (messages.some((m) => m.subagentRefs?.some((r) => r.trajectoryPath))) messages = await withSubagents(agentDir, messages, io);
   return read();
 }
 

@@ -603,6 +603,52 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
     expect(n.rollout.trajectory).toBeUndefined();
   });
 
+  it("puts terminus-2's context summarization files after the step that points to them, as the subagent's", async () => {
+    // harbor agents/terminus_2/terminus_2.py (_summarize): the summary, questions and answers calls are written as
+    // trajectory.summarization-N-{summary,questions,answers}.json beside the trajectory, pointed to by the step's
+    // observation results' subagent_trajectory_ref (trajectory_path); Harbor's golden
+    // tests/golden/terminus_2/hello-world-context-summarization.trajectory.json has this shape
+    const ref = (kind: string) => ({ session_id: `s-summarization-1-${kind}`, trajectory_path: `trajectory.summarization-1-${kind}.json` });
+    const t = await trial("sum__1", {
+      "result.json": resultJson("sum__1"),
+      "agent/trajectory.json": atif([
+        { step_id: 1, source: "user", message: "Create hello.txt" },
+        agentStep(2, "ls", "(empty)"),
+        {
+          step_id: 3,
+          source: "system",
+          message: "Performed context summarization.",
+          observation: {
+            results: [{ subagent_trajectory_ref: [ref("summary"), ref("questions"), { trajectory_path: "../outside.json" }] }],
+          },
+        },
+        agentStep(4, "echo hi > hello.txt", ""),
+      ]),
+      "agent/trajectory.summarization-1-summary.json": atif([
+        { step_id: 1, source: "user", message: "Summarize what you did." },
+        { step_id: 2, source: "agent", message: "I listed the folder; it was empty." },
+      ]),
+      "agent/trajectory.summarization-1-questions.json": atif([
+        { step_id: 1, source: "user", message: "What do you need to know?" },
+        { step_id: 2, source: "agent", message: "Where should hello.txt go?" },
+      ]),
+      "outside.json": atif([{ step_id: 1, source: "user", message: "never read" }]),
+    });
+    const r = await readHarborTrial(t);
+    const m = r.rollout.trajectory!;
+    const at = m.findIndex((x) => x.subagentRefs);
+    expect(m.slice(at + 1, at + 5).map((x) => [x.role, x.content, x.sidechain?.agentId])).toEqual([
+      ["user", "Summarize what you did.", "s-summarization-1-summary"],
+      ["assistant", "I listed the folder; it was empty.", "s-summarization-1-summary"],
+      ["user", "What do you need to know?", "s-summarization-1-questions"],
+      ["assistant", "Where should hello.txt go?", "s-summarization-1-questions"],
+    ]);
+    expect(m.some((x) => x.content === "never read")).toBe(false);
+    // the summarizer's answers are not the agent's turns
+    expect(r.rollout.turns).toBe(2);
+    expect(r.flags).not.toContain("unreadable_trajectory");
+  });
+
   it("prefers a trajectory.json to the agent's own log", async () => {
     const t = await trial("both__1", {
       "result.json": resultJson("both__1", { agent_info: { name: "aider", version: "1", model_info: { name: "m" } } }),
