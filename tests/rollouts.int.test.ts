@@ -263,6 +263,28 @@ describe.skipIf(!fixtures)("Harbor fixture through the store (skipped without ..
     expect(one.json.behaviours).toEqual(expect.arrayContaining(["package_install_timeout", "never_ran_tests"]));
   });
 
+  it("stores no turn count for a trajectory that is an agent's own log, and counts the steps of any other", async () => {
+    // the Harbor reader flags agent_log where an agent (aider, pi, ...) wrote only its console log (lib/ingest/harbor-parts.ts)
+    const log = [{ role: "tool", content: "[aider.txt: aider's own log]\n> edit app.py\nApplied edit" }];
+    const steps = [
+      { role: "user", content: "task" },
+      { role: "assistant", content: "one" },
+      { role: "assistant", content: "two" },
+    ];
+    const lines = [
+      { externalId: "log1", environmentKey: "e1", policy: "p", reward: 0, trajectory: log, metadata: { flags: ["agent_log"] } },
+      { externalId: "log2", environmentKey: "e1", policy: "p", reward: 0, trajectory: steps },
+      { externalId: "log3", environmentKey: "e1", policy: "p", reward: 0, trajectory: steps, metadata: { flags: ["agent_log"] }, turns: 5 },
+    ];
+    expect((await post("rr", lines.map((l) => JSON.stringify(l)).join("\n"))).json.accepted).toBe(3);
+    const list = await call(rolloutsRoute.GET as never, "GET", "/api/v1/projects/rr/rollouts?limit=1000", {
+      token: ADMIN,
+      params: { slug: "rr" },
+    });
+    const turns = (ext: string) => list.json.items.find((i: { externalId: string }) => i.externalId === ext).turns;
+    expect([turns("log1"), turns("log2"), turns("log3")]).toEqual([null, 2, 5]);
+  });
+
   it("reproduces Harbor's mean reward and pass@k for tmax-9b", async () => {
     await call(projectsRoute.POST as never, "POST", "/api/v1/projects", {
       token: ADMIN,

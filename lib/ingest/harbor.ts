@@ -16,7 +16,15 @@ import {
   type Rewards,
   type TrajectoryRead,
 } from "./harbor-parts";
-import { NO_REWARD_FLAG, countTurns, rolloutSchema, type Message, type NormalizedRollout, type RolloutInput } from "./normalized";
+import {
+  AGENT_LOG_FLAG,
+  NO_REWARD_FLAG,
+  countTurns,
+  rolloutSchema,
+  type Message,
+  type NormalizedRollout,
+  type RolloutInput,
+} from "./normalized";
 import { LINK_REFUSED, SafeTree, UnsafeEntryError } from "./safe-tree";
 
 // --- Harbor file shapes (only what we read; everything else passes through) -------------
@@ -137,7 +145,7 @@ export type HarborTrialFlag =
   | typeof NO_REWARD_FLAG
   | "no_trajectory"
   /** no trajectory.json: the agent's own log stands in for it (readAgentLog), turns unknown */
-  | "agent_log"
+  | typeof AGENT_LOG_FLAG
   | "unreadable_trajectory"
   | "no_verifier_output"
   | "rewarded_despite_exception"
@@ -441,7 +449,7 @@ export async function readHarborTrial(trialDir: string, options: HarborReadOptio
   const trajectory = anyTrajectory ? messages : undefined;
   // a console log has no turns to count: turns stay unknown unless a structured trajectory was read
   const structuredTurns = units.some((u) => u.trajectory.messages && u.trajectory.format !== "agent-log");
-  if (units.some((u) => u.trajectory.format === "agent-log")) flags.push("agent_log");
+  if (units.some((u) => u.trajectory.format === "agent-log")) flags.push(AGENT_LOG_FLAG);
   if (!anyTrajectory) flags.push(units.some((u) => u.trajectory.problem) ? "unreadable_trajectory" : "no_trajectory");
   else if (units.some((u) => u.trajectory.problem)) flags.push("unreadable_trajectory");
 

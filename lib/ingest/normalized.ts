@@ -16,6 +16,19 @@ const VERIFIER_OUTPUT_HEAD_BYTES = 16 * 1024;
 export const MESSAGE_ROLES = ["system", "user", "assistant", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
+/**
+ * Flag a reader sets (in `metadata.flags`) when the trajectory is the agent's own console log, not its steps: its turns are
+ * unknown, never counted from it (the log is one message).
+ */
+export const AGENT_LOG_FLAG = "agent_log";
+
+/** The turns of a rollout: as given, else counted from its trajectory (not from an agent's log), else unknown. */
+export function rolloutTurns(r: Pick<NormalizedRollout, "turns" | "trajectory" | "metadata">): number | null {
+  if (r.turns !== undefined) return r.turns;
+  if (!r.trajectory || rolloutFlags(r).includes(AGENT_LOG_FLAG)) return null;
+  return countTurns(r.trajectory);
+}
+
 /** Flag a reader sets (in `metadata.flags`) when the rollout's reward is a stand-in, not a verdict. */
 export const NO_REWARD_FLAG = "no_reward";
 

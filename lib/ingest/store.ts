@@ -16,7 +16,7 @@ import { recordOracleValidation } from "@/lib/tasks/oracle";
 import { rolloutBehaviours } from "@/lib/analytics/behaviours";
 import { commandsFromTrajectory, type AgentCommand } from "@/lib/analytics/blame";
 import { rolloutCostUsd } from "@/lib/rollouts/cost";
-import { countTurns, failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, type NormalizedRollout } from "./normalized";
+import { failureInputFromRollout, NO_REWARD_FLAG, parseRollout, rolloutFlags, rolloutTurns, type NormalizedRollout } from "./normalized";
 import { ctrfSummary, testCounts } from "./harbor-parts";
 import { PAGED_TRAJECTORY_MIN_CHARS, storeTrajectoryPages, trajectoryJson } from "./paged-trajectory";
 
@@ -382,7 +382,7 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
     cols.errorMessage.push(r.error?.message?.slice(0, 4000) ?? null);
     cols.inputTokens.push(r.inputTokens ?? null);
     cols.outputTokens.push(r.outputTokens ?? null);
-    cols.turns.push(r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null));
+    cols.turns.push(rolloutTurns(r));
     cols.costUsd.push(rolloutCostUsd(r.metadata, r.trajectory));
     // text[] columns travel as one array literal per row (unnest cannot take ragged 2-D arrays)
     cols.flags.push(arrayLiteral(unrewarded && !flags.includes(NO_REWARD_FLAG) ? [...flags, NO_REWARD_FLAG] : flags));
@@ -504,7 +504,7 @@ function behavioursOfRollout(r: NormalizedRollout, success: boolean, commands: r
     {
       success,
       errorType: r.error?.type,
-      turns: r.turns ?? (r.trajectory ? countTurns(r.trajectory) : null),
+      turns: rolloutTurns(r),
       maxSteps: nonNegInt(meta.maxSteps) ?? null,
       formatErrors: nonNegInt(meta.formatErrors) ?? null,
       trajectory: r.trajectory,
