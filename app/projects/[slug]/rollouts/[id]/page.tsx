@@ -270,7 +270,10 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
         />
       </Panel>
       <Panel
-        title={`Trajectory (${count(first.total)} messages${r.trajectoryBytes ? `, ${bytes(r.trajectoryBytes)} stored compressed` : ""})`}
+        title={
+          `Trajectory (${count(first.total)} message${first.total === 1 ? "" : "s"}` +
+          `${r.trajectoryBytes ? `, ${bytes(r.trajectoryBytes)} stored compressed` : ""})`
+        }
       >
         {first.total === 0 ? (
           <p className="text-zinc-500">This rollout carries no trajectory.</p>

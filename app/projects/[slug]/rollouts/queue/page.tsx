@@ -197,7 +197,7 @@ export default async function AnnotationQueuePage({
               isAdmin={user.role === "admin"}
             />
           </Panel>
-          <Panel title={`Trajectory (${count(shown.first.total)} messages)`}>
+          <Panel title={`Trajectory (${count(shown.first.total)} message${shown.first.total === 1 ? "" : "s"})`}>
             {shown.first.total === 0 ? (
               <p className="text-zinc-500">This rollout carries no trajectory.</p>
             ) : (
