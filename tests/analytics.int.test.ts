@@ -201,6 +201,11 @@ describe("analytics on a small synthetic project", () => {
       ["d", null],
     ]);
     expect([c.improved, c.regressed, c.unchanged]).toEqual([1, 1, 1]);
+    // at margin 0 a tie (b) is still unchanged: it was counted improved and regressed at once, unchanged -1
+    const exact = await get<PolicyComparison>("/api/v1/projects/syn/generations/0/compare?a=p1&b=p2&margin=0");
+    expect([exact.improved, exact.regressed, exact.unchanged]).toEqual([1, 1, 1]);
+    const wide = await get<PolicyComparison>("/api/v1/projects/syn/generations/0/compare?a=p1&b=p2&margin=0.6");
+    expect([wide.improved, wide.regressed, wide.unchanged]).toEqual([0, 1, 2]);
     expect(await status("/api/v1/projects/syn/generations/0/compare?a=p1&b=zz")).toBe(404);
   });
 

@@ -31,6 +31,7 @@ import {
 import { generationCost } from "./cost";
 import { FAILURE_CATEGORIES, clusterId, type FailureCategory } from "@/lib/analytics/failures";
 import { BEHAVIOURS, behaviourLabel } from "@/lib/analytics/behaviours";
+import { changeOf, type Change } from "@/lib/analytics/comparison-chart";
 import type {
   BehaviourView,
   ComparisonPoint,
@@ -373,8 +374,8 @@ export function policyComparison(
     const B = side(rb);
     points.push({ key, a: A, b: B, delta: A.rate !== null && B.rate !== null ? B.rate - A.rate : null });
   }
-  const both = points.filter((p) => p.delta !== null);
-  const improved = both.filter((p) => (p.delta as number) >= margin).length;
-  const regressed = both.filter((p) => (p.delta as number) <= -margin).length;
-  return { a: pa, b: pb, points, improved, regressed, unchanged: both.length - improved - regressed, margin };
+  // the chart's rule (changeOf): a tie is unchanged even at margin 0, where ">= margin" and "<= -margin" both took it
+  const changes = points.flatMap((p) => (p.delta === null ? [] : [changeOf(p.delta, margin)]));
+  const count = (c: Change) => changes.filter((x) => x === c).length;
+  return { a: pa, b: pb, points, improved: count("improved"), regressed: count("regressed"), unchanged: count("unchanged"), margin };
 }
