@@ -224,8 +224,8 @@ class RayClient {
 
 /**
  * The end of the `logs` string of a `{ "logs": "..." }` answer whose beginning was dropped, unescaped. The cut may fall
- * inside an escape (after the backslash of `\\t`, within `\\u00e9`), where the text would read wrongly, so it starts
- * after the first whole newline escape (a `\\n` whose backslash run begins inside the tail and is odd): the log's lines
+ * inside an escape (after the backslash of `\t`, within `\u00e9`), where the text would read wrongly, so it starts
+ * after the first whole newline escape (a `\n` whose backslash run begins inside the tail and is odd): the log's lines
  * from there. A log without one is read from the first position that parses.
  */
 export function logsFromTail(body: string): string | undefined {
