@@ -144,6 +144,9 @@ const LEADING_INTEGER = /^-?\d{1,4}\b/;
 
 /** Where the last line that starts with `marker` starts, or -1. */
 function lastLineStart(result: string, marker: string): number {
+  // most results hold neither marker: V8's forward search skips through the text, its backward one compares at every
+  // position (2 KB tool results: 0.05 against 1.2 microseconds a call), so the forward one says first whether to look
+  if (result.indexOf(marker) < 0) return -1;
   const at = result.lastIndexOf(marker);
   return at === 0 || (at > 0 && result[at - 1] === "\n") ? at : -1;
 }

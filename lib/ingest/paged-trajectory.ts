@@ -6,7 +6,7 @@
  * of a 1.5 GB RSS peak for a 116 MB line).
  */
 import { sql } from "drizzle-orm";
-import type { DbTx } from "@/lib/db/client";
+import type { Queryable } from "@/lib/db/client";
 import { TRAJECTORY_PAGE_MESSAGES } from "@/lib/db/schema";
 
 /** Trajectories longer than this (characters of JSON) are also stored in pages (trajectory_pages). */
@@ -48,7 +48,7 @@ export function trajectoryJson(
  * row must exist (written with a null trajectory in the same transaction).
  */
 export async function storeTrajectoryPages(
-  db: DbTx,
+  db: Queryable,
   rolloutId: number,
   pages: string[],
   pageSize = TRAJECTORY_PAGE_MESSAGES,
