@@ -16,7 +16,6 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { bytea, createdAt, tsvector } from "./columns";
-import { environments, generations, policies } from "./environments";
 import { projects } from "./projects";
 
 export const rollouts = pgTable(
@@ -26,15 +25,11 @@ export const rollouts = pgTable(
     projectId: integer("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    generationId: integer("generation_id")
-      .notNull()
-      .references(() => generations.id, { onDelete: "cascade" }),
-    environmentId: bigint("environment_id", { mode: "number" })
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
-    policyId: integer("policy_id")
-      .notNull()
-      .references(() => policies.id, { onDelete: "cascade" }),
+    // generation, environment and policy are checked once per statement, not by foreign keys row by row: they must be
+    // of the rollout's own project, and deleting one deletes its rollouts (drizzle/0034_rollout_parents_checked.sql)
+    generationId: integer("generation_id").notNull(),
+    environmentId: bigint("environment_id", { mode: "number" }).notNull(),
+    policyId: integer("policy_id").notNull(),
     externalId: text("external_id").notNull(),
     reward: doublePrecision("reward"),
     success: boolean("success").notNull(),
