@@ -348,6 +348,41 @@ describe("adapters through the service", () => {
     }
   });
 
+  it("a Kubernetes delivery that gives up before its Job exists deletes its key Secret (503s until its attempts run out; 422 after a 503)", async () => {
+    const k8s = await startFakeKubernetes({ token: "k8s-token-gives-up" });
+    try {
+      await target({
+        name: "k8s-gives-up",
+        kind: "trainer",
+        adapter: "kubernetes",
+        config: { apiServer: k8s.url, namespace: "envforge", image: "trainer:1" },
+        secret: "k8s-token-gives-up",
+        maxAttempts: 3,
+      });
+      const secretsOf = (id: string) => [...k8s.secrets.keys()].filter((k) => k.startsWith(`envforge/envforge-${id.slice(0, 8)}-`));
+      // every attempt's Job create answers 503: the Secret the first attempt made is reused by the next ones, then goes
+      k8s.failJobCreates([503, 503, 503]);
+      const unavailable = await dispatch("k8s-gives-up");
+      expect(await until(unavailable, ["failed", "delivered"])).toMatchObject({ status: "failed", attempts: 3 });
+      await waitFor("the key Secret is deleted", async () => secretsOf(unavailable).length === 0, 10_000);
+      // a 503 leaves the Secret for the next attempt, which finds it (409) and then meets 422: it goes too
+      k8s.failJobCreates([503, 422]);
+      const invalid = await dispatch("k8s-gives-up");
+      const d = await until(invalid, ["failed", "delivered"]);
+      expect(d).toMatchObject({ status: "failed", attempts: 2 });
+      expect(d.lastError).toMatch(/422 Invalid/);
+      await waitFor("the key Secret is deleted", async () => secretsOf(invalid).length === 0, 10_000);
+      expect(k8s.jobs.size).toBe(0);
+      // deleted once each, after the last attempt (never while a later attempt could still create the Job)
+      const deleted = k8s.requests.filter((r) => r.method === "DELETE").map((r) => r.path);
+      expect(deleted).toHaveLength(2);
+      expect(deleted[0]).toMatch(new RegExp(`^/api/v1/namespaces/envforge/secrets/envforge-${unavailable.slice(0, 8)}-g\\d+-key$`));
+      expect(deleted[1]).toMatch(new RegExp(`^/api/v1/namespaces/envforge/secrets/envforge-${invalid.slice(0, 8)}-g\\d+-key$`));
+    } finally {
+      await k8s.close();
+    }
+  });
+
   it("exports files that read back, and takes validation reported by a sandbox", async () => {
     const dir = path.join(tmp, "exports");
     await target({ name: "files", kind: "sandbox", adapter: "export", config: { directory: dir } });

@@ -236,10 +236,13 @@ function contextFor(db: Db, d: typeof dispatches.$inferSelect, t: typeof dispatc
   };
 }
 
-/** The dispatch ended at its target (a poll, the delivery or the job's own report said so): let the adapter clean up there. */
+/**
+ * The dispatch ended (a poll, the delivery or the job's own report said so, or the delivery gave up): let the adapter
+ * clean up at the target. A delivery that gave up has no external id; what its attempts made there goes all the same.
+ */
 export async function finishAtTarget(db: Db, id: string) {
   const [d] = await db.select().from(dispatches).where(eq(dispatches.id, id));
-  if (!d?.externalId) return;
+  if (!d) return;
   const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
   const adapter = t && getAdapter(t.adapter as (typeof ADAPTERS)[number]);
   if (!adapter?.finish) return;
@@ -350,6 +353,8 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
           err instanceof DeliveryError ? err.data : undefined,
         );
       });
+      // no attempt follows that could still create a job: what the attempts left at the target goes (the Kubernetes key Secret)
+      await finishAtTarget(db, d.id);
     }
   }
 }

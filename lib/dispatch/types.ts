@@ -106,6 +106,9 @@ export interface DispatchAdapter {
   poll?(ctx: DeliveryContext, externalId: string): Promise<PollResult>;
   /** Stop it at the target, where the target can (ray: stop; kubernetes: delete the Job; local: kill). */
   cancel?(ctx: DeliveryContext, externalId: string): Promise<void>;
-  /** Clean up at the target once the dispatch has ended on its own (kubernetes: delete the key Secret). */
-  finish?(ctx: DeliveryContext, externalId: string): Promise<void>;
+  /**
+   * Clean up at the target once the dispatch has ended (kubernetes: delete the key Secret); externalId is null when
+   * the delivery gave up before the target named a job.
+   */
+  finish?(ctx: DeliveryContext, externalId: string | null): Promise<void>;
 }

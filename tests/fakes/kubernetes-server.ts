@@ -1,7 +1,8 @@
 /**
  * A real HTTP(S) server (node:http or node:https on 127.0.0.1, port 0) speaking the part of the
  * Kubernetes API that batch/v1 Jobs use:
- *   POST   /apis/batch/v1/namespaces/{ns}/jobs         201 with the Job; 409 Status AlreadyExists for a known name
+ *   POST   /apis/batch/v1/namespaces/{ns}/jobs         201 with the Job; 409 Status AlreadyExists for a known name;
+ *                                                      the codes given to `failJobCreates` first, one a POST
  *   GET    /apis/batch/v1/namespaces/{ns}/jobs/{name}  the Job; each GET applies the next scripted status
  *   DELETE /apis/batch/v1/namespaces/{ns}/jobs/{name}  200 Status Success (records the propagationPolicy)
  *   POST   /api/v1/namespaces/{ns}/secrets             201 with the Secret (stored in `secrets`); 409 AlreadyExists
@@ -58,6 +59,8 @@ export interface FakeKubernetes {
   setScript(namespace: string, name: string, script: FakeJobStatus[]): void;
   /** status script of Jobs created from now on */
   setDefaultScript(script: FakeJobStatus[]): void;
+  /** the next Job creates answer these codes (503, 429, 500, 422, …) as Status objects, one a POST, and create nothing */
+  failJobCreates(codes: number[]): void;
   close(): Promise<void>;
 }
 
@@ -148,6 +151,13 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
   const deletions: { job: string; propagationPolicy: unknown }[] = [];
   let uid = 0;
   let defaultScript = opts.script ?? [];
+  let createFailures: number[] = [];
+  const reasons: Record<number, string> = {
+    422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
+    503: "ServiceUnavailable",
+  };
 
   const send = (res: http.ServerResponse, code: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -211,6 +221,9 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
         return send(res, 404, status(404, "NotFound", `namespaces "${ns}" not found`, { name: ns, kind: "namespaces" }));
 
       if (req.method === "POST" && !name) {
+        const failWith = createFailures.shift();
+        if (failWith !== undefined)
+          return send(res, failWith, status(failWith, reasons[failWith] ?? "", `scripted answer ${failWith} to creating a Job`));
         const meta = (body?.metadata ?? {}) as Json;
         const jobName = meta.name;
         if (body?.kind !== "Job" || body?.apiVersion !== "batch/v1" || typeof jobName !== "string") {
@@ -300,6 +313,9 @@ export async function startFakeKubernetes(opts: FakeKubernetesOptions): Promise<
     },
     setDefaultScript(script) {
       defaultScript = [...script];
+    },
+    failJobCreates(codes) {
+      createFailures = [...codes];
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -309,6 +309,23 @@ describe("kubernetes adapter", () => {
     }
   });
 
+  it("finish without a Job name (the delivery gave up) deletes the run's key Secret, but not while a Job of that name exists", async () => {
+    kube = await startFakeKubernetes({ token: TOKEN });
+    const ctx = { ...deliveryContext(samplePayload(), defaultConfig(kube.url), TOKEN), callbackKey: "efk_gave_up", run: 2 };
+    const name = kubernetesJobName(ctx.payload, 2);
+    // the Job create answers 503: the Secret stays for the next attempt
+    kube.failJobCreates([503]);
+    expect((await failure(kubernetesAdapter.deliver(ctx))).retryable).toBe(true);
+    expect([...kube.secrets.keys()]).toEqual([`envforge/${name}-key`]);
+    await kubernetesAdapter.finish!(ctx, null);
+    expect(kube.secrets.size).toBe(0);
+    // a create whose answer was lost: the Job exists and reads the Secret, which stays
+    await kubernetesAdapter.deliver(ctx);
+    const kept = await failure(kubernetesAdapter.finish!(ctx, null));
+    expect(kept.message).toMatch(new RegExp(`Job envforge/${name} exists .* ${name}-key is left for it`));
+    expect([...kube.secrets.keys()]).toEqual([`envforge/${name}-key`]);
+  });
+
   it("an unknown namespace and an invalid manifest are not retryable; no secret is refused", async () => {
     kube = await startFakeKubernetes({ token: TOKEN });
     const payload = samplePayload();

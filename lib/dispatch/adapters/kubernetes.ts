@@ -475,10 +475,21 @@ async function cancel(ctx: DeliveryContext, externalId: string): Promise<void> {
   throw client.failure(res, "delete");
 }
 
-/** The Job ended: its key Secret goes now (the Job itself stays until ttlSecondsAfterFinished, for its logs). */
-async function finish(ctx: DeliveryContext, externalId: string): Promise<void> {
+/**
+ * The Job ended: its key Secret goes now (the Job itself stays until ttlSecondsAfterFinished, for its logs). Without
+ * an externalId the delivery gave up before it had a Job: the Secret its attempts made for this run goes too, unless
+ * a Job of the run's name exists after all (a create whose answer was lost, or another dispatch's), whose pods read it.
+ */
+async function finish(ctx: DeliveryContext, externalId: string | null): Promise<void> {
   const client = await clientFor(ctx);
-  const res = await client.request("DELETE", client.secretsPath(`${externalId}-key`));
+  const name = externalId ?? kubernetesJobName(ctx.payload, ctx.run ?? 1);
+  if (externalId === null && (await client.getJob(name)))
+    throw new DeliveryError(
+      `Job ${client.config.namespace}/${name} exists although the delivery never recorded it; its key Secret ${name}-key ` +
+        `is left for it: delete both once it has ended.`,
+      false,
+    );
+  const res = await client.request("DELETE", client.secretsPath(`${name}-key`));
   if (res.status === 404 || (res.status >= 200 && res.status < 300)) return;
   throw client.failure(res, "delete", "Secrets");
 }
