@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { normalizeOpenAIMessages } from "@/lib/ingest/normalized";
+import { countTurns, normalizeOpenAIMessages, type Message } from "@/lib/ingest/normalized";
+import { outlineMessage } from "@/lib/rollouts/turns";
 import { commandsFromTrajectory, environmentDamage, packageInstallTimeouts, type AgentCommand } from "./blame";
 
 const cmd = (step: number, command: string, exitCode: number | null): AgentCommand => ({ step, command, exitCode });
@@ -72,10 +73,47 @@ describe("commandsFromTrajectory", () => {
       { role: "assistant", content: "c", tool_calls: [{ id: "c3", function: { name: "bash", arguments: '{"command": "sleep 999"}' } }] },
     ]);
     expect(commandsFromTrajectory(messages)).toEqual([
-      { step: 1, command: "ls", exitCode: 0 },
-      { step: 2, command: "apt-get install -y python3", exitCode: 124 },
-      { step: 3, command: "sleep 999", exitCode: null, unanswered: true },
+      { step: 1, message: 1, command: "ls", exitCode: 0 },
+      { step: 2, message: 3, command: "apt-get install -y python3", exitCode: 124 },
+      { step: 3, message: 5, command: "sleep 999", exitCode: null, unanswered: true },
     ]);
+  });
+
+  it("numbers steps by the main agent's turns, past copied context and a subagent, and names the viewer's message", () => {
+    // terminus-2's continued segment starts with the earlier chat (is_copied_context); claude-code merges a
+    // subagent's steps in (extra.is_sidechain). Neither is a turn of the main agent (countTurns, the "Turns" tile).
+    const bash = (id: string, command: string) => [{ id, name: "Bash", arguments: JSON.stringify({ command }) }];
+    const trajectory: Message[] = [
+      { role: "user", content: "task", copiedContext: true },
+      { role: "assistant", content: "", toolCalls: bash("old1", "apt-get update"), copiedContext: true },
+      { role: "tool", content: "(exit_code=0)", toolCallId: "old1", copiedContext: true },
+      { role: "user", content: "summary of the earlier segment", copiedContext: true },
+      { role: "assistant", content: "", toolCalls: bash("c1", "ls /app") }, // #4, main turn 1
+      { role: "tool", content: "a.py\n\n(exit_code=0)", toolCallId: "c1" },
+      { role: "assistant", content: "delegating", toolCalls: [{ id: "t1", name: "Task", arguments: '{"prompt":"look"}' }] }, // #6, turn 2
+      { role: "user", content: "look", sidechain: {} },
+      { role: "assistant", content: "", toolCalls: bash("s1", "rm -rf /usr/bin/curl"), sidechain: { agentId: "a1" } }, // #8, the subagent's
+      { role: "tool", content: "(exit_code=0)", toolCallId: "s1", sidechain: { agentId: "a1" } },
+      { role: "assistant", content: "looked", sidechain: { agentId: "a1" } },
+      { role: "tool", content: "looked", toolCallId: "t1" },
+      { role: "assistant", content: "", toolCalls: bash("c2", "apt-get install -y python3") }, // #12, main turn 3
+      { role: "tool", content: "(no output)\n\n(exit_code=124)", toolCallId: "c2" },
+    ];
+    const damage = environmentDamage(commandsFromTrajectory(trajectory));
+    // before: every assistant message counted (the copied ones and the subagent's too): "step 4" and "step 6"
+    expect(damage.map((d) => [d.kind, d.step, d.message])).toEqual([
+      ["removed_tool", 2, 8],
+      ["package_manager_timed_out", 3, 12],
+    ]);
+    for (const d of damage) {
+      // the viewer labels message i `#i` (readTurnPage outlines the stored array by position): it holds the command
+      const shown = outlineMessage(trajectory[d.message!], d.message!, 600);
+      expect(shown.index).toBe(d.message);
+      expect(shown.toolCalls.map((c) => c.argumentsPreview).join("")).toContain(d.command);
+      // and "step N" is the N-th of the rollout's turns: the main turns up to the message (a subagent's, the turn that started it)
+      expect(countTurns(trajectory.slice(0, d.message! + 1))).toBe(d.step);
+    }
+    expect(countTurns(trajectory)).toBe(3);
   });
 });
 
@@ -101,9 +139,9 @@ describe("commandsFromTrajectory: codex and claude-code as Harbor writes them", 
     ]);
     const commands = commandsFromTrajectory(messages);
     expect(commands).toEqual([
-      { step: 1, command: "apt-get install -y curl", exitCode: 124 },
-      { step: 2, command: "dpkg --configure -a", exitCode: 0 },
-      { step: 3, command: "python3 -c 'print('\\''it works'\\'')'", exitCode: 0 },
+      { step: 1, message: 0, command: "apt-get install -y curl", exitCode: 124 },
+      { step: 2, message: 2, command: "dpkg --configure -a", exitCode: 0 },
+      { step: 3, message: 4, command: "python3 -c 'print('\\''it works'\\'')'", exitCode: 0 },
     ]);
     expect(environmentDamage(commands).map((d) => [d.kind, d.step])).toEqual([["package_manager_timed_out", 1]]);
   });

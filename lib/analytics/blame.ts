@@ -7,8 +7,13 @@
 
 /** One shell command the agent ran, and how it ended. */
 export interface AgentCommand {
-  /** 1-based agent turn that issued the command */
+  /**
+   * 1-based turn of the main agent that issued the command, numbered as the rollout's turn count is
+   * (isMainAgentTurn); a subagent's command carries the main turn that started the subagent
+   */
   step: number;
+  /** 0-based index of the issuing message in the trajectory: the viewer's `#N` label and `#turn-N` link */
+  message?: number;
   command: string;
   /** exit code, when the harness reported one */
   exitCode: number | null;
@@ -24,6 +29,8 @@ export type EnvironmentDamageKind =
 export interface EnvironmentDamage {
   kind: EnvironmentDamageKind;
   step: number;
+  /** the issuing message's index in the trajectory (the viewer's `#N`); absent in evidence recorded before it was kept */
+  message?: number;
   exitCode: number | null;
   /** the command, cut to 200 characters */
   command: string;
@@ -57,7 +64,7 @@ function capped(command: string): string {
 
 function evidence(kind: EnvironmentDamageKind, c: AgentCommand): EnvironmentDamage {
   const command = c.command.length > EVIDENCE_COMMAND_MAX ? `${c.command.slice(0, EVIDENCE_COMMAND_MAX - 1)}…` : c.command;
-  return { kind, step: c.step, exitCode: c.exitCode, command };
+  return { kind, step: c.step, ...(c.message !== undefined ? { message: c.message } : {}), exitCode: c.exitCode, command };
 }
 
 /** True when the command installs packages (apt/dpkg/yum/apk, pip/conda/npm/…). */
@@ -166,21 +173,39 @@ function exitCodeOf(result: string): number | null {
   return TIMED_OUT_TEXT.test(tail) ? 124 : null;
 }
 
-/**
- * The shell commands in a trajectory: each assistant tool call whose arguments carry a command
- * (`command`, `cmd`, `keystrokes`, …, a string or an argv array), with the exit code its linked
- * tool result reports (`(exit_code=N)`, `exit code N`, claude-code's `[exit_code] N`, …).
- * Copied-context messages (from an earlier run) are skipped.
- */
 /** The parts of a trajectory message blame reads (structurally the ingest's normalized message; analytics sits below ingest). */
 export interface TrajectoryMessage {
   role: string;
   content: string;
   toolCallId?: string;
+  /** copied from an earlier segment for context (terminus-2's linear history): it happened, and was counted, there */
   copiedContext?: boolean;
+  /** a subagent's message merged into the main trajectory (claude-code sidechains) */
+  sidechain?: { agentId?: string };
   toolCalls?: readonly { id: string; arguments: string }[];
 }
 
+/**
+ * Whether a message is one of the main agent's own turns: an assistant message neither copied from an
+ * earlier segment nor a subagent's. The one rule for the rollout's turn count (countTurns) and the
+ * step numbers blame names, so "step N" is the N-th of the rollout's "Turns".
+ */
+export function isMainAgentTurn(m: Pick<TrajectoryMessage, "role" | "copiedContext" | "sidechain">): boolean {
+  return m.role === "assistant" && !m.copiedContext && !m.sidechain;
+}
+
+/**
+ * The shell commands in a trajectory: each assistant tool call whose arguments carry a command
+ * (`command`, `cmd`, `keystrokes`, …, a string or an argv array), with the exit code its linked
+ * tool result reports (`(exit_code=N)`, `exit code N`, claude-code's `[exit_code] N`, …).
+ *
+ * Each command is numbered by the main agent's turn (isMainAgentTurn) and carries its message's index
+ * (the viewer labels messages `#index`). Copied-context messages are skipped: they ran in an earlier
+ * segment and are read there. A subagent's (sidechain) commands are read: the subagent is the policy's
+ * own doing, so a sandbox it broke is still broken by the agent. They take the step of the main turn
+ * that started the subagent (the last main turn before them), not a turn of their own, so the step
+ * stays one the rollout's turn count has; their message index finds the exact message.
+ */
 export function commandsFromTrajectory(messages: readonly TrajectoryMessage[] | null | undefined): AgentCommand[] {
   if (!messages) return [];
   const results = new Map<string, string>();
@@ -188,9 +213,8 @@ export function commandsFromTrajectory(messages: readonly TrajectoryMessage[] | 
   const out: AgentCommand[] = [];
   let step = 0;
   messages.forEach((m, i) => {
-    if (m.role !== "assistant") return;
-    step += 1;
-    if (m.copiedContext) return;
+    if (isMainAgentTurn(m)) step += 1;
+    if (m.role !== "assistant" || m.copiedContext) return;
     // a result not linked to a call still answers it (ATIF agents that batch keystrokes)
     const next = messages[i + 1];
     const unlinkedAnswer = next !== undefined && next.role !== "assistant" && !next.toolCallId ? next.content : undefined;
@@ -199,7 +223,9 @@ export function commandsFromTrajectory(messages: readonly TrajectoryMessage[] | 
       if (command === null) continue;
       const result = results.get(call.id) ?? unlinkedAnswer;
       out.push({
-        step,
+        // a subagent before any main turn (not seen in practice) counts as the first
+        step: Math.max(step, 1),
+        message: i,
         command: capped(command),
         exitCode: result === undefined ? null : exitCodeOf(result),
         ...(result === undefined ? { unanswered: true } : {}),

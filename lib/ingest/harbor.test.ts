@@ -468,7 +468,7 @@ describe("readHarborTrial: agents, rewards and steps as Harbor writes them", () 
       const r = await readHarborTrial(await trial(name, files));
       expect(classifyRollout(failureInputFromRollout(r.rollout)), name).toBe("environment_broken_by_agent");
       expect(r.rollout.metadata?.environmentDamage, name).toEqual([
-        { kind: "package_manager_timed_out", step: 1, exitCode: 124, command: "apt-get install -y curl" },
+        { kind: "package_manager_timed_out", step: 1, message: 1, exitCode: 124, command: "apt-get install -y curl" },
       ]);
     }
   });

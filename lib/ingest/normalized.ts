@@ -4,7 +4,13 @@
  */
 import { z } from "zod";
 import { unstorableValues } from "./json-safety";
-import { commandsFromTrajectory, environmentDamage, type AgentCommand, type EnvironmentDamage } from "@/lib/analytics/blame";
+import {
+  commandsFromTrajectory,
+  environmentDamage,
+  isMainAgentTurn,
+  type AgentCommand,
+  type EnvironmentDamage,
+} from "@/lib/analytics/blame";
 import type { RolloutFailureInput } from "@/lib/analytics/failures";
 
 /** Largest verifier output kept, in UTF-8 bytes. */
@@ -299,7 +305,7 @@ export function normalizeOpenAIMessages(messages: unknown): Message[] {
  * segment for context (they were counted where they happened) and those of a subagent.
  */
 export function countTurns(trajectory: readonly Message[]): number {
-  return trajectory.reduce((n, m) => n + (m.role === "assistant" && !m.copiedContext && !m.sidechain ? 1 : 0), 0);
+  return trajectory.reduce((n, m) => n + (isMainAgentTurn(m) ? 1 : 0), 0);
 }
 
 /** The flags a reader recorded in `metadata.flags`. */

@@ -171,8 +171,19 @@ export default async function RolloutPage({ params }: { params: Promise<{ slug: 
                 <div className="text-zinc-500">the agent broke its environment:</div>
                 <ul className="list-disc pl-5 text-xs">
                   {damage.slice(0, 5).map((d) => (
-                    <li key={`${d.step}-${d.kind}`}>
-                      step {d.step}: {DAMAGE_LABELS[d.kind] ?? d.kind}
+                    <li key={`${d.step}-${d.message ?? ""}-${d.kind}`}>
+                      step {d.step}
+                      {typeof d.message === "number" && (
+                        <>
+                          {" "}
+                          (
+                          <a href={`#turn-${d.message}`} className="num underline">
+                            message #{d.message}
+                          </a>
+                          )
+                        </>
+                      )}
+                      : {DAMAGE_LABELS[d.kind] ?? d.kind}
                       {d.exitCode !== null ? ` (exit ${d.exitCode})` : ""} — <span className="font-mono">{d.command}</span>
                     </li>
                   ))}
