@@ -132,18 +132,52 @@ test("the upload waits until the page can take the file, then takes it", async (
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     await route.continue();
   });
+  // what the page did, for the failure message: this test has failed in CI under load with no upload listed and an empty input
+  const seen: string[] = [];
+  const t0 = Date.now();
+  page.on(
+    "request",
+    (r) => r.url().includes("/imports") && seen.push(`${Date.now() - t0} ms ${r.method()} ${r.url().replace(/^.*\/api/, "/api")}`),
+  );
+  page.on(
+    "response",
+    (r) => r.url().includes("/imports") && seen.push(`${Date.now() - t0} ms ${r.status()} ${r.url().replace(/^.*\/api/, "/api")}`),
+  );
+  page.on(
+    "console",
+    (m) =>
+      (m.type() === "error" || m.type() === "warning") && seen.push(`${Date.now() - t0} ms console ${m.type()}: ${m.text().slice(0, 300)}`),
+  );
+  page.on("pageerror", (e) => seen.push(`${Date.now() - t0} ms page error: ${e.message.slice(0, 300)}`));
+  page.on(
+    "requestfailed",
+    (r) =>
+      !r.url().includes("_rsc=") &&
+      seen.push(`${Date.now() - t0} ms failed ${r.url().replace(/^.*\/_next/, "/_next")}: ${r.failure()?.errorText}`),
+  );
+  page.on("framenavigated", (f) => f === page.mainFrame() && seen.push(`${Date.now() - t0} ms navigated to ${f.url()}`));
+  page.on("domcontentloaded", () => seen.push(`${Date.now() - t0} ms a document loaded`));
   await page.goto("/projects/demo-frozenlake", { waitUntil: "commit" });
   const input = page.getByLabel("Import file");
   await expect(input).toBeDisabled();
   await hydrated(page);
-  await page.unroute("**/_next/static/chunks/**");
+  // every delayed chunk is let through before the file is chosen: a handler still holding one when its route was removed
+  // may fail it (Playwright's default unroute neither waits for nor catches running handlers), and Next reloads a page
+  // whose chunk failed, which drops a file chosen meanwhile
+  await page.unrouteAll({ behavior: "wait" });
   await expect(input).toBeEnabled();
   // one line of an unknown environment: the import ends with a rejection naming it, and the demo's figures stay as they are
   const line = JSON.stringify({ externalId: "early-1", environmentKey: "chosen-after-loading", generation: 0, policy: "p", reward: 0 });
   await input.setInputFiles({ name: "early.ndjson", mimeType: "application/x-ndjson", buffer: Buffer.from(line) });
+  seen.push(`${Date.now() - t0} ms file set`);
   // the file was taken: its upload is listed at once (the worker may still be busy with the demo's first cycles, and the
   // summary of the earlier import stays above until this one has its own: once it was read instead, for 30 s)
   const early = page.getByTestId("import-status").filter({ hasText: "early.ndjson" });
-  await expect(early).toBeVisible({ timeout: 30_000 });
+  await expect(early)
+    .toBeVisible({ timeout: 30_000 })
+    .catch(async (err: Error) => {
+      const chosen = await input.evaluate((el) => Array.from((el as HTMLInputElement).files ?? [], (f) => f.name).join(", ") || "none");
+      throw new Error(`${err.message}\nthe input holds: ${chosen}; what the page did:\n${seen.join("\n")}`);
+    });
   await expect(early.getByTestId("import-summary")).toContainText("chosen-after-loading", { timeout: 90_000 });
 });

@@ -139,7 +139,11 @@ export function ImportPanel({ project }: { project: string }) {
     if (generation.trim()) query.set("generation", generation.trim());
     setUploading(0);
     try {
-      await sendFile(`/api/v1/projects/${project}/imports?${query}`, file, setUploading);
+      const created = await sendFile(`/api/v1/projects/${project}/imports?${query}`, file, setUploading);
+      // listed at once from the server's answer, not only once the list is read again (a busy server may answer that late)
+      qc.setQueryData<{ imports: ImportView[] }>(["imports", project], (old) => ({
+        imports: [created, ...(old?.imports ?? []).filter((i) => i.id !== created.id)],
+      }));
       await qc.invalidateQueries({ queryKey: ["imports", project] });
     } catch (err) {
       setError((err as Error).message);
