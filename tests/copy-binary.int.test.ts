@@ -3,11 +3,8 @@
  * for the texts ingest stores (multi-byte characters, backslashes, tabs and newlines that the text format would escape,
  * JSON escapes) and for NULLs, int8 beyond 32 bits, and a value the server refuses (a jsonb that is not JSON).
  */
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { from as copyFrom } from "pg-copy-streams";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { binaryCopyHeader, binaryCopyRows, binaryCopyTrailer, type CopyValue } from "@/lib/db/copy-binary";
+import { copyBinary, type CopyValue } from "@/lib/db/copy-binary";
 import { freshDatabase } from "./db";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -17,14 +14,17 @@ beforeAll(async () => {
 });
 afterAll(async () => db.drop());
 
-async function copy(rows: CopyValue[][], chunks = 1) {
+const COLUMNS = [
+  { name: "id", kind: "int8" },
+  { name: "doc", kind: "jsonb" },
+  { name: "body", kind: "text" },
+  { name: "meta", kind: "jsonb" },
+] as const;
+
+async function copy(rows: CopyValue[][], rowsPerChunk = 100) {
   const client = await db.pool.connect();
   try {
-    const per = Math.ceil(rows.length / chunks);
-    const parts = [binaryCopyHeader()];
-    for (let i = 0; i < rows.length; i += per) parts.push(binaryCopyRows(["int8", "jsonb", "text", "jsonb"], rows.slice(i, i + per)));
-    parts.push(binaryCopyTrailer());
-    await pipeline(Readable.from(parts), client.query(copyFrom("copy copy_probe (id, doc, body, meta) from stdin with (format binary)")));
+    await copyBinary(client, "copy_probe", COLUMNS, rows, rowsPerChunk);
   } finally {
     client.release();
   }
@@ -38,6 +38,7 @@ describe("binary COPY into PostgreSQL", () => {
       [2 ** 40 + 7, null, null, null],
       [-3, "[]", "", "{}"],
     ];
+    // two rows a buffer: the rows cross a buffer boundary, as a batch's do
     await copy(rows, 2);
     const back = await db.pool.query("select id::text, doc, body, meta from copy_probe order by id");
     expect(back.rows).toEqual([

@@ -10,6 +10,11 @@
  * Values Postgres refuses (NUL characters, lone surrogates) are the caller's to reject first (lib/ingest/json-safety.ts).
  */
 
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+
 export type CopyColumnKind = "int8" | "text" | "jsonb";
 export type CopyValue = number | string | null;
 
@@ -83,4 +88,25 @@ export function binaryCopyRows(kinds: readonly CopyColumnKind[], rows: readonly 
   }
   if (at !== size) throw new Error(`binary COPY rows: wrote ${at} bytes of ${size}`);
   return out;
+}
+
+/**
+ * Copy `rows` into `table (columns)` with one binary COPY on `connection` (inside the caller's transaction, if any), the
+ * rows encoded `rowsPerChunk` at a time so only one chunk's buffer is built ahead of the socket.
+ */
+export async function copyBinary(
+  connection: pg.PoolClient,
+  table: string,
+  columns: readonly { name: string; kind: CopyColumnKind }[],
+  rows: readonly (readonly CopyValue[])[],
+  rowsPerChunk = 100,
+): Promise<void> {
+  const kinds = columns.map((c) => c.kind);
+  function* chunks() {
+    yield binaryCopyHeader();
+    for (let i = 0; i < rows.length; i += rowsPerChunk) yield binaryCopyRows(kinds, rows.slice(i, i + rowsPerChunk));
+    yield binaryCopyTrailer();
+  }
+  const names = columns.map((c) => c.name).join(", ");
+  await pipeline(Readable.from(chunks()), connection.query(copyFrom(`copy ${table} (${names}) from stdin with (format binary)`)));
 }

@@ -1,15 +1,13 @@
 /**
  * Storing normalized rollouts: validation per line, environment/generation/policy resolution,
- * failure classification, and bulk inserts (unnest arrays) in short transactions. A line is one
+ * failure classification, and bulk writes in short transactions (the payloads by binary COPY, the
+ * rollouts by an insert from unnest arrays). A line is one
  * unit: its rollout row and its payload row commit together or not at all.
  */
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
 import { transactionOnConnection, type Db } from "@/lib/db/client";
-import { binaryCopyHeader, binaryCopyRows, binaryCopyTrailer, type CopyColumnKind } from "@/lib/db/copy-binary";
+import { copyBinary } from "@/lib/db/copy-binary";
 import { environments, generationEnvironments, generations, policies, TRAJECTORY_PAGE_MESSAGES } from "@/lib/db/schema";
 import { classifyRollout, failureSignature } from "@/lib/analytics/failures";
 import { rolloutOutcome } from "@/lib/analytics/metrics";
@@ -469,28 +467,21 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
   });
 }
 
-const PAYLOAD_KINDS: readonly CopyColumnKind[] = ["int8", "jsonb", "text", "jsonb"];
-/** Payload rows in one buffer of the COPY stream (a few MB: a batch of Harbor trials reaches 100 MB) */
-const PAYLOAD_ROWS_PER_CHUNK = 100;
+const PAYLOAD_COLUMNS = [
+  { name: "rollout_id", kind: "int8" },
+  { name: "trajectory", kind: "jsonb" },
+  { name: "verifier_output", kind: "text" },
+  { name: "metadata", kind: "jsonb" },
+] as const;
 
-/** The payload rows of one batch, by one binary COPY on the batch's connection (inside its transaction). */
+/**
+ * The payload rows of one batch, by one binary COPY on the batch's connection (inside its transaction). 100 rows a
+ * buffer: a trajectory here is at most PAGED_TRAJECTORY_MIN_CHARS of JSON (longer ones go in pages), so a buffer holds
+ * up to about 100 MB for a batch of large trials, no more than the batch's payloads already take in memory.
+ */
 async function copyPayloads(connection: pg.PoolClient, ids: readonly number[], payloads: readonly Payload[]): Promise<void> {
-  function* chunks() {
-    yield binaryCopyHeader();
-    for (let i = 0; i < ids.length; i += PAYLOAD_ROWS_PER_CHUNK) {
-      const rows = [];
-      for (let j = i; j < Math.min(ids.length, i + PAYLOAD_ROWS_PER_CHUNK); j++) {
-        const p = payloads[j];
-        rows.push([ids[j], p.trajectory, p.verifier, p.metadata]);
-      }
-      yield binaryCopyRows(PAYLOAD_KINDS, rows);
-    }
-    yield binaryCopyTrailer();
-  }
-  await pipeline(
-    Readable.from(chunks()),
-    connection.query(copyFrom("copy rollout_payloads (rollout_id, trajectory, verifier_output, metadata) from stdin with (format binary)")),
-  );
+  const rows = payloads.map((p, i) => [ids[i], p.trajectory, p.verifier, p.metadata]);
+  await copyBinary(connection, "rollout_payloads", PAYLOAD_COLUMNS, rows, 100);
 }
 
 /** What a rollout stores in rollout_payloads: its trajectory's JSON whole, or (a long one) its pages' JSON. */
