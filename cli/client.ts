@@ -92,23 +92,24 @@ export class EnvForgeClient {
   }
 
   /**
-   * POST one NDJSON body of rollouts. A busy server (503 or 429, e.g. no pooled connection free within its wait) is asked
-   * again after its Retry-After (else 1, 2, 4... s, at most 30 s), up to `retries` times, and so is a connection the
-   * server dropped mid-request (DROPPED_CONNECTION: a kept-alive socket closed as it was reused, seen as UND_ERR_SOCKET
-   * or EPIPE when ten Harbor jobs were imported at once on a loaded machine): ingest is idempotent by externalId, so a
-   * rollout a failed attempt did store comes back as a duplicate, never twice. A server that refuses connections
-   * (not running, wrong address) fails at once.
+   * POST one NDJSON body of rollouts (a string, or its bytes in pieces, each line's newline included). A busy server
+   * (503 or 429, e.g. no pooled connection free within its wait) is asked again after its Retry-After (else 1, 2, 4...
+   * s, at most 30 s), up to `retries` times, and so is a connection the server dropped mid-request
+   * (DROPPED_CONNECTION: a kept-alive socket closed as it was reused, seen as UND_ERR_SOCKET or EPIPE when ten Harbor
+   * jobs were imported at once on a loaded machine): ingest is idempotent by externalId, so a rollout a failed attempt
+   * did store comes back as a duplicate, never twice. A server that refuses connections (not running, wrong address)
+   * fails at once.
    */
   async postRollouts(
     project: string,
-    ndjson: string,
+    ndjson: string | readonly Uint8Array[],
     opts: { createEnvironments?: boolean; retries?: number; sleep?: (ms: number) => Promise<void> } = {},
   ): Promise<IngestSummary> {
     const query = opts.createEnvironments ? "?createEnvironments=1" : "";
     // encoded once, here, for every attempt: fetch would otherwise check a string body for lone surrogates (toUSVString)
     // and encode it again on each attempt, 7 s of the CLI's 35 s of CPU for ten Harbor jobs (lone surrogates become
-    // U+FFFD either way, as the WHATWG encoder does)
-    const body = Buffer.from(ndjson, "utf8");
+    // U+FFFD either way, as the WHATWG encoder does). Lines already encoded (uploadRollouts) are only put together.
+    const body = typeof ndjson === "string" ? Buffer.from(ndjson, "utf8") : Buffer.concat(ndjson);
     const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     const retries = opts.retries ?? BUSY_RETRIES;
     for (let attempt = 0; ; attempt++) {

@@ -8,6 +8,14 @@ export interface UploadItem {
   json: string;
 }
 
+interface EncodedItem {
+  ref: string;
+  /** The line's UTF-8 bytes, without its newline. */
+  bytes: Buffer;
+}
+
+const NEWLINE = Buffer.from("\n");
+
 export interface UploadSummary {
   accepted: number;
   duplicates: number;
@@ -19,7 +27,7 @@ export interface UploadOptions {
   createEnvironments?: boolean;
   /** Rollouts per request (default 1,000). */
   batchRollouts?: number;
-  /** Bytes per request (default 8 MiB). */
+  /** Bytes per request (default 8 MiB; a single larger line is sent alone). */
   batchBytes?: number;
   /** Requests in flight (default 2). */
   concurrency?: number;
@@ -40,9 +48,13 @@ export async function uploadRollouts(
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
 
-  const send = (batch: UploadItem[]) => {
+  const send = (batch: EncodedItem[]) => {
     const p = client
-      .postRollouts(project, batch.map((b) => b.json).join("\n") + "\n", { createEnvironments: opts.createEnvironments })
+      .postRollouts(
+        project,
+        batch.flatMap((b) => [b.bytes, NEWLINE]),
+        { createEnvironments: opts.createEnvironments },
+      )
       .then((r) => {
         summary.accepted += r.accepted;
         summary.duplicates += r.duplicates;
@@ -58,18 +70,21 @@ export async function uploadRollouts(
     inFlight.add(p);
   };
 
-  let batch: UploadItem[] = [];
+  let batch: EncodedItem[] = [];
   let bytes = 0;
   for await (const item of items as AsyncIterable<UploadItem>) {
     if (failure) break;
-    if (batch.length && (batch.length >= maxRollouts || bytes + item.json.length > maxBytes)) {
+    // each line is encoded as it comes (its string can then go): one body joined as a string and encoded whole cost
+    // three times as much on Harbor trials, whose two-byte strings made the join and the encoding slow
+    const encoded = { ref: item.ref, bytes: Buffer.from(item.json, "utf8") };
+    if (batch.length && (batch.length >= maxRollouts || bytes + encoded.bytes.length + 1 > maxBytes)) {
       send(batch);
       batch = [];
       bytes = 0;
       while (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
-    batch.push(item);
-    bytes += item.json.length + 1;
+    batch.push(encoded);
+    bytes += encoded.bytes.length + 1;
   }
   if (batch.length && !failure) send(batch);
   await Promise.all(inFlight);

@@ -21,10 +21,10 @@ const COLUMNS = [
   { name: "meta", kind: "jsonb" },
 ] as const;
 
-async function copy(rows: CopyValue[][], rowsPerChunk = 100) {
+async function copy(rows: CopyValue[][], chunkBytes?: number) {
   const client = await db.pool.connect();
   try {
-    await copyBinary(client, "copy_probe", COLUMNS, rows, rowsPerChunk);
+    await copyBinary(client, "copy_probe", COLUMNS, rows, chunkBytes);
   } finally {
     client.release();
   }
@@ -38,8 +38,8 @@ describe("binary COPY into PostgreSQL", () => {
       [2 ** 40 + 7, null, null, null],
       [-3, "[]", "", "{}"],
     ];
-    // two rows a buffer: the rows cross a buffer boundary, as a batch's do
-    await copy(rows, 2);
+    // 16-byte buffers: every row crosses a buffer boundary, as a batch's rows cross megabyte buffers
+    await copy(rows, 16);
     const back = await db.pool.query("select id::text, doc, body, meta from copy_probe order by id");
     expect(back.rows).toEqual([
       { id: "-3", doc: [], body: "", meta: {} },

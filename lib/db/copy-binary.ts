@@ -36,77 +36,91 @@ export function binaryCopyTrailer(): Buffer {
   return out;
 }
 
-function fieldBytes(kind: CopyColumnKind, value: CopyValue, column: number): number {
-  if (value === null) return 0;
-  if (kind === "int8") {
-    if (typeof value !== "number" || !Number.isSafeInteger(value))
-      throw new TypeError(`column ${column}: int8 needs a safe integer, got ${String(value)}`);
-    return 8;
-  }
-  if (typeof value !== "string") throw new TypeError(`column ${column}: ${kind} needs a string, got ${typeof value}`);
-  return Buffer.byteLength(value, "utf8") + (kind === "jsonb" ? 1 : 0);
-}
+/** Bytes a chunk buffer starts with; a field that may need more gets a buffer of its own size (see binaryCopyChunks). */
+export const COPY_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * The rows (each with one value per column, in the columns' order) as binary COPY tuples, without the header and the
- * trailer: one buffer sized exactly, each string's UTF-8 length measured once.
+ * trailer, in buffers of about `chunkBytes` (a COPY stream may split a row anywhere). A string is written once, at the
+ * most bytes it can take (3 per UTF-16 unit: a surrogate pair's 4 bytes, a lone surrogate's U+FFFD 3), and its length
+ * is filled in from what was written: measuring each string's UTF-8 length first (Buffer.byteLength) cost twice the
+ * writing on the trajectories of Harbor trials, whose text is almost never ASCII.
  */
-export function binaryCopyRows(kinds: readonly CopyColumnKind[], rows: readonly (readonly CopyValue[])[]): Buffer {
-  const lengths: number[] = [];
-  let size = 0;
+export function* binaryCopyChunks(
+  kinds: readonly CopyColumnKind[],
+  rows: readonly (readonly CopyValue[])[],
+  chunkBytes = COPY_CHUNK_BYTES,
+): Generator<Buffer> {
+  let out = Buffer.allocUnsafe(chunkBytes);
+  let at = 0;
+  // the buffer written so far goes out, and the next one holds at least `bytes`
+  function* room(bytes: number): Generator<Buffer> {
+    if (at + bytes <= out.length) return;
+    if (at > 0) yield out.subarray(0, at);
+    out = Buffer.allocUnsafe(Math.max(chunkBytes, bytes));
+    at = 0;
+  }
   for (const row of rows) {
     if (row.length !== kinds.length) throw new TypeError(`a row has ${row.length} values for ${kinds.length} columns`);
-    size += 2;
-    for (let c = 0; c < kinds.length; c++) {
-      const n = fieldBytes(kinds[c], row[c], c);
-      lengths.push(n);
-      size += 4 + n;
-    }
-  }
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  let f = 0;
-  for (const row of rows) {
+    yield* room(2);
     at = out.writeInt16BE(kinds.length, at);
     for (let c = 0; c < kinds.length; c++) {
+      const kind = kinds[c];
       const value = row[c];
-      const n = lengths[f++];
       if (value === null) {
+        yield* room(4);
         at = out.writeInt32BE(-1, at);
-        continue;
-      }
-      at = out.writeInt32BE(n, at);
-      if (kinds[c] === "int8") {
+      } else if (kind === "int8") {
+        if (typeof value !== "number" || !Number.isSafeInteger(value))
+          throw new TypeError(`column ${c}: int8 needs a safe integer, got ${String(value)}`);
+        yield* room(12);
+        at = out.writeInt32BE(8, at);
         at = out.writeBigInt64BE(BigInt(value), at);
-      } else if (kinds[c] === "jsonb") {
-        at = out.writeUInt8(JSONB_VERSION, at);
-        at += out.write(value as string, at, n - 1, "utf8");
       } else {
-        at += out.write(value as string, at, n, "utf8");
+        if (typeof value !== "string") throw new TypeError(`column ${c}: ${kind} needs a string, got ${typeof value}`);
+        const version = kind === "jsonb" ? 1 : 0;
+        yield* room(4 + version + value.length * 3);
+        const start = at;
+        at += 4;
+        if (version) at = out.writeUInt8(JSONB_VERSION, at);
+        at += out.write(value, at, "utf8");
+        out.writeInt32BE(at - start - 4, start);
       }
     }
   }
-  if (at !== size) throw new Error(`binary COPY rows: wrote ${at} bytes of ${size}`);
-  return out;
+  if (at > 0) yield out.subarray(0, at);
+}
+
+/** binaryCopyChunks' bytes as one buffer. */
+export function binaryCopyRows(
+  kinds: readonly CopyColumnKind[],
+  rows: readonly (readonly CopyValue[])[],
+  chunkBytes = COPY_CHUNK_BYTES,
+): Buffer {
+  return Buffer.concat([...binaryCopyChunks(kinds, rows, chunkBytes)]);
 }
 
 /**
  * Copy `rows` into `table (columns)` with one binary COPY on `connection` (inside the caller's transaction, if any), the
- * rows encoded `rowsPerChunk` at a time so only one chunk's buffer is built ahead of the socket.
+ * rows encoded as the socket takes them, a buffer of about `chunkBytes` at a time.
  */
 export async function copyBinary(
   connection: pg.PoolClient,
   table: string,
   columns: readonly { name: string; kind: CopyColumnKind }[],
   rows: readonly (readonly CopyValue[])[],
-  rowsPerChunk = 100,
+  chunkBytes = COPY_CHUNK_BYTES,
 ): Promise<void> {
   const kinds = columns.map((c) => c.kind);
   function* chunks() {
     yield binaryCopyHeader();
-    for (let i = 0; i < rows.length; i += rowsPerChunk) yield binaryCopyRows(kinds, rows.slice(i, i + rowsPerChunk));
+    yield* binaryCopyChunks(kinds, rows, chunkBytes);
     yield binaryCopyTrailer();
   }
   const names = columns.map((c) => c.name).join(", ");
-  await pipeline(Readable.from(chunks()), connection.query(copyFrom(`copy ${table} (${names}) from stdin with (format binary)`)));
+  // one chunk ahead of the socket (Readable.from would otherwise encode 16 ahead)
+  await pipeline(
+    Readable.from(chunks(), { highWaterMark: 1 }),
+    connection.query(copyFrom(`copy ${table} (${names}) from stdin with (format binary)`)),
+  );
 }

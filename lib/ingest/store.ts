@@ -475,13 +475,13 @@ const PAYLOAD_COLUMNS = [
 ] as const;
 
 /**
- * The payload rows of one batch, by one binary COPY on the batch's connection (inside its transaction). 100 rows a
- * buffer: a trajectory here is at most PAGED_TRAJECTORY_MIN_CHARS of JSON (longer ones go in pages), so a buffer holds
- * up to about 100 MB for a batch of large trials, no more than the batch's payloads already take in memory.
+ * The payload rows of one batch, by one binary COPY on the batch's connection (inside its transaction), encoded a
+ * megabyte at a time as the socket takes them (a trajectory here is at most PAGED_TRAJECTORY_MIN_CHARS of JSON, so
+ * its buffer at most three times that; longer ones go in pages).
  */
 async function copyPayloads(connection: pg.PoolClient, ids: readonly number[], payloads: readonly Payload[]): Promise<void> {
   const rows = payloads.map((p, i) => [ids[i], p.trajectory, p.verifier, p.metadata]);
-  await copyBinary(connection, "rollout_payloads", PAYLOAD_COLUMNS, rows, 100);
+  await copyBinary(connection, "rollout_payloads", PAYLOAD_COLUMNS, rows);
 }
 
 /** What a rollout stores in rollout_payloads: its trajectory's JSON whole, or (a long one) its pages' JSON. */
