@@ -6,7 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvForgeClient } from "./client";
-import { uploadRollouts, type UploadItem } from "./upload";
+import { LineEncoder, uploadRollouts, type UploadItem } from "./upload";
 
 let server: http.Server | null = null;
 
@@ -36,7 +36,7 @@ async function serve() {
 }
 
 afterEach(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  if (server) await new Promise((resolve) => server!.close(resolve));
   server = null;
 });
 
@@ -71,5 +71,15 @@ describe("uploadRollouts", () => {
     expect(bodies.map((b) => b.toString("utf8").split("\n").filter(Boolean).length)).toEqual([2, 2, 1]);
     expect(summary.rejected.map((r) => r.ref)).toEqual(["trial-2", "trial-4"]);
     expect(summary.sent).toBe(5);
+  });
+});
+
+describe("LineEncoder", () => {
+  it("gives each line its own UTF-8 bytes, across buffers, without overwriting earlier lines", () => {
+    const encoder = new LineEncoder(16);
+    const lines = ["abc", "é→😀", "x\uD800y", "€".repeat(20), "", "tail"];
+    const out = lines.map((l) => encoder.encode(l));
+    expect(out.map((b) => b.toString("hex"))).toEqual(lines.map((l) => Buffer.from(l, "utf8").toString("hex")));
+    expect(out[3].length).toBe(60); // longer than a buffer: a buffer of its own
   });
 });

@@ -53,37 +53,39 @@ export function* binaryCopyChunks(
 ): Generator<Buffer> {
   let out = Buffer.allocUnsafe(chunkBytes);
   let at = 0;
-  // the buffer written so far goes out, and the next one holds at least `bytes`
-  function* room(bytes: number): Generator<Buffer> {
-    if (at + bytes <= out.length) return;
-    if (at > 0) yield out.subarray(0, at);
-    out = Buffer.allocUnsafe(Math.max(chunkBytes, bytes));
-    at = 0;
-  }
   for (const row of rows) {
     if (row.length !== kinds.length) throw new TypeError(`a row has ${row.length} values for ${kinds.length} columns`);
-    yield* room(2);
-    at = out.writeInt16BE(kinds.length, at);
-    for (let c = 0; c < kinds.length; c++) {
-      const kind = kinds[c];
-      const value = row[c];
-      if (value === null) {
-        yield* room(4);
-        at = out.writeInt32BE(-1, at);
-      } else if (kind === "int8") {
+    // the field count, then each field: the most bytes it can take first, so the buffer written so far goes out (and
+    // the next one holds the field) before it is written
+    for (let c = -1; c < kinds.length; c++) {
+      const value = c < 0 ? null : row[c];
+      const kind = c < 0 ? null : kinds[c];
+      let most: number;
+      if (c < 0) most = 2;
+      else if (value === null) most = 4;
+      else if (kind === "int8") {
         if (typeof value !== "number" || !Number.isSafeInteger(value))
           throw new TypeError(`column ${c}: int8 needs a safe integer, got ${String(value)}`);
-        yield* room(12);
+        most = 12;
+      } else {
+        if (typeof value !== "string") throw new TypeError(`column ${c}: ${kind} needs a string, got ${typeof value}`);
+        most = (kind === "jsonb" ? 5 : 4) + value.length * 3;
+      }
+      if (at + most > out.length) {
+        if (at > 0) yield out.subarray(0, at);
+        out = Buffer.allocUnsafe(Math.max(chunkBytes, most));
+        at = 0;
+      }
+      if (c < 0) at = out.writeInt16BE(kinds.length, at);
+      else if (value === null) at = out.writeInt32BE(-1, at);
+      else if (kind === "int8") {
         at = out.writeInt32BE(8, at);
         at = out.writeBigInt64BE(BigInt(value), at);
       } else {
-        if (typeof value !== "string") throw new TypeError(`column ${c}: ${kind} needs a string, got ${typeof value}`);
-        const version = kind === "jsonb" ? 1 : 0;
-        yield* room(4 + version + value.length * 3);
         const start = at;
         at += 4;
-        if (version) at = out.writeUInt8(JSONB_VERSION, at);
-        at += out.write(value, at, "utf8");
+        if (kind === "jsonb") at = out.writeUInt8(JSONB_VERSION, at);
+        at += out.write(value as string, at, "utf8");
         out.writeInt32BE(at - start - 4, start);
       }
     }
@@ -118,9 +120,5 @@ export async function copyBinary(
     yield binaryCopyTrailer();
   }
   const names = columns.map((c) => c.name).join(", ");
-  // one chunk ahead of the socket (Readable.from would otherwise encode 16 ahead)
-  await pipeline(
-    Readable.from(chunks(), { highWaterMark: 1 }),
-    connection.query(copyFrom(`copy ${table} (${names}) from stdin with (format binary)`)),
-  );
+  await pipeline(Readable.from(chunks()), connection.query(copyFrom(`copy ${table} (${names}) from stdin with (format binary)`)));
 }
