@@ -17,6 +17,7 @@ import { startFakeRay } from "./fakes/ray-server";
 import { startFakeKubernetes } from "./fakes/kubernetes-server";
 import { getBoss, startBoss } from "@/lib/queue/boss";
 import { dispatchTargets } from "@/lib/db/schema";
+import { runDispatchJob } from "@/lib/dispatch/service";
 import { EnvForgeClient } from "@/cli/client";
 import { lake } from "./configs";
 import { apiFailure, untilDispatch } from "./api-waits";
@@ -483,6 +484,66 @@ describe("durability", () => {
       hanging.close();
     }
   }, 90_000);
+
+  // the second attempt by another worker, or by the same one (only the attempt count tells its two attempts apart)
+  it.each([
+    ["another worker", "worker-b"],
+    ["the same worker", "worker-a"],
+  ])(
+    "an attempt that outlived its lease fails late: its result is not applied over the attempt that took over (%s)",
+    async (_, second) => {
+      await stopWorker();
+      // a receiver whose answers the test gives, request by request
+      const held: { key: string; res: http.ServerResponse }[] = [];
+      const late = http.createServer((req, res) => {
+        req.resume();
+        req.on("end", () => held.push({ key: String(req.headers["idempotency-key"]), res }));
+      });
+      await new Promise<void>((r) => late.listen(0, "127.0.0.1", r));
+      process.env.ENVFORGE_DISPATCH_LEASE_SECONDS = "1";
+      try {
+        const name = `late-${second}`;
+        await target({
+          name,
+          kind: "trainer",
+          adapter: "webhook",
+          config: { url: `http://127.0.0.1:${(late.address() as net.AddressInfo).port}/`, timeoutMs: 60_000 },
+          secret: SECRET,
+        });
+        const id = await dispatch(name);
+        // no worker runs here: the two attempts are the worker's job run by hand, as two deliveries of it would be
+        const first = runDispatchJob(db.db, { dispatchId: id, phase: "deliver" }, "worker-a");
+        await waitFor("attempt 1 reaches the target", async () => held.length === 1);
+        await waitFor("attempt 1's lease runs out", async () => {
+          const r = await db.db.execute<{ over: boolean }>(sql`select lease_until < now() as over from dispatches where id = ${id}`);
+          return r.rows[0]?.over === true;
+        });
+        const takeover = runDispatchJob(db.db, { dispatchId: id, phase: "deliver" }, second);
+        await waitFor("attempt 2 reaches the target", async () => held.length === 2);
+        expect(held.map((h) => h.key)).toEqual([id, id]);
+        // attempt 1 fails now (503, retryable): the dispatch stays attempt 2's, not queued for a third
+        held[0].res.writeHead(503, { "content-type": "text/plain" }).end("busy");
+        await first;
+        let d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
+        expect(d).toMatchObject({ status: "sending", attempts: 2 });
+        expect(d.events.map((e) => e.status)).toEqual(["queued", "sending", "sending", "superseded"]);
+        expect(d.events[3].message).toMatch(/^attempt 1 ended \(failed: .*503.*\) after .*not applied/);
+        const lease = await db.db.execute<{ owner: string | null }>(sql`select lease_owner as owner from dispatches where id = ${id}`);
+        expect(lease.rows[0].owner).toBe(second);
+        held[1].res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        await takeover;
+        d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
+        expect(d).toMatchObject({ status: "delivered", attempts: 2 });
+        expect(d.events.map((e) => e.status)).toEqual(["queued", "sending", "sending", "superseded", "delivered"]);
+      } finally {
+        delete process.env.ENVFORGE_DISPATCH_LEASE_SECONDS;
+        for (const h of held) if (!h.res.writableEnded) h.res.destroy();
+        late.closeAllConnections();
+        late.close();
+      }
+    },
+    60_000,
+  );
 
   it("two worker processes on one database deliver each dispatch once", async () => {
     const workers = await Promise.all([spawnWorker(), spawnWorker()]);

@@ -276,6 +276,23 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
   const [d] = await db.select().from(dispatches).where(eq(dispatches.id, job.dispatchId));
   const [t] = await db.select().from(dispatchTargets).where(eq(dispatchTargets.id, d.targetId));
   await addEvent(db, d.id, "sending", `attempt ${d.attempts} of ${t.maxAttempts}`);
+  // This attempt's result is written only while the dispatch is still this attempt's: a delivery that outlived its lease
+  // may have been claimed again (by another worker, or by this one: the attempt count tells them apart), and its late
+  // result must not queue, fail or finish the attempt that now runs (nor revoke the callback key that one uses).
+  const stillMine = and(
+    eq(dispatches.id, d.id),
+    eq(dispatches.status, "sending"),
+    eq(dispatches.leaseOwner, workerId),
+    eq(dispatches.attempts, d.attempts),
+  );
+  const superseded = (outcome: string) =>
+    addEvent(
+      db,
+      d.id,
+      "superseded",
+      `attempt ${d.attempts} ended (${outcome}) after the dispatch had moved on (its lease ran out and another attempt took it ` +
+        "over, or it was cancelled): not applied",
+    );
   const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
   try {
     const ctx = contextFor(db, d, t);
@@ -288,8 +305,8 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
       if (result.externalId && adapter.cancel) await adapter.cancel(ctx, result.externalId).catch(() => undefined);
       return;
     }
-    await db.transaction(async (tx) => {
-      await tx
+    const applied = await db.transaction(async (tx) => {
+      const updated = await tx
         .update(dispatches)
         .set({
           status: result.status,
@@ -300,7 +317,9 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
           nextAttemptAt: null,
           updatedAt: new Date(),
         })
-        .where(and(eq(dispatches.id, d.id), eq(dispatches.leaseOwner, workerId)));
+        .where(stillMine)
+        .returning({ id: dispatches.id });
+      if (!updated.length) return false;
       await addEvent(
         tx,
         d.id,
@@ -308,7 +327,12 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
         result.message ?? (result.externalId ? `external id ${result.externalId}` : undefined),
         result.data,
       );
+      return true;
     });
+    if (!applied) {
+      await superseded(result.externalId ? `${result.status}, external id ${result.externalId}` : result.status);
+      return;
+    }
     if ((result.status === "delivered" || result.status === "running") && adapter.poll)
       await enqueueDispatch(d.id, "poll", pollDelaySeconds(0));
     // a resend that found its job already ended: clean up as a poll would (the Kubernetes key Secret)
@@ -318,8 +342,8 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
     const retryable = err instanceof DeliveryError ? err.retryable : true;
     if (retryable && d.attempts < t.maxAttempts) {
       const wait = backoffMs(d.attempts);
-      await db.transaction(async (tx) => {
-        await tx
+      const applied = await db.transaction(async (tx) => {
+        const updated = await tx
           .update(dispatches)
           .set({
             status: "queued",
@@ -329,7 +353,9 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
             nextAttemptAt: new Date(Date.now() + wait),
             updatedAt: new Date(),
           })
-          .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
+          .where(stillMine)
+          .returning({ id: dispatches.id });
+        if (!updated.length) return false;
         await addEvent(
           tx,
           d.id,
@@ -337,14 +363,18 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
           `attempt ${d.attempts} failed: ${message}; retrying in ${Math.round(wait / 1000)} s`,
           err instanceof DeliveryError ? err.data : undefined,
         );
+        return true;
       });
+      if (!applied) return superseded(`failed: ${message}`);
       await enqueueDispatch(d.id, "deliver", wait / 1000);
     } else {
-      await db.transaction(async (tx) => {
-        await tx
+      const applied = await db.transaction(async (tx) => {
+        const updated = await tx
           .update(dispatches)
           .set({ status: "failed", lastError: message, leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
-          .where(and(eq(dispatches.id, d.id), eq(dispatches.status, "sending")));
+          .where(stillMine)
+          .returning({ id: dispatches.id });
+        if (!updated.length) return false;
         await addEvent(
           tx,
           d.id,
@@ -352,7 +382,9 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
           retryable ? `gave up after ${d.attempts} attempts: ${message}` : message,
           err instanceof DeliveryError ? err.data : undefined,
         );
+        return true;
       });
+      if (!applied) return superseded(`failed: ${message}`);
       // no attempt follows that could still create a job: what the attempts left at the target goes (the Kubernetes key Secret)
       await finishAtTarget(db, d.id);
     }
