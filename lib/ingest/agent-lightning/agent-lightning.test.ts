@@ -4,6 +4,8 @@ import {
   AgentLightningError,
   parseEventList,
   parseRolloutPage,
+  readSyncCursor,
+  syncCursor,
   syncPages,
   toNormalizedRollout,
   type SyncOptions,
@@ -17,6 +19,9 @@ import {
   type FakeAgentLightning,
   type FakeAgentLightningOptions,
 } from "@/tests/fakes/agent-lightning-server";
+
+/** The store's own cursor inside a saved one. */
+const at = (c: string | null) => (c === null ? null : readSyncCursor(c).after);
 
 const servers: FakeAgentLightning[] = [];
 afterEach(async () => {
@@ -451,6 +456,19 @@ describe("toNormalizedRollout", () => {
   });
 });
 
+describe("saved sync cursors", () => {
+  it("carry the store's cursor and the rollout read last, and read back a cursor saved before them as the store's own", () => {
+    expect(readSyncCursor(syncCursor("12", "ro-1"))).toEqual({ after: "12", last: "ro-1" });
+    expect(readSyncCursor(syncCursor("cG9zOjM", null))).toEqual({ after: "cG9zOjM", last: null });
+    expect(readSyncCursor("3")).toEqual({ after: "3", last: null });
+    expect(readSyncCursor('{"after":')).toEqual({ after: '{"after":', last: null });
+    expect(readSyncCursor('{"other":"x"}')).toEqual({ after: '{"other":"x"}', last: null });
+    // an id too long for the cursor's size limit is not kept
+    expect(readSyncCursor(syncCursor("5", "r".repeat(201)))).toEqual({ after: "5", last: null });
+    expect(syncCursor("5", "r".repeat(200)).length).toBeLessThan(2000);
+  });
+});
+
 describe("AgentLightningClient against a real store's /v1/agl routes", () => {
   it("asks for terminal rollouts in finishing order with the offset as cursor, and spans as events", async () => {
     const urls: string[] = [];
@@ -476,7 +494,7 @@ describe("AgentLightningClient against a real store's /v1/agl routes", () => {
     const pages = [];
     for await (const p of syncPages(client, { after: "3", limit: 1 })) pages.push(p);
     expect(pages).toHaveLength(1);
-    expect(pages[0].cursor).toBe("4");
+    expect(at(pages[0].cursor)).toBe("4");
     expect(pages[0].rollouts[0]).toMatchObject({ externalId: "agl:ro-a", reward: 1, environmentKey: "t" });
     expect(urls[0]).toBe(
       "http://store:4747/v1/agl/rollouts?status_in=succeeded&status_in=failed&status_in=cancelled&sort_by=end_time&sort_order=asc&limit=1&offset=3",

@@ -10,7 +10,10 @@ import { startFakeAgentLightningV03, type FakeAgentLightningV03 } from "@/tests/
 import { agentLightningEnqueueRequest } from "@/lib/dispatch/adapters/export/agent-lightning";
 import { samplePayload } from "@/lib/dispatch/adapters/test-payload";
 import { AgentLightningClient } from "./client";
-import { syncPages } from "./sync";
+import { readSyncCursor, syncPages } from "./sync";
+
+/** The store's own cursor inside a saved one. */
+const at = (c: string | null) => (c === null ? null : readSyncCursor(c).after);
 
 let store: FakeAgentLightningV03 | undefined;
 afterEach(async () => {
@@ -83,7 +86,7 @@ describe("Agent Lightning 0.3", () => {
     const client = new AgentLightningClient({ url: store.url, api: "agl-v1" });
     const pages = [];
     for await (const page of syncPages(client, { limit: 2, project: payload.project.slug })) pages.push(page);
-    expect(pages.map((p) => p.cursor)).toEqual(["2", "3"]);
+    expect(pages.map((p) => at(p.cursor))).toEqual(["2", "3"]);
     expect(pages.flatMap((p) => p.skipped)).toEqual([]);
     const synced = pages.flatMap((p) => p.rollouts);
     const byEnv = Object.fromEntries(synced.map((r) => [r.environmentKey, r]));
@@ -115,7 +118,7 @@ describe("Agent Lightning 0.3", () => {
     const client = new AgentLightningClient({ url: store.url, api: "agl-v1" });
     const first = [];
     for await (const page of syncPages(client)) first.push(page);
-    expect(first.map((p) => p.cursor)).toEqual(["3"]);
+    expect(first.map((p) => at(p.cursor))).toEqual(["3"]);
 
     store.restart();
     await call("POST", "/v1/agl/queues/rollouts/enqueue", {
@@ -125,8 +128,33 @@ describe("Agent Lightning 0.3", () => {
     const pages = [];
     for await (const page of syncPages(client, { after: "3" })) pages.push(page);
     expect(pages.flatMap((p) => p.rollouts.map((r) => r.environmentKey)).sort()).toEqual(["x", "y"]);
-    expect(pages.at(-1)?.cursor).toBe("2");
+    expect(at(pages.at(-1)?.cursor ?? null)).toBe("2");
     expect(pages[0].storeReset).toMatchObject({ cursor: "3", total: 2 });
+  });
+
+  // the next training run's store finishes more rollouts than the saved offset before the next sync: the offset is not
+  // past its end, and the rollout read last, which the cursor carries, is what tells the two stores apart
+  it("a restarted in-memory store refilled past the saved offset: read from the start, not from the old offset", async () => {
+    store = await startFakeAgentLightningV03();
+    const payload = samplePayload();
+    await call("POST", "/v1/agl/queues/rollouts/enqueue", agentLightningEnqueueRequest(payload));
+    for (let i = 0; i < 2; i++) await runNext(1, "succeeded");
+    const client = new AgentLightningClient({ url: store.url, api: "agl-v1" });
+    const first = [];
+    for await (const page of syncPages(client)) first.push(page);
+    expect(first.map((p) => at(p.cursor))).toEqual(["2"]);
+    expect(readSyncCursor(first[0].cursor!).last).toBe(first[0].rollouts[1].externalId.replace(/^agl:/, ""));
+
+    store.restart();
+    await call("POST", "/v1/agl/queues/rollouts/enqueue", {
+      rollouts: ["w", "x", "y", "z"].map((k) => ({ input: { environment_key: k } })),
+    });
+    for (let i = 0; i < 4; i++) await runNext(0.5, "succeeded");
+    const pages = [];
+    for await (const page of syncPages(client, { after: first[0].cursor })) pages.push(page);
+    expect(pages.flatMap((p) => p.rollouts.map((r) => r.environmentKey)).sort()).toEqual(["w", "x", "y", "z"]);
+    expect(pages[0].storeReset?.message).toMatch(/no longer holds the rollout read last .* before the saved cursor \(2\)/);
+    expect(at(pages.at(-1)?.cursor ?? null)).toBe("4");
   });
 
   it("answers as 0.3 does to a sort field it does not have (400) and to a queue request without input (422)", async () => {

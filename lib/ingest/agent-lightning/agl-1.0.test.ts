@@ -10,7 +10,10 @@ import { startFakeAgentLightningV1, type FakeAgentLightningV1 } from "@/tests/fa
 import { agentLightningRolloutCreates } from "@/lib/dispatch/adapters/export/agent-lightning";
 import { samplePayload } from "@/lib/dispatch/adapters/test-payload";
 import { AgentLightningClient } from "./client";
-import { syncPages } from "./sync";
+import { readSyncCursor, syncCursor, syncPages } from "./sync";
+
+/** The store's own cursor inside a saved one. */
+const at = (c: string | null) => (c === null ? null : readSyncCursor(c).after);
 import { rolloutSchema } from "../normalized";
 
 const KEY = "agl-v1-key-SECRET-31";
@@ -75,7 +78,7 @@ describe("Agent Lightning 1.0", () => {
     const client = new AgentLightningClient({ url: store.url, apiKey: KEY });
     const pages = [];
     for await (const page of syncPages(client, { limit: 2 })) pages.push(page);
-    expect(pages.map((p) => p.cursor)).toEqual(["2", "3"]);
+    expect(pages.map((p) => at(p.cursor))).toEqual(["2", "3"]);
     const synced = pages.flatMap((p) => p.rollouts);
     expect(pages.flatMap((p) => p.skipped)).toEqual([]);
     const byEnv = Object.fromEntries(synced.map((r) => [r.environmentKey, r]));
@@ -112,7 +115,7 @@ describe("Agent Lightning 1.0", () => {
     for (const t of ["a", "b", "c"]) await runRollout(`old-${t}`, 1, "succeeded");
     const first = [];
     for await (const page of syncPages(client)) first.push(page);
-    expect(first.map((p) => p.cursor)).toEqual(["3"]);
+    expect(first.map((p) => at(p.cursor))).toEqual(["3"]);
 
     store.restart();
     await call(
@@ -127,7 +130,7 @@ describe("Agent Lightning 1.0", () => {
     const pages = [];
     for await (const page of syncPages(client, { after: "3" })) pages.push(page);
     expect(pages.map((p) => p.rollouts.map((r) => r.externalId))).toEqual([["agl:new-d", "agl:new-e"]]);
-    expect(pages[0].cursor).toBe("2");
+    expect(at(pages[0].cursor)).toBe("2");
     expect(pages[0].storeReset).toMatchObject({ cursor: "3", total: 2 });
     expect(pages[0].storeReset?.message).toMatch(/restarted or emptied.*read again from the start/);
 
@@ -140,7 +143,49 @@ describe("Agent Lightning 1.0", () => {
     store.restart();
     const empty = [];
     for await (const page of syncPages(client, { after: "2" })) empty.push(page);
-    expect(empty).toMatchObject([{ rollouts: [], cursor: "0", storeReset: { cursor: "2", total: 0 } }]);
+    expect(empty).toMatchObject([{ rollouts: [], cursor: syncCursor("0", null), storeReset: { cursor: "2", total: 0 } }]);
+  });
+
+  // the next training run restarts the store, and it finishes more rollouts than the saved cursor before the next sync:
+  // the cursor is not past its end, so only the rollout read last, which the cursor carries, tells the stores apart
+  it("a restarted store refilled past the saved cursor: told apart by the rollout read last, read from the start", async () => {
+    store = await startFakeAgentLightningV1({ key: KEY });
+    const client = new AgentLightningClient({ url: store.url, apiKey: KEY });
+    const finish = async (ids: string[], reward: number) => {
+      await call(
+        "POST",
+        "/api/rollouts",
+        ids.map((id) => ({ rollout_id: id, input: { environment_key: id } })),
+      );
+      for (const id of ids) await runRollout(id, reward, "succeeded");
+    };
+    const sync = async (after?: string | null) => {
+      const pages = [];
+      for await (const page of syncPages(client, { after })) pages.push(page);
+      return pages;
+    };
+    await finish(["old-a", "old-b"], 1);
+    const first = await sync();
+    expect(first.map((p) => p.cursor)).toEqual([syncCursor("2", "old-b")]);
+    // the same store, one more: read after the cursor, no reset (the probe found old-b where it was read)
+    await finish(["old-c"], 1);
+    const more = await sync(first[0].cursor);
+    expect(more.map((p) => [p.rollouts.map((r) => r.externalId), p.storeReset])).toEqual([[["agl:old-c"], undefined]]);
+    expect(more[0].cursor).toBe(syncCursor("3", "old-c"));
+
+    store.restart();
+    await finish(["new-a", "new-b", "new-c", "new-d"], 0.5);
+    // what the cursor alone would read: the new store's fourth rollout only
+    expect((await call("GET", "/api/rollouts/terminal?after=3")).json).toMatchObject({ next_after: 4, total_terminal: 4 });
+    const after = await sync(more[0].cursor);
+    expect(after.flatMap((p) => p.rollouts.map((r) => r.externalId))).toEqual(["agl:new-a", "agl:new-b", "agl:new-c", "agl:new-d"]);
+    expect(after[0].storeReset).toMatchObject({ cursor: "3" });
+    expect(after[0].storeReset?.message).toMatch(
+      /no longer holds the rollout read last \(old-c\) before the saved cursor \(3\), but new-c/,
+    );
+    expect(after.at(-1)?.cursor).toBe(syncCursor("4", "new-d"));
+    // and from there, nothing new and nothing said
+    expect(await sync(after.at(-1)!.cursor)).toEqual([]);
   });
 
   // routes/rollouts.py delete_rollout pops _rollouts and _events only; list_terminal_rollouts skips ids it no longer has
@@ -162,7 +207,7 @@ describe("Agent Lightning 1.0", () => {
 
     const pages = [];
     for await (const page of syncPages(client, { limit: 2 })) pages.push(page);
-    expect(pages.map((p) => [p.cursor, p.rollouts.map((r) => r.externalId)])).toEqual([
+    expect(pages.map((p) => [at(p.cursor), p.rollouts.map((r) => r.externalId)])).toEqual([
       ["2", []],
       ["4", ["agl:r-3", "agl:r-4"]],
     ]);
@@ -173,7 +218,7 @@ describe("Agent Lightning 1.0", () => {
     await fetch(`${store.url}/api/rollouts/r-5`, { method: "DELETE", headers: { authorization: `Bearer ${KEY}` } });
     const tail = [];
     for await (const page of syncPages(client, { after: "4", limit: 2 })) tail.push(page);
-    expect(tail.map((p) => [p.cursor, p.rollouts.length])).toEqual([["5", 0]]);
+    expect(tail.map((p) => [at(p.cursor), p.rollouts.length])).toEqual([["5", 0]]);
   });
 
   // server/routes/proxy.py forwards chat/completions and completions; server/proxy.py _capture_event records every

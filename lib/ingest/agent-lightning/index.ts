@@ -20,4 +20,4 @@ export {
 } from "./dialects";
 export { TRAJECTORY_UNREADABLE_FLAG, toNormalizedRollout, type ToNormalizedOptions } from "./conversion";
 export { AgentLightningClient, AgentLightningError, type AgentLightningClientOptions } from "./client";
-export { syncPages, type SyncOptions, type SyncPage } from "./sync";
+export { readSyncCursor, syncCursor, syncPages, type SyncOptions, type SyncPage } from "./sync";

@@ -13,13 +13,39 @@ export interface SyncPage {
   rollouts: RolloutInput[];
   /** rollouts that could not be converted, with why */
   skipped: { rolloutId: string; message: string }[];
-  /** save this once `rollouts` are stored; the next sync starts after it */
+  /** save this once `rollouts` are stored; the next sync starts after it (the store's cursor and an anchor, syncCursor) */
   cursor: string | null;
   /**
-   * set on the first page after the saved cursor turned out to be past the store's end (the store
-   * was restarted or emptied): this sync re-reads it from the start; `message` says so to the user
+   * set on the first page after the saved cursor turned out not to be this store's any more: past the store's end
+   * (restarted or emptied; `total` is what it holds now), or a position that no longer holds the rollout read there
+   * last (restarted and refilled past the cursor, or an earlier rollout finished out of order): this sync re-reads the
+   * store from the start; `message` says so to the user
    */
-  storeReset?: { cursor: string; total: number; message: string };
+  storeReset?: { cursor: string; total?: number; message: string };
+}
+
+/** Longest rollout id kept in a saved cursor as its anchor (a longer one is not kept: the cursor has a size limit). */
+const MAX_ANCHOR_CHARS = 200;
+
+/**
+ * The cursor a sync saves: the store's own cursor and the id of the last rollout read before it (the anchor), so the
+ * next sync can tell whether the store still holds that rollout there. JSON, so no store's cursor can be mistaken for it.
+ */
+export function syncCursor(after: string, last: string | null): string {
+  return last === null || last.length > MAX_ANCHOR_CHARS ? JSON.stringify({ after }) : JSON.stringify({ after, last });
+}
+
+/** A saved cursor read back; one saved before anchors (the store's cursor alone) has none. */
+export function readSyncCursor(saved: string): { after: string; last: string | null } {
+  if (saved.startsWith('{"after":')) {
+    try {
+      const v = JSON.parse(saved) as { after?: unknown; last?: unknown };
+      if (typeof v.after === "string") return { after: v.after, last: typeof v.last === "string" ? v.last : null };
+    } catch {
+      // not ours: the store's own cursor
+    }
+  }
+  return { after: saved, last: null };
 }
 
 /** Options of {@link syncPages}. */
@@ -53,9 +79,29 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, 
  * then saves its `cursor` (a rerun from that cursor fetches only what is new).
  */
 export async function* syncPages(client: AgentLightningClient, opts: SyncOptions = {}): AsyncGenerator<SyncPage, void, undefined> {
-  let cursor: string | null = opts.after ?? null;
+  const saved = opts.after ? readSyncCursor(opts.after) : null;
+  let cursor: string | null = saved?.after ?? null;
+  let last: string | null = saved?.last ?? null;
   const limit = opts.limit ?? 100;
   let storeReset: SyncPage["storeReset"];
+  // A position cursor (1.0's next_after, an offset) that is not past the store's end may still be another store's: an
+  // in-memory store restarted by the next training run and refilled beyond it would have its first rollouts skipped.
+  // The rollout read last must still be just before it; a store that cannot show it (an empty answer) is trusted.
+  if (cursor !== null && last !== null && /^[1-9]\d{0,14}$/.test(cursor)) {
+    const probe = await client.terminalRollouts(String(Number(cursor) - 1), 1);
+    const there = probe.items[0]?.rollout_id;
+    if (there !== undefined && there !== last) {
+      storeReset = {
+        cursor,
+        message:
+          `the Agent Lightning store at ${client.url} no longer holds the rollout read last (${last}) before the saved cursor ` +
+          `(${cursor}), but ${there}: it was restarted or replaced (or a rollout finished out of order), so it is read again ` +
+          `from the start (rollouts already imported count as duplicates)`,
+      };
+      cursor = null;
+      last = null;
+    }
+  }
   for (let page = 1; ; page++) {
     let res = await client.terminalRollouts(cursor ?? undefined, limit);
     if (res.pastEnd && cursor !== null) {
@@ -68,6 +114,7 @@ export async function* syncPages(client: AgentLightningClient, opts: SyncOptions
           `(${cursor}): it was restarted or emptied, so it is read again from the start (rollouts already imported count as duplicates)`,
       };
       cursor = null;
+      last = null;
       res = await client.terminalRollouts(undefined, limit);
     }
     const next = res.nextCursor ?? cursor;
@@ -93,11 +140,14 @@ export async function* syncPages(client: AgentLightningClient, opts: SyncOptions
         "format",
       );
     }
+    // the anchor: the last rollout of this page; a page of none that moved the cursor (deleted rollouts) leaves none
+    if (res.items.length) last = res.items[res.items.length - 1].rollout_id;
+    else if (moved) last = null;
     const out: SyncPage = {
       page,
       rollouts: converted.flatMap((c) => (c.ok ? [c.rollout] : [])),
       skipped: converted.flatMap((c) => (c.ok ? [] : [{ rolloutId: c.rolloutId, message: c.message }])),
-      cursor: next,
+      cursor: next === null ? null : syncCursor(next, last),
     };
     if (storeReset) out.storeReset = storeReset;
     storeReset = undefined;
