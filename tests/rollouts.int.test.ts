@@ -95,6 +95,29 @@ describe("POST rollouts", () => {
     expect((await post("rr", arr, "application/json")).json.rejected[0].code).toBe("unknown_environment");
     const created = await post("rr", arr, "application/json", "?createEnvironments=1");
     expect(created.json).toMatchObject({ accepted: 2, duplicates: 0, rejected: [] });
+    // the new environment is a member of the generation its rollouts landed in, once
+    const members = await db.pool.query(`
+      select g.index, ge.op from generation_environments ge join generations g on g.id = ge.generation_id
+      join environments e on e.id = ge.environment_id join projects p on p.id = e.project_id
+      where p.slug = 'rr' and e.key = 'e2'`);
+    expect(members.rows).toEqual([{ index: 0, op: "import" }]);
+    // several new environments in several generations, in one body: each membership made, none twice
+    const many = [1, 2, 3].flatMap((k) =>
+      [0, 1].map((g) => ({
+        externalId: `m${k}-${g}`,
+        environmentKey: `m${k}`,
+        environmentConfig: { ...config, seed: 10 + k },
+        generation: g,
+        policy: "p",
+        reward: g,
+      })),
+    );
+    expect((await post("rr", JSON.stringify(many), "application/json", "?createEnvironments=1")).json).toMatchObject({ accepted: 6 });
+    const made = await db.pool.query(`
+      select e.key, array_agg(g.index order by g.index) as gens from generation_environments ge
+      join generations g on g.id = ge.generation_id join environments e on e.id = ge.environment_id
+      join projects p on p.id = e.project_id where p.slug = 'rr' and e.key like 'm%' group by e.key order by e.key`);
+    expect(made.rows).toEqual([1, 2, 3].map((k) => ({ key: `m${k}`, gens: [0, 1] })));
     expect((await post("rr", "", "application/x-ndjson")).status).toBe(400);
     expect((await post("rr", "{}", "application/json")).status).toBe(400);
     expect((await post("rr", "x", "text/csv")).status).toBe(415);

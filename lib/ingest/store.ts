@@ -65,6 +65,8 @@ class Resolver {
   private policies = new Map<string, number>();
   /** `${generationId}:${environmentId}` pairs known to be members, and keys whose sent config was checked. */
   private members = new Set<string>();
+  /** Memberships resolve() found missing, written by addMembers() in one statement before the batch's rollouts. */
+  private pendingMembers: { generationId: number; environmentId: number }[] = [];
   private checkedConfigs = new Set<string>();
 
   constructor(
@@ -77,11 +79,11 @@ class Resolver {
   async preload(keys: string[]) {
     const missing = [...new Set(keys)].filter((k) => !this.envs.has(k));
     if (!missing.length) return;
-    const rows = await this.db
-      .select({ id: environments.id, key: environments.key, hash: environments.configHash })
-      .from(environments)
-      .where(and(eq(environments.projectId, this.project.id), inArray(environments.key, missing)));
-    for (const r of rows) this.envs.set(r.key, { id: r.id, hash: r.hash });
+    // the keys as one array parameter: an IN list of a batch's 1,000 keys cost Drizzle ~5 ms a batch to build
+    const rows = await this.db.execute<{ id: string; key: string; hash: string }>(sql`
+      select id, key, config_hash as hash from environments
+      where project_id = ${this.project.id} and key = any(${sql.param(missing)}::text[])`);
+    for (const r of rows.rows) this.envs.set(r.key, { id: Number(r.id), hash: r.hash });
   }
 
   async generationId(index: number, create: boolean): Promise<number | null> {
@@ -201,10 +203,25 @@ class Resolver {
     }
     const member = `${generationId}:${env.id}`;
     if (this.opts.createEnvironments && !this.members.has(member)) {
-      await this.db.insert(generationEnvironments).values({ generationId, environmentId: env.id, op: "import" }).onConflictDoNothing();
+      this.pendingMembers.push({ generationId, environmentId: env.id });
       this.members.add(member);
     }
     return { environmentId: env.id, generationId };
+  }
+
+  /**
+   * Write the memberships resolve() found missing, in one statement (they were a statement each: a batch over 1,000
+   * environments sent 1,000 inserts). Before the batch's rollouts, as each insert came before its rollout.
+   */
+  async addMembers(): Promise<void> {
+    if (!this.pendingMembers.length) return;
+    const pending = this.pendingMembers;
+    this.pendingMembers = [];
+    await this.db.execute(sql`
+      insert into generation_environments (generation_id, environment_id, op)
+      select g, e, 'import' from unnest(${sql.param(pending.map((m) => m.generationId))}::int[],
+        ${sql.param(pending.map((m) => m.environmentId))}::bigint[]) as t(g, e)
+      on conflict do nothing`);
   }
 
   /**
@@ -271,6 +288,7 @@ export async function ingestRollouts(
       if ("code" in res) summary.rejected.push({ line, code: res.code, message: res.message });
       else prepared.push({ line, rollout, ...res, policyName: rollout.policy });
     }
+    await resolver.addMembers();
     if (prepared.length) {
       const policyIds = await resolver.policyIds(prepared.map((p) => p.policyName));
       const inserted = await insertBatch(db, project, prepared, policyIds);
