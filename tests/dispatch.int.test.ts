@@ -485,13 +485,17 @@ describe("durability", () => {
     }
   }, 90_000);
 
-  // the second attempt by another worker, or by the same one (only the attempt count tells its two attempts apart)
+  // the second attempt by another worker, or by the same one (only the attempt count tells its two attempts apart); the
+  // late answer a retryable failure (it would queue a third attempt), a final one (it would fail the dispatch and revoke
+  // the running attempt's callback key) or a success
   it.each([
-    ["another worker", "worker-b"],
-    ["the same worker", "worker-a"],
-  ])(
-    "an attempt that outlived its lease fails late: its result is not applied over the attempt that took over (%s)",
-    async (_, second) => {
+    ["a 503, the second attempt by another worker", "worker-b", 503, /^attempt 1 ended \(failed: .*503.*\) after .*not applied/],
+    ["a 503, the second attempt by the same worker", "worker-a", 503, /^attempt 1 ended \(failed: .*503.*\) after .*not applied/],
+    ["a 400", "worker-b", 400, /^attempt 1 ended \(failed: .*400.*\) after .*not applied/],
+    ["a success", "worker-b", 200, /^attempt 1 ended \(delivered\) after .*not applied/],
+  ] as const)(
+    "an attempt that outlived its lease ends late (%s): its result is not applied over the attempt that took over",
+    async (_, second, lateStatus, lateMessage) => {
       await stopWorker();
       // a receiver whose answers the test gives, request by request
       const held: { key: string; res: http.ServerResponse }[] = [];
@@ -502,7 +506,7 @@ describe("durability", () => {
       await new Promise<void>((r) => late.listen(0, "127.0.0.1", r));
       process.env.ENVFORGE_DISPATCH_LEASE_SECONDS = "1";
       try {
-        const name = `late-${second}`;
+        const name = `late-${second}-${lateStatus}`;
         await target({
           name,
           kind: "trainer",
@@ -521,13 +525,14 @@ describe("durability", () => {
         const takeover = runDispatchJob(db.db, { dispatchId: id, phase: "deliver" }, second);
         await waitFor("attempt 2 reaches the target", async () => held.length === 2);
         expect(held.map((h) => h.key)).toEqual([id, id]);
-        // attempt 1 fails now (503, retryable): the dispatch stays attempt 2's, not queued for a third
-        held[0].res.writeHead(503, { "content-type": "text/plain" }).end("busy");
+        // attempt 1 ends now: the dispatch stays attempt 2's (not queued for a third, not failed, not delivered)
+        if (lateStatus === 200) held[0].res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        else held[0].res.writeHead(lateStatus, { "content-type": "text/plain" }).end("no");
         await first;
         let d = await admin.request<Dispatch>("GET", `/api/v1/dispatches/${id}`);
         expect(d).toMatchObject({ status: "sending", attempts: 2 });
         expect(d.events.map((e) => e.status)).toEqual(["queued", "sending", "sending", "superseded"]);
-        expect(d.events[3].message).toMatch(/^attempt 1 ended \(failed: .*503.*\) after .*not applied/);
+        expect(d.events[3].message).toMatch(lateMessage);
         const lease = await db.db.execute<{ owner: string | null }>(sql`select lease_owner as owner from dispatches where id = ${id}`);
         expect(lease.rows[0].owner).toBe(second);
         held[1].res.writeHead(200, { "content-type": "application/json" }).end("{}");
