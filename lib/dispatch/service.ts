@@ -278,21 +278,40 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
   await addEvent(db, d.id, "sending", `attempt ${d.attempts} of ${t.maxAttempts}`);
   // This attempt's result is written only while the dispatch is still this attempt's: a delivery that outlived its lease
   // may have been claimed again (by another worker, or by this one: the attempt count tells them apart), and its late
-  // result must not queue, fail or finish the attempt that now runs (nor revoke the callback key that one uses).
-  const stillMine = and(
-    eq(dispatches.id, d.id),
-    eq(dispatches.status, "sending"),
-    eq(dispatches.leaseOwner, workerId),
-    eq(dispatches.attempts, d.attempts),
-  );
-  const superseded = (outcome: string) =>
-    addEvent(
-      db,
-      d.id,
-      "superseded",
-      `attempt ${d.attempts} ended (${outcome}) after the dispatch had moved on (its lease ran out and another attempt took it ` +
-        "over, or it was cancelled): not applied",
-    );
+  // result must not queue, fail or finish the attempt that now runs (nor revoke the callback key that one uses). Returns
+  // whether it was written; if not, a `superseded` event says what the attempt ended with (`outcome`).
+  const settle = async (
+    values: Partial<typeof dispatches.$inferInsert>,
+    event: { status: string; message?: string; data?: unknown },
+    outcome: string,
+  ): Promise<boolean> => {
+    const applied = await db.transaction(async (tx) => {
+      const updated = await tx
+        .update(dispatches)
+        .set({ ...values, leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
+        .where(
+          and(
+            eq(dispatches.id, d.id),
+            eq(dispatches.status, "sending"),
+            eq(dispatches.leaseOwner, workerId),
+            eq(dispatches.attempts, d.attempts),
+          ),
+        )
+        .returning({ id: dispatches.id });
+      if (!updated.length) return false;
+      await addEvent(tx, d.id, event.status, event.message, event.data);
+      return true;
+    });
+    if (!applied)
+      await addEvent(
+        db,
+        d.id,
+        "superseded",
+        `attempt ${d.attempts} ended (${outcome}) after the dispatch had moved on (its lease ran out and another attempt ` +
+          "took it over, or it was cancelled): not applied",
+      );
+    return applied;
+  };
   const adapter = getAdapter(t.adapter as (typeof ADAPTERS)[number]);
   try {
     const ctx = contextFor(db, d, t);
@@ -305,34 +324,16 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
       if (result.externalId && adapter.cancel) await adapter.cancel(ctx, result.externalId).catch(() => undefined);
       return;
     }
-    const applied = await db.transaction(async (tx) => {
-      const updated = await tx
-        .update(dispatches)
-        .set({
-          status: result.status,
-          externalId: result.externalId ?? d.externalId,
-          lastError: null,
-          leaseOwner: null,
-          leaseUntil: null,
-          nextAttemptAt: null,
-          updatedAt: new Date(),
-        })
-        .where(stillMine)
-        .returning({ id: dispatches.id });
-      if (!updated.length) return false;
-      await addEvent(
-        tx,
-        d.id,
-        result.status,
-        result.message ?? (result.externalId ? `external id ${result.externalId}` : undefined),
-        result.data,
-      );
-      return true;
-    });
-    if (!applied) {
-      await superseded(result.externalId ? `${result.status}, external id ${result.externalId}` : result.status);
-      return;
-    }
+    const applied = await settle(
+      { status: result.status, externalId: result.externalId ?? d.externalId, lastError: null, nextAttemptAt: null },
+      {
+        status: result.status,
+        message: result.message ?? (result.externalId ? `external id ${result.externalId}` : undefined),
+        data: result.data,
+      },
+      result.externalId ? `${result.status}, external id ${result.externalId}` : result.status,
+    );
+    if (!applied) return;
     if ((result.status === "delivered" || result.status === "running") && adapter.poll)
       await enqueueDispatch(d.id, "poll", pollDelaySeconds(0));
     // a resend that found its job already ended: clean up as a poll would (the Kubernetes key Secret)
@@ -342,49 +343,28 @@ export async function runDispatchJob(db: Db, data: unknown, workerId = `worker-$
     const retryable = err instanceof DeliveryError ? err.retryable : true;
     if (retryable && d.attempts < t.maxAttempts) {
       const wait = backoffMs(d.attempts);
-      const applied = await db.transaction(async (tx) => {
-        const updated = await tx
-          .update(dispatches)
-          .set({
-            status: "queued",
-            lastError: message,
-            leaseOwner: null,
-            leaseUntil: null,
-            nextAttemptAt: new Date(Date.now() + wait),
-            updatedAt: new Date(),
-          })
-          .where(stillMine)
-          .returning({ id: dispatches.id });
-        if (!updated.length) return false;
-        await addEvent(
-          tx,
-          d.id,
-          "queued",
-          `attempt ${d.attempts} failed: ${message}; retrying in ${Math.round(wait / 1000)} s`,
-          err instanceof DeliveryError ? err.data : undefined,
-        );
-        return true;
-      });
-      if (!applied) return superseded(`failed: ${message}`);
+      const applied = await settle(
+        { status: "queued", lastError: message, nextAttemptAt: new Date(Date.now() + wait) },
+        {
+          status: "queued",
+          message: `attempt ${d.attempts} failed: ${message}; retrying in ${Math.round(wait / 1000)} s`,
+          data: err instanceof DeliveryError ? err.data : undefined,
+        },
+        `failed: ${message}`,
+      );
+      if (!applied) return;
       await enqueueDispatch(d.id, "deliver", wait / 1000);
     } else {
-      const applied = await db.transaction(async (tx) => {
-        const updated = await tx
-          .update(dispatches)
-          .set({ status: "failed", lastError: message, leaseOwner: null, leaseUntil: null, updatedAt: new Date() })
-          .where(stillMine)
-          .returning({ id: dispatches.id });
-        if (!updated.length) return false;
-        await addEvent(
-          tx,
-          d.id,
-          "failed",
-          retryable ? `gave up after ${d.attempts} attempts: ${message}` : message,
-          err instanceof DeliveryError ? err.data : undefined,
-        );
-        return true;
-      });
-      if (!applied) return superseded(`failed: ${message}`);
+      const applied = await settle(
+        { status: "failed", lastError: message },
+        {
+          status: "failed",
+          message: retryable ? `gave up after ${d.attempts} attempts: ${message}` : message,
+          data: err instanceof DeliveryError ? err.data : undefined,
+        },
+        `failed: ${message}`,
+      );
+      if (!applied) return;
       // no attempt follows that could still create a job: what the attempts left at the target goes (the Kubernetes key Secret)
       await finishAtTarget(db, d.id);
     }
