@@ -469,6 +469,26 @@ describe("saved sync cursors", () => {
   });
 });
 
+describe("a store that holds another rollout before the saved cursor", () => {
+  it("names that rollout's id escaped and cut to 200 characters (a store's ids reach the user's terminal)", async () => {
+    const hostile = "\u001b[2J" + "x".repeat(5000);
+    const stub: typeof fetch = async (input) => {
+      const url = new URL(String(input));
+      if (url.pathname === "/v1/agl/rollouts" && url.searchParams.get("limit") === "1")
+        return Response.json({ items: [{ rollout_id: hostile, status: "succeeded" }], limit: 1, offset: 2, total: 3 });
+      if (url.pathname === "/v1/agl/rollouts") return Response.json({ items: [], limit: 100, offset: 0, total: 0 });
+      return Response.json({ items: [], limit: -1, offset: 0, total: 0 });
+    };
+    const client = new AgentLightningClient({ url: "http://store:4747", api: "agl-v1", fetchImpl: stub });
+    const pages = [];
+    for await (const p of syncPages(client, { after: syncCursor("3", "ro-old") })) pages.push(p);
+    const message = pages[0].storeReset!.message;
+    expect(message).not.toContain("\u001b");
+    expect(message).toContain(`but "\\u001b[2J${"x".repeat(196)}…"`);
+    expect(message.length).toBeLessThan(700);
+  });
+});
+
 describe("AgentLightningClient against a real store's /v1/agl routes", () => {
   it("asks for terminal rollouts in finishing order with the offset as cursor, and spans as events", async () => {
     const urls: string[] = [];

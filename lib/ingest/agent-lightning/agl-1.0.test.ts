@@ -181,7 +181,7 @@ describe("Agent Lightning 1.0", () => {
     expect(after.flatMap((p) => p.rollouts.map((r) => r.externalId))).toEqual(["agl:new-a", "agl:new-b", "agl:new-c", "agl:new-d"]);
     expect(after[0].storeReset).toMatchObject({ cursor: "3" });
     expect(after[0].storeReset?.message).toMatch(
-      /no longer holds the rollout read last \(old-c\) before the saved cursor \(3\), but new-c/,
+      /no longer holds the rollout read last \("old-c"\) before the saved cursor \(3\), but "new-c"/,
     );
     expect(after.at(-1)?.cursor).toBe(syncCursor("4", "new-d"));
     // and from there, nothing new and nothing said

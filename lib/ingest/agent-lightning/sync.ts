@@ -35,6 +35,11 @@ export function syncCursor(after: string, last: string | null): string {
   return last === null || last.length > MAX_ANCHOR_CHARS ? JSON.stringify({ after }) : JSON.stringify({ after, last });
 }
 
+/** A store's rollout id as a message shows it: quoted and escaped (no control characters reach a terminal), at most 200 characters. */
+function shownId(id: string): string {
+  return JSON.stringify(id.length > MAX_ANCHOR_CHARS ? `${id.slice(0, MAX_ANCHOR_CHARS)}…` : id);
+}
+
 /** A saved cursor read back; one saved before anchors (the store's cursor alone) has none. */
 export function readSyncCursor(saved: string): { after: string; last: string | null } {
   if (saved.startsWith('{"after":')) {
@@ -94,8 +99,8 @@ export async function* syncPages(client: AgentLightningClient, opts: SyncOptions
       storeReset = {
         cursor,
         message:
-          `the Agent Lightning store at ${client.url} no longer holds the rollout read last (${last}) before the saved cursor ` +
-          `(${cursor}), but ${there}: it was restarted or replaced (or a rollout finished out of order), so it is read again ` +
+          `the Agent Lightning store at ${client.url} no longer holds the rollout read last (${shownId(last)}) before the saved ` +
+          `cursor (${cursor}), but ${shownId(there)}: it was restarted or replaced (or a rollout finished out of order), so it is read again ` +
           `from the start (rollouts already imported count as duplicates)`,
       };
       cursor = null;
