@@ -2,7 +2,8 @@
  * npm run bench:ingest [-- --json <file>] [-- --rollouts N] [-- --port P]
  * 50,000 synthetic rollouts (~4 KB of trajectory each) through the HTTP API by the CLI's client into
  * the real app on its embedded Postgres; in the same run a raw COPY of the same rows into a scratch
- * table; and the tmax-9b Harbor job end to end through `envforge import harbor` when the fixtures exist.
+ * table and the database's floor (the same writes with no server in front, bench/db-floor.ts); and the
+ * tmax-9b Harbor job end to end through `envforge import harbor` when the fixtures exist.
  * `--only harbor` (the Harbor imports alone), `--only harbor-one` (the one tmax-9b job alone) or `--only generic` (the
  * synthetic rollouts and their COPY alone) while iterating: such a partial run prints its figures but records nothing in
  * docs/BENCHMARKS.md.
@@ -17,6 +18,7 @@ import { EnvForgeClient } from "../cli/client";
 import { importHarbor } from "../cli/commands/import";
 import { uploadRollouts } from "../cli/upload";
 import { fixturesDir } from "../lib/ingest/fixtures-path";
+import { databaseFloor } from "./db-floor";
 import { jsonTarget, machine, recordSection, startApp, treeCpuSeconds, type RunningApp } from "./lib";
 
 const argv = process.argv.slice(2);
@@ -198,6 +200,24 @@ async function genericIngest(app: RunningApp, client: EnvForgeClient) {
     `[bench:ingest] COPY: ${total} rows in ${copySeconds.toFixed(1)} s = ${copyRowsPerSecond.toFixed(0)} rows/s; API/COPY = ${ratioToCopy.toFixed(2)}`,
   );
   const copyDbCpuPerThousand = (copyDbCpu / total) * 1000;
+
+  // the database's floor: the same writes with no server in front (bench/db-floor.ts), on the two connections the CLI's two
+  // requests in flight keep busy; then the same without the rollouts' triggers (what the exact aggregates cost)
+  const externalIds = lines.map((_, i) => `bench-${i}`);
+  const floor = await databaseFloor(app.databaseUrl, app.pid, externalIds, lines, { tag: "a", connections: 2 });
+  console.log(
+    `[bench:ingest] the database's floor (the same writes, parsed beforehand, no server): ${floor.rowsPerSecond.toFixed(0)} rows/s, ` +
+      `its CPU seconds per 1,000 rows ${floor.dbCpuPerThousand.toFixed(3)}; API/floor = ${(rolloutsPerSecond / floor.rowsPerSecond).toFixed(2)}`,
+  );
+  const bare = await databaseFloor(app.databaseUrl, app.pid, externalIds, lines, {
+    tag: "b",
+    connections: 2,
+    withoutTriggers: true,
+  });
+  console.log(
+    `[bench:ingest] the same without the rollouts' triggers: ${bare.rowsPerSecond.toFixed(0)} rows/s, ` +
+      `its CPU seconds per 1,000 rows ${bare.dbCpuPerThousand.toFixed(3)}`,
+  );
   return {
     bytes,
     rolloutsPerSecond,
@@ -208,6 +228,8 @@ async function genericIngest(app: RunningApp, client: EnvForgeClient) {
     searchableSeconds,
     cpuPerThousand,
     copyDbCpuPerThousand,
+    floor,
+    bare,
   };
 }
 
@@ -277,6 +299,12 @@ async function main() {
       // CPU seconds per 1,000 rollouts by part, and the database's for 1,000 rows of the COPY
       cpuSecondsPerThousand: round(generic.cpuPerThousand),
       copyDbCpuSecondsPerThousand: Number(generic.copyDbCpuPerThousand.toFixed(3)),
+      // the same writes with no server (bench/db-floor.ts): with the triggers, and without them
+      dbFloorRowsPerSecond: Math.round(generic.floor.rowsPerSecond),
+      dbFloorCpuSecondsPerThousand: Number(generic.floor.dbCpuPerThousand.toFixed(3)),
+      dbFloorWithoutTriggersRowsPerSecond: Math.round(generic.bare.rowsPerSecond),
+      dbFloorWithoutTriggersCpuSecondsPerThousand: Number(generic.bare.dbCpuPerThousand.toFixed(3)),
+      ratioToFloor: Number((rolloutsPerSecond / generic.floor.rowsPerSecond).toFixed(3)),
       ...harbor,
       searchableSeconds: Number(searchableSeconds.toFixed(2)),
     };
@@ -298,6 +326,12 @@ async function main() {
 | API rate / COPY rate | ${result.ratioToCopy} | >= 0.5 |
 | CPU seconds per 1,000 rollouts through the API, by part | ${describeCpu(generic.cpuPerThousand)} | |
 | the database's CPU seconds per 1,000 rows of the COPY | ${result.copyDbCpuSecondsPerThousand} | |
+| the database's floor: the same writes (payloads, rollouts with their indexes and triggers) by a client that ` +
+        `parsed and classified them beforehand, no server, 2 connections | ${result.dbFloorRowsPerSecond} rows/s ` +
+        `(database CPU ${result.dbFloorCpuSecondsPerThousand} s per 1,000) | |
+| the floor without the rollouts' triggers (no aggregates, parent checks or search queue) | ` +
+        `${result.dbFloorWithoutTriggersRowsPerSecond} rows/s (database CPU ${result.dbFloorWithoutTriggersCpuSecondsPerThousand} s per 1,000) | |
+| API rate / the floor's | ${result.ratioToFloor} | |
 | tmax-9b Harbor job (445 trials, 86 MB) through \`envforge import harbor\` | ${
           harborImportSeconds === null ? "skipped (no fixtures)" : `${result.harborImportSeconds} s`
         } | <= 20 s |
