@@ -23,6 +23,7 @@ export default {
     "lib/arena/learner.ts",
     "lib/arena/stats.ts",
     "lib/arena/strategies.ts",
+    "lib/arena/goal.ts",
     "!**/*.test.ts",
     "!lib/engineer/heuristic/rationale.ts",
     "!lib/engineer/heuristic/format.ts",
