@@ -235,4 +235,34 @@ describe("the goal", () => {
     );
     expect(allWon.met).toBe(true);
   });
+
+  it("reports each check's ratio to three decimals and the 50% ratios against uniform and PLR per setting", () => {
+    const settings = {
+      clean: { uniform: r(1000, 3000), heuristic: r(600, 2000), plr: r(599, 7000), threshold: r(0, 1) },
+      traps: { uniform: r(1000, 9000), heuristic: r(601, 5000), plr: r(700, null) },
+    };
+    const goal = goalChecks(settings, 10_000);
+    const check = (setting: string, level: number, baseline: string) =>
+      goal.checks.find((c) => c.setting === setting && c.level === level && c.baseline === baseline)!;
+    // heuristic / other, rounded to 1/1000; an other of 0 rollouts divides by 1, not by 0
+    expect(check("clean", 50, "uniform")).toMatchObject({ heuristic: 600, other: 1000, ratio: 0.6, limit: 0.6, won: true });
+    expect(check("clean", 80, "uniform")).toMatchObject({ heuristic: 2000, other: 3000, ratio: 0.667, won: false });
+    expect(check("clean", 50, "plr").ratio).toBe(1.002);
+    expect(check("traps", 50, "plr").ratio).toBe(0.859);
+    expect(check("clean", 50, "threshold")).toMatchObject({ other: 0, ratio: 600, won: false });
+    expect(check("clean", 80, "threshold")).toMatchObject({ other: 1, ratio: 2000, won: false });
+    // the summary ratios are the 50% checks of each setting, null where that baseline did not run
+    expect(goal.heuristicVsUniform50).toEqual({ clean: 0.6, traps: 0.601 });
+    expect(goal.heuristicVsPlr50).toEqual({ clean: 1.002, traps: 0.859 });
+    const noPlr = goalChecks({ clean: { uniform: r(1000, 1000), heuristic: r(500, 500) }, traps: {} }, 10_000);
+    expect(noPlr.heuristicVsPlr50).toEqual({ clean: null, traps: null });
+    expect(noPlr.heuristicVsUniform50).toEqual({ clean: 0.5, traps: null });
+  });
+
+  it("makes no check without the heuristic, and a goal without checks is not met", () => {
+    const goal = goalChecks({ clean: { uniform: r(1000, 1000), plr: r(500, 500) }, traps: { uniform: r(1000, 1000) } }, 10_000);
+    expect(goal.checks).toEqual([]);
+    expect(goal).toMatchObject({ won: 0, lost: 0, met: false });
+    expect(goal.heuristicVsUniform50).toEqual({ clean: null, traps: null });
+  });
 });
