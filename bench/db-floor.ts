@@ -82,9 +82,7 @@ export async function databaseFloor(
   try {
     const stored = new Map<string, Record<string, unknown>>();
     for (const r of (
-      await admin.query(`select external_id, ${COPIED.join(", ")} from rollouts where external_id = any($1::text[])`, [
-        externalIds,
-      ])
+      await admin.query(`select external_id, ${COPIED.join(", ")} from rollouts where external_id = any($1::text[])`, [externalIds])
     ).rows)
       stored.set(r.external_id, r);
     // everything a server would compute, computed before the clock starts: the rollouts' COPY text and the payload rows
