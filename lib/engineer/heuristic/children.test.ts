@@ -1,7 +1,8 @@
 /**
  * The child strategies (children.ts) on their own rules: the batch's duplicate check, validator and validation budget,
  * its keys and counts; the harder step's share, the replay thresholds, the crossover's most distant second parent and
- * the fresh sample's nearest reference, and the carries that refill the population whatever pool is empty. Each test
+ * the fresh sample's nearest reference, the carries that refill the population whatever pool is empty, the steps per
+ * field a harder or an easier child takes, and a timed-out parent's easier step along precision first. Each test
  * fails when the rule it names is inverted (a bound made strict, a comparison flipped, a count or carry dropped).
  */
 import { describe, expect, it } from "vitest";
@@ -9,12 +10,12 @@ import { configHash } from "@/lib/families/hash";
 import { createRng } from "@/lib/families/rng";
 import { distance } from "@/lib/families/operators";
 import { builtinFamilies } from "@/lib/families/registry";
-import type { FamilyConfig, FamilyDefinition } from "@/lib/families/types";
+import type { FamilyConfig, FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS, heuristicEngineer } from ".";
 import type { EngineerInput, EngineerOptions, PopulationMember } from "../types";
 import type { ChildBudget } from "./budget";
 import { ChildBatch, childContext, proposeChildren } from "./children";
-import type { Candidate, Scored } from "./model";
+import type { Candidate, DirectionEvidence, Scored } from "./model";
 import { midHardnessInput } from "./test-input";
 
 type ValidationState = "valid" | "invalid" | "unsolvable";
@@ -297,5 +298,184 @@ describe("carries: a share a strategy cannot fill passes on to the next", () => 
     expect(batch.made.crossover).toBe(0);
     expect(batch.made.fresh).toBe(6);
     expect(batch.dropped.duplicate).toBeGreaterThan(0);
+  });
+});
+
+describe("steps per field follow the step's sign", () => {
+  // one unscaled integer field: a step is exactly 1, so the child's value tells the steps it took
+  const size = {
+    path: "size",
+    kind: "integer",
+    min: 0,
+    max: 100,
+    difficulty: "up",
+    direction: "horizon",
+    mutable: true,
+  } as unknown as FieldSpec;
+  const toy = {
+    id: "toy-steps",
+    fields: [size],
+    validate: () => ({ state: "valid", errors: [], pMax: 1 }),
+  } as unknown as FamilyDefinition;
+  const evidence: DirectionEvidence[] = [{ direction: "horizon", fields: [size], drop: null, lift: null, score: 0, top: null }];
+  const scoredOf = (key: string, s: number, n: number, value = 50): Scored => {
+    const config = { size: value } as FamilyConfig;
+    return {
+      member: { key, config, configHash: configHash(config), n, s, history: [], age: 1 } as unknown as PopulationMember,
+      index: 0,
+      q: n > 0 ? s / n : null,
+      mean: (s + 1) / (n + 2),
+      learnability: 0.2,
+      progress: 0,
+      retire: null,
+      infra: false,
+      failure: { failures: n - s, dominant: null, top: null },
+    } as unknown as Scored;
+  };
+  /** The one child of `parent` from the harder pool or the replay pool, with the population's steps given. */
+  const childOf = (parent: Scored, pool: "harder" | "replay", steps: { harder: number; easier: number }) => {
+    const input = { family: toy, population: [parent.member], knownHashes: new Set(), keyPrefix: "g1-" } as unknown as EngineerInput;
+    const batch = new ChildBatch(
+      input,
+      100,
+      1,
+      () => ({ rationale: "r", evidence: [] }),
+      () => 0.5,
+    );
+    const budget: ChildBudget = {
+      childrenTarget: 1,
+      addTarget: 0,
+      mutateTarget: 1,
+      harderPool: pool === "harder" ? [parent] : [],
+      replayPool: pool === "replay" ? [parent] : [],
+      crossPool: [],
+      harderTarget: pool === "harder" ? 1 : 0,
+      crossTarget: 0,
+    };
+    const rng = createRng(4);
+    proposeChildren({
+      rng,
+      mutRng: rng.fork("mutate"),
+      family: toy,
+      evidence,
+      budget,
+      batch,
+      reference: [],
+      harderSteps: steps.harder,
+      easierSteps: steps.easier,
+    });
+    expect(batch.items).toHaveLength(1);
+    return batch.items[0].config.size as number;
+  };
+
+  it("pushes a solved parent harder by the population's harder steps, not its easier ones", () => {
+    // 8 of 8 asks for 3 steps of its own (posterior 0.9); the population asks for 4 harder, 1 easier
+    expect(childOf(scoredOf("solved", 8, 8), "harder", { harder: 4, easier: 1 })).toBe(54);
+    expect(childOf(scoredOf("solved", 8, 8), "harder", { harder: 1, easier: 4 })).toBe(53);
+  });
+
+  it("makes a too-hard replay parent easier by the population's easier steps, not its harder ones", () => {
+    // 1 of 10 asks for 2 easier steps of its own (posterior 1/6); the population asks for 4 easier, 1 harder
+    expect(childOf(scoredOf("hard", 1, 10), "replay", { harder: 1, easier: 4 })).toBe(46);
+    expect(childOf(scoredOf("hard", 1, 10), "replay", { harder: 4, easier: 1 })).toBe(48);
+  });
+
+  it("reads the population's harder and easier steps from its mean success on the matching side of the frontier", () => {
+    const rng = createRng(1);
+    const input = { family: toy, population: [], knownHashes: new Set(), keyPrefix: "g1-" } as unknown as EngineerInput;
+    const batch = new ChildBatch(
+      input,
+      100,
+      1,
+      () => ({ rationale: "r", evidence: [] }),
+      () => 0.5,
+    );
+    const budget = {} as ChildBudget;
+    const ctxAt = (s: number) =>
+      childContext({
+        rng,
+        family: toy,
+        evidence,
+        budget,
+        batch,
+        reference: [],
+        scored: Array.from({ length: 8 }, (_, i) => scoredOf(`m${i}`, s, 10)),
+      });
+    // mean 0.9: logit 2.2, so 1 + 2 harder steps and the least, 1, easier; mean 0.1 the other way round
+    expect(ctxAt(9)).toMatchObject({ harderSteps: 3, easierSteps: 1 });
+    expect(ctxAt(1)).toMatchObject({ harderSteps: 1, easierSteps: 3 });
+  });
+});
+
+describe("a timed-out parent's easier step", () => {
+  const field = (path: string, direction: string) =>
+    ({ path, kind: "integer", min: 0, max: 100, difficulty: "up", direction, mutable: true }) as unknown as FieldSpec;
+  const size = field("size", "horizon");
+  const checks = field("checks", "precision");
+  const toy = {
+    id: "toy-timeout",
+    fields: [size, checks],
+    validate: () => ({ state: "valid", errors: [], pMax: 1 }),
+  } as unknown as FamilyDefinition;
+  // the evidence ranks horizon first for an easier step (its score is the higher); no budget field can move
+  const evidence: DirectionEvidence[] = [
+    { direction: "precision", fields: [checks], drop: null, lift: null, score: 0.1, top: null },
+    { direction: "horizon", fields: [size], drop: null, lift: null, score: 0.9, top: null },
+  ];
+  const easierChild = (kind: "timeout" | "verifier") => {
+    const config = { size: 50, checks: 50 } as FamilyConfig;
+    const parent = {
+      member: { key: "p", config, configHash: configHash(config), n: 10, s: 1, history: [], age: 1 } as unknown as PopulationMember,
+      index: 0,
+      q: 0.1,
+      mean: 2 / 12,
+      learnability: 0.2,
+      progress: 0,
+      retire: null,
+      infra: false,
+      failure: { failures: 9, dominant: { kind, category: "agent_timeout", count: 9, exact: true, cluster: {} }, top: null },
+    } as unknown as Scored;
+    const input = { family: toy, population: [parent.member], knownHashes: new Set(), keyPrefix: "g1-" } as unknown as EngineerInput;
+    const batch = new ChildBatch(
+      input,
+      100,
+      1,
+      () => ({ rationale: "r", evidence: [] }),
+      () => 0.5,
+    );
+    const budget: ChildBudget = {
+      childrenTarget: 1,
+      addTarget: 0,
+      mutateTarget: 1,
+      harderPool: [],
+      replayPool: [parent],
+      crossPool: [],
+      harderTarget: 0,
+      crossTarget: 0,
+    };
+    const rng = createRng(2);
+    proposeChildren({
+      rng,
+      mutRng: rng.fork("mutate"),
+      family: toy,
+      evidence,
+      budget,
+      batch,
+      reference: [],
+      harderSteps: 1,
+      easierSteps: 1,
+    });
+    expect(batch.items).toHaveLength(1);
+    const child = batch.items[0].config as { size: number; checks: number };
+    return { size: child.size, checks: child.checks };
+  };
+
+  it("moves along precision first when its failures are timeouts, and along the evidence's first direction otherwise", () => {
+    const timedOut = easierChild("timeout");
+    expect(timedOut.size).toBe(50);
+    expect(timedOut.checks).toBeLessThan(50);
+    const failedTests = easierChild("verifier");
+    expect(failedTests.checks).toBe(50);
+    expect(failedTests.size).toBeLessThan(50);
   });
 });
