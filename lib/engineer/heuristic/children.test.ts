@@ -301,72 +301,80 @@ describe("carries: a share a strategy cannot fill passes on to the next", () => 
   });
 });
 
+/** A mutable, difficulty-signed integer field on 0..100 without a scale: a step is exactly 1. */
+const intField = (path: string, direction: string) =>
+  ({ path, kind: "integer", min: 0, max: 100, difficulty: "up", direction, mutable: true }) as unknown as FieldSpec;
+
+/** A toy family over `fields` whose validator passes everything. */
+const toyOf = (id: string, fields: FieldSpec[]) =>
+  ({ id, fields, validate: () => ({ state: "valid", errors: [], pMax: 1 }) }) as unknown as FamilyDefinition;
+
+/** A scored member measured s of n, with no history, optionally failing mostly in one way. */
+function scoredMember(key: string, config: FamilyConfig, s: number, n: number, dominant: object | null = null): Scored {
+  return {
+    member: { key, config, configHash: configHash(config), n, s, history: [], age: 1 } as unknown as PopulationMember,
+    index: 0,
+    q: n > 0 ? s / n : null,
+    mean: (s + 1) / (n + 2),
+    learnability: 0.2,
+    progress: 0,
+    retire: null,
+    infra: false,
+    failure: { failures: n - s, dominant, top: null },
+  } as unknown as Scored;
+}
+
+/** The one child of `parent` from the harder pool or the replay pool, with the population's steps per field given. */
+function onlyChild(
+  family: FamilyDefinition,
+  evidence: DirectionEvidence[],
+  parent: Scored,
+  pool: "harder" | "replay",
+  steps: { harder: number; easier: number },
+  seed: number,
+): FamilyConfig {
+  const input = { family, population: [parent.member], knownHashes: new Set(), keyPrefix: "g1-" } as unknown as EngineerInput;
+  const batch = new ChildBatch(
+    input,
+    100,
+    1,
+    () => ({ rationale: "r", evidence: [] }),
+    () => 0.5,
+  );
+  const budget: ChildBudget = {
+    childrenTarget: 1,
+    addTarget: 0,
+    mutateTarget: 1,
+    harderPool: pool === "harder" ? [parent] : [],
+    replayPool: pool === "replay" ? [parent] : [],
+    crossPool: [],
+    harderTarget: pool === "harder" ? 1 : 0,
+    crossTarget: 0,
+  };
+  const rng = createRng(seed);
+  proposeChildren({
+    rng,
+    mutRng: rng.fork("mutate"),
+    family,
+    evidence,
+    budget,
+    batch,
+    reference: [],
+    harderSteps: steps.harder,
+    easierSteps: steps.easier,
+  });
+  expect(batch.items).toHaveLength(1);
+  return batch.items[0].config;
+}
+
 describe("steps per field follow the step's sign", () => {
-  // one unscaled integer field: a step is exactly 1, so the child's value tells the steps it took
-  const size = {
-    path: "size",
-    kind: "integer",
-    min: 0,
-    max: 100,
-    difficulty: "up",
-    direction: "horizon",
-    mutable: true,
-  } as unknown as FieldSpec;
-  const toy = {
-    id: "toy-steps",
-    fields: [size],
-    validate: () => ({ state: "valid", errors: [], pMax: 1 }),
-  } as unknown as FamilyDefinition;
+  // one field: the child's value tells the steps it took
+  const size = intField("size", "horizon");
+  const toy = toyOf("toy-steps", [size]);
   const evidence: DirectionEvidence[] = [{ direction: "horizon", fields: [size], drop: null, lift: null, score: 0, top: null }];
-  const scoredOf = (key: string, s: number, n: number, value = 50): Scored => {
-    const config = { size: value } as FamilyConfig;
-    return {
-      member: { key, config, configHash: configHash(config), n, s, history: [], age: 1 } as unknown as PopulationMember,
-      index: 0,
-      q: n > 0 ? s / n : null,
-      mean: (s + 1) / (n + 2),
-      learnability: 0.2,
-      progress: 0,
-      retire: null,
-      infra: false,
-      failure: { failures: n - s, dominant: null, top: null },
-    } as unknown as Scored;
-  };
-  /** The one child of `parent` from the harder pool or the replay pool, with the population's steps given. */
-  const childOf = (parent: Scored, pool: "harder" | "replay", steps: { harder: number; easier: number }) => {
-    const input = { family: toy, population: [parent.member], knownHashes: new Set(), keyPrefix: "g1-" } as unknown as EngineerInput;
-    const batch = new ChildBatch(
-      input,
-      100,
-      1,
-      () => ({ rationale: "r", evidence: [] }),
-      () => 0.5,
-    );
-    const budget: ChildBudget = {
-      childrenTarget: 1,
-      addTarget: 0,
-      mutateTarget: 1,
-      harderPool: pool === "harder" ? [parent] : [],
-      replayPool: pool === "replay" ? [parent] : [],
-      crossPool: [],
-      harderTarget: pool === "harder" ? 1 : 0,
-      crossTarget: 0,
-    };
-    const rng = createRng(4);
-    proposeChildren({
-      rng,
-      mutRng: rng.fork("mutate"),
-      family: toy,
-      evidence,
-      budget,
-      batch,
-      reference: [],
-      harderSteps: steps.harder,
-      easierSteps: steps.easier,
-    });
-    expect(batch.items).toHaveLength(1);
-    return batch.items[0].config.size as number;
-  };
+  const scoredOf = (key: string, s: number, n: number) => scoredMember(key, { size: 50 } as FamilyConfig, s, n);
+  const childOf = (parent: Scored, pool: "harder" | "replay", steps: { harder: number; easier: number }) =>
+    onlyChild(toy, evidence, parent, pool, steps, 4).size as number;
 
   it("pushes a solved parent harder by the population's harder steps, not its easier ones", () => {
     // 8 of 8 asks for 3 steps of its own (posterior 0.9); the population asks for 4 harder, 1 easier
@@ -390,13 +398,12 @@ describe("steps per field follow the step's sign", () => {
       () => ({ rationale: "r", evidence: [] }),
       () => 0.5,
     );
-    const budget = {} as ChildBudget;
     const ctxAt = (s: number) =>
       childContext({
         rng,
         family: toy,
         evidence,
-        budget,
+        budget: {} as ChildBudget,
         batch,
         reference: [],
         scored: Array.from({ length: 8 }, (_, i) => scoredOf(`m${i}`, s, 10)),
@@ -408,66 +415,18 @@ describe("steps per field follow the step's sign", () => {
 });
 
 describe("a timed-out parent's easier step", () => {
-  const field = (path: string, direction: string) =>
-    ({ path, kind: "integer", min: 0, max: 100, difficulty: "up", direction, mutable: true }) as unknown as FieldSpec;
-  const size = field("size", "horizon");
-  const checks = field("checks", "precision");
-  const toy = {
-    id: "toy-timeout",
-    fields: [size, checks],
-    validate: () => ({ state: "valid", errors: [], pMax: 1 }),
-  } as unknown as FamilyDefinition;
+  const size = intField("size", "horizon");
+  const checks = intField("checks", "precision");
+  const toy = toyOf("toy-timeout", [size, checks]);
   // the evidence ranks horizon first for an easier step (its score is the higher); no budget field can move
   const evidence: DirectionEvidence[] = [
     { direction: "precision", fields: [checks], drop: null, lift: null, score: 0.1, top: null },
     { direction: "horizon", fields: [size], drop: null, lift: null, score: 0.9, top: null },
   ];
   const easierChild = (kind: "timeout" | "verifier") => {
-    const config = { size: 50, checks: 50 } as FamilyConfig;
-    const parent = {
-      member: { key: "p", config, configHash: configHash(config), n: 10, s: 1, history: [], age: 1 } as unknown as PopulationMember,
-      index: 0,
-      q: 0.1,
-      mean: 2 / 12,
-      learnability: 0.2,
-      progress: 0,
-      retire: null,
-      infra: false,
-      failure: { failures: 9, dominant: { kind, category: "agent_timeout", count: 9, exact: true, cluster: {} }, top: null },
-    } as unknown as Scored;
-    const input = { family: toy, population: [parent.member], knownHashes: new Set(), keyPrefix: "g1-" } as unknown as EngineerInput;
-    const batch = new ChildBatch(
-      input,
-      100,
-      1,
-      () => ({ rationale: "r", evidence: [] }),
-      () => 0.5,
-    );
-    const budget: ChildBudget = {
-      childrenTarget: 1,
-      addTarget: 0,
-      mutateTarget: 1,
-      harderPool: [],
-      replayPool: [parent],
-      crossPool: [],
-      harderTarget: 0,
-      crossTarget: 0,
-    };
-    const rng = createRng(2);
-    proposeChildren({
-      rng,
-      mutRng: rng.fork("mutate"),
-      family: toy,
-      evidence,
-      budget,
-      batch,
-      reference: [],
-      harderSteps: 1,
-      easierSteps: 1,
-    });
-    expect(batch.items).toHaveLength(1);
-    const child = batch.items[0].config as { size: number; checks: number };
-    return { size: child.size, checks: child.checks };
+    const dominant = { kind, category: "agent_timeout", count: 9, exact: true, cluster: {} };
+    const parent = scoredMember("p", { size: 50, checks: 50 } as FamilyConfig, 1, 10, dominant);
+    return onlyChild(toy, evidence, parent, "replay", { harder: 1, easier: 1 }, 2) as { size: number; checks: number };
   };
 
   it("moves along precision first when its failures are timeouts, and along the evidence's first direction otherwise", () => {
