@@ -8,7 +8,8 @@
  */
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { copyBinary, type CopyColumnKind } from "../lib/db/copy-binary";
+import { copyBinary } from "../lib/db/copy-binary";
+import { PAYLOAD_COLUMNS } from "../lib/ingest/store";
 import { treeCpuSeconds } from "./lib";
 
 /** The rollouts' columns a floor row copies from the row the API stored (everything but id and external_id). */
@@ -36,13 +37,6 @@ const COPIED = [
   "started_at",
   "finished_at",
 ] as const;
-
-const PAYLOAD_COLUMNS: { name: string; kind: CopyColumnKind }[] = [
-  { name: "rollout_id", kind: "int8" },
-  { name: "trajectory", kind: "jsonb" },
-  { name: "verifier_output", kind: "text" },
-  { name: "metadata", kind: "jsonb" },
-];
 
 /** A value in COPY's text format (arrays as array literals, NULL as \N). */
 export function copyText(v: unknown): string {

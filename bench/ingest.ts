@@ -18,7 +18,7 @@ import { EnvForgeClient } from "../cli/client";
 import { importHarbor } from "../cli/commands/import";
 import { uploadRollouts } from "../cli/upload";
 import { fixturesDir } from "../lib/ingest/fixtures-path";
-import { databaseFloor } from "./db-floor";
+import { copyText, databaseFloor } from "./db-floor";
 import { jsonTarget, machine, recordSection, startApp, treeCpuSeconds, type RunningApp } from "./lib";
 
 const argv = process.argv.slice(2);
@@ -156,10 +156,6 @@ async function genericIngest(app: RunningApp, client: EnvForgeClient) {
   await db.connect();
   await db.query(`create table bench_copy (external_id text, environment_key text, generation int, policy text, reward float8, success bool,
     status text, error_type text, error_message text, input_tokens int, output_tokens int, trajectory jsonb, verifier_output text)`);
-  const esc = (v: unknown) =>
-    v === undefined || v === null
-      ? "\\N"
-      : String(v).replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
   const rows = lines.map((l) => {
     const r = JSON.parse(l);
     return [
@@ -177,7 +173,7 @@ async function genericIngest(app: RunningApp, client: EnvForgeClient) {
       JSON.stringify(r.trajectory),
       r.verifierOutput,
     ]
-      .map(esc)
+      .map(copyText)
       .join("\t");
   });
   const copyCpuBefore = treeCpuSeconds(app.pid);

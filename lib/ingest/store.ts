@@ -485,7 +485,8 @@ async function insertBatch(db: Db, project: ProjectRow, rows: Prepared[], policy
   });
 }
 
-const PAYLOAD_COLUMNS = [
+/** The columns of rollout_payloads the ingest's binary COPY writes, in order. */
+export const PAYLOAD_COLUMNS = [
   { name: "rollout_id", kind: "int8" },
   { name: "trajectory", kind: "jsonb" },
   { name: "verifier_output", kind: "text" },

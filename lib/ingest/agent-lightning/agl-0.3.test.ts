@@ -109,18 +109,24 @@ describe("Agent Lightning 0.3", () => {
     expect(again).toEqual([]);
   });
 
-  // the default InMemoryLightningStore loses everything on restart; the offset cursor then points past `total`
-  it("a restarted in-memory store: the saved offset past its end is reported and the store read from the start", async () => {
-    store = await startFakeAgentLightningV03();
-    const payload = samplePayload();
-    await call("POST", "/v1/agl/queues/rollouts/enqueue", agentLightningEnqueueRequest(payload));
-    for (let i = 0; i < 3; i++) await runNext(1, "succeeded");
-    const client = new AgentLightningClient({ url: store.url, api: "agl-v1" });
+  /** A fresh store with one queued payload run `finished` times, synced once from the start: the client and its pages. */
+  async function syncedStore(finished: number) {
+    const fake = await startFakeAgentLightningV03();
+    store = fake;
+    await call("POST", "/v1/agl/queues/rollouts/enqueue", agentLightningEnqueueRequest(samplePayload()));
+    for (let i = 0; i < finished; i++) await runNext(1, "succeeded");
+    const client = new AgentLightningClient({ url: fake.url, api: "agl-v1" });
     const first = [];
     for await (const page of syncPages(client)) first.push(page);
+    return { fake, client, first };
+  }
+
+  // the default InMemoryLightningStore loses everything on restart; the offset cursor then points past `total`
+  it("a restarted in-memory store: the saved offset past its end is reported and the store read from the start", async () => {
+    const { fake, client, first } = await syncedStore(3);
     expect(first.map((p) => at(p.cursor))).toEqual(["3"]);
 
-    store.restart();
+    fake.restart();
     await call("POST", "/v1/agl/queues/rollouts/enqueue", {
       rollouts: [{ input: { environment_key: "x" } }, { input: { environment_key: "y" } }],
     });
@@ -135,17 +141,11 @@ describe("Agent Lightning 0.3", () => {
   // the next training run's store finishes more rollouts than the saved offset before the next sync: the offset is not
   // past its end, and the rollout read last, which the cursor carries, is what tells the two stores apart
   it("a restarted in-memory store refilled past the saved offset: read from the start, not from the old offset", async () => {
-    store = await startFakeAgentLightningV03();
-    const payload = samplePayload();
-    await call("POST", "/v1/agl/queues/rollouts/enqueue", agentLightningEnqueueRequest(payload));
-    for (let i = 0; i < 2; i++) await runNext(1, "succeeded");
-    const client = new AgentLightningClient({ url: store.url, api: "agl-v1" });
-    const first = [];
-    for await (const page of syncPages(client)) first.push(page);
+    const { fake, client, first } = await syncedStore(2);
     expect(first.map((p) => at(p.cursor))).toEqual(["2"]);
     expect(readSyncCursor(first[0].cursor!).last).toBe(first[0].rollouts[1].externalId.replace(/^agl:/, ""));
 
-    store.restart();
+    fake.restart();
     await call("POST", "/v1/agl/queues/rollouts/enqueue", {
       rollouts: ["w", "x", "y", "z"].map((k) => ({ input: { environment_key: k } })),
     });
