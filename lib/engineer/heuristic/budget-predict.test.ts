@@ -21,11 +21,13 @@ function scoredAt(key: string, q: number | null, extra: Partial<Scored> = {}, si
     q,
     mean: q ?? 0.5,
     learnability: 0.1,
+    hardnessWeight: 1,
     progress: 0,
     retire: null,
     failure: { failures: 0, dominant: null, top: null },
     infra: false,
     ...extra,
+    priority: extra.priority ?? extra.learnability ?? 0.1,
   };
 }
 

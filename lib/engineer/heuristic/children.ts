@@ -234,7 +234,7 @@ function replayChildren(ctx: ChildContext, carryIn: number): number {
   const want = replayPool.length > 0 ? mutateTarget - harderTarget + carryIn : 0;
   let carry = replayPool.length > 0 ? 0 : mutateTarget - harderTarget + carryIn;
   const weights = plrRankWeights(
-    replayPool.map((sc) => sc.learnability),
+    replayPool.map((sc) => sc.priority),
     D.temperature,
     replayPool.map(() => 1),
     D.stalenessWeight,
@@ -268,7 +268,7 @@ function* crossoverCandidates(ctx: ChildContext): Generator<Candidate, never> {
   const { crossPool } = budget;
   const crossRng = rng.fork("crossover");
   const weights = plrRankWeights(
-    crossPool.map((sc) => sc.learnability),
+    crossPool.map((sc) => sc.priority),
     D.temperature,
     crossPool.map(() => 1),
     D.stalenessWeight,

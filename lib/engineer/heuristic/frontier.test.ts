@@ -26,6 +26,8 @@ function member(size: number, s: number, n = 8, state: PopulationMember["validat
     q: n > 0 ? s / n : null,
     mean: (s + 1) / (n + 2),
     learnability: 0,
+    priority: 0,
+    hardnessWeight: 1,
     progress: 0,
     retire: state === "unsolvable" ? "unsolvable" : null,
     failure: { failures: n - s, dominant: null, top: null },

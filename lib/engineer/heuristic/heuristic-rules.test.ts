@@ -49,7 +49,7 @@ describe("keep order", () => {
     }
   });
 
-  it("never keeps a member less learnable than one it retires as outranked", () => {
+  it("never keeps a member less learnable than one it retires as outranked (gaps of 1/8 outweigh the hardness bias)", () => {
     const L = (key: string) => {
       const m = input.population.find((x) => x.key === key) as PopulationMember;
       return learnability(m.n, m.s);
@@ -68,6 +68,44 @@ describe("keep order", () => {
     const wideFates = fate(input, wide);
     const kept = input.population.filter((m) => wideFates.get(m.key)?.op === "keep").map((m) => m.s);
     expect(kept.sort()).toEqual([2, 2, 3, 3, 4, 4, 5, 5, 6]);
+  });
+
+  it("among equally learnable members keeps the harder half, and says by how much hardness weighed", () => {
+    // twelve 3/8 members (equal learnability, each at its first measurement) on one config whose size grows with
+    // the key: hardness rises with it
+    const family = builtinFamilies["frozenlake-mapf"];
+    const base = inputOf(family, [{ s: 4, n: 8 }]).population[0].config as FamilyConfig;
+    const outcomes = Array.from({ length: 12 }, (_, i) => {
+      const config = { ...base, size: 8 + 2 * i, seed: 500 + i };
+      return { s: 3, n: 8, config, configHash: configHash(config) };
+    });
+    const tied = inputOf(family, outcomes);
+    const out = heuristicEngineer(tied);
+    const fates = fate(tied, out);
+    const kept = tied.population.filter((m) => fates.get(m.key)?.op === "keep").map((m) => m.key);
+    expect(kept.sort()).toEqual(["m10", "m11", "m6", "m7", "m8", "m9"]);
+    expect(fates.get("m11")?.rationale).toMatch(
+      /learnability 0\.\d{3} x hardness weight 1\.\d\d \(hardness 0\.\d\d\) = 0\.\d{3} ranks 1 of 12/,
+    );
+    expect(fates.get("m0")?.rationale).toMatch(/^Outranked: learnability 0\.\d{3} x hardness weight 0\.\d\d /);
+    expect(out.notes[0]).toMatch(/keep cut: priority 0\.\d{3}, the learnability weighed by hardness/);
+  });
+
+  it("draws parents by the same priority: the hardest of equally learnable members is a parent on nearly every seed", () => {
+    // twelve 3/8 members whose hardness rises with the key; four children of 12: by learnability alone (all tied)
+    // m11 was a parent on 3 of these 10 seeds, by priority on all 10
+    const family = builtinFamilies["frozenlake-mapf"];
+    const base = inputOf(family, [{ s: 4, n: 8 }]).population[0].config as FamilyConfig;
+    let parentOfChild = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const outcomes = Array.from({ length: 12 }, (_, i) => {
+        const config = { ...base, size: 8 + 2 * i, seed: 500 + i };
+        return { s: 3, n: 8, config, configHash: configHash(config) };
+      });
+      const out = heuristicEngineer(inputOf(family, outcomes, { seed, populationSize: 12 }));
+      if (out.items.some((i) => i.op === "mutate" && i.parentKey === "m11")) parentOfChild += 1;
+    }
+    expect(parentOfChild).toBeGreaterThanOrEqual(8);
   });
 });
 
@@ -387,16 +425,21 @@ describe("the proposal's seed, frontier and task pool notes", () => {
 });
 
 describe("ties at the keep cut", () => {
-  // 3/8 and 5/8 have equal learnability: with one 4/8 above them, keeping 6 of 12 cuts through the tie group
+  // 3/8 and 5/8 have equal learnability: with one 4/8 above them, keeping 6 of 12 cuts through the tie group.
+  // Every member is one config with its own seed (equal hardness), so the hardness bias moves no priority.
   const family = builtinFamilies["frozenlake-mapf"];
   const tieNote = / on a tie at the keep cut with (\d+) retired members? \(/;
+  const sameHardness = (i: number) => {
+    const config = { ...(inputOf(family, [{ s: 4, n: 8 }]).population[0].config as FamilyConfig), seed: 1000 + i };
+    return { config, configHash: configHash(config) };
+  };
 
   for (const tied of [6, 7]) {
     it(`names in the rationale of each kept member at the cut how many tied members were retired (${tied - 5} of ${tied})`, () => {
       const rates = [4, ...Array.from({ length: tied }, (_, i) => (i % 2 === 0 ? 3 : 5)), 1, 7, 1, 7, 1, 7].slice(0, 12);
       const input = inputOf(
         family,
-        rates.map((s) => ({ s, n: 8 })),
+        rates.map((s, i) => ({ s, n: 8, ...sameHardness(i) })),
       );
       const out = heuristicEngineer(input);
       const fates = fate(input, out);

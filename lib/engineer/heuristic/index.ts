@@ -13,7 +13,14 @@
  *   is not used as a parent either. Learnability alone keeps a noisy TV (success 0.5 whatever the policy does) for ever.
  * - Hopeless = 0 successes in n >= 4 attempts now and a success rate of 0 in the previous
  *   generation (the last history entry): two generations in a row at zero.
- * - Keep ranks by learnability, ties broken by learning progress (history plus the current q).
+ * - Keep ranks by priority: the learnability weighed by hardness (select.ts, weighByHardness), a
+ *   factor 1 + hardnessBias x the population's mean success x (the member's hardness minus the
+ *   population's mean), a bonus only at a member's first measurement, a penalty at any age:
+ *   ENGINEER.md keeps "the highest L", but L cannot tell a config failed for being hard from one
+ *   passed half the time for being capped or noisy, and the aim lies at the hard end; among members
+ *   that teach about as much the harder stay, more so as the policy passes more
+ *   (HEURISTIC_DEFAULTS.hardnessBias has the figures). Ties broken by learning progress (history
+ *   plus the current q). The keep cut and the parents' PLR rank weights go by the same priority.
  * - Children: solved parents (q > 0.8) get one harder child each, at most half of the mutation
  *   budget when there are also replay parents; replay parents (q <= 0.8) are drawn by PLR rank
  *   weights (temperature 0.3, staleness weight 0.3 with equal staleness, as every score is fresh)
@@ -113,7 +120,7 @@ import { childRationale, keepItems, proposalNotes, retireItems } from "./rationa
 import { competenceFrontier, frontierRising, frontierWindow } from "./frontier";
 import { freshTooEasy } from "./phase";
 import { scoreMembers } from "./score";
-import { learnabilityTies, selectKept } from "./select";
+import { learnabilityTies, selectKept, weighByHardness } from "./select";
 import { poolAddItems, REAL_TASKS_SUFFIX, weightOf } from "./task-pool";
 
 export { HEURISTIC_DEFAULTS, UNSET_DEFAULTS } from "./defaults";
@@ -131,6 +138,7 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
 
   // 1-2. Score every member; keep the most learnable (ties: learning progress), retire the rest with a reason.
   const scored = scoreMembers(population, summary, options.groupSize, plateauGenerations);
+  weighByHardness(family, scored, D.hardnessBias);
   const { ranked, kept, keepCut, rankOf } = selectKept(scored, keepShare, target);
 
   // Infra-dominated members say nothing about difficulty: left out of the direction evidence, step sizes and parents.
@@ -175,7 +183,7 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   proposeChildren({ ...ctx, ...(input.helper && frontier === null ? { helper: input.helper } : {}) });
 
   // 5. Items for the members: every one gets exactly one keep or retire; then the notes.
-  const tiedOut = keepCut === null ? 0 : ranked.slice(kept.length).filter((sc) => learnabilityTies(sc.learnability, keepCut)).length;
+  const tiedOut = keepCut === null ? 0 : ranked.slice(kept.length).filter((sc) => learnabilityTies(sc.priority, keepCut)).length;
   const keep = keepItems(kept, ranked.length, cite, { keepCut, tiedOut });
   const retire = retireItems(scored, batch, keepCut, cite);
   const notes = proposalNotes({ seed, target, kept: kept.length, keepCut, scored, evidence, batch, childrenTarget: budget.childrenTarget });

@@ -36,6 +36,15 @@ export interface Scored {
   q: number | null;
   mean: number;
   learnability: number;
+  /**
+   * what the keep order, the keep cut and the parents' rank weights go by: learnability times
+   * hardnessWeight (select.ts, weighByHardness); the learnability itself until then
+   */
+  priority: number;
+  /** 1, or the hardness bias's factor (select.ts, weighByHardness) */
+  hardnessWeight: number;
+  /** the member's hardness on its family's easy -> hard scale, when weighed and the family has difficulty-signed fields */
+  hardness?: number;
   progress: number;
   retire: RetireReason | null;
   failure: FailureProfile;

@@ -26,6 +26,8 @@ function scored(s: number, n: number, extra: Partial<PopulationMember> = {}, ret
     q: n > 0 ? s / n : null,
     mean: (s + 1) / (n + 2),
     learnability: 0,
+    priority: 0,
+    hardnessWeight: 1,
     progress: 0,
     retire,
     failure: { failures: n - s, dominant: null, top: null },

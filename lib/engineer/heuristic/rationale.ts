@@ -142,6 +142,17 @@ export function childRationale(ctx: {
   };
 }
 
+/**
+ * What a member ranks by, in words: its learnability, and when the hardness bias moved it, the
+ * weight, the member's hardness and the priority that results ("learnability 0.210 x hardness weight
+ * 1.06 (hardness 0.62) = 0.223").
+ */
+export function priorityText(sc: Scored): string {
+  const base = `learnability ${fmt(sc.learnability, 3)}`;
+  if (sc.hardnessWeight === 1 || sc.hardness === undefined) return base;
+  return `${base} x hardness weight ${fmt(sc.hardnessWeight)} (hardness ${fmt(sc.hardness)}) = ${fmt(sc.priority, 3)}`;
+}
+
 /** The keep items: one per kept member, ranked, with what its failures add. */
 export function keepItems(
   kept: readonly Scored[],
@@ -151,7 +162,7 @@ export function keepItems(
 ): ProposedItem[] {
   const D = HEURISTIC_DEFAULTS;
   const onTie = (sc: Scored) =>
-    tie.tiedOut > 0 && tie.keepCut !== null && learnabilityTies(sc.learnability, tie.keepCut)
+    tie.tiedOut > 0 && tie.keepCut !== null && learnabilityTies(sc.priority, tie.keepCut)
       ? ` on a tie at the keep cut with ${tie.tiedOut} retired member${tie.tiedOut === 1 ? "" : "s"} (${TIE_BREAK_RULE})`
       : "";
   return kept.map((sc, i) => {
@@ -168,7 +179,7 @@ export function keepItems(
       op: "keep",
       environmentKey: sc.member.key,
       config: sc.member.config,
-      rationale: `${label} (${showRate(sc)}): learnability ${fmt(sc.learnability, 3)} ranks ${i + 1} of ${rankedCount}, kept${onTie(sc)}${clause.text}.`,
+      rationale: `${label} (${showRate(sc)}): ${priorityText(sc)} ranks ${i + 1} of ${rankedCount}, kept${onTie(sc)}${clause.text}.`,
       evidence: [cite.environment(sc), ...clause.refs],
       predictedSuccess: round4(sc.mean),
       proposer: "heuristic",
@@ -236,10 +247,10 @@ function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: n
         : `Looks broken (${m.s}/${m.n}, none passed): ${failed}, so it is hopeless as it stands: retired, not bred from; fix the image, then re-add it`;
     }
     default:
-      return keepCut !== null && learnabilityTies(sc.learnability, keepCut)
-        ? `Outranked on a tie: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) equals the keep cut; ` +
+      return keepCut !== null && learnabilityTies(sc.priority, keepCut)
+        ? `Outranked on a tie: ${priorityText(sc)} (${showRate(sc)}) equals the keep cut; ` +
             `${TIE_BREAK_RULE}, and the kept members at the cut have more`
-        : `Outranked: learnability ${fmt(sc.learnability, 3)} (${showRate(sc)}) below the keep cut ${keepCut === null ? "n/a" : fmt(keepCut, 3)}`;
+        : `Outranked: ${priorityText(sc)} (${showRate(sc)}) below the keep cut ${keepCut === null ? "n/a" : fmt(keepCut, 3)}`;
   }
 }
 
@@ -259,7 +270,7 @@ export function proposalNotes(p: {
   const retired = Object.values(reasons).reduce((a, b) => a + b, 0);
   const notes = [
     `Heuristic engineer, seed ${p.seed}: next population ${p.target}; kept ${p.kept}${
-      p.keepCut === null ? "" : ` (keep cut: learnability ${fmt(p.keepCut, 3)})`
+      p.keepCut === null ? "" : ` (keep cut: priority ${fmt(p.keepCut, 3)}, the learnability weighed by hardness)`
     }, ` +
       `retired ${retired} (solved ${reasons.solved}, hopeless ${reasons.hopeless}, plateaued ` +
       `${reasons.plateaued}, unsolvable ${reasons.unsolvable}, invalid ${reasons.invalid}, outranked ` +

@@ -26,12 +26,15 @@ export function scoreMembers(
     const broken = retire === "invalid" || retire === "unsolvable";
     const infra = !broken && failure.dominant?.kind === "infra";
     if (infra && member.s === 0) retire = "infra";
+    const learnability = learnabilityScore(member, groupSize);
     return {
       member,
       index,
       q,
       mean: posteriorMean(member.s, member.n),
-      learnability: learnabilityScore(member, groupSize),
+      learnability,
+      priority: learnability,
+      hardnessWeight: 1,
       progress: learningProgress(q === null ? member.history : [...member.history, q]),
       retire,
       failure,

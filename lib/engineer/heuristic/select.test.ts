@@ -4,7 +4,10 @@ import { learnability } from "@/lib/analytics/metrics";
 import type { PopulationMember } from "../types";
 import type { Scored } from "./model";
 import { createRng } from "@/lib/families/rng";
-import { compareForKeep, learnabilityTies, LEARNABILITY_TIE, selectKept, weightedOrder } from "./select";
+import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
+import { HEURISTIC_DEFAULTS } from "./defaults";
+import { priorityText } from "./rationale";
+import { compareForKeep, learnabilityTies, LEARNABILITY_TIE, selectKept, weighByHardness, weightedOrder } from "./select";
 
 function scored(key: string, index: number, n: number, s: number, extra: Partial<Scored> = {}): Scored {
   const member = { key, n, s, history: [], validation: { state: "valid", pMax: null } } as unknown as PopulationMember;
@@ -14,11 +17,13 @@ function scored(key: string, index: number, n: number, s: number, extra: Partial
     q: n > 0 ? s / n : null,
     mean: (s + 1) / (n + 2),
     learnability: learnability(n, s),
+    hardnessWeight: 1,
     progress: 0,
     retire: null,
     failure: { failures: n - s, dominant: null, top: null },
     infra: false,
     ...extra,
+    priority: extra.priority ?? extra.learnability ?? learnability(n, s),
   };
 }
 
@@ -104,5 +109,111 @@ describe("selectKept's cut and ranks, learnabilityTies and weightedOrder", () =>
     for (let i = 0; i < 400; i++) if (weightedOrder(rng, [1, 9])[0] === 1) heavyFirst += 1;
     expect(heavyFirst).toBeGreaterThan(320);
     expect(heavyFirst).toBeLessThan(400);
+  });
+});
+
+describe("weighByHardness: the keep order's hardness bias", () => {
+  // One difficulty-signed field on 0..100: a config's hardness is its value / 100 (as in frontier.test.ts).
+  const field: FieldSpec = { path: "size", kind: "integer", min: 0, max: 100, difficulty: "up", direction: "horizon" };
+  const family = { id: "toy", fields: [field] } as unknown as FamilyDefinition;
+  const at = (key: string, index: number, size: number, n: number, s: number) => {
+    const sc = scored(key, index, n, s);
+    (sc.member as { config: unknown }).config = { size };
+    return sc;
+  };
+
+  it("weighs learnability by 1 + bias x the population's mean success x (hardness - the mean hardness)", () => {
+    // success 6/8, 4/8, 2/8: mean 0.5; hardness 0.2, 0.5, 0.8: mean 0.5
+    const members = [at("easy", 0, 20, 8, 6), at("mid", 1, 50, 8, 4), at("hard", 2, 80, 8, 2)];
+    weighByHardness(family, members, 1);
+    expect(members.map((m) => m.hardness)).toEqual([0.2, 0.5, 0.8]);
+    expect(members[0].hardnessWeight).toBeCloseTo(0.85, 12);
+    expect(members[1].hardnessWeight).toBeCloseTo(1, 12);
+    expect(members[2].hardnessWeight).toBeCloseTo(1.15, 12);
+    for (const m of members) expect(m.priority).toBeCloseTo(m.learnability * m.hardnessWeight, 12);
+    // twice the bias, twice the tilt
+    const again = [at("easy", 0, 20, 8, 6), at("mid", 1, 50, 8, 4), at("hard", 2, 80, 8, 2)];
+    weighByHardness(family, again, 2);
+    expect(again[2].hardnessWeight).toBeCloseTo(1.3, 12);
+    expect(again[0].hardnessWeight).toBeCloseTo(0.7, 12);
+  });
+
+  it("the more the policy passes, the stronger the tilt; none while it passes nothing", () => {
+    const passing = [at("a", 0, 20, 8, 8), at("b", 1, 80, 8, 8)];
+    weighByHardness(family, passing, 1);
+    expect(passing[1].hardnessWeight).toBeCloseTo(1.3, 12);
+    expect(passing[0].hardnessWeight).toBeCloseTo(0.7, 12);
+    const failing = [at("a", 0, 20, 8, 0), at("b", 1, 80, 8, 0)];
+    weighByHardness(family, failing, 1);
+    expect(failing.map((m) => m.hardnessWeight)).toEqual([1, 1]);
+    expect(failing.map((m) => m.priority)).toEqual(failing.map((m) => m.learnability));
+  });
+
+  it("leaves unmeasured members out of the success rate but not out of the mean hardness, and never goes below 0", () => {
+    // measured: 8/8 at hardness 0.8; the unmeasured member at 0.2 pulls the mean hardness to 0.5, not the rate to 0.5
+    const members = [at("new", 0, 20, 0, 0), at("b", 1, 80, 8, 8)];
+    weighByHardness(family, members, 1);
+    expect(members[0].q).toBeNull();
+    expect(members[1].hardnessWeight).toBeCloseTo(1.3, 12);
+    expect(members[0].hardnessWeight).toBeCloseTo(0.7, 12);
+    weighByHardness(family, members, 10);
+    expect(members[0].hardnessWeight).toBe(0);
+    expect(members[0].priority).toBe(0);
+    expect(members[1].hardnessWeight).toBeCloseTo(4, 12);
+  });
+
+  it("gives the bonus at a member's first measurement only; the penalty stands at any age", () => {
+    const aged = (sc: ReturnType<typeof at>, age: number) => {
+      (sc.member as { age: number }).age = age;
+      return sc;
+    };
+    // success 6/8, 4/8, 2/8 (mean 0.5), hardness 0.2, 0.5, 0.8 (mean 0.5), as above
+    const members = [aged(at("easy", 0, 20, 8, 6), 3), aged(at("mid", 1, 50, 8, 4), 1), aged(at("hard", 2, 80, 8, 2), 2)];
+    weighByHardness(family, members, 1);
+    expect(members[2].hardnessWeight).toBe(1);
+    expect(members[2].priority).toBe(members[2].learnability);
+    expect(members[0].hardnessWeight).toBeCloseTo(0.85, 12);
+    const fresh = [aged(at("easy", 0, 20, 8, 6), 1), aged(at("mid", 1, 50, 8, 4), 1), aged(at("hard", 2, 80, 8, 2), 1)];
+    weighByHardness(family, fresh, 1);
+    expect(fresh[2].hardnessWeight).toBeCloseTo(1.15, 12);
+    expect(fresh[0].hardnessWeight).toBeCloseTo(0.85, 12);
+  });
+
+  it("leaves every priority at its learnability for a family without difficulty-signed fields or a bias of 0", () => {
+    const plain = { id: "plain", fields: [{ ...field, difficulty: undefined }] } as unknown as FamilyDefinition;
+    const members = [at("a", 0, 20, 8, 6), at("b", 1, 80, 8, 2)];
+    weighByHardness(plain, members, 1);
+    expect(members.map((m) => m.hardness)).toEqual([undefined, undefined]);
+    expect(members.map((m) => m.hardnessWeight)).toEqual([1, 1]);
+    expect(members.map((m) => m.priority)).toEqual(members.map((m) => m.learnability));
+    weighByHardness(family, members, 0);
+    expect(members.map((m) => m.hardnessWeight)).toEqual([1, 1]);
+    expect(members.map((m) => m.priority)).toEqual(members.map((m) => m.learnability));
+    expect(priorityText(members[0])).toBe(`learnability ${members[0].learnability.toFixed(3)}`);
+  });
+
+  it("keeps the harder of two equally learnable members, whichever comes first, and cuts at its priority", () => {
+    // 3/8 and 5/8 have equal learnability; the population passes half its attempts
+    for (const order of [0, 1]) {
+      const easy = at("easy", order, 30, 8, 5);
+      const hard = at("hard", 1 - order, 70, 8, 3);
+      expect(learnabilityTies(easy.learnability, hard.learnability)).toBe(true);
+      const members = order === 0 ? [easy, hard] : [hard, easy];
+      weighByHardness(family, members, HEURISTIC_DEFAULTS.hardnessBias);
+      const sel = selectKept(members, 0.5, 2);
+      expect(sel.kept.map((m) => m.member.key)).toEqual(["hard"]);
+      expect(sel.keepCut).toBeCloseTo(hard.priority, 12);
+      expect(easy.retire).toBe("outranked");
+      expect(priorityText(hard)).toBe(
+        `learnability ${hard.learnability.toFixed(3)} x hardness weight 1.10 (hardness 0.70) = ${hard.priority.toFixed(3)}`,
+      );
+    }
+  });
+
+  it("still keeps a clearly more learnable member over a harder one", () => {
+    // 4/8 (learnability 0.227) at hardness 0.3 against 1/8 (0.136) at 0.7 (mean success 0.31): the weights 0.94 and 1.06 do not reverse that
+    const members = [at("learnable", 0, 30, 8, 4), at("hard", 1, 70, 8, 1)];
+    weighByHardness(family, members, HEURISTIC_DEFAULTS.hardnessBias);
+    expect(selectKept(members, 0.5, 2).kept.map((m) => m.member.key)).toEqual(["learnable"]);
   });
 });

@@ -1,37 +1,74 @@
 /**
- * Step 2 of the heuristic engineer: keep the most learnable members (ties broken by evidence, see
- * compareForKeep), mark the rest "outranked"; and the weighted random order parents are drawn in.
+ * Step 2 of the heuristic engineer: keep the members of highest priority (learnability, weighed by
+ * hardness; ties broken by evidence, see compareForKeep), mark the rest "outranked"; and the
+ * weighted random order parents are drawn in.
  */
+import type { FamilyDefinition } from "@/lib/families/types";
+import { memberHardness } from "./frontier";
 import type { Scored } from "./model";
 
-/** The keep decision: members ranked by learnability, the kept head, the keep cut and each ranked member's rank. */
+/**
+ * The hardness bias of the keep order (HEURISTIC_DEFAULTS.hardnessBias): every member's priority
+ * becomes its learnability times max(0, 1 + bias x rate x (h - mean h)), with h its hardness (the
+ * mean easy -> hard position of its difficulty-signed fields, frontier.ts), mean h the population's
+ * mean hardness and rate the population's mean success rate (q of the measured members). Learnability
+ * alone cannot tell a config the policy fails because it is hard from one it passes half the time
+ * because it is capped or noisy, and the curriculum's aim lies at the hard end: where two members
+ * teach about as much, the harder one stays and is more often a parent. The bias grows with the
+ * success rate: while the policy fails most of the population there is no easy side to leave.
+ * The bonus (a weight above 1) is given at a member's first measurement only (age 1); from then on
+ * it stays on what it taught, while an easier member's penalty holds at any age. Hardness is a
+ * prior that one group of attempts should not overrule, not a reason to keep a member for ever: with
+ * the bonus at every age, noisy TVs (success 1/2 wherever they lie, so they look most learnable
+ * where real configs fail) filled the arena's traps 0.3 setting (frozenlake-mapf, full budget,
+ * tuning seeds 0-9: rollouts to 50% 12,574 -> 16,783). A family without difficulty-signed fields,
+ * or a bias of 0, leaves every priority at its learnability (mutates `scored`).
+ */
+export function weighByHardness(family: FamilyDefinition, scored: readonly Scored[], bias: number): void {
+  const measured = scored.filter((sc) => sc.q !== null);
+  const rate = measured.length > 0 ? measured.reduce((sum, sc) => sum + (sc.q as number), 0) / measured.length : 0;
+  const hardness = scored.map((sc) => memberHardness(family, sc.member.config));
+  const known = hardness.filter((h): h is number => h !== undefined);
+  const mean = known.length > 0 ? known.reduce((a, b) => a + b, 0) / known.length : 0;
+  scored.forEach((sc, i) => {
+    const h = hardness[i];
+    if (h === undefined) return;
+    sc.hardness = h;
+    const weight = bias === 0 ? 1 : Math.max(0, 1 + bias * rate * (h - mean));
+    // A bonus for hardness only at a member's first measurement: after that it stays on what it taught.
+    sc.hardnessWeight = sc.member.age > 1 ? Math.min(1, weight) : weight;
+    sc.priority = sc.learnability * sc.hardnessWeight;
+  });
+}
+
+/** The keep decision: members ranked by priority (learnability, weighed by hardness), the kept head, the keep cut and each ranked member's rank. */
 export interface Selection {
   ranked: Scored[];
   kept: Scored[];
-  /** learnability of the last kept member, or null when none is kept */
+  /** priority of the last kept member, or null when none is kept */
   keepCut: number | null;
   rankOf: Map<Scored, number>;
 }
 
-/** Learnability values this close are the same figure (0/5 and 5/5 have equal posteriors). */
+/** Learnability values (and priorities) this close are the same figure (0/5 and 5/5 have equal posteriors). */
 export const LEARNABILITY_TIE = 1e-9;
 
-/** Whether two learnability values tie. */
+/** Whether two learnability values, or two priorities, tie. */
 export function learnabilityTies(a: number, b: number): boolean {
   return Math.abs(a - b) < LEARNABILITY_TIE;
 }
 
-/** How ties in learnability are broken, in words (the rationale of members at the keep cut says it). */
+/** How ties in priority are broken, in words (the rationale of members at the keep cut says it). */
 export const TIE_BREAK_RULE =
   "ties go to evidence: learning progress, then at least one pass, then more attempts, then fewer infrastructure failures";
 
 /**
- * Keep order: higher learnability first; on a tie, the member with more evidence that it teaches:
+ * Keep order: higher priority (learnability, weighed by hardness) first; on a tie, the member with more evidence that it teaches:
  * learning progress, a nonzero success (a 0/5 may be out of reach, a 5/5 is reachable), more attempts,
  * not infra-dominated; the population order last so the result never depends on sort stability.
  */
 export function compareForKeep(a: Scored, b: Scored): number {
-  if (!learnabilityTies(a.learnability, b.learnability)) return b.learnability - a.learnability;
+  if (!learnabilityTies(a.priority, b.priority)) return b.priority - a.priority;
   if (a.progress !== b.progress) return b.progress - a.progress;
   const passedA = a.member.s > 0 ? 1 : 0;
   const passedB = b.member.s > 0 ? 1 : 0;
@@ -46,7 +83,7 @@ export function selectKept(scored: readonly Scored[], keepShare: number, target:
   const ranked = scored.filter((sc) => sc.retire === null).sort(compareForKeep);
   const kept = ranked.slice(0, Math.min(ranked.length, Math.floor(keepShare * target)));
   for (const sc of ranked.slice(kept.length)) sc.retire = "outranked";
-  const keepCut = kept.length > 0 ? kept[kept.length - 1].learnability : null;
+  const keepCut = kept.length > 0 ? kept[kept.length - 1].priority : null;
   const rankOf = new Map(ranked.map((sc, i) => [sc, i + 1]));
   return { ranked, kept, keepCut, rankOf };
 }
