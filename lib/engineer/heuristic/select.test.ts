@@ -156,6 +156,11 @@ describe("weighByHardness: the keep order's hardness bias", () => {
     expect(members[0].q).toBeNull();
     expect(members[1].hardnessWeight).toBeCloseTo(1.3, 12);
     expect(members[0].hardnessWeight).toBeCloseTo(0.7, 12);
+    // nothing measured yet: no success rate to scale by, so no tilt (and no NaN)
+    const unmeasured = [at("x", 0, 20, 0, 0), at("y", 1, 80, 0, 0)];
+    weighByHardness(family, unmeasured, 1);
+    expect(unmeasured.map((m) => m.hardnessWeight)).toEqual([1, 1]);
+    expect(unmeasured.map((m) => m.priority)).toEqual(unmeasured.map((m) => m.learnability));
     weighByHardness(family, members, 10);
     expect(members[0].hardnessWeight).toBe(0);
     expect(members[0].priority).toBe(0);
