@@ -39,7 +39,11 @@ export function GoalExplanation() {
 
 /** The strategies in a sentence each (lib/arena/strategies.ts has their sources and knobs). */
 const STRATEGY_WORDS: [string, string][] = [
-  ["heuristic", "EnvForge's environment engineer: keeps the most learnable tasks, makes solved ones harder and failing ones easier."],
+  [
+    "heuristic",
+    "EnvForge's environment engineer: keeps the most learnable tasks (of two that teach alike, the harder), " +
+      "makes solved ones harder and failing ones easier.",
+  ],
   ["uniform", "plain random sampling: every batch drawn fresh from the task generator."],
   ["threshold", "threshold stepping: one difficulty level, raised when the learner passes over 70% of a batch, lowered below 30%."],
   [

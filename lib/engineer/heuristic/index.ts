@@ -136,7 +136,8 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const addShare = clampShare(options.addShare, D.addShare);
   const plateauGenerations = Math.max(0, Math.floor(options.plateauGenerations ?? D.plateauGenerations));
 
-  // 1-2. Score every member; keep the most learnable (ties: learning progress), retire the rest with a reason.
+  // 1-2. Score every member; keep the highest priority (learnability weighed by hardness; ties: learning progress),
+  // retire the rest with a reason.
   const scored = scoreMembers(population, summary, options.groupSize, plateauGenerations);
   weighByHardness(family, scored, D.hardnessBias);
   const { ranked, kept, keepCut, rankOf } = selectKept(scored, keepShare, target);
