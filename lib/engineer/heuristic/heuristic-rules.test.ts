@@ -70,16 +70,20 @@ describe("keep order", () => {
     expect(kept.sort()).toEqual([2, 2, 3, 3, 4, 4, 5, 5, 6]);
   });
 
-  it("among equally learnable members keeps the harder half, and says by how much hardness weighed", () => {
-    // twelve 3/8 members (equal learnability, each at its first measurement) on one config whose size grows with
-    // the key: hardness rises with it
+  // twelve 3/8 members (equal learnability, each at its first measurement) on one config whose size grows with the
+  // key: hardness rises with it
+  const risingHardness = (options?: EngineerOptions) => {
     const family = builtinFamilies["frozenlake-mapf"];
     const base = inputOf(family, [{ s: 4, n: 8 }]).population[0].config as FamilyConfig;
     const outcomes = Array.from({ length: 12 }, (_, i) => {
       const config = { ...base, size: 8 + 2 * i, seed: 500 + i };
       return { s: 3, n: 8, config, configHash: configHash(config) };
     });
-    const tied = inputOf(family, outcomes);
+    return inputOf(family, outcomes, options);
+  };
+
+  it("among equally learnable members keeps the harder half, and says by how much hardness weighed", () => {
+    const tied = risingHardness();
     const out = heuristicEngineer(tied);
     const fates = fate(tied, out);
     const kept = tied.population.filter((m) => fates.get(m.key)?.op === "keep").map((m) => m.key);
@@ -92,17 +96,10 @@ describe("keep order", () => {
   });
 
   it("draws parents by the same priority: the hardest of equally learnable members is a parent on nearly every seed", () => {
-    // twelve 3/8 members whose hardness rises with the key; four children of 12: by learnability alone (all tied)
-    // m11 was a parent on 3 of these 10 seeds, by priority on all 10
-    const family = builtinFamilies["frozenlake-mapf"];
-    const base = inputOf(family, [{ s: 4, n: 8 }]).population[0].config as FamilyConfig;
+    // four children of 12: by learnability alone (all tied) m11 was a parent on 3 of these 10 seeds, by priority on all 10
     let parentOfChild = 0;
     for (let seed = 1; seed <= 10; seed++) {
-      const outcomes = Array.from({ length: 12 }, (_, i) => {
-        const config = { ...base, size: 8 + 2 * i, seed: 500 + i };
-        return { s: 3, n: 8, config, configHash: configHash(config) };
-      });
-      const out = heuristicEngineer(inputOf(family, outcomes, { seed, populationSize: 12 }));
+      const out = heuristicEngineer(risingHardness({ seed, populationSize: 12 }));
       if (out.items.some((i) => i.op === "mutate" && i.parentKey === "m11")) parentOfChild += 1;
     }
     expect(parentOfChild).toBeGreaterThanOrEqual(8);
