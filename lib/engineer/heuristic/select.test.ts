@@ -116,6 +116,11 @@ describe("weighByHardness: the keep order's hardness bias", () => {
   // One difficulty-signed field on 0..100: a config's hardness is its value / 100 (as in frontier.test.ts).
   const field: FieldSpec = { path: "size", kind: "integer", min: 0, max: 100, difficulty: "up", direction: "horizon" };
   const family = { id: "toy", fields: [field] } as unknown as FamilyDefinition;
+  /** No tilt: every weight 1 and every priority the member's learnability. */
+  const expectUntilted = (members: Scored[]) => {
+    expect(members.map((m) => m.hardnessWeight)).toEqual(members.map(() => 1));
+    expect(members.map((m) => m.priority)).toEqual(members.map((m) => m.learnability));
+  };
   const at = (key: string, index: number, size: number, n: number, s: number) => {
     const sc = scored(key, index, n, s);
     (sc.member as { config: unknown }).config = { size };
@@ -145,8 +150,7 @@ describe("weighByHardness: the keep order's hardness bias", () => {
     expect(passing[0].hardnessWeight).toBeCloseTo(0.7, 12);
     const failing = [at("a", 0, 20, 8, 0), at("b", 1, 80, 8, 0)];
     weighByHardness(family, failing, 1);
-    expect(failing.map((m) => m.hardnessWeight)).toEqual([1, 1]);
-    expect(failing.map((m) => m.priority)).toEqual(failing.map((m) => m.learnability));
+    expectUntilted(failing);
   });
 
   it("leaves unmeasured members out of the success rate but not out of the mean hardness, and never goes below 0", () => {
@@ -159,8 +163,7 @@ describe("weighByHardness: the keep order's hardness bias", () => {
     // nothing measured yet: no success rate to scale by, so no tilt (and no NaN)
     const unmeasured = [at("x", 0, 20, 0, 0), at("y", 1, 80, 0, 0)];
     weighByHardness(family, unmeasured, 1);
-    expect(unmeasured.map((m) => m.hardnessWeight)).toEqual([1, 1]);
-    expect(unmeasured.map((m) => m.priority)).toEqual(unmeasured.map((m) => m.learnability));
+    expectUntilted(unmeasured);
     weighByHardness(family, members, 10);
     expect(members[0].hardnessWeight).toBe(0);
     expect(members[0].priority).toBe(0);
@@ -189,11 +192,9 @@ describe("weighByHardness: the keep order's hardness bias", () => {
     const members = [at("a", 0, 20, 8, 6), at("b", 1, 80, 8, 2)];
     weighByHardness(plain, members, 1);
     expect(members.map((m) => m.hardness)).toEqual([undefined, undefined]);
-    expect(members.map((m) => m.hardnessWeight)).toEqual([1, 1]);
-    expect(members.map((m) => m.priority)).toEqual(members.map((m) => m.learnability));
+    expectUntilted(members);
     weighByHardness(family, members, 0);
-    expect(members.map((m) => m.hardnessWeight)).toEqual([1, 1]);
-    expect(members.map((m) => m.priority)).toEqual(members.map((m) => m.learnability));
+    expectUntilted(members);
     expect(priorityText(members[0])).toBe(`learnability ${members[0].learnability.toFixed(3)}`);
   });
 
