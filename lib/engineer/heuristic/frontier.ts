@@ -49,7 +49,8 @@ export function competenceFrontier(family: FamilyDefinition, scored: readonly Sc
   const points: { h: number; s: number; n: number }[] = [];
   for (const sc of scored) {
     if (sc.q === null || sc.infra || sc.retire === "invalid" || sc.retire === "unsolvable") continue;
-    const h = memberHardness(family, sc.member.config);
+    // weighByHardness (select.ts) has measured it already for the keep order
+    const h = sc.hardness ?? memberHardness(family, sc.member.config);
     if (h === undefined || sc.member.n <= 0) continue;
     points.push({ h, s: sc.q * sc.member.n, n: sc.member.n });
   }
