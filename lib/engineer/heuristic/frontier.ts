@@ -35,10 +35,15 @@ export const FRONTIER_RIDGE = 0.1;
 /** Half width of the fresh-sample window around the frontier (hardness scale 0..1). */
 export const FRONTIER_HALF_WIDTH = 0.1;
 
-/** A member's hardness in [0, 1], or undefined when the family has no difficulty-signed field. */
+/**
+ * A member's hardness in [0, 1], or undefined when the family has no difficulty-signed field or the
+ * config's values give none (a NaN, or a negative value on a log scale: one such member would
+ * otherwise make the population's mean hardness, and every keep priority with it, NaN).
+ */
 export function memberHardness(family: FamilyDefinition, config: unknown): number | undefined {
   if (!family.fields.some((f) => f.difficulty)) return undefined;
-  return hardnessProfile(family.fields, config).hardness;
+  const h = hardnessProfile(family.fields, config).hardness;
+  return Number.isFinite(h) ? h : undefined;
 }
 
 /**

@@ -170,6 +170,21 @@ describe("weighByHardness: the keep order's hardness bias", () => {
     expect(members[1].hardnessWeight).toBeCloseTo(4, 12);
   });
 
+  it("leaves a member whose values give no hardness (NaN) unweighed, and the others' weights finite", () => {
+    // on a log-scaled field (1..100 here) a negative value has no position: its hardness is NaN
+    const logged = { id: "toy-log", fields: [{ ...field, min: 1, scale: true }] } as unknown as FamilyDefinition;
+    const members = [at("easy", 0, 10, 8, 6), at("broken", 1, -5, 8, 4), at("hard", 2, 100, 8, 2)];
+    weighByHardness(logged, members, 1);
+    expect(members[1].hardness).toBeUndefined();
+    expect(members[1].hardnessWeight).toBe(1);
+    expect(members[1].priority).toBe(members[1].learnability);
+    // hardness 0.5 (10 on log 1..100) and 1: mean 0.75; mean success 0.5 over all three
+    expect(members[0].hardness).toBeCloseTo(0.5, 12);
+    expect(members[0].hardnessWeight).toBeCloseTo(0.875, 12);
+    expect(members[2].hardnessWeight).toBeCloseTo(1.125, 12);
+    expect(selectKept(members, 1, 3).ranked.every((m) => Number.isFinite(m.priority))).toBe(true);
+  });
+
   it("gives the bonus at a member's first measurement only; the penalty stands at any age", () => {
     const aged = (sc: ReturnType<typeof at>, age: number) => {
       (sc.member as { age: number }).age = age;
