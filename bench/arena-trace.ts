@@ -6,15 +6,17 @@
  * target's median), on traps, too easy (p > 0.9), too hard (p < 0.1), capped (not a trap, but the
  * skill explains under 30% of the success variance: a p_max below 1 the policy has reached, which
  * looks like p ~ 1/2 and teaches little), the mean hidden difficulty, the mean useful variance
- * (skill share x p(1-p)) and the target success; per kind of group, c counts the capped ones.
- * A diagnosis tool: it reads the hidden learner state, which no strategy may.
+ * (skill share x p(1-p)) and the target success; per kind of group (the heuristic's keep, mutation,
+ * crossover and fresh-sample children; "seed" for every other group): groups, e easy, h hard, t traps,
+ * c capped, p mean success, s mean skill share, v mean p(1-p). The oracle (`--strategies oracle`) is
+ * the bound to compare with. A diagnosis tool: it reads the hidden learner state, which no strategy may.
  */
 import { createRng } from "../lib/families/rng";
 import { canonicalJson } from "../lib/families/hash";
 import { createWorld } from "../lib/arena/run";
 import { engineerStrategy } from "../lib/arena/engineer-strategy";
 import { heuristicEngineer } from "../lib/engineer/heuristic";
-import { thresholdStrategy, uniformStrategy, plrStrategy, rlveStrategy, type StrategyRun } from "../lib/arena/strategies";
+import { thresholdStrategy, uniformStrategy, plrStrategy, rlveStrategy, oracleStrategy, type StrategyRun } from "../lib/arena/strategies";
 import { targetConfigs } from "../lib/arena/world";
 import type { ArenaSetting, LearnerId, StrategyId } from "../lib/arena/types";
 import type { FamilyConfig } from "../lib/families/types";
@@ -54,6 +56,7 @@ const runners: Partial<Record<StrategyId, () => StrategyRun>> = {
   uniform: () => uniformStrategy(),
   plr: () => plrStrategy(),
   rlve: () => rlveStrategy(),
+  oracle: () => oracleStrategy(),
 };
 
 interface Bucket {
@@ -67,11 +70,13 @@ interface Bucket {
   difficulty: number;
   p: number;
   success: number;
-  ops: Record<string, { n: number; easy: number; hard: number; p: number; trap: number; capped: number }>;
+  ops: Record<string, { n: number; easy: number; hard: number; p: number; trap: number; capped: number; share: number; pq: number }>;
   kinds: Record<string, number>;
 }
 
 async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Bucket[]; to50: number | null; to80: number | null }> {
+  // the kinds are those of this run's heuristic proposals only (a config another run proposed is not one of them)
+  opOf.clear();
   const world = createWorld({ family, strategy, setting, seed, quick, learner, trapShare });
   const targetDifficulty = targetConfigs(world.family, seed, 64, { min: 0.75, max: 1 })
     .map((c) => world.task(c).difficulty)
@@ -115,7 +120,9 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
       bucket.difficulty += task.difficulty;
       bucket.p += p;
       const op = opOf.get(canonicalJson(config)) ?? "seed";
-      const o = (bucket.ops[op] ??= { n: 0, easy: 0, hard: 0, p: 0, trap: 0, capped: 0 });
+      const o = (bucket.ops[op] ??= { n: 0, easy: 0, hard: 0, p: 0, trap: 0, capped: 0, share: 0, pq: 0 });
+      o.share += share;
+      o.pq += p * (1 - p);
       if (capped) o.capped += 1;
       if (task.trap) o.trap += 1;
       o.n += 1;
@@ -146,7 +153,10 @@ for (const strategy of strategies) {
       if (!b) return;
       console.log(
         `${Object.entries(b.ops)
-          .map(([k, o]) => `${k}:${o.n}/e${o.easy}/h${o.hard}/t${o.trap}/c${o.capped}/p${(o.p / o.n).toFixed(2)}`)
+          .map(
+            ([k, o]) =>
+              `${k}:${o.n}/e${o.easy}/h${o.hard}/t${o.trap}/c${o.capped}/p${(o.p / o.n).toFixed(2)}/s${(o.share / o.n).toFixed(2)}/v${(o.pq / o.n).toFixed(3)}`,
+          )
           .join(" ")}\n` +
           (`${String(i * every).padStart(3)}-${String((i + 1) * every - 1).padEnd(4)} ${String(b.groups).padStart(6)}    ` +
             `${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}   ${pct(b.capped, b.groups)}    ` +
