@@ -17,6 +17,9 @@ test("propose the next generation from the generation page and watch it run", as
   await signIn(page);
   await page.goto(`${DEMO}/generations/3`);
   await page.getByTestId("propose-open").click();
+  // the form starts at the heuristic's own defaults (HEURISTIC_DEFAULTS: keep 50%, one add in 32: 3%; ADR 0009)
+  await expect(page.getByTestId("propose-form").getByLabel("Keep share")).toHaveValue("50");
+  await expect(page.getByTestId("propose-form").getByLabel("Add share")).toHaveValue("3");
   await page.getByTestId("propose-form").getByLabel("Seed").fill("5");
   await page.getByTestId("propose-submit").click();
   await expect(page).toHaveURL(/\/proposals\/[0-9a-f-]{36}$/);

@@ -42,7 +42,8 @@ const STRATEGY_WORDS: [string, string][] = [
   [
     "heuristic",
     "EnvForge's environment engineer: keeps the most learnable tasks (of two that teach alike, the harder), " +
-      "makes solved ones harder and failing ones easier.",
+      "drops a task whose success stands still together with its offspring, makes solved ones harder and failing ones " +
+      "easier, and adds one fresh task from the generator a generation.",
   ],
   ["uniform", "plain random sampling: every batch drawn fresh from the task generator."],
   ["threshold", "threshold stepping: one difficulty level, raised when the learner passes over 70% of a batch, lowered below 30%."],

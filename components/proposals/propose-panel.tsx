@@ -7,6 +7,7 @@ import { apiFetch } from "@/components/ui/api-client";
 import { createProposalSchema } from "@/lib/proposals/contracts";
 import { Button } from "@/components/ui/button";
 import { Field, fieldClass } from "@/components/ui/form";
+import { HEURISTIC_DEFAULTS } from "@/lib/engineer/heuristic/defaults";
 
 /** What the form says about a field the server's schema refuses, in the form's own units. */
 function formProblem(path: PropertyKey[], v: { seed: string; size: string; keep: string; add: string }): string {
@@ -44,8 +45,9 @@ export function ProposePanel({
   const [policy, setPolicy] = useState("");
   const [seed, setSeed] = useState("");
   const [size, setSize] = useState(String(populationSize));
-  const [keep, setKeep] = useState("50");
-  const [add, setAdd] = useState("15");
+  // the heuristic's own defaults, so the form proposes what the CLI and the API would
+  const [keep, setKeep] = useState(String(Math.round(HEURISTIC_DEFAULTS.keepShare * 100)));
+  const [add, setAdd] = useState(String(Math.round(HEURISTIC_DEFAULTS.addShare * 100)));
   const mutation = useMutation({
     mutationFn: (body: unknown) =>
       apiFetch<{ proposalId: string }>(`/api/v1/projects/${encodeURIComponent(slug)}/generations/${index}/proposals`, {

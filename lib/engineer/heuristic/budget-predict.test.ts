@@ -83,6 +83,19 @@ describe("childBudget", () => {
     expect(cut.crossTarget).toBe(1);
   });
 
+  // catches: the floor of one add gone (a small population would never measure the generator again) or applied at addShare 0
+  it("adds at least one while addShare is above 0, none at 0, never more than the children", () => {
+    const scored = [scoredAt("m", 0.5), scoredAt("m2", 0.4)];
+    const adds = (target: number, addShare: number, kept = scored) => budgetOf(scored, kept, target, addShare).addTarget;
+    expect(adds(10, 0.03)).toBe(1); // round(0.3) = 0, raised to 1
+    expect(adds(32, 0.03)).toBe(1); // round(0.96)
+    expect(adds(100, 0.03)).toBe(3);
+    expect(adds(10, 0.01)).toBe(1);
+    expect(adds(32, 0)).toBe(0);
+    expect(adds(2, 0.03)).toBe(0); // both kept: no child to make
+    expect(budgetOf(scored, [], 10, 0.03).mutateTarget).toBe(9);
+  });
+
   it("sizes the children: the target minus the kept, addShare of the target added, half the mutations harder at most", () => {
     const scored = [scoredAt("s1", 0.95), scoredAt("s2", 0.95), scoredAt("s3", 0.95), scoredAt("m", 0.5), scoredAt("m2", 0.4)];
     const b = budgetOf(scored, [scored[3], scored[4]], 10, 0.2);

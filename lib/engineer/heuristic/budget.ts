@@ -31,7 +31,11 @@ export interface ChildBudget {
   crossTarget: number;
 }
 
-/** Budgets: children fill the population back up; fresh samples and crossovers take addShare of it. */
+/**
+ * Budgets: children fill the population back up; fresh samples and crossovers take addShare of it,
+ * at least one when addShare is above 0 (a fresh sample a generation measures the generator again:
+ * freshTooEasy, and the frontier's window).
+ */
 export function childBudget(p: {
   rng: Rng;
   scored: readonly Scored[];
@@ -49,7 +53,7 @@ export function childBudget(p: {
   const D = HEURISTIC_DEFAULTS;
   const { rng, scored, kept, target, addShare, evidence, familyId } = p;
   const childrenTarget = Math.max(0, target - kept.length);
-  let addTarget = Math.min(childrenTarget, Math.round(addShare * target));
+  let addTarget = addShare > 0 ? Math.min(childrenTarget, Math.max(1, Math.round(addShare * target))) : 0;
   // Fresh draws the policy passes > 80% of the time teach little: keep half the adds (crossovers and at
   // least one fresh sample, which measures the generator again next generation), mutate the rest.
   if (p.freshTooEasy === true) addTarget = Math.min(addTarget, Math.floor(addTarget / 2) + 1);

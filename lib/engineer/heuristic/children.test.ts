@@ -143,7 +143,8 @@ const parentQ = (input: EngineerInput, key: string | undefined) => {
 
 describe("child strategies", () => {
   it("gives solved parents exactly their share of the mutations: half, rounded up, when there are replay parents", () => {
-    // 20 members: 10 solved (8/8), 10 at the frontier (4/8); keep 10, add round(0.15 * 20) = 3, mutate 7, harder ceil(7 / 2) = 4
+    // 20 members: 10 solved (8/8), 10 at the frontier (4/8); keep 10, add max(1, round(0.03 * 20)) = 1 (HEURISTIC_DEFAULTS.addShare),
+    // mutate 9, harder ceil(9 / 2) = 5
     const input = inputOf(
       family,
       Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? { s: 8, n: 8 } : { s: 4, n: 8 })),
@@ -151,8 +152,8 @@ describe("child strategies", () => {
     );
     const out = heuristicEngineer(input);
     const mutated = out.items.filter((i) => i.op === "mutate" && !i.flags?.includes("crossover"));
-    expect(mutated.filter((i) => parentQ(input, i.parentKey) === 1)).toHaveLength(4);
-    expect(mutated).toHaveLength(7);
+    expect(mutated.filter((i) => parentQ(input, i.parentKey) === 1)).toHaveLength(5);
+    expect(mutated).toHaveLength(9);
   });
 
   it("fills the population back to its size whichever parent pool is empty", () => {

@@ -4,7 +4,23 @@ import { CLASSIFICATION } from "../classification";
 /** Defaults of the heuristic engineer (ENGINEER.md; PLR/ACCEL replay defaults). */
 export const HEURISTIC_DEFAULTS = {
   keepShare: 0.5,
-  addShare: 0.15,
+  /**
+   * share of the next population added as fresh samples and crossovers (at least one add while it
+   * is above 0, budget.ts): one a generation for a population of 32. ENGINEER.md's default is
+   * 10-20% (docs/decisions/0009-fewer-fresh-samples.md says why we left it): a fresh sample from the
+   * whole generator seldom lands where the policy learns (on the arena's tuning seeds their groups'
+   * success variance p(1-p) was 0.12-0.15 against 0.21-0.24 for kept members and mutated children),
+   * and every add takes the place of a mutated child. On the arena's tuning seeds 0-9 (full budget,
+   * default learner), 36 goal checks a family: 0.15 gave frozenlake-mapf 33 and search-agent 30, 0.08
+   * (3 adds) 33 and 30, 0.03 (1 add) 33 and 32 with rollouts to 80% 6-25% fewer (frozenlake-mapf
+   * traps 0.3 27,554 -> 20,551), 0 (no fresh sample: nothing measures the generator) 32 and 25, 0.3
+   * 28 and 28; three fresh samples without crossovers 30 and 31, and a cut to one add only while the
+   * frontier stands still 33 and 30. Fewer fresh samples dilute a lineage of noisy TVs less: at 30%
+   * traps they took over populations (the held-out tangled learner's frozenlake-mapf checks 27 -> 19)
+   * until a plateaued member's lineage retired with it (score.ts, retirePlateauedLineage): then 33, 30
+   * and 27 (docs/BENCHMARKS.md, "Issue 16, ninth round")
+   */
+  addShare: 0.03,
   /** PLR rank prioritisation temperature */
   temperature: 0.3,
   /** PLR staleness weight */

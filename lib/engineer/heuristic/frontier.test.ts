@@ -168,11 +168,13 @@ describe("fresh samples at the frontier", () => {
       ...flInput.family,
       sample: (rng: Parameters<typeof sample>[0], opts?: SampleOptions) => (windows.push(opts?.hardness), sample(rng, opts)),
     };
-    heuristicEngineer({ ...flInput, family: spied, options: { ...flInput.options, freshAtFrontier: false } });
+    // 15% adds (ENGINEER.md's default; the heuristic's own is one add), so that several fresh samples are drawn
+    const options = { ...flInput.options, addShare: 0.15 };
+    heuristicEngineer({ ...flInput, family: spied, options: { ...options, freshAtFrontier: false } });
     expect(windows.length).toBeGreaterThan(0);
     expect(windows.every((w) => w === undefined)).toBe(true);
     windows.length = 0;
-    const out = heuristicEngineer({ ...flInput, family: spied, options: { ...flInput.options, freshAtFrontier: true } });
+    const out = heuristicEngineer({ ...flInput, family: spied, options: { ...options, freshAtFrontier: true } });
     const fresh = out.items.filter((i) => i.flags?.includes("fresh_sample")).length;
     expect(fresh).toBeGreaterThanOrEqual(2);
     const windowed = windows.filter((w) => w !== undefined);

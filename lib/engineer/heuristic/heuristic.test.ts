@@ -141,12 +141,21 @@ describe("heuristicEngineer: children", () => {
     expect(again.dropped.find((d) => d.reason === "duplicate")?.count ?? 0).toBeGreaterThan(0);
   });
 
-  it("fills the population back to its size with mutations, fresh samples and crossovers", () => {
-    const ops = (op: string) => flOut().items.filter((i) => i.op === op).length;
-    expect(ops("keep") + ops("mutate") + ops("add")).toBe(flInput.population.length);
-    expect(ops("add")).toBe(Math.round(0.15 * flInput.population.length));
-    expect(flOut().items.some((i) => i.flags?.includes("crossover") && i.secondParentKey)).toBe(true);
-    expect(flOut().items.some((i) => i.flags?.includes("fresh_sample") && !i.parentKey)).toBe(true);
+  it("fills the population back to its size with mutations and, by default, one fresh sample; at 15% adds with crossovers too", () => {
+    const ops = (out: EngineerOutput, op: string) => out.items.filter((i) => i.op === op).length;
+    const flagged = (out: EngineerOutput, flag: string) => out.items.filter((i) => i.flags?.includes(flag));
+    // 40 members: max(1, round(0.03 x 40)) = 1 add (HEURISTIC_DEFAULTS.addShare), half of it crossovers (none)
+    const out = flOut();
+    expect(ops(out, "keep") + ops(out, "mutate") + ops(out, "add")).toBe(flInput.population.length);
+    expect(ops(out, "add")).toBe(1);
+    expect(flagged(out, "fresh_sample").map((i) => i.parentKey ?? null)).toEqual([null]);
+    expect(flagged(out, "crossover")).toEqual([]);
+    // ENGINEER.md's 15%: round(0.15 x 40) = 6 adds, 3 of them crossovers of two parents
+    const wide = heuristicEngineer({ ...flInput, options: { ...flInput.options, addShare: 0.15 } });
+    expect(ops(wide, "keep") + ops(wide, "mutate") + ops(wide, "add")).toBe(flInput.population.length);
+    expect(ops(wide, "add")).toBe(6);
+    expect(flagged(wide, "crossover").filter((i) => i.parentKey && i.secondParentKey)).toHaveLength(3);
+    expect(flagged(wide, "fresh_sample").filter((i) => !i.parentKey)).toHaveLength(3);
   });
 
   it("pushes solved parents harder along a difficulty direction, numeric fields as many steps as the parent is past the frontier", () => {
@@ -347,6 +356,33 @@ describe("heuristicEngineer: learning progress and step sizes", () => {
     // plateauGenerations 0 turns it off
     const off = heuristicEngineer({ ...input, options: { seed: 7, plateauGenerations: 0 } });
     expect(off.items.find((i) => i.environmentKey === "g3-004")?.flags ?? []).not.toContain("retire:plateaued");
+  });
+
+  it("retires a plateaued member's child in the same band with it, says why, and breeds from neither", () => {
+    const input = withOutcomes((m, i) =>
+      i === 4
+        ? { s: 4, n: 8, history: [0.5, 0.5], age: 3 }
+        : i === 9
+          ? { s: 4, n: 8, history: [], age: 1, parentKey: "g3-004", op: "mutate" }
+          : i === 10
+            ? { s: 8, n: 8, history: [], age: 1, parentKey: "g3-004", op: "mutate" }
+            : {},
+    );
+    const out = heuristicEngineer(input);
+    const lineage = out.items.find((i) => i.environmentKey === "g3-009");
+    expect(lineage?.op).toBe("retire");
+    expect(lineage?.flags).toContain("retire:plateaued");
+    expect(lineage?.rationale).toBe(
+      "Plateaued lineage: its parent g3-004 plateaued (learnability without learning progress) and it passes 0.50 (4/8), " +
+        "in the same band 0.2-0.8: retired with it, not used as a parent.",
+    );
+    // the child that passed 8/8 has left the band: solved, not plateaued
+    expect(out.items.find((i) => i.environmentKey === "g3-010")?.flags).toContain("retire:solved");
+    for (const child of children(out)) {
+      expect([child.parentKey, child.secondParentKey]).not.toContain("g3-009");
+      expect([child.parentKey, child.secondParentKey]).not.toContain("g3-004");
+    }
+    expect(out.notes[0]).toMatch(/plateaued 2,/);
   });
 
   it("takes several steps a numeric field when the policy has outgrown the population, ordinals still one level", () => {

@@ -11,6 +11,9 @@
  * - Plateaued (learning progress retiring what stopped teaching): measured in 3 generations or more,
  *   its success rate (the mean of the last two) between 0.2 and 0.8 and not 0.1 above its first; it
  *   is not used as a parent either. Learnability alone keeps a noisy TV (success 0.5 whatever the policy does) for ever.
+ *   Its lineage goes with it (score.ts, retirePlateauedLineage): a member whose parent plateaus this
+ *   generation and whose own success rate lies in the same band retires as plateaued too; a noisy TV's
+ *   children lie in its trap region and breed faster than the rule finds them one by one.
  * - Hopeless = 0 successes in n >= 4 attempts now and a success rate of 0 in the previous
  *   generation (the last history entry): two generations in a row at zero.
  * - Keep ranks by priority: the learnability weighed by hardness (select.ts, weighByHardness), a
@@ -61,8 +64,11 @@
  * - Which direction the failure evidence points to: per direction, the mean fitted success drop
  *   from the easy to the hard end of its fields' buckets (summary.environments.fields) plus how much
  *   harder along it the environments of policy failure clusters are than the population (cluster lift).
- * - Adds: half crossovers (of two kept parents; the second the most distant of the next few in
- *   PLR order), the rest fresh samples; a share a pool cannot fill passes on to the next kind.
+ * - Adds: addShare of the population (HEURISTIC_DEFAULTS: 0.03, at least one: a single fresh sample a
+ *   generation for 32 members; docs/decisions/0009-fewer-fresh-samples.md: ENGINEER.md's 10-20% of fresh
+ *   samples from the whole generator taught less than the mutated children they displaced), half of them
+ *   crossovers (of two kept parents; the second the most distant of the next few in PLR order), the rest
+ *   fresh samples; a share a pool cannot fill passes on to the next kind.
  * - A solved parent whose harder child duplicates a known hash or fails validation is retried (another
  *   edit subset, then one step plus a reseed); a config rejected once is not counted twice; validations
  *   are capped at 1.5x the children wanted (+4), so the validator cost stays bounded.

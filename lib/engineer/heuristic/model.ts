@@ -47,6 +47,8 @@ export interface Scored {
   hardness?: number;
   progress: number;
   retire: RetireReason | null;
+  /** retired as "plateaued" with its parent, this key, which plateaued this generation (score.ts, retirePlateauedLineage) */
+  plateauedParent?: string;
   failure: FailureProfile;
   /** infra-dominated: no parent, not in the difficulty logic */
   infra: boolean;

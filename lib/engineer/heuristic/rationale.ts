@@ -232,6 +232,12 @@ function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: n
     case "hopeless":
       return `Hopeless (${m.s}/${m.n} now and a success rate of 0 the generation before): retired after two generations at zero`;
     case "plateaued":
+      if (sc.plateauedParent)
+        return (
+          `Plateaued lineage: its parent ${sc.plateauedParent} plateaued (learnability without learning progress) and it ` +
+          `passes ${fmt(m.s / m.n)} (${m.s}/${m.n}), in the same band ${HEURISTIC_DEFAULTS.easierBelow}-${HEURISTIC_DEFAULTS.harderAbove}: ` +
+          `retired with it, not used as a parent`
+        );
       return (
         `Plateaued (learnability without learning progress): success rates ${[...m.history, m.n > 0 ? m.s / m.n : 0].map((r) => fmt(r)).join(" → ")} ` +
         `over ${m.history.length + 1} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired, not ` +

@@ -120,6 +120,53 @@ describe("scoreMembers: plateaued (3 generations in the frontier band without ri
   });
 });
 
+describe("scoreMembers: a plateaued member's lineage (retirePlateauedLineage)", () => {
+  const plateau = (key = "tv") => member(key, { s: 4, n: 8, history: [0.5, 0.5] });
+  const child = (key: string, s: number, parentKey: string | null = "tv", extra: Partial<PopulationMember> = {}) =>
+    member(key, { s, n: 8, parentKey, op: "mutate", ...extra });
+  const score = (population: PopulationMember[], plateauGenerations: number = HEURISTIC_DEFAULTS.plateauGenerations) =>
+    new Map(scoreMembers(population, summaryWith(), 8, plateauGenerations).map((sc) => [sc.member.key, sc]));
+
+  // catches: the lineage rule gone (a noisy TV's children breed on), applied to another parent's children, or its band inverted
+  it("retires the children of a member that plateaued this generation while they pass within the band [0.2, 0.8]", () => {
+    const byKey = score([
+      plateau(),
+      child("mid", 4),
+      child("low-edge", 2), // 0.25
+      child("high-edge", 6), // 0.75
+      child("grown", 3, "tv", { history: [0.5] }), // any age
+      child("other", 4, "someone-else"),
+      child("orphan", 4, null),
+    ]);
+    expect(byKey.get("tv")!.retire).toBe("plateaued");
+    for (const key of ["mid", "low-edge", "high-edge", "grown"]) {
+      expect(byKey.get(key)!.retire, key).toBe("plateaued");
+      expect(byKey.get(key)!.plateauedParent, key).toBe("tv");
+    }
+    for (const key of ["other", "orphan"]) {
+      expect(byKey.get(key)!.retire, key).toBeNull();
+      expect(byKey.get(key)!.plateauedParent, key).toBeUndefined();
+    }
+  });
+
+  // catches: the band test dropped or flipped (a child that moved out of the band is judged by the other rules)
+  it("leaves a child that passes mostly or fails mostly, one with another reason, and all of them when the parent did not plateau", () => {
+    const byKey = score([plateau(), child("solved", 8), child("nearly", 7), child("rarely", 1), child("none", 0)]);
+    expect(byKey.get("solved")!.retire).toBe("solved");
+    expect(byKey.get("nearly")!.retire).toBeNull(); // 0.875
+    expect(byKey.get("rarely")!.retire).toBeNull(); // 0.125
+    expect(byKey.get("none")!.retire).toBeNull(); // 0/8 without a zero the generation before
+    // the parent rose (not plateaued), or the plateau rule is off: its children stay
+    const rising = score([member("tv", { s: 6, n: 8, history: [0.25, 0.5] }), child("mid", 4)]);
+    expect(rising.get("tv")!.retire).toBeNull();
+    expect(rising.get("mid")!.retire).toBeNull();
+    const off = score([plateau(), child("mid", 4)], 0);
+    expect(off.get("mid")!.retire).toBeNull();
+    // an invalid child keeps its own reason
+    expect(score([plateau(), child("bad", 4, "tv", { validation: { state: "invalid", pMax: null } })]).get("bad")!.retire).toBe("invalid");
+  });
+});
+
 describe("scoreMembers: scores", () => {
   it("gives q, the posterior mean, learnability and learning progress per member", () => {
     const [flat, rising] = scoreMembers(

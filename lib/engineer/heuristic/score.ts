@@ -19,7 +19,7 @@ export function scoreMembers(
   plateauGenerations: number,
 ): Scored[] {
   const clusterById = new Map(summary.failures.clusters.map((c) => [c.id, c]));
-  return population.map((member, index) => {
+  const scored = population.map((member, index) => {
     const q = normalizedRate(member.s, member.n, member.validation.pMax);
     const failure = failureProfile(member, clusterById);
     let retire = retireReason(member, q, plateauGenerations);
@@ -41,6 +41,33 @@ export function scoreMembers(
       infra,
     };
   });
+  retirePlateauedLineage(scored);
+  return scored;
+}
+
+/**
+ * A plateaued member's lineage retires with it (mutates `scored`): a member whose parent is in the
+ * population and retires as plateaued this generation, and whose own success rate lies in the same
+ * frontier band [easierBelow, harderAbove], retires as plateaued too, and so is no parent either. A
+ * child lies near its parent in the config space, so a region that teaches nothing (a noisy TV,
+ * success 1/2 whatever the policy learns, looks the most learnable of all) breeds more of itself
+ * faster than the plateau rule, which needs plateauGenerations measurements of each member, can find
+ * them one by one; fresh samples from the generator diluted such a lineage, and with fewer of them
+ * it took over the arena's populations at 30% traps (docs/BENCHMARKS.md, "Issue 16, ninth round").
+ * A child that left the band (passed mostly or failed mostly) has moved and is judged by the other rules.
+ */
+export function retirePlateauedLineage(scored: readonly Scored[]): void {
+  const plateaued = new Set(scored.filter((sc) => sc.retire === "plateaued").map((sc) => sc.member.key));
+  if (plateaued.size === 0) return;
+  const D = HEURISTIC_DEFAULTS;
+  for (const sc of scored) {
+    const { parentKey, n, s } = sc.member;
+    if (sc.retire !== null || parentKey === null || !plateaued.has(parentKey) || n <= 0) continue;
+    const rate = s / n;
+    if (rate < D.easierBelow || rate > D.harderAbove) continue;
+    sc.retire = "plateaued";
+    sc.plateauedParent = parentKey;
+  }
 }
 
 function retireReason(member: PopulationMember, q: number | null, plateauGenerations: number): RetireReason | null {
