@@ -41,7 +41,8 @@ export function GoalExplanation() {
 const STRATEGY_WORDS: [string, string][] = [
   [
     "heuristic",
-    "EnvForge's environment engineer: keeps the most learnable tasks (of two that teach alike, the harder), " +
+    "EnvForge's environment engineer: keeps the most learnable tasks (of two that teach alike, the harder, and less " +
+      "of a task passed half the time where the learner passes most tasks as hard), " +
       "drops a task whose success stands still together with its offspring, makes solved ones harder and failing ones " +
       "easier, and adds one fresh task from the generator a generation.",
   ],

@@ -140,7 +140,7 @@ export interface EngineerOptions {
   populationSize?: number;
   /** share of the population kept at most (default 0.5) */
   keepShare?: number;
-  /** share of fresh samples and crossovers (default 0.15) */
+  /** share of fresh samples and crossovers (default HEURISTIC_DEFAULTS.addShare, 0.03, at least one add while above 0) */
   addShare?: number;
   /** GRPO group size: use the group learnability E[1 - q^G - (1-q)^G] */
   groupSize?: number;

@@ -53,6 +53,18 @@ export const HEURISTIC_DEFAULTS = {
    * frozenlake-mapf's traps 0.3 setting lost (docs/BENCHMARKS.md, "Issue 16, eighth round")
    */
   hardnessBias: 1,
+  /**
+   * frontier discount of the keep order (select.ts, weighByFrontier): a member's priority is multiplied
+   * by max(0, 1 - frontierDiscount x max(0, 2 f - 1)), f the population's fitted success at its
+   * hardness, so a member passed about half the time where the policy passes most configs as hard
+   * (likely capped by a p_max below 1, or noisy) ranks below one as learnable at the frontier. On the
+   * arena's tuning seeds 0-9 (full budget), goal checks of 36: 0 (none) gave frozenlake-mapf 33 and
+   * search-agent 30, 0.3 gave 33 and 31, 0.5 34 and 33 (frozenlake-mapf's rollouts to 80% clean
+   * 19,425 -> 16,214; search-agent's at traps 0.15 34,081 -> 28,593), 0.7 33 and 31, 1 33 and 30; the
+   * held-out tangled learner's frozenlake-mapf checks 27 -> 31 with 0.5 (docs/BENCHMARKS.md, "Issue 16,
+   * tenth round")
+   */
+  frontierDiscount: 0.5,
   /** members sampled as the novelty reference set */
   noveltyReference: 32,
   /** attempts per solved parent before moving on */

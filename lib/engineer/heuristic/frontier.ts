@@ -46,11 +46,22 @@ export function memberHardness(family: FamilyDefinition, config: unknown): numbe
   return Number.isFinite(h) ? h : undefined;
 }
 
+/** A logistic fit of success on hardness: logit(success) = a + b (hardness - 0.5); b < 0 (success falls with hardness). */
+export interface HardnessFit {
+  a: number;
+  b: number;
+}
+
+/** The fit's success at a hardness. */
+export function fittedSuccess(fit: HardnessFit, hardness: number): number {
+  return 1 / (1 + Math.exp(-(fit.a + fit.b * (hardness - 0.5))));
+}
+
 /**
- * The hardness at which the population's success is predicted to be 65% (FRONTIER_AIM; logistic fit of success
- * on hardness), or null when it cannot be told (too few members, or success does not fall with hardness).
+ * The population's success fitted on hardness (each measured member weighed by its attempts), or null when it
+ * cannot be told: fewer than FRONTIER_MIN_MEMBERS usable members, or success not falling with hardness (b >= 0).
  */
-export function competenceFrontier(family: FamilyDefinition, scored: readonly Scored[]): number | null {
+export function fitSuccessOnHardness(family: FamilyDefinition, scored: readonly Scored[]): HardnessFit | null {
   const points: { h: number; s: number; n: number }[] = [];
   for (const sc of scored) {
     if (sc.q === null || sc.infra || sc.retire === "invalid" || sc.retire === "unsolvable") continue;
@@ -88,8 +99,17 @@ export function competenceFrontier(family: FamilyDefinition, scored: readonly Sc
     b += db;
     if (Math.abs(da) + Math.abs(db) < 1e-6) break;
   }
-  if (!(b < 0)) return null;
-  return Math.min(1, Math.max(0, 0.5 + (FRONTIER_AIM - a) / b));
+  return b < 0 ? { a, b } : null;
+}
+
+/**
+ * The hardness at which the population's success is predicted to be 65% (FRONTIER_AIM; logistic fit of success
+ * on hardness), or null when it cannot be told (too few members, or success does not fall with hardness).
+ */
+export function competenceFrontier(family: FamilyDefinition, scored: readonly Scored[]): number | null {
+  const fit = fitSuccessOnHardness(family, scored);
+  if (fit === null) return null;
+  return Math.min(1, Math.max(0, 0.5 + (FRONTIER_AIM - fit.a) / fit.b));
 }
 
 /** The sampler's hardness window around the frontier (FRONTIER_HALF_WIDTH either side, kept inside [0, 1]). */

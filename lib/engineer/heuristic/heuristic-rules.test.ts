@@ -95,6 +95,35 @@ describe("keep order", () => {
     expect(out.notes[0]).toMatch(/keep cut: priority 0\.\d{3}, the learnability weighed by hardness/);
   });
 
+  it("discounts a member passed half the time where the policy passes most configs as hard, and says so", () => {
+    // every difficulty-signed numeric field at position t = 0.1 + 0.07 i of its easy -> hard scale, so hardness grows
+    // with the key; success falls with it (7-8 of 8 up to m4, 0-1 of 8 from m6), except m1, passed 4 of 8 among
+    // members passed 7-8 of 8 (capped, or noisy), and m5, passed 4 of 8 where success falls
+    const family = builtinFamilies["frozenlake-mapf"];
+    const base = inputOf(family, [{ s: 4, n: 8 }]).population[0].config as FamilyConfig;
+    const passes = [8, 4, 7, 8, 7, 4, 1, 1, 0, 1, 0, 0];
+    const outcomes = passes.map((s, i) => {
+      const config: FamilyConfig = { ...base, seed: 700 + i };
+      const t = 0.1 + 0.07 * i;
+      for (const f of family.fields.filter((x) => x.difficulty && (x.kind === "integer" || x.kind === "number"))) {
+        const v = valueAtPosition(f, f.difficulty === "up" ? t : 1 - t);
+        config[f.path] = f.kind === "integer" ? Math.round(v) : v;
+      }
+      return { s, n: 8, config, configHash: configHash(config), age: 2, history: [s / 8] };
+    });
+    const input = inputOf(family, outcomes);
+    const out = heuristicEngineer(input);
+    const fates = fate(input, out);
+    const weightOf = (key: string) => Number(/frontier weight (\d\.\d\d)/.exec(fates.get(key)?.rationale ?? "")?.[1] ?? 1);
+    expect(fates.get("m1")?.rationale).toMatch(/x frontier weight 0\.\d\d \(fitted success 0\.\d\d at hardness 0\.\d\d\) = 0\.\d{3}/);
+    expect(weightOf("m1")).toBeLessThan(0.8);
+    // m5, as learnable, lies near the frontier: a smaller discount or none, and it ranks above m1
+    expect(weightOf("m5")).toBeGreaterThan(weightOf("m1") + 0.1);
+    const rank = (key: string) => Number(/ranks (\d+) of/.exec(fates.get(key)?.rationale ?? "")?.[1]);
+    expect(rank("m5")).toBeLessThan(rank("m1"));
+    expect(out.notes[0]).toMatch(/keep cut: priority 0\.\d{3}, the learnability weighed by hardness and the frontier/);
+  });
+
   it("draws parents by the same priority: the hardest of equally learnable members is a parent on nearly every seed", () => {
     // four children of 12: by learnability alone (all tied) m11 was a parent on 3 of these 10 seeds, by priority on all 10
     let parentOfChild = 0;

@@ -22,8 +22,13 @@
  *   ENGINEER.md keeps "the highest L", but L cannot tell a config failed for being hard from one
  *   passed half the time for being capped or noisy, and the aim lies at the hard end; among members
  *   that teach about as much the harder stay, more so as the policy passes more
- *   (HEURISTIC_DEFAULTS.hardnessBias has the figures). Ties broken by learning progress (history
- *   plus the current q). The keep cut and the parents' PLR rank weights go by the same priority.
+ *   (HEURISTIC_DEFAULTS.hardnessBias has the figures). Then the frontier discount (select.ts,
+ *   weighByFrontier): the priority times 1 - frontierDiscount x (2 f - 1) where f, the population's
+ *   fitted success at the member's hardness (frontier.ts, fitSuccessOnHardness), is above 1/2: a
+ *   member passed half the time where the policy passes most configs as hard is more likely capped
+ *   (p_max < 1) or noisy than still being learnt (HEURISTIC_DEFAULTS.frontierDiscount has the figures).
+ *   Ties broken by learning progress (history plus the current q). The keep cut and the parents' PLR
+ *   rank weights go by the same priority.
  * - Children: solved parents (q > 0.8) get one harder child each, at most half of the mutation
  *   budget when there are also replay parents; replay parents (q <= 0.8) are drawn by PLR rank
  *   weights (temperature 0.3, staleness weight 0.3 with equal staleness, as every score is fresh)
@@ -126,7 +131,7 @@ import { childRationale, keepItems, proposalNotes, retireItems } from "./rationa
 import { competenceFrontier, frontierRising, frontierWindow } from "./frontier";
 import { freshTooEasy } from "./phase";
 import { scoreMembers } from "./score";
-import { learnabilityTies, selectKept, weighByHardness } from "./select";
+import { learnabilityTies, selectKept, weighByFrontier, weighByHardness } from "./select";
 import { poolAddItems, REAL_TASKS_SUFFIX, weightOf } from "./task-pool";
 
 export { HEURISTIC_DEFAULTS, UNSET_DEFAULTS } from "./defaults";
@@ -146,6 +151,7 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   // retire the rest with a reason.
   const scored = scoreMembers(population, summary, options.groupSize, plateauGenerations);
   weighByHardness(family, scored, D.hardnessBias);
+  weighByFrontier(family, scored, D.frontierDiscount);
   const { ranked, kept, keepCut, rankOf } = selectKept(scored, keepShare, target);
 
   // Infra-dominated members say nothing about difficulty: left out of the direction evidence, step sizes and parents.

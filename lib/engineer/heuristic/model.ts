@@ -38,13 +38,21 @@ export interface Scored {
   learnability: number;
   /**
    * what the keep order, the keep cut and the parents' rank weights go by: learnability times
-   * hardnessWeight (select.ts, weighByHardness); the learnability itself until then
+   * hardnessWeight (select.ts, weighByHardness) times frontierWeight (weighByFrontier); the
+   * learnability itself until then
    */
   priority: number;
   /** 1, or the hardness bias's factor (select.ts, weighByHardness) */
   hardnessWeight: number;
   /** the member's hardness on its family's easy -> hard scale, when weighed and the family has difficulty-signed fields */
   hardness?: number;
+  /**
+   * the frontier discount's factor (select.ts, weighByFrontier), below 1 when the population's fit of
+   * success on hardness says the policy passes most configs as hard as this one; unset: 1
+   */
+  frontierWeight?: number;
+  /** the population's fitted success at this member's hardness, when the frontier discount was weighed */
+  fittedSuccess?: number;
   progress: number;
   retire: RetireReason | null;
   /** retired as "plateaued" with its parent, this key, which plateaued this generation (score.ts, retirePlateauedLineage) */

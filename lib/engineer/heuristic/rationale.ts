@@ -143,14 +143,21 @@ export function childRationale(ctx: {
 }
 
 /**
- * What a member ranks by, in words: its learnability, and when the hardness bias moved it, the
- * weight, the member's hardness and the priority that results ("learnability 0.210 x hardness weight
- * 1.06 (hardness 0.62) = 0.223").
+ * What a member ranks by, in words: its learnability, and when the hardness bias or the frontier
+ * discount moved it, the weights, the member's hardness, the fitted success there and the priority
+ * that results ("learnability 0.210 x hardness weight 1.06 (hardness 0.62) x frontier weight 0.80
+ * (fitted success 0.70 at hardness 0.62) = 0.178").
  */
 export function priorityText(sc: Scored): string {
   const base = `learnability ${fmt(sc.learnability, 3)}`;
-  if (sc.hardnessWeight === 1 || sc.hardness === undefined) return base;
-  return `${base} x hardness weight ${fmt(sc.hardnessWeight)} (hardness ${fmt(sc.hardness)}) = ${fmt(sc.priority, 3)}`;
+  if (sc.hardness === undefined) return base;
+  const hardness = sc.hardnessWeight !== 1 ? ` x hardness weight ${fmt(sc.hardnessWeight)} (hardness ${fmt(sc.hardness)})` : "";
+  const frontier =
+    sc.frontierWeight !== undefined && sc.frontierWeight !== 1 && sc.fittedSuccess !== undefined
+      ? ` x frontier weight ${fmt(sc.frontierWeight)} (fitted success ${fmt(sc.fittedSuccess)} at hardness ${fmt(sc.hardness)})`
+      : "";
+  if (!hardness && !frontier) return base;
+  return `${base}${hardness}${frontier} = ${fmt(sc.priority, 3)}`;
 }
 
 /** The keep items: one per kept member, ranked, with what its failures add. */
@@ -276,7 +283,7 @@ export function proposalNotes(p: {
   const retired = Object.values(reasons).reduce((a, b) => a + b, 0);
   const notes = [
     `Heuristic engineer, seed ${p.seed}: next population ${p.target}; kept ${p.kept}${
-      p.keepCut === null ? "" : ` (keep cut: priority ${fmt(p.keepCut, 3)}, the learnability weighed by hardness)`
+      p.keepCut === null ? "" : ` (keep cut: priority ${fmt(p.keepCut, 3)}, the learnability weighed by hardness and the frontier)`
     }, ` +
       `retired ${retired} (solved ${reasons.solved}, hopeless ${reasons.hopeless}, plateaued ` +
       `${reasons.plateaued}, unsolvable ${reasons.unsolvable}, invalid ${reasons.invalid}, outranked ` +

@@ -7,7 +7,8 @@ import { createRng } from "@/lib/families/rng";
 import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import { priorityText } from "./rationale";
-import { compareForKeep, learnabilityTies, LEARNABILITY_TIE, selectKept, weighByHardness, weightedOrder } from "./select";
+import { fitSuccessOnHardness, fittedSuccess } from "./frontier";
+import { compareForKeep, learnabilityTies, LEARNABILITY_TIE, selectKept, weighByFrontier, weighByHardness, weightedOrder } from "./select";
 
 function scored(key: string, index: number, n: number, s: number, extra: Partial<Scored> = {}): Scored {
   const member = { key, n, s, history: [], validation: { state: "valid", pMax: null } } as unknown as PopulationMember;
@@ -236,5 +237,109 @@ describe("weighByHardness: the keep order's hardness bias", () => {
     const members = [at("learnable", 0, 30, 8, 4), at("hard", 1, 70, 8, 1)];
     weighByHardness(family, members, HEURISTIC_DEFAULTS.hardnessBias);
     expect(selectKept(members, 0.5, 2).kept.map((m) => m.member.key)).toEqual(["learnable"]);
+  });
+});
+
+describe("weighByFrontier: the keep order's frontier discount", () => {
+  // One difficulty-signed field on 0..100: a config's hardness is its value / 100.
+  const field: FieldSpec = { path: "size", kind: "integer", min: 0, max: 100, difficulty: "up", direction: "horizon" };
+  const family = { id: "toy", fields: [field] } as unknown as FamilyDefinition;
+  const at = (key: string, index: number, size: number, n: number, s: number) => {
+    const sc = scored(key, index, n, s, { hardness: size / 100 });
+    (sc.member as { config: unknown }).config = { size };
+    return sc;
+  };
+  /**
+   * Ten members whose success falls with hardness (the policy passes 7-8 of 8 below hardness 0.4 and 0-1 of 8
+   * above 0.6), plus two members passed 4 of 8: "capped" at hardness 0.15, where the policy passes nearly
+   * everything, and "frontier" at 0.5, where it passes about half.
+   */
+  const population = () => [
+    at("e1", 0, 5, 8, 8),
+    at("e2", 1, 10, 8, 8),
+    at("e3", 2, 20, 8, 7),
+    at("e4", 3, 30, 8, 8),
+    at("e5", 4, 35, 8, 7),
+    at("h1", 5, 65, 8, 1),
+    at("h2", 6, 70, 8, 0),
+    at("h3", 7, 80, 8, 1),
+    at("h4", 8, 90, 8, 0),
+    at("h5", 9, 95, 8, 0),
+    at("capped", 10, 15, 8, 4),
+    at("frontier", 11, 50, 8, 4),
+  ];
+
+  it("multiplies the priority by 1 - discount x (2 f - 1) where the fitted success f is above 1/2, and leaves the rest", () => {
+    const members = population();
+    const fit = fitSuccessOnHardness(family, members);
+    expect(fit).not.toBeNull();
+    weighByFrontier(family, members, 0.5);
+    for (const m of members) {
+      const f = fittedSuccess(fit!, m.hardness!);
+      expect(m.fittedSuccess).toBeCloseTo(f, 12);
+      expect(m.frontierWeight).toBeCloseTo(f > 0.5 ? 1 - 0.5 * (2 * f - 1) : 1, 12);
+      expect(m.priority).toBeCloseTo(m.learnability * m.frontierWeight!, 12);
+    }
+    const capped = members[10];
+    const frontier = members[11];
+    expect(capped.fittedSuccess!).toBeGreaterThan(0.85);
+    expect(capped.frontierWeight!).toBeLessThan(0.62);
+    expect(members[7].frontierWeight).toBe(1); // h3, far past the frontier: f < 1/2, no discount
+    // twice the discount, twice the cut below 1
+    const twice = population();
+    weighByFrontier(family, twice, 1);
+    expect(1 - twice[10].frontierWeight!).toBeCloseTo(2 * (1 - capped.frontierWeight!), 12);
+    // equally learnable (4 of 8 each), the one the policy should pass by its hardness ranks below the one at the frontier
+    expect(learnabilityTies(capped.learnability, frontier.learnability)).toBe(true);
+    expect(frontier.frontierWeight!).toBeGreaterThan(capped.frontierWeight!);
+    const sel = selectKept([capped, frontier], 0.5, 2);
+    expect(sel.kept.map((m) => m.member.key)).toEqual(["frontier"]);
+    expect(capped.retire).toBe("outranked");
+    expect(priorityText(capped)).toBe(
+      `learnability ${capped.learnability.toFixed(3)} x frontier weight ${capped.frontierWeight!.toFixed(2)} ` +
+        `(fitted success ${capped.fittedSuccess!.toFixed(2)} at hardness 0.15) = ${capped.priority.toFixed(3)}`,
+    );
+  });
+
+  it("names both weights when the hardness bias moved the priority too", () => {
+    const members = population();
+    weighByHardness(family, members, 1);
+    weighByFrontier(family, members, 0.5);
+    const capped = members[10];
+    expect(capped.priority).toBeCloseTo(capped.learnability * capped.hardnessWeight * capped.frontierWeight!, 12);
+    expect(priorityText(capped)).toBe(
+      `learnability ${capped.learnability.toFixed(3)} x hardness weight ${capped.hardnessWeight.toFixed(2)} (hardness 0.15) ` +
+        `x frontier weight ${capped.frontierWeight!.toFixed(2)} (fitted success ${capped.fittedSuccess!.toFixed(2)} at hardness 0.15) = ` +
+        `${capped.priority.toFixed(3)}`,
+    );
+  });
+
+  it("changes nothing with a discount of 0, without a fit (fewer than 8 members, success rising with hardness) or without hardness", () => {
+    const untouched = (members: Scored[]) => {
+      expect(members.map((m) => m.frontierWeight)).toEqual(members.map(() => undefined));
+      expect(members.map((m) => m.priority)).toEqual(members.map((m) => m.learnability));
+    };
+    const none = population();
+    weighByFrontier(family, none, 0);
+    untouched(none);
+    const few = population().slice(5, 12); // 7 members
+    weighByFrontier(family, few, 0.5);
+    untouched(few);
+    // the same successes, hardness mirrored: success rises with hardness, the signs say nothing here
+    const rising = population().map((m) => at(m.member.key, m.index, 100 - (m.member.config as { size: number }).size, m.member.n, m.member.s));
+    expect(fitSuccessOnHardness(family, rising)).toBeNull();
+    weighByFrontier(family, rising, 0.5);
+    untouched(rising);
+    const plain = { id: "plain", fields: [{ ...field, difficulty: undefined }] } as unknown as FamilyDefinition;
+    const unsigned = population().map((m) => ({ ...m, hardness: undefined }));
+    weighByFrontier(plain, unsigned, 0.5);
+    untouched(unsigned);
+  });
+
+  it("never goes below 0", () => {
+    const members = population();
+    weighByFrontier(family, members, 10);
+    expect(members[10].frontierWeight).toBe(0);
+    expect(members[10].priority).toBe(0);
   });
 });

@@ -4,7 +4,7 @@
  * weighted random order parents are drawn in.
  */
 import type { FamilyDefinition } from "@/lib/families/types";
-import { memberHardness } from "./frontier";
+import { fitSuccessOnHardness, fittedSuccess, memberHardness } from "./frontier";
 import type { Scored } from "./model";
 
 /**
@@ -39,6 +39,32 @@ export function weighByHardness(family: FamilyDefinition, scored: readonly Score
     sc.hardnessWeight = sc.member.age > 1 ? Math.min(1, weight) : weight;
     sc.priority = sc.learnability * sc.hardnessWeight;
   });
+}
+
+/**
+ * The frontier discount of the keep order (HEURISTIC_DEFAULTS.frontierDiscount): with f the population's
+ * fitted success at a member's hardness (frontier.ts, fitSuccessOnHardness: a logistic fit of the measured
+ * members' success on their hardness), the member's priority is multiplied by
+ * max(0, 1 - discount x max(0, 2 f - 1)): nothing at or beyond the frontier (f <= 1/2), down to
+ * 1 - discount where the fit says the policy passes everything this hard. A member passed about half
+ * the time where the policy passes most configs as hard is more likely capped (a p_max below 1 that
+ * the policy has reached: its failures are the environment's dice, and the learner's arena shows the
+ * skill explains little of their variance) or noisy than one the policy is still learning, so its
+ * learnability overstates what it teaches; a member as hard as the frontier keeps its full priority.
+ * No fit (fewer than 8 measured members, or success not falling with hardness, as where the difficulty
+ * signs say nothing), a discount of 0, or a member without a hardness: priorities unchanged (mutates `scored`).
+ */
+export function weighByFrontier(family: FamilyDefinition, scored: readonly Scored[], discount: number): void {
+  if (discount <= 0) return;
+  const fit = fitSuccessOnHardness(family, scored);
+  if (fit === null) return;
+  for (const sc of scored) {
+    if (sc.hardness === undefined) continue;
+    const f = fittedSuccess(fit, sc.hardness);
+    sc.fittedSuccess = f;
+    sc.frontierWeight = Math.max(0, 1 - discount * Math.max(0, 2 * f - 1));
+    sc.priority *= sc.frontierWeight;
+  }
 }
 
 /** The keep decision: members ranked by priority (learnability, weighed by hardness), the kept head, the keep cut and each ranked member's rank. */
