@@ -6,8 +6,11 @@
  * target's median), on traps, too easy (p > 0.9), too hard (p < 0.1), capped (not a trap, but the
  * skill explains under 30% of the success variance: a p_max below 1 the policy has reached, which
  * looks like p ~ 1/2 and teaches little), the mean hidden difficulty, the mean useful variance
- * (skill share x p(1-p)) and the target success; per kind of group (the heuristic's keep, mutation,
- * crossover and fresh-sample children; "seed" for every other group): groups, e easy, h hard, t traps,
+ * (skill share x p(1-p)) and the target success, tg (100 x skill share x p(1-p) x al: roughly the
+ * target success a group adds, the learner's gain shape aside) and al (100 x the target's marginal
+ * success per unit of the group's skill update, transfer included: how much the group's skills are the
+ * ones the target still needs); per kind of group (the heuristic's keep, mutation, crossover and
+ * fresh-sample children; "seed" for every other group): groups, e easy, h hard, t traps,
  * c capped, p mean success, s mean skill share, v mean p(1-p). The oracle (`--strategies oracle`) is
  * the bound to compare with. A diagnosis tool: it reads the hidden learner state, which no strategy may.
  */
@@ -67,6 +70,8 @@ interface Bucket {
   hard: number;
   capped: number;
   useful: number;
+  tgain: number;
+  align: number;
   difficulty: number;
   p: number;
   success: number;
@@ -95,6 +100,8 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
       hard: 0,
       capped: 0,
       useful: 0,
+      tgain: 0,
+      align: 0,
       difficulty: 0,
       p: 0,
       success: 0,
@@ -102,6 +109,17 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
       kinds: {},
     };
     const bucket = buckets[b];
+    // the target's marginal success per unit of each skill now (the world keeps its target tasks private: no strategy
+    // may read them; this diagnosis does, as it reads the learner)
+    const targets = (world as unknown as { target: { skills: number[]; difficulty: number }[] }).target;
+    const lp = world.learner.params;
+    const w = new Array(lp.skills).fill(0);
+    for (const t of targets) {
+      let x = 0;
+      for (let j = 0; j < lp.skills; j++) x += t.skills[j] * world.learner.theta[j];
+      const sg = 1 / (1 + Math.exp(-lp.slope * (x - t.difficulty)));
+      for (let j = 0; j < lp.skills; j++) w[j] += (lp.slope * sg * (1 - sg) * t.skills[j]) / targets.length;
+    }
     for (const config of configs) {
       const task = world.task(config);
       const p = world.learner.successProbability(task);
@@ -117,6 +135,10 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
       const capped = !task.trap && share < 0.3;
       if (capped) bucket.capped += 1;
       bucket.useful += share * p * (1 - p);
+      let al = 0;
+      for (let j = 0; j < lp.skills; j++) al += w[j] * ((1 - lp.transfer) * task.skills[j] + lp.transfer / lp.skills);
+      bucket.align += al;
+      bucket.tgain += 100 * share * p * (1 - p) * al;
       bucket.difficulty += task.difficulty;
       bucket.p += p;
       const op = opOf.get(canonicalJson(config)) ?? "seed";
@@ -162,6 +184,7 @@ for (const strategy of strategies) {
             `${pct(b.target, b.groups)}   ${pct(b.traps, b.groups)}  ${pct(b.easy, b.groups)}  ${pct(b.hard, b.groups)}   ${pct(b.capped, b.groups)}    ` +
             `${(b.difficulty / b.groups).toFixed(2).padStart(7)} ${(b.p / b.groups).toFixed(2)}  ` +
             `${(b.useful / b.groups).toFixed(3)}  ${b.success.toFixed(3)}  ` +
+            `tg ${(b.tgain / b.groups).toFixed(3)} al ${((100 * b.align) / b.groups).toFixed(2)} ` +
             Object.entries(b.kinds)
               .map(([k, n]) => `${k}:${n}`)
               .join(" ")),
