@@ -326,7 +326,9 @@ describe("weighByFrontier: the keep order's frontier discount", () => {
     weighByFrontier(family, few, 0.5);
     untouched(few);
     // the same successes, hardness mirrored: success rises with hardness, the signs say nothing here
-    const rising = population().map((m) => at(m.member.key, m.index, 100 - (m.member.config as { size: number }).size, m.member.n, m.member.s));
+    const rising = population().map((m) =>
+      at(m.member.key, m.index, 100 - (m.member.config as { size: number }).size, m.member.n, m.member.s),
+    );
     expect(fitSuccessOnHardness(family, rising)).toBeNull();
     weighByFrontier(family, rising, 0.5);
     untouched(rising);
