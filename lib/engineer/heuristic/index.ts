@@ -147,7 +147,7 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const addShare = clampShare(options.addShare, D.addShare);
   const plateauGenerations = Math.max(0, Math.floor(options.plateauGenerations ?? D.plateauGenerations));
 
-  // 1-2. Score every member; keep the highest priority (learnability weighed by hardness; ties: learning progress),
+  // 1-2. Score every member; keep the highest priority (learnability weighed by hardness and the frontier; ties: learning progress),
   // retire the rest with a reason.
   const scored = scoreMembers(population, summary, options.groupSize, plateauGenerations);
   weighByHardness(family, scored, D.hardnessBias);

@@ -48,8 +48,8 @@ export function weighByHardness(family: FamilyDefinition, scored: readonly Score
  * max(0, 1 - discount x max(0, 2 f - 1)): nothing at or beyond the frontier (f <= 1/2), down to
  * 1 - discount where the fit says the policy passes everything this hard. A member passed about half
  * the time where the policy passes most configs as hard is more likely capped (a p_max below 1 that
- * the policy has reached: its failures are the environment's dice, and the learner's arena shows the
- * skill explains little of their variance) or noisy than one the policy is still learning, so its
+ * the policy has reached: its failures are the environment's dice, and in the arena the learner's skill
+ * explains little of their success variance) or noisy than one the policy is still learning, so its
  * learnability overstates what it teaches; a member as hard as the frontier keeps its full priority.
  * No fit (fewer than 8 measured members, or success not falling with hardness, as where the difficulty
  * signs say nothing), a discount of 0, or a member without a hardness: priorities unchanged (mutates `scored`).
@@ -67,7 +67,10 @@ export function weighByFrontier(family: FamilyDefinition, scored: readonly Score
   }
 }
 
-/** The keep decision: members ranked by priority (learnability, weighed by hardness), the kept head, the keep cut and each ranked member's rank. */
+/**
+ * The keep decision: members ranked by priority (learnability, weighed by hardness and the frontier), the kept
+ * head, the keep cut and each ranked member's rank.
+ */
 export interface Selection {
   ranked: Scored[];
   kept: Scored[];
@@ -89,7 +92,7 @@ export const TIE_BREAK_RULE =
   "ties go to evidence: learning progress, then at least one pass, then more attempts, then fewer infrastructure failures";
 
 /**
- * Keep order: higher priority (learnability, weighed by hardness) first; on a tie, the member with more evidence that it teaches:
+ * Keep order: higher priority (learnability, weighed by hardness and the frontier) first; on a tie, the member with more evidence that it teaches:
  * learning progress, a nonzero success (a 0/5 may be out of reach, a 5/5 is reachable), more attempts,
  * not infra-dominated; the population order last so the result never depends on sort stability.
  */
