@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +67,24 @@ describe("envforge import ndjson", () => {
   });
 });
 
+/**
+ * A port that is free now, below Linux's ephemeral range (32768-60999 by default): the server restarts on the same
+ * port after it is killed, and a port inside that range can meanwhile be taken as the local end of any outgoing
+ * connection (a CI run failed with EADDRINUSE on 36244 once).
+ */
+async function freePortBelowEphemeral(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once("error", () => resolve(false));
+      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error("no free port in 20000-31999");
+}
+
 describe("a server killed in the middle of an import", () => {
   let child: ChildProcess | null = null;
   const startChild = async (port: number) => {
@@ -99,7 +118,7 @@ describe("a server killed in the middle of an import", () => {
         }),
       ).join("\n"),
     );
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePortBelowEphemeral();
     await startChild(port);
     const remote = new EnvForgeClient({ server: `http://127.0.0.1:${port}`, token: TOKEN });
     const count = async () => Number((await db.pool.query("select count(*) from rollouts where external_id like 'k%'")).rows[0].count);
