@@ -254,20 +254,21 @@ describe("weighByFrontier: the keep order's frontier discount", () => {
    * above 0.6), plus two members passed 4 of 8: "capped" at hardness 0.15, where the policy passes nearly
    * everything, and "frontier" at 0.5, where it passes about half.
    */
-  const population = () => [
-    at("e1", 0, 5, 8, 8),
-    at("e2", 1, 10, 8, 8),
-    at("e3", 2, 20, 8, 7),
-    at("e4", 3, 30, 8, 8),
-    at("e5", 4, 35, 8, 7),
-    at("h1", 5, 65, 8, 1),
-    at("h2", 6, 70, 8, 0),
-    at("h3", 7, 80, 8, 1),
-    at("h4", 8, 90, 8, 0),
-    at("h5", 9, 95, 8, 0),
-    at("capped", 10, 15, 8, 4),
-    at("frontier", 11, 50, 8, 4),
+  const ROWS: [key: string, size: number, passes: number][] = [
+    ["e1", 5, 8],
+    ["e2", 10, 8],
+    ["e3", 20, 7],
+    ["e4", 30, 8],
+    ["e5", 35, 7],
+    ["h1", 65, 1],
+    ["h2", 70, 0],
+    ["h3", 80, 1],
+    ["h4", 90, 0],
+    ["h5", 95, 0],
+    ["capped", 15, 4],
+    ["frontier", 50, 4],
   ];
+  const population = () => ROWS.map(([key, size, passes], i) => at(key, i, size, 8, passes));
 
   it("multiplies the priority by 1 - discount x (2 f - 1) where the fitted success f is above 1/2, and leaves the rest", () => {
     const members = population();
