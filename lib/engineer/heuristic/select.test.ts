@@ -7,7 +7,7 @@ import { createRng } from "@/lib/families/rng";
 import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import { priorityText } from "./rationale";
-import { fitSuccessOnHardness, fittedSuccess } from "./frontier";
+import { fitSuccessOnHardness, fittedSuccess, memberHardness } from "./frontier";
 import { compareForKeep, learnabilityTies, LEARNABILITY_TIE, selectKept, weighByFrontier, weighByHardness, weightedOrder } from "./select";
 
 function scored(key: string, index: number, n: number, s: number, extra: Partial<Scored> = {}): Scored {
@@ -337,6 +337,25 @@ describe("weighByFrontier: the keep order's frontier discount", () => {
     const unsigned = population().map((m) => ({ ...m, hardness: undefined }));
     weighByFrontier(plain, unsigned, 0.5);
     untouched(unsigned);
+  });
+
+  it("leaves a member without a hardness (a value that gives none) unweighed, and out of the fit, while the rest are weighed", () => {
+    const members = population();
+    const fit = fitSuccessOnHardness(family, members);
+    // on a log scale a negative value gives no hardness (memberHardness); weighByHardness then leaves `hardness` unset
+    // (the others carry theirs, size / 100, so the log scale changes nothing for them)
+    const logFamily = { id: "toy", fields: [{ ...field, min: 1, scale: true }] } as unknown as FamilyDefinition;
+    const odd = scored("odd", members.length, 8, 4);
+    (odd.member as { config: unknown }).config = { size: -5 };
+    expect(memberHardness(logFamily, odd.member.config)).toBeUndefined();
+    const withOdd = [...members, odd];
+    const fitWithOdd = fitSuccessOnHardness(logFamily, withOdd);
+    expect(fitWithOdd!.a).toBeCloseTo(fit!.a, 12);
+    expect(fitWithOdd!.b).toBeCloseTo(fit!.b, 12);
+    weighByFrontier(logFamily, withOdd, 0.5);
+    expect(odd.frontierWeight).toBeUndefined();
+    expect(odd.priority).toBe(odd.learnability);
+    expect(withOdd.find((m) => m.member.key === "capped")!.frontierWeight).toBeLessThan(0.8);
   });
 
   it("never goes below 0", () => {
