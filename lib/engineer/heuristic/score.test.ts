@@ -118,6 +118,16 @@ describe("scoreMembers: plateaued (3 generations in the frontier band without ri
     expect(reasonOf({ s: 1, n: 10, history: [0.1, 0.1] })).toBeNull();
     expect(reasonOf({ s: 17, n: 20, history: [0.85, 0.85] })).toBeNull();
   });
+
+  // catches: the band's edges made exclusive, a rise of exactly 0.1 counted as standing still
+  it("counts the band's edges 0.2 and 0.8 in, and a rise of exactly 0.1 as a rise", () => {
+    expect(reasonOf({ s: 2, n: 10, history: [0.2, 0.2] })).toBe("plateaued");
+    expect(reasonOf({ s: 8, n: 10, history: [0.8, 0.8] })).toBe("plateaued");
+    // first 0.3, the last two 0.4 and 0.4: exactly 0.1 above (0.3 + 0.1 === 0.4 in floating point)
+    expect(reasonOf({ s: 4, n: 10, history: [0.3, 0.4] })).toBeNull();
+    // a hair less than 0.1 above is standing still
+    expect(reasonOf({ s: 39, n: 100, history: [0.3, 0.4] })).toBe("plateaued");
+  });
 });
 
 describe("scoreMembers: a plateaued member's lineage (retirePlateauedLineage)", () => {
@@ -162,6 +172,14 @@ describe("scoreMembers: a plateaued member's lineage (retirePlateauedLineage)", 
     expect(rising.get("mid")!.retire).toBeNull();
     const off = score([plateau(), child("mid", 4)], 0);
     expect(off.get("mid")!.retire).toBeNull();
+    // the band's edges are in: a child passed 2 of 10 or 8 of 10 retires with the parent
+    const edges = score([
+      plateau(),
+      member("low", { s: 2, n: 10, parentKey: "tv", op: "mutate" }),
+      member("high", { s: 8, n: 10, parentKey: "tv", op: "mutate" }),
+    ]);
+    expect(edges.get("low")!.retire).toBe("plateaued");
+    expect(edges.get("high")!.retire).toBe("plateaued");
     // an invalid child keeps its own reason
     expect(score([plateau(), child("bad", 4, "tv", { validation: { state: "invalid", pMax: null } })]).get("bad")!.retire).toBe("invalid");
   });
@@ -182,6 +200,18 @@ describe("scoreMembers: scores", () => {
     expect(rising.progress).toBeGreaterThan(0.01);
     expect(flat.index).toBe(0);
     expect(rising.index).toBe(1);
+  });
+
+  // catches: the learning progress read from the history alone, without this generation's rate
+  it("counts this generation's rate in the learning progress", () => {
+    const [still, jumped] = scoreMembers(
+      [member("a", { s: 2, n: 8, history: [0.25] }), member("b", { s: 6, n: 8, history: [0.25] })],
+      summaryWith(),
+      undefined,
+      0,
+    );
+    expect(still.progress).toBe(0);
+    expect(jumped.progress).toBeGreaterThan(0.01);
   });
 
   it("uses the GRPO group learnability with a group size", () => {
@@ -238,5 +268,24 @@ describe("failureKind and failureProfile", () => {
     expect(broken.infra).toBe(true);
     expect(flaky.retire).toBeNull();
     expect(flaky.infra).toBe(true);
+  });
+
+  // catches: an invalid or unsolvable member flagged infra (its validation, not the sandbox, is what retires it)
+  it("never flags an invalid or unsolvable member as infra-dominated, whatever its failures", () => {
+    const infra = cluster("i", "infra_error", 3, 1, true);
+    const [unsolvable, invalid] = scoreMembers(
+      [
+        member("u", { s: 0, n: 8, clusterIds: ["i"], validation: { state: "unsolvable", pMax: 0 } }),
+        member("v", { s: 0, n: 8, clusterIds: ["i"], validation: { state: "invalid", pMax: null } }),
+      ],
+      summaryWith([infra]),
+      undefined,
+      3,
+    );
+    expect(unsolvable.failure.dominant?.kind).toBe("infra");
+    expect(unsolvable.infra).toBe(false);
+    expect(unsolvable.retire).toBe("unsolvable");
+    expect(invalid.infra).toBe(false);
+    expect(invalid.retire).toBe("invalid");
   });
 });
