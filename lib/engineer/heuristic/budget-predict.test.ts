@@ -125,6 +125,40 @@ describe("childBudget", () => {
     expect(b.crossPool).toEqual([]);
   });
 
+  // catches: the failing edge moved (q = 0.2 is not failing: it replays and crosses over whatever its failures are)
+  it("treats q = 0.2 exactly as not failing: a replay parent and a crossover candidate even when its failures are the policy's output", () => {
+    const output = {
+      failures: 8,
+      dominant: { kind: "output" as const, category: "format_error" as const, count: 8, exact: true, cluster: {} as never },
+      top: null,
+    };
+    const edge = scoredAt("edge", 0.2, { failure: output });
+    const other = scoredAt("other", 0.5);
+    const b = budgetOf([edge, other], [], 8);
+    expect(b.replayPool).toEqual([edge, other]);
+    expect(b.crossPool).toEqual([edge, other]);
+  });
+
+  // catches: two kept parents not enough for the kept crossover pool, an infra-dominated kept member crossed over
+  it("crosses over the kept parents from two of them on, never an infra-dominated one", () => {
+    const keptA = scoredAt("keptA", 0.95);
+    const keptB = scoredAt("keptB", 0.95);
+    const replayA = scoredAt("replayA", 0.5);
+    const replayB = scoredAt("replayB", 0.4);
+    expect(budgetOf([keptA, keptB, replayA, replayB], [keptA, keptB], 8).crossPool).toEqual([keptA, keptB]);
+    const flaky = scoredAt("flaky", 0.5, { infra: true });
+    expect(budgetOf([keptA, keptB, flaky, replayA], [keptA, keptB, flaky], 8).crossPool).toEqual([keptA, keptB]);
+  });
+
+  // catches: the harder share capped at half of the mutations even when no replay parent could take the other half
+  it("lets every mutation go harder when there is no replay parent, up to the solved parents", () => {
+    const solved = ["a", "b", "c", "d", "e", "f"].map((k) => scoredAt(k, 0.95));
+    const b = budgetOf(solved, [], 10, 0.2);
+    expect(b.mutateTarget).toBe(8);
+    expect(b.replayPool).toEqual([]);
+    expect(b.harderTarget).toBe(6);
+  });
+
   it("makes a failing member a parent only when it can move easier and its failures are not the policy's output", () => {
     const atEasiest = scoredAt("floor", 0.1, {}, 2);
     const output = scoredAt("output", 0.1, {
