@@ -221,6 +221,53 @@ describe("scoreMembers: scores", () => {
 });
 
 describe("failureKind and failureProfile", () => {
+  const profileOf = (clusters: SummaryCluster[], failures = 8) =>
+    failureProfile(
+      member("m", { s: 10 - failures, n: 10, clusterIds: clusters.map((c) => c.id) }),
+      new Map(clusters.map((c) => [c.id, c])),
+    );
+
+  // catches: the pooling of adjacent violators gone (a later cluster weighing more than an earlier one in clusterIds
+  // would take the failures the earlier one, larger for this member, holds at least as many of)
+  it("pools a later cluster that weighs more per environment with the earlier one: equal shares, no dominant kind at half", () => {
+    // weights 2 / 2 = 1 (listed first: the member's larger cluster) and 9 / 1 = 9: pooled to 5 and 5 of 10
+    const p = profileOf([cluster("tests", "verifier_failed", 2, 2), cluster("slow", "agent_timeout", 9, 1)]);
+    expect(p.dominant).toBeNull(); // 4 of 8 each: not more than half
+    expect(p.top).toEqual({ cluster: expect.objectContaining({ id: "tests" }), count: 4 }); // the first of equal shares
+    // behind a heavier first cluster (5 / 1) only the violating pair pools: 5, then (1 + 9) / 2 = 5 twice, 8/3 failures each
+    const three = profileOf([
+      cluster("hang", "agent_timeout", 5, 1),
+      cluster("tests", "verifier_failed", 2, 2),
+      cluster("slow", "agent_timeout", 9, 1),
+    ]).dominant!;
+    expect(three.kind).toBe("timeout");
+    expect(three.exact).toBe(false);
+    expect(three.count).toBe(5); // round(16 / 3)
+  });
+
+  // catches: the dominant kind's category taken from its largest cluster, or from the last category seen, instead of the
+  // category holding most of the kind's failures
+  it("names the category holding most of the dominant kind's failures, not that of its largest cluster", () => {
+    // estimates 3, 2.5, 2.5 of 8 failures (weights 6 / 2, 5 / 2, 5 / 2)
+    const first = profileOf([
+      cluster("v1", "verifier_timeout", 6, 2),
+      cluster("a1", "agent_timeout", 5, 2),
+      cluster("v2", "verifier_timeout", 5, 2),
+    ]).dominant!;
+    expect(first.kind).toBe("timeout");
+    expect(first.category).toBe("verifier_timeout"); // 5.5 against 2.5
+    expect(first.cluster.id).toBe("v1");
+    const second = profileOf([
+      cluster("a1", "agent_timeout", 6, 2),
+      cluster("v1", "verifier_timeout", 5, 2),
+      cluster("v2", "verifier_timeout", 5, 2),
+    ]).dominant!;
+    expect(second.category).toBe("verifier_timeout"); // 5 against 3, though the largest cluster is an agent timeout
+    expect(second.cluster.id).toBe("a1");
+    expect(second.count).toBe(8);
+    expect(second.exact).toBe(true);
+  });
+
   it("maps categories to kinds", () => {
     expect(failureKind(cluster("a", "infra_error", 1))).toBe("infra");
     expect(failureKind(cluster("b", "verifier_failed", 1, 1, true))).toBe("infra");
