@@ -230,7 +230,7 @@ describe("failureKind and failureProfile", () => {
   // catches: the pooling of adjacent violators gone (a later cluster weighing more than an earlier one in clusterIds
   // would take the failures the earlier one, larger for this member, holds at least as many of)
   it("pools a later cluster that weighs more per environment with the earlier one: equal shares, no dominant kind at half", () => {
-    // weights 2 / 2 = 1 (listed first: the member's larger cluster) and 9 / 1 = 9: pooled to 5 and 5 of 10
+    // weights 2 / 2 = 1 (listed first: the member's larger cluster) and 9 / 1 = 9, pooled to 5 and 5: 4 of the 8 failures each
     const p = profileOf([cluster("tests", "verifier_failed", 2, 2), cluster("slow", "agent_timeout", 9, 1)]);
     expect(p.dominant).toBeNull(); // 4 of 8 each: not more than half
     expect(p.top).toEqual({ cluster: expect.objectContaining({ id: "tests" }), count: 4 }); // the first of equal shares
