@@ -227,8 +227,8 @@ describe("failureKind and failureProfile", () => {
       new Map(clusters.map((c) => [c.id, c])),
     );
 
-  // catches: the pooling of adjacent violators gone (a later cluster weighing more than an earlier one in clusterIds
-  // would take the failures the earlier one, larger for this member, holds at least as many of)
+  // catches: the pooling of adjacent violators gone or its sums broken (clusterIds lists the member's clusters largest
+  // first, so a later cluster never gets a larger share of its failures than an earlier one)
   it("pools a later cluster that weighs more per environment with the earlier one: equal shares, no dominant kind at half", () => {
     // weights 2 / 2 = 1 (listed first: the member's larger cluster) and 9 / 1 = 9, pooled to 5 and 5: 4 of the 8 failures each
     const p = profileOf([cluster("tests", "verifier_failed", 2, 2), cluster("slow", "agent_timeout", 9, 1)]);
