@@ -21,6 +21,7 @@ import { engineerStrategy } from "../lib/arena/engineer-strategy";
 import { heuristicEngineer } from "../lib/engineer/heuristic";
 import { thresholdStrategy, uniformStrategy, plrStrategy, rlveStrategy, oracleStrategy, type StrategyRun } from "../lib/arena/strategies";
 import { targetConfigs } from "../lib/arena/world";
+import { sigmoid } from "../lib/arena/learner";
 import type { ArenaSetting, LearnerId, StrategyId } from "../lib/arena/types";
 import type { FamilyConfig } from "../lib/families/types";
 
@@ -117,7 +118,7 @@ async function trace(strategy: StrategyId, seed: number): Promise<{ buckets: Buc
     for (const t of targets) {
       let x = 0;
       for (let j = 0; j < lp.skills; j++) x += t.skills[j] * world.learner.theta[j];
-      const sg = 1 / (1 + Math.exp(-lp.slope * (x - t.difficulty)));
+      const sg = sigmoid(lp.slope * (x - t.difficulty));
       for (let j = 0; j < lp.skills; j++) w[j] += (lp.slope * sg * (1 - sg) * t.skills[j]) / targets.length;
     }
     for (const config of configs) {

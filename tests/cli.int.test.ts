@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { fixturesDir } from "@/lib/ingest/fixtures-path";
 import { harborJobFigures, readHarborJob } from "@/lib/ingest/harbor";
 import { EnvForgeClient, ApiError } from "@/cli/client";
 import { importHarbor, importNdjson } from "@/cli/commands/import";
+import { portFree } from "@/lib/db/embedded";
 import { lake } from "./configs";
 import { startApi, stopApi, createProjectWith, type TestDb, type TestServer } from "./api-harness";
 
@@ -75,12 +75,7 @@ describe("envforge import ndjson", () => {
 async function freePortBelowEphemeral(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 20000 + Math.floor(Math.random() * 12000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once("error", () => resolve(false));
-      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
+    if (await portFree(port)) return port;
   }
   throw new Error("no free port in 20000-31999");
 }

@@ -156,7 +156,8 @@ async function reachableClusterDir(dataDir: string, user: PgUser, cacheRoot: str
   return relocated;
 }
 
-function portFree(port: number): Promise<boolean> {
+/** Whether a TCP port on 127.0.0.1 can be listened on now. */
+export function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once("error", () => resolve(false));

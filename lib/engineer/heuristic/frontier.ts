@@ -83,7 +83,7 @@ export function fitSuccessOnHardness(family: FamilyDefinition, scored: readonly 
     let hbb = ridge;
     for (const { h, s, n } of points) {
       const x = h - 0.5;
-      const p = 1 / (1 + Math.exp(-(a + b * x)));
+      const p = fittedSuccess({ a, b }, h);
       const w = n * p * (1 - p);
       ga += s - n * p;
       gb += (s - n * p) * x;
