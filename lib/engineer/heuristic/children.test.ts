@@ -170,31 +170,24 @@ describe("child strategies", () => {
     }
   });
 
-  const { replayEasierAtMost, replayHarderAbove } = HEURISTIC_DEFAULTS;
-  // catches: either replay edge moved (q just above replayEasierAtMost made easier, q = replayHarderAbove pushed harder)
-  it(`replays parents just above q = ${replayEasierAtMost} and at exactly q = ${replayHarderAbove} with random edits, neither easier nor harder`, () => {
-    for (const [s, n] of [
-      [11, 20],
-      [6, 10],
-    ] as const) {
+  const { easierBelow, replayHarderAbove } = HEURISTIC_DEFAULTS;
+  it(`replays parents at exactly q = ${easierBelow} and q = ${replayHarderAbove} with random edits, neither easier nor harder`, () => {
+    for (const s of [2, 6]) {
       const input = inputOf(
         family,
-        Array.from({ length: 16 }, () => ({ s, n })),
+        Array.from({ length: 16 }, () => ({ s, n: 10 })),
         { seed: 7, addShare: 0 },
       );
       const out = heuristicEngineer(input);
       const mutated = out.items.filter((i) => i.op === "mutate");
-      expect(mutated.length, `${s}/${n}`).toBeGreaterThan(0);
-      for (const child of mutated) expect(child.rationale, `${s}/${n}`).toMatch(/^Replayed/);
+      expect(mutated.length, `${s}/10`).toBeGreaterThan(0);
+      for (const child of mutated) expect(child.rationale, `${s}/10`).toMatch(/^Replayed/);
     }
   });
 
-  // catches: the easier edges moved (q = 0.2 or 0.5 replayed at random) or their words swapped
-  it("makes parents below q = 0.2 easier as too hard, those from 0.2 to 0.5 as failed half the time or more, and pushes those above 0.6 harder", () => {
+  it("makes parents just below q = 0.2 easier and pushes those just above 0.6 harder", () => {
     for (const [s, pattern] of [
-      [1, /^Too hard \(1\/10/],
-      [2, /^Failed half the time or more \(2\/10/],
-      [5, /^Failed half the time or more \(5\/10/],
+      [1, /^Too hard/],
       [7, /^Mostly passed/],
     ] as const) {
       const input = inputOf(

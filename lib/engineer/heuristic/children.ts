@@ -223,9 +223,8 @@ function harderChildren(ctx: ChildContext): number {
 
 /**
  * 3a. Replayed parents in PLR rank order, without replacement and cycling: q < 0.2 made easier
- * (only), q > replayHarderAbove (0.6: 5 of 8 and up) pushed harder one directed step, q <=
- * replayEasierAtMost (0.5: 4 of 8 and below) made easier one directed step (random edits when its
- * failures are the policy's output or nothing can move easier), the rest 1-3 random edits of set fields.
+ * (only), q > replayHarderAbove (0.6: 5 of 8 and up) pushed harder one directed step, the rest 1-3
+ * random edits of set fields.
  */
 function replayChildren(ctx: ChildContext, carryIn: number): number {
   const { rng, mutRng, family, batch, budget } = ctx;
@@ -245,20 +244,13 @@ function replayChildren(ctx: ChildContext, carryIn: number): number {
   for (let attempt = 0; done < want && attempt < 3 * want + 5 && !batch.exhausted; attempt++) {
     const parent = replayPool[order[attempt % order.length]];
     let cand: Candidate | null = null;
-    const q = parent.q;
-    const tries = attempt >= order.length ? 2 : 0;
-    if (q !== null && q < D.easierBelow) cand = directedChild(ctx, parent, -1, tries);
-    else if (q !== null && q > D.replayHarderAbove) cand = directedChild(ctx, parent, 1, tries);
+    if (parent.q !== null && parent.q < D.easierBelow) cand = directedChild(ctx, parent, -1, attempt >= order.length ? 2 : 0);
+    else if (parent.q !== null && parent.q > D.replayHarderAbove) cand = directedChild(ctx, parent, 1, attempt >= order.length ? 2 : 0);
     else {
-      // Failed half the time or more: one directed step easier, toward the 1/2 a group learns most from; random edits
-      // when its failures are the policy's output (not the environment's difficulty) or nothing can move easier.
-      if (q !== null && q <= D.replayEasierAtMost && parent.failure.dominant?.kind !== "output") cand = directedChild(ctx, parent, -1, tries);
-      if (cand === null) {
-        const { config, edits } = mutateConfig(mutRng, setFields(family.fields, parent.member.config), parent.member.config, {
-          edits: mutRng.int(1, 3),
-        });
-        if (edits.length > 0) cand = { kind: "replay", config, direction: editDirection(family.fields, edits), edits, parent };
-      }
+      const { config, edits } = mutateConfig(mutRng, setFields(family.fields, parent.member.config), parent.member.config, {
+        edits: mutRng.int(1, 3),
+      });
+      if (edits.length > 0) cand = { kind: "replay", config, direction: editDirection(family.fields, edits), edits, parent };
     }
     if (batch.accept(cand)) done += 1;
   }

@@ -42,21 +42,6 @@ export const HEURISTIC_DEFAULTS = {
    */
   replayHarderAbove: 0.6,
   /**
-   * replay parents at or below this q (and at least easierBelow) get a directed easier child instead
-   * of random edits, the mirror of replayHarderAbove: a parent failed half the time or more lies on
-   * the hard side of the 1/2 a group learns most from, and random edits scatter its children to both
-   * sides (random-edit replays passed 0.37-0.45 on frozenlake-mapf, whose population sat at a mean
-   * success of 0.33-0.49 while the oracle's groups sat at 0.50-0.55). On the arena's tuning seeds
-   * 0-19 (full budget, default learner): frozenlake-mapf 34 -> 36 of 36 goal checks with 9% fewer
-   * rollouts to 50% and 17% fewer to 80%, search-agent 32 -> 30 with 1-2% more; with the held-out
-   * learners as a check (seeds 0-9) frozenlake-mapf tangled 31 -> 33 and drift 31 -> 33, search-agent
-   * (five engineer seeds each, as its counts move by up to 6 with the seed alone) default 30.2 -> 30.0,
-   * tangled 21.4 -> 17.8, drift 29.0 -> 28.4, 3-4% more rollouts. 2-3 of 8 only (0.4): frozenlake-mapf 33,
-   * search-agent 33; gates by the population's mean success, the frontier standing still, the parent's
-   * own rate, age or hardness kept neither family's figures (docs/BENCHMARKS.md, "Issue 16, twelfth round")
-   */
-  replayEasierAtMost: 0.5,
-  /**
    * hardness bias of the keep order (select.ts, weighByHardness): a member's learnability is
    * weighed by 1 + hardnessBias x (the population's mean success rate) x (its hardness minus the
    * population's mean hardness), a bonus at its first measurement only, so among members that

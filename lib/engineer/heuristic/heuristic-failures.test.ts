@@ -179,7 +179,7 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
       );
       expect(clustersCited(item!), key).toEqual(["cl-h-format"]);
     }
-    // catches: a member failed half the time or more on its format made easier like one that fails the tests
+    // catches: a member failing on its format made easier like one that fails the tests (the check needs such children)
     const ofFormat = children(proposal()).filter((child) => formatKeys.includes(child.parentKey as string) && child.op === "mutate");
     expect(ofFormat.length).toBeGreaterThan(0);
     for (const child of ofFormat) expect(child.rationale).not.toMatch(/made easier/);
@@ -200,7 +200,7 @@ describe("heuristicEngineer: failure-aware on a Harbor-like import", () => {
 
   /** Sign of a mutated child's step: -1 made easier, 1 pushed harder, 0 an undirected edit. */
   const signOf = (rationale: string) =>
-    /^(Too hard|Failed half the time or more)/.test(rationale) ? -1 : /^(Solved|Nearly solved|Mostly passed)/.test(rationale) ? 1 : 0;
+    rationale.startsWith("Too hard") ? -1 : /^(Solved|Nearly solved|Mostly passed)/.test(rationale) ? 1 : 0;
 
   for (const [name, caseInput, caseOut] of [
     ["harbor-like terminal-task", input, proposal],

@@ -34,12 +34,9 @@
  *   weights (temperature 0.3, staleness weight 0.3 with equal staleness, as every score is fresh)
  *   without replacement, cycling, so children spread over parents instead of piling onto rank 1;
  *   replay parents with q < 0.2 are made easier, those with q > 0.6 (5 of 8 and up: mostly passed)
- *   get a directed harder step like a solved parent, those failed half the time or more (0.2 <= q <=
- *   0.5: 2 to 4 of 8) a directed easier step (random edits instead when their failures are the
- *   policy's output or nothing can move easier), the others (0.5 < q <= 0.6) 1-3 random edits.
- *   Without the q > 0.6 step the population sat at a mean success of 0.6-0.67 on the arena's tuning
- *   seeds (threshold stepping's batches at 0.5) and reached the hard end later; without the easier
- *   step frozenlake-mapf's population sat below 1/2 (HEURISTIC_DEFAULTS.replayEasierAtMost has the figures).
+ *   get a directed harder step like a solved parent, the others get 1-3 random edits. Without the
+ *   q > 0.6 step the population sat at a mean success of 0.6-0.67 on the arena's tuning seeds
+ *   (threshold stepping's batches at 0.5) and reached the hard end later.
  * - A directed edit moves each of its numeric fields 1 step, plus one per unit of logit by which
  *   the parent's posterior success (q n + 1) / (n + 2) sits beyond 0.5 in the edit's direction, and
  *   at least as many as the population's mean q asks for the same way (at most 4): a parent that

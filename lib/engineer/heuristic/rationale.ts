@@ -79,7 +79,6 @@ export function childRationale(ctx: {
       case "easier": {
         const d = cand.driver;
         const n = p.member.n;
-        const label = p.q !== null && p.q >= HEURISTIC_DEFAULTS.easierBelow ? "Failed half the time or more" : "Too hard";
         if (d?.kind === "timeout") {
           const budgetMoved = cand.edits.some((e) => {
             const field = fieldByPath.get(e.path);
@@ -89,13 +88,13 @@ export function childRationale(ctx: {
           return budgetMoved
             ? {
                 rationale:
-                  `${label} (${showRate(p)}), ${showCount(d, n)} timed out (${d.category}): ${edits} along ` +
+                  `Too hard (${showRate(p)}), ${showCount(d, n)} timed out (${d.category}): ${edits} along ` +
                   `${cand.direction} to give it the budget it ran out of.`,
                 evidence: [cite.environment(p), ...clusterRefs],
               }
             : {
                 rationale:
-                  `${label} (${showRate(p)}), ${showCount(d, n)} timed out (${d.category}) but no budget field can grow: made easier ` +
+                  `Too hard (${showRate(p)}), ${showCount(d, n)} timed out (${d.category}) but no budget field can grow: made easier ` +
                   `along ${cand.direction} instead: ${edits}.`,
                 evidence: [cite.environment(p), ...clusterRefs, ...cite.field(cand.evidence)],
               };
@@ -103,7 +102,7 @@ export function childRationale(ctx: {
         const tests = d?.kind === "verifier";
         return {
           rationale:
-            `${label} (${showRate(p)})${tests && d ? `, ${showCount(d, n)} failed the tests (${d.category})` : ""}: made ` +
+            `Too hard (${showRate(p)})${tests && d ? `, ${showCount(d, n)} failed the tests (${d.category})` : ""}: made ` +
             `easier along ${cand.direction}, ${pointed("most")}: ${edits}.`,
           evidence: [
             cite.environment(p),
