@@ -58,6 +58,43 @@ describe("childBudget", () => {
     expect(b.crossPool).toEqual([edge, mid, unmeasured]);
   });
 
+  // catches: the frontier's fresh samples not taken from the mutations, counted into the crossovers, or the harder
+  // children keeping their share of the larger mutation budget
+  it("takes the frontier's extra fresh samples from the mutations, leaving the crossovers and capping the harder children", () => {
+    const solved = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"].map((k) => scoredAt(`solved-${k}`, 0.95));
+    const kept = [scoredAt("k1", 0.5), scoredAt("k2", 0.45), scoredAt("k3", 0.6), scoredAt("k4", 0.4)];
+    const at = (frontierFresh: number | undefined) =>
+      childBudget({
+        rng: createRng(1),
+        scored: [...solved, ...kept],
+        kept,
+        target: 20,
+        addShare: 0.25,
+        evidence: [horizon],
+        familyId: "t",
+        frontierFresh,
+      });
+    const plain = at(undefined);
+    expect(at(0)).toEqual(plain);
+    expect(plain.frontierFresh).toBe(0);
+    expect(plain.childrenTarget).toBe(16);
+    expect(plain.addTarget).toBe(5);
+    expect(plain.crossTarget).toBe(2);
+    expect(plain.mutateTarget).toBe(11);
+    expect(plain.harderTarget).toBe(6);
+    const extra = at(3);
+    expect(extra.frontierFresh).toBe(3);
+    expect(extra.addTarget).toBe(8);
+    expect(extra.crossTarget).toBe(2);
+    expect(extra.mutateTarget).toBe(8);
+    expect(extra.harderTarget).toBe(4);
+    // never more than the children left after the adds
+    const all = at(40);
+    expect(all.frontierFresh).toBe(11);
+    expect(all.mutateTarget).toBe(0);
+    expect(all.harderTarget).toBe(0);
+  });
+
   // catches: the fresh-sample cut inverted (cutting when the generator is at the policy's level) or gone
   it("when the fresh samples came back too easy, adds half the adds plus one and mutates the rest", () => {
     const scored = [scoredAt("s1", 0.95), scoredAt("m", 0.5), scoredAt("m2", 0.4)];

@@ -17,8 +17,10 @@ export function clampShare(value: number | undefined, fallback: number): number 
 export interface ChildBudget {
   /** children that fill the population back up to its target */
   childrenTarget: number;
-  /** fresh samples and crossovers (addShare of the target) */
+  /** fresh samples and crossovers (addShare of the target, plus frontierFresh) */
   addTarget: number;
+  /** of addTarget, fresh samples all drawn from the frontier's window (frontierFreshCount), taken from the mutations */
+  frontierFresh: number;
   /** mutated children (harder, easier, replayed) */
   mutateTarget: number;
   /** solved and nearly solved parents (q > harderAbove), in seeded random order */
@@ -49,6 +51,11 @@ export function childBudget(p: {
    * adds fall to half of them plus one, the rest go to mutations
    */
   freshTooEasy?: boolean;
+  /**
+   * fresh samples from the frontier's window on top of the adds, taken from the mutations
+   * (frontierFreshCount: the frontier rises and the population passes most of its attempts)
+   */
+  frontierFresh?: number;
 }): ChildBudget {
   const D = HEURISTIC_DEFAULTS;
   const { rng, scored, kept, target, addShare, evidence, familyId } = p;
@@ -57,6 +64,8 @@ export function childBudget(p: {
   // Fresh draws the policy passes > 80% of the time teach little: keep half the adds (crossovers and at
   // least one fresh sample, which measures the generator again next generation), mutate the rest.
   if (p.freshTooEasy === true) addTarget = Math.min(addTarget, Math.floor(addTarget / 2) + 1);
+  const frontierFresh = Math.min(childrenTarget - addTarget, Math.max(0, Math.floor(p.frontierFresh ?? 0)));
+  addTarget += frontierFresh;
   const mutateTarget = childrenTarget - addTarget;
   const eligible = scored.filter((sc) => !sc.infra && sc.retire !== "invalid" && sc.retire !== "unsolvable" && sc.retire !== "plateaued");
   const harderPool = rng.fork("harder-order").shuffle(eligible.filter((sc) => sc.q !== null && sc.q > D.harderAbove));
@@ -71,6 +80,6 @@ export function childBudget(p: {
   const crossCandidates = replayPool.filter((sc) => sc.q === null || sc.q >= D.easierBelow);
   const crossPool = keptParents.length >= 2 ? keptParents : crossCandidates.length >= 2 ? crossCandidates : [];
   const harderTarget = Math.min(harderPool.length, replayPool.length > 0 ? Math.ceil(mutateTarget / 2) : mutateTarget);
-  const crossTarget = crossPool.length >= 2 ? Math.floor(addTarget / 2) : 0;
-  return { childrenTarget, addTarget, mutateTarget, harderPool, replayPool, crossPool, harderTarget, crossTarget };
+  const crossTarget = crossPool.length >= 2 ? Math.floor((addTarget - frontierFresh) / 2) : 0;
+  return { childrenTarget, addTarget, frontierFresh, mutateTarget, harderPool, replayPool, crossPool, harderTarget, crossTarget };
 }

@@ -270,6 +270,7 @@ describe("carries: a share a strategy cannot fill passes on to the next", () => 
     const budget: ChildBudget = {
       childrenTarget: 6,
       addTarget: 2,
+      frontierFresh: 0,
       mutateTarget: 4,
       harderPool: [],
       replayPool: [bare],
@@ -345,6 +346,7 @@ function onlyChild(
   const budget: ChildBudget = {
     childrenTarget: 1,
     addTarget: 0,
+    frontierFresh: 0,
     mutateTarget: 1,
     harderPool: pool === "harder" ? [parent] : [],
     replayPool: pool === "replay" ? [parent] : [],

@@ -337,7 +337,8 @@ function freshChildren(ctx: ChildContext, carry: number): void {
   };
   let done = 0;
   for (let attempt = 0; done < want && attempt < 2 * want + 3 && !batch.exhausted; attempt++) {
-    const windowed = freshWindow !== undefined && done % 3 !== 2;
+    // the frontier's extra fresh samples first, all from the window; then two of every three adds from it
+    const windowed = freshWindow !== undefined && (done < budget.frontierFresh || (done - budget.frontierFresh) % 3 !== 2);
     const config =
       freshWindow === undefined
         ? draw(attempt)

@@ -21,6 +21,22 @@ export const HEURISTIC_DEFAULTS = {
    * and 27 (docs/BENCHMARKS.md, "Issue 16, ninth round")
    */
   addShare: 0.03,
+  /**
+   * fresh samples from the frontier's window on top of the adds (phase.ts, frontierFreshCount), a
+   * share of the population taken from its mutated children: 3 of 32 while fresh samples are drawn
+   * at the frontier (by default while it rises) and the members passed at least frontierFreshAbove
+   * of their attempts on average. On the arena's tuning seeds 0-9 (full budget), goal checks of 36:
+   * search-agent (five engineer seeds, as its counts move by up to 6 with the seed alone) default
+   * 30.2 -> 30.6, and the held-out learners as a check, tangled 21.4 -> 24.8 (rollouts to 50% 4.5%
+   * fewer) and drift 29.0 -> 29.0; frozenlake-mapf unchanged (default 34 and 33, tangled 31, drift
+   * 31 and 31). Without the success gate (every generation the frontier rises) search-agent gained
+   * a little more (31.0 / 25.8 / 29.4) and frozenlake-mapf lost (31 / 24 / 30): its window's fresh
+   * samples passed 0.8-0.95 while its mutated children sat near 1/2. A gate at 0.5 still cost
+   * frozenlake-mapf 7-15% more rollouts (default 33), at 0.6 search-agent's gain was gone
+   * (docs/BENCHMARKS.md, "Issue 16, thirteenth round")
+   */
+  frontierFreshShare: 0.1,
+  frontierFreshAbove: 0.55,
   /** PLR rank prioritisation temperature */
   temperature: 0.3,
   /** PLR staleness weight */

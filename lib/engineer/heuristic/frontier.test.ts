@@ -259,4 +259,54 @@ describe("frontierRising (fresh samples at the frontier by default)", () => {
     expect(sizes(false).length).toBeGreaterThan(0);
     expect(sizes(false).every((w) => w === undefined)).toBe(true);
   });
+
+  // catches: the extra fresh samples gated the wrong way (while the policy fails most of its population), drawn from the
+  // whole generator, or made without a rising frontier
+  it("adds a tenth of the population as fresh samples from the window while it rises and the members pass 0.55 on average", () => {
+    const run = (now: number, before: number) => {
+      const windows: (SampleOptions["hardness"] | undefined)[] = [];
+      let k = 0;
+      const spied = {
+        ...family,
+        sample: (_rng: unknown, opts?: SampleOptions) => (windows.push(opts?.hardness), { size: 1 + (k++ % 99) }),
+        validate: () => ({ state: "valid", errors: [] }),
+      } as unknown as FamilyDefinition;
+      const pop = moved(now, before).map((sc, i) => ({
+        ...sc.member,
+        key: `m${i}`,
+        configHash: `h${i}`,
+        parentKey: null,
+        op: "keep",
+        direction: null,
+        age: 3,
+        clusterIds: [],
+      })) as PopulationMember[];
+      const out = heuristicEngineer({
+        ...flInput,
+        family: spied,
+        population: pop,
+        summary: { ...flInput.summary, family: "toy" },
+        options: { seed: 3, populationSize: 30 },
+        knownHashes: new Set<string>(),
+      });
+      return { windows, notes: out.notes.join(" ") };
+    };
+    // rising both times: members passing 0.6 on average (8,8,8,8,8,6,2,0,0,0 of 8), then 0.5 (8,8,8,8,6,2,0,...)
+    const mostly = run(0.6, 0.4);
+    const half = run(0.5, 0.3);
+    expect(frontierRising(family, moved(0.6, 0.4))).toBe(true);
+    expect(frontierRising(family, moved(0.5, 0.3))).toBe(true);
+    // (the toy family cannot fill the mutations, so fresh samples fill the rest of the population either way: what
+    // differs is where the first ones come from) the frontier's three first, every one from the window; without them
+    // the third fresh sample comes from the whole generator
+    expect(mostly.notes).toContain("Fresh samples: 3 from the hardness window");
+    expect(mostly.windows.slice(0, 4).every((w) => w !== undefined)).toBe(true);
+    expect(half.notes).toContain("Fresh samples: two of every three from the hardness window");
+    expect(half.windows.slice(0, 3).map((w) => w !== undefined)).toEqual([true, true, false]);
+    // not rising: no window and no extra, however much the members pass
+    const still = run(0.6, 0.8);
+    expect(still.windows.length).toBeGreaterThan(0);
+    expect(still.windows.every((w) => w === undefined)).toBe(true);
+    expect(still.notes).not.toContain("Fresh samples:");
+  });
 });

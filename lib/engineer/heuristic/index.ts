@@ -66,6 +66,13 @@
  *   32 of 36 goal checks (28 without) but frozenlake-mapf, whose success falls with hardness through
  *   p_max caps more than through skill and whose frontier stands still from generation 5 on, 29 of 30;
  *   with the rising gate 32 and 30 (issue 16, fifth round).
+ * - More fresh samples at the frontier (phase.ts, frontierFreshCount): while fresh samples are drawn
+ *   at the frontier and the members measured this generation passed at least 0.55 of their attempts
+ *   on average, a tenth of the population more (3 of 32) comes from the window, all of them, taken
+ *   from the mutated children: a policy that passes most of its population while its frontier moves
+ *   harder has outgrown the middle of it (threshold stepping's batches, drawn fresh at its level,
+ *   sit at the frontier). Without the success gate frozenlake-mapf, whose window's samples passed
+ *   0.8-0.95, lost (HEURISTIC_DEFAULTS.frontierFreshShare has the figures).
  * - Which direction the failure evidence points to: per direction, the mean fitted success drop
  *   from the easy to the hard end of its fields' buckets (summary.environments.fields) plus how much
  *   harder along it the environments of policy failure clusters are than the population (cluster lift).
@@ -129,7 +136,7 @@ import { directionEvidence, evidenceWriter } from "./evidence";
 import { baseSuccessRate, predictChild } from "./predict";
 import { childRationale, keepItems, proposalNotes, retireItems } from "./rationale";
 import { competenceFrontier, frontierRising, frontierWindow } from "./frontier";
-import { freshTooEasy } from "./phase";
+import { freshTooEasy, frontierFreshCount } from "./phase";
 import { scoreMembers } from "./score";
 import { learnabilityTies, selectKept, weighByFrontier, weighByHardness } from "./select";
 import { poolAddItems, REAL_TASKS_SUFFIX, weightOf } from "./task-pool";
@@ -167,7 +174,22 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   // Terminal tasks with a pool of imported tasks: no task is invented, adds come from the pool, unset fields stay Harbor's.
   const pooled = input.taskPool !== undefined;
   const familyKey = pooled ? `${family.id}${REAL_TASKS_SUFFIX}` : family.id;
-  const budget = childBudget({ rng, scored, kept, target, addShare, evidence, familyId: familyKey, freshTooEasy: freshTooEasy(scored) });
+  // Fresh samples at the frontier: always with options.freshAtFrontier, never with false; by default when the frontier is rising.
+  const atFrontier = options.freshAtFrontier ?? frontierRising(family, scored);
+  const frontier = pooled || !atFrontier ? null : competenceFrontier(family, scored);
+  // With a frontier, and a population the policy passes mostly, a tenth more fresh samples from its window (phase.ts).
+  const frontierFresh = frontier === null ? 0 : frontierFreshCount(scored, target);
+  const budget = childBudget({
+    rng,
+    scored,
+    kept,
+    target,
+    addShare,
+    evidence,
+    familyId: familyKey,
+    freshTooEasy: freshTooEasy(scored),
+    frontierFresh,
+  });
   const reference = noveltyReference(rng, scored);
   const baseRate = baseSuccessRate(summary, scored);
   const describe = childRationale({ family, cite, rankOf, reference });
@@ -175,9 +197,6 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const batch = new ChildBatch(input, Math.ceil(1.5 * budget.childrenTarget) + 4, budget.childrenTarget, describe, predict);
   const poolItems: ProposedItem[] = [];
   const addFromPool = (want: number) => poolItems.push(...poolAddItems(input, want));
-  // Fresh samples at the frontier: always with options.freshAtFrontier, never with false; by default when the frontier is rising.
-  const atFrontier = options.freshAtFrontier ?? frontierRising(family, scored);
-  const frontier = pooled || !atFrontier ? null : competenceFrontier(family, scored);
   const ctx = {
     ...childContext({ rng, family, evidence, budget, batch, reference, scored }),
     ...(frontier !== null ? { freshWindow: frontierWindow(frontier) } : {}),
@@ -202,9 +221,14 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const notes = proposalNotes({ seed, target, kept: kept.length, keepCut, scored, evidence, batch, childrenTarget: budget.childrenTarget });
   if (frontier !== null && batch.made.fresh > 0) {
     const w = frontierWindow(frontier);
+    const extra = budget.frontierFresh;
     notes.push(
-      `Fresh samples: two of every three from the hardness window ${w.min.toFixed(2)}-${w.max.toFixed(2)} around the ` +
-        `competence frontier (success fitted at 65% at hardness ${frontier.toFixed(2)}), the rest from the whole generator.`,
+      `Fresh samples: ${extra > 0 ? `${extra} from` : "two of every three from"} the hardness window ${w.min.toFixed(2)}-${w.max.toFixed(2)} ` +
+        `around the competence frontier (success fitted at 65% at hardness ${frontier.toFixed(2)})` +
+        (extra > 0
+          ? `, taken from the mutated children as the frontier rises and the population passed most of its attempts; ` +
+            `of the other adds two of every three from the window, the rest from the whole generator.`
+          : `, the rest from the whole generator.`),
     );
   }
   if (summary.family !== family.id) notes.push(`The summary is for family ${summary.family}, the population for ${family.id}.`);

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import type { PopulationMember } from "../types";
 import type { Scored } from "./model";
-import { freshSuccess, freshTooEasy, streakAbove } from "./phase";
+import { HEURISTIC_DEFAULTS } from "./defaults";
+import { freshSuccess, freshTooEasy, frontierFreshCount, meanSuccess, streakAbove } from "./phase";
 
 function scored(s: number, n: number, extra: Partial<PopulationMember> = {}, retire: Scored["retire"] = null): Scored {
   return {
@@ -71,5 +72,28 @@ describe("freshSuccess and freshTooEasy", () => {
     expect(freshTooEasy([scored(7, 8), scored(8, 8)])).toBe(true); // 16/18
     expect(freshTooEasy([scored(4, 8), scored(8, 8)])).toBe(false); // 13/18
     expect(freshTooEasy([scored(0, 8), scored(8, 8)])).toBe(false);
+  });
+});
+
+describe("meanSuccess and frontierFreshCount", () => {
+  // catches: the gate inverted (extra fresh samples while the policy fails most of its population), its edge moved,
+  // unmeasured members counted as 0, or the share not scaled by the population's size
+  it("adds a tenth of the population from the frontier only when the members passed at least 0.55 on average", () => {
+    const at = (rates: number[]) => rates.map((q) => scored(Math.round(q * 20), 20));
+    const above = at([0.5, 0.6]); // mean 0.55, the edge
+    const below = at([0.5, 0.55]); // mean 0.525
+    expect(meanSuccess(above)).toBeCloseTo(0.55, 9);
+    expect(HEURISTIC_DEFAULTS.frontierFreshAbove).toBe(0.55);
+    expect(frontierFreshCount(above, 32)).toBe(3);
+    expect(frontierFreshCount(above, 10)).toBe(1);
+    expect(frontierFreshCount(above, 0)).toBe(0);
+    expect(frontierFreshCount(below, 32)).toBe(0);
+    expect(frontierFreshCount(at([0.9, 1]), 32)).toBe(3);
+    expect(frontierFreshCount(at([0, 0.2]), 32)).toBe(0);
+    // an unmeasured member (no rate yet) is left out, not counted as a failure
+    expect(meanSuccess([...above, scored(0, 0)])).toBeCloseTo(0.55, 9);
+    expect(frontierFreshCount([...above, scored(0, 0)], 32)).toBe(3);
+    expect(meanSuccess([scored(0, 0)])).toBeNull();
+    expect(frontierFreshCount([scored(0, 0)], 32)).toBe(0);
   });
 });

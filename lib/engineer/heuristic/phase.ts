@@ -42,3 +42,30 @@ export function freshTooEasy(scored: readonly Scored[]): boolean {
   const fresh = freshSuccess(scored);
   return fresh !== null && (fresh.s + 1) / (fresh.n + 2) > HEURISTIC_DEFAULTS.harderAbove;
 }
+
+/** Mean success rate (q) of the members measured this generation, or null when none was. */
+export function meanSuccess(scored: readonly Scored[]): number | null {
+  let sum = 0;
+  let count = 0;
+  for (const sc of scored) {
+    if (sc.q === null) continue;
+    sum += sc.q;
+    count += 1;
+  }
+  return count > 0 ? sum / count : null;
+}
+
+/**
+ * Fresh samples from the frontier's window on top of the adds (budget.ts, frontierFresh), for a
+ * population of `target` members whose fresh samples are drawn at a frontier (index.ts: by default
+ * while it rises): frontierFreshShare of the target when the members measured this generation passed
+ * at least frontierFreshAbove of their attempts on average, else none. A policy that passes most of
+ * its population while its frontier moves harder has outgrown the middle of it, and the kept members
+ * and their children lag behind (threshold stepping's batches, drawn fresh at its level, sit there).
+ */
+export function frontierFreshCount(scored: readonly Scored[], target: number): number {
+  const D = HEURISTIC_DEFAULTS;
+  const mean = meanSuccess(scored);
+  if (mean === null || mean < D.frontierFreshAbove) return 0;
+  return Math.round(D.frontierFreshShare * Math.max(0, target));
+}
