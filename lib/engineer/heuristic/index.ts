@@ -72,7 +72,7 @@
  *   from the mutated children: a policy that passes most of its population while its frontier moves
  *   harder has outgrown the middle of it (threshold stepping's batches, drawn fresh at its level,
  *   sit at the frontier). Without the success gate frozenlake-mapf, whose window's samples passed
- *   0.8-0.95, lost (HEURISTIC_DEFAULTS.frontierFreshShare has the figures).
+ *   0.6-0.97, lost (HEURISTIC_DEFAULTS.frontierFreshShare has the figures).
  * - Which direction the failure evidence points to: per direction, the mean fitted success drop
  *   from the easy to the hard end of its fields' buckets (summary.environments.fields) plus how much
  *   harder along it the environments of policy failure clusters are than the population (cluster lift).
