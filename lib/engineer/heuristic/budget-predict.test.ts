@@ -207,6 +207,9 @@ describe("childBudget", () => {
     });
     const movable = scoredAt("movable", 0.1);
     expect(budgetOf([atEasiest, output, movable], [], 8).replayPool).toEqual([movable]);
+    // an unmeasured member is no failing one: a parent at the easiest end too (random edits, not an easier step)
+    const unmeasuredAtEasiest = scoredAt("new-floor", null, {}, 2);
+    expect(budgetOf([unmeasuredAtEasiest, atEasiest], [], 8).replayPool).toEqual([unmeasuredAtEasiest]);
   });
 });
 
