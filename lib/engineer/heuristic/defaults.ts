@@ -33,9 +33,9 @@ export const HEURISTIC_DEFAULTS = {
    * a little more (31.0 / 25.8 / 29.4) and frozenlake-mapf lost (31 / 24 / 30): its window's fresh
    * samples passed 0.6-0.97 (most above 0.75) while its mutated children sat at 0.33-0.70. A gate
    * at 0.5 still cost frozenlake-mapf 7-15% more rollouts (default 33), at 0.6 search-agent's gain
-   * was gone. The held-out learners were a check, but the gate's level was chosen with them in view.
-   * On the evaluation seeds 230 -> 235 of 288 goal checks (docs/BENCHMARKS.md, "Issue 16, thirteenth
-   * round")
+   * was gone; 2 or 5 extra instead of 3 were no better. The held-out learners were a check, but the
+   * gate's level was chosen with them in view. On the evaluation seeds 230 -> 235 of 288 goal checks
+   * (docs/BENCHMARKS.md, "Issue 16, thirteenth round")
    */
   frontierFreshShare: 0.1,
   frontierFreshAbove: 0.55,
