@@ -300,6 +300,7 @@ describe("frontierRising (fresh samples at the frontier by default)", () => {
     // differs is where the first ones come from) the frontier's three first, every one from the window; without them
     // the third fresh sample comes from the whole generator
     expect(mostly.notes).toContain("Fresh samples: 3 from the hardness window");
+    expect(mostly.notes).toContain("as the members passed 60% of their attempts on average (55% or more)");
     expect(mostly.windows.slice(0, 4).every((w) => w !== undefined)).toBe(true);
     expect(half.notes).toContain("Fresh samples: two of every three from the hardness window");
     expect(half.windows.slice(0, 3).map((w) => w !== undefined)).toEqual([true, true, false]);

@@ -136,7 +136,7 @@ import { directionEvidence, evidenceWriter } from "./evidence";
 import { baseSuccessRate, predictChild } from "./predict";
 import { childRationale, keepItems, proposalNotes, retireItems } from "./rationale";
 import { competenceFrontier, frontierRising, frontierWindow } from "./frontier";
-import { freshTooEasy, frontierFreshCount } from "./phase";
+import { freshTooEasy, frontierFreshCount, meanSuccess } from "./phase";
 import { scoreMembers } from "./score";
 import { learnabilityTies, selectKept, weighByFrontier, weighByHardness } from "./select";
 import { poolAddItems, REAL_TASKS_SUFFIX, weightOf } from "./task-pool";
@@ -221,13 +221,15 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const notes = proposalNotes({ seed, target, kept: kept.length, keepCut, scored, evidence, batch, childrenTarget: budget.childrenTarget });
   if (frontier !== null && batch.made.fresh > 0) {
     const w = frontierWindow(frontier);
+    const pct = (x: number) => `${Math.round(100 * x)}%`;
     const extra = budget.frontierFresh;
     notes.push(
       `Fresh samples: ${extra > 0 ? `${extra} from` : "two of every three from"} the hardness window ${w.min.toFixed(2)}-${w.max.toFixed(2)} ` +
         `around the competence frontier (success fitted at 65% at hardness ${frontier.toFixed(2)})` +
         (extra > 0
-          ? `, taken from the mutated children as the frontier rises and the population passed most of its attempts; ` +
-            `of the other adds two of every three from the window, the rest from the whole generator.`
+          ? `, taken from the mutated children as the members passed ${pct(meanSuccess(scored) ?? 0)} of their attempts on ` +
+            `average (${pct(D.frontierFreshAbove)} or more); of the other adds two of every three from the window, the rest ` +
+            `from the whole generator.`
           : `, the rest from the whole generator.`),
     );
   }
