@@ -76,23 +76,10 @@ describe("childBudget", () => {
       });
     const plain = at(undefined);
     expect(at(0)).toEqual(plain);
-    expect(plain.frontierFresh).toBe(0);
-    expect(plain.childrenTarget).toBe(16);
-    expect(plain.addTarget).toBe(5);
-    expect(plain.crossTarget).toBe(2);
-    expect(plain.mutateTarget).toBe(11);
-    expect(plain.harderTarget).toBe(6);
-    const extra = at(3);
-    expect(extra.frontierFresh).toBe(3);
-    expect(extra.addTarget).toBe(8);
-    expect(extra.crossTarget).toBe(2);
-    expect(extra.mutateTarget).toBe(8);
-    expect(extra.harderTarget).toBe(4);
+    expect(plain).toMatchObject({ frontierFresh: 0, childrenTarget: 16, addTarget: 5, crossTarget: 2, mutateTarget: 11, harderTarget: 6 });
+    expect(at(3)).toMatchObject({ frontierFresh: 3, childrenTarget: 16, addTarget: 8, crossTarget: 2, mutateTarget: 8, harderTarget: 4 });
     // never more than the children left after the adds
-    const all = at(40);
-    expect(all.frontierFresh).toBe(11);
-    expect(all.mutateTarget).toBe(0);
-    expect(all.harderTarget).toBe(0);
+    expect(at(40)).toMatchObject({ frontierFresh: 11, addTarget: 16, mutateTarget: 0, harderTarget: 0 });
   });
 
   // catches: the fresh-sample cut inverted (cutting when the generator is at the policy's level) or gone

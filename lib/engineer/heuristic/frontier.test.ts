@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FamilyDefinition, FieldSpec, SampleOptions } from "@/lib/families/types";
-import type { PopulationMember } from "../types";
+import type { EngineerInput, PopulationMember } from "../types";
 import { heuristicEngineer } from ".";
 import { parentSteps } from "./directed";
 import {
@@ -193,6 +193,40 @@ function moved(now: number, before: number, count = 10): Scored[] {
   });
 }
 
+/**
+ * The engineer's proposal for `scored` as a population of kept members, with a toy family whose sampler records the
+ * hardness window it was asked for on every draw (distinct configs, so the batch accepts them): the windows in order
+ * and the proposal's notes.
+ */
+function proposeRecording(scored: Scored[], options: EngineerInput["options"]) {
+  const windows: (SampleOptions["hardness"] | undefined)[] = [];
+  let k = 0;
+  const spied = {
+    ...family,
+    sample: (_rng: unknown, opts?: SampleOptions) => (windows.push(opts?.hardness), { size: 1 + (k++ % 99) }),
+    validate: () => ({ state: "valid", errors: [] }),
+  } as unknown as FamilyDefinition;
+  const population = scored.map((sc, i) => ({
+    ...sc.member,
+    key: `m${i}`,
+    configHash: `h${i}`,
+    parentKey: null,
+    op: "keep",
+    direction: null,
+    age: 3,
+    clusterIds: [],
+  })) as PopulationMember[];
+  const out = heuristicEngineer({
+    ...flInput,
+    family: spied,
+    population,
+    summary: { ...flInput.summary, family: "toy" },
+    options,
+    knownHashes: new Set<string>(),
+  });
+  return { windows, notes: out.notes.join(" ") };
+}
+
 describe("frontierRising (fresh samples at the frontier by default)", () => {
   it("is true when the re-measured members' frontier moved harder since their last measurement, false when it stood or fell", () => {
     expect(frontierRising(family, moved(0.6, 0.4))).toBe(true);
@@ -228,33 +262,8 @@ describe("frontierRising (fresh samples at the frontier by default)", () => {
   });
 
   it("turns the windowed fresh samples on by default only while the frontier rises", () => {
-    const sizes = (rising: boolean) => {
-      const windows: (SampleOptions["hardness"] | undefined)[] = [];
-      const spied = {
-        ...family,
-        sample: (_rng: unknown, opts?: SampleOptions) => (windows.push(opts?.hardness), { size: 50 }),
-        validate: () => ({ state: "valid", errors: [] }),
-      } as unknown as FamilyDefinition;
-      const pop = (rising ? moved(0.6, 0.4) : moved(0.4, 0.6)).map((sc, i) => ({
-        ...sc.member,
-        key: `m${i}`,
-        configHash: `h${i}`,
-        parentKey: null,
-        op: "keep",
-        direction: null,
-        age: 3,
-        clusterIds: [],
-      })) as PopulationMember[];
-      heuristicEngineer({
-        ...flInput,
-        family: spied,
-        population: pop,
-        summary: { ...flInput.summary, family: "toy" },
-        options: { seed: 3, populationSize: 10, addShare: 0.5 },
-        knownHashes: new Set<string>(),
-      });
-      return windows;
-    };
+    const sizes = (rising: boolean) =>
+      proposeRecording(rising ? moved(0.6, 0.4) : moved(0.4, 0.6), { seed: 3, populationSize: 10, addShare: 0.5 }).windows;
     expect(sizes(true).some((w) => w !== undefined)).toBe(true);
     expect(sizes(false).length).toBeGreaterThan(0);
     expect(sizes(false).every((w) => w === undefined)).toBe(true);
@@ -263,34 +272,7 @@ describe("frontierRising (fresh samples at the frontier by default)", () => {
   // catches: the extra fresh samples gated the wrong way (while the policy fails most of its population), drawn from the
   // whole generator, or made without a rising frontier
   it("adds a tenth of the population as fresh samples from the window while it rises and the members pass 0.55 on average", () => {
-    const run = (now: number, before: number) => {
-      const windows: (SampleOptions["hardness"] | undefined)[] = [];
-      let k = 0;
-      const spied = {
-        ...family,
-        sample: (_rng: unknown, opts?: SampleOptions) => (windows.push(opts?.hardness), { size: 1 + (k++ % 99) }),
-        validate: () => ({ state: "valid", errors: [] }),
-      } as unknown as FamilyDefinition;
-      const pop = moved(now, before).map((sc, i) => ({
-        ...sc.member,
-        key: `m${i}`,
-        configHash: `h${i}`,
-        parentKey: null,
-        op: "keep",
-        direction: null,
-        age: 3,
-        clusterIds: [],
-      })) as PopulationMember[];
-      const out = heuristicEngineer({
-        ...flInput,
-        family: spied,
-        population: pop,
-        summary: { ...flInput.summary, family: "toy" },
-        options: { seed: 3, populationSize: 30 },
-        knownHashes: new Set<string>(),
-      });
-      return { windows, notes: out.notes.join(" ") };
-    };
+    const run = (now: number, before: number) => proposeRecording(moved(now, before), { seed: 3, populationSize: 30 });
     // rising both times: members passing 0.6 on average (8,8,8,8,8,6,2,0,0,0 of 8), then 0.5 (8,8,8,8,6,2,0,...)
     const mostly = run(0.6, 0.4);
     const half = run(0.5, 0.3);
