@@ -6,6 +6,7 @@
 import type { FamilyDefinition } from "@/lib/families/types";
 import { fitSuccessOnHardness, fittedSuccess, memberHardness } from "./frontier";
 import type { Scored } from "./model";
+import { meanSuccess } from "./phase";
 
 /**
  * The hardness bias of the keep order (HEURISTIC_DEFAULTS.hardnessBias): every member's priority
@@ -25,8 +26,7 @@ import type { Scored } from "./model";
  * or a bias of 0, leaves every priority at its learnability (mutates `scored`).
  */
 export function weighByHardness(family: FamilyDefinition, scored: readonly Scored[], bias: number): void {
-  const measured = scored.filter((sc) => sc.q !== null);
-  const rate = measured.length > 0 ? measured.reduce((sum, sc) => sum + (sc.q as number), 0) / measured.length : 0;
+  const rate = meanSuccess(scored) ?? 0;
   const hardness = scored.map((sc) => memberHardness(family, sc.member.config));
   const known = hardness.filter((h): h is number => h !== undefined);
   const mean = known.length > 0 ? known.reduce((a, b) => a + b, 0) / known.length : 0;
