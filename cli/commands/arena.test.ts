@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ArenaReport, StrategyResult } from "@/lib/arena";
 import { run } from "../main";
-import { arenaSummaryLine, arenaTable } from "./arena";
+import { arenaSummaryLine, arenaTable, lostChecks } from "./arena";
 
 const result = (to50: number | null, reached50: number): StrategyResult => ({
   rolloutsTo50: to50,
@@ -66,6 +66,26 @@ describe("envforge arena output", () => {
         "0.50 clean, 0.50 traps (goal <= 0.60); heuristic/PLR n/a clean, n/a traps (goal <= 1.00); 1/2 goal checks won; " +
         "goal not met in 1.2 s",
     );
+  });
+
+  it("lists each lost check, saying when the oracle misses it too", () => {
+    expect(lostChecks(report)).toBe("  lost: traps to 80%: heuristic 1000 vs uniform 1000 (ratio 1.00, goal <= 0.6)");
+    const checks = report.goal.checks!;
+    const withOracle: ArenaReport = {
+      ...report,
+      goal: {
+        ...report.goal,
+        checks: [
+          { ...checks[0], oracle: 250, oracleWon: true },
+          { ...checks[1], oracle: 1000, oracleWon: false },
+          { ...checks[1], level: 50, heuristic: 700, ratio: 0.7, oracle: 400, oracleWon: true },
+        ],
+      },
+    };
+    expect(lostChecks(withOracle).split("\n")).toEqual([
+      "  lost: traps to 80%: heuristic 1000 vs uniform 1000 (ratio 1.00, goal <= 0.6); the oracle misses it too (1000)",
+      "  lost: traps to 50%: heuristic 700 vs uniform 1000 (ratio 0.70, goal <= 0.6)",
+    ]);
   });
 
   it("rejects malformed options before running anything", async () => {

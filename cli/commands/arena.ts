@@ -67,7 +67,8 @@ export function lostChecks(report: ArenaReport): string {
     .filter((c) => !c.won)
     .map(
       (c) =>
-        `  lost: ${c.setting} to ${c.level}%: heuristic ${c.heuristic} vs ${c.baseline} ${c.other} (ratio ${c.ratio.toFixed(2)}, goal <= ${c.limit})`,
+        `  lost: ${c.setting} to ${c.level}%: heuristic ${c.heuristic} vs ${c.baseline} ${c.other} (ratio ${c.ratio.toFixed(2)}, goal <= ${c.limit})` +
+        (c.oracle !== undefined && c.oracleWon === false ? `; the oracle misses it too (${c.oracle})` : ""),
     )
     .join("\n");
 }

@@ -91,9 +91,15 @@ function CellBadge({ checks }: { checks: GoalCheck[] }) {
       {lost.length > 0 && (
         <ul className="mt-1 space-y-0.5 text-xs text-zinc-600">
           {lost.map((c) => (
-            <li key={`${c.level}-${c.baseline}`}>
+            <li key={`${c.level}-${c.baseline}`} data-testid="arena-matrix-lost">
               to {c.level}%: {count(c.heuristic)} vs {c.baseline}&apos;s {count(c.other)} rollouts ({c.ratio.toFixed(2)}×, needs ≤ {c.limit}
               ×)
+              {c.oracle !== undefined && c.oracleWon === false && (
+                <span className="text-zinc-500" data-testid="arena-matrix-beyond-oracle">
+                  {" "}
+                  · the oracle misses it too ({(c.oracle / Math.max(1, c.other)).toFixed(2)}×)
+                </span>
+              )}
             </li>
           ))}
         </ul>
@@ -120,6 +126,8 @@ export function GoalMatrix({ cells, onPick }: { cells: ArenaReport[]; onPick?: (
   const shares = [...new Set(cells.map((c) => c.trapShare ?? 0.15))].sort((a, b) => a - b);
   const won = cells.reduce((a, c) => a + (c.goal.checks ?? []).filter((x) => x.won).length, 0);
   const total = cells.reduce((a, c) => a + (c.goal.checks ?? []).length, 0);
+  const withOracle = cells.some((c) => (c.goal.checks ?? []).some((x) => x.oracleWon !== undefined));
+  const beyondOracle = cells.reduce((a, c) => a + (c.goal.checks ?? []).filter((x) => !x.won && x.oracleWon === false).length, 0);
   const perCell = cells[0]?.goal.checks?.filter((c) => c.setting === "clean").length ?? 0;
   const rivals = new Set((cells[0]?.goal.checks ?? []).map((c) => c.baseline)).size;
   const badge = (column: MatrixColumn | null) =>
@@ -149,12 +157,19 @@ export function GoalMatrix({ cells, onPick }: { cells: ArenaReport[]; onPick?: (
     })),
   ];
   return (
-    <Panel className="mb-3" title={`Goal matrix: ${won} of ${total} comparisons won`}>
+    <Panel
+      className="mb-3"
+      title={`Goal matrix: ${won} of ${total} comparisons won${beyondOracle > 0 ? `; ${beyondOracle} of the lost the oracle misses too` : ""}`}
+    >
       <p className="mb-2 max-w-4xl text-xs text-zinc-600" data-testid="arena-matrix-legend">
         Each cell is one family, learner and share of traps. In it the heuristic engineer is compared with {rivals} rival
         {rivals === 1 ? "" : "s"} to 50% and to 80% target success ({perCell} comparisons); the cell is won when every comparison is. Lost
         ones are listed: the rollouts the heuristic needed against the rival&apos;s, their ratio and the most it may be (0.6×
         uniform&apos;s, 1× any other&apos;s).
+        {withOracle
+          ? " A lost one the oracle misses too (it reads the learner's true state: the best curriculum this arena knows) asks for more " +
+            "than any strategy here is known to give; the others are where the heuristic falls short."
+          : ""}
         {cells[0]?.quick ? " This report is a quick run (fewer seeds, a quarter of the budget), so it only hints at the goal." : ""}
         {onPick ? " Pick a family · learner for its curves and tables below." : ""}
       </p>

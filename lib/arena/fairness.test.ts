@@ -259,6 +259,31 @@ describe("the goal", () => {
     expect(noPlr.heuristicVsUniform50).toEqual({ clean: 0.5, traps: null });
   });
 
+  it("says of every check whether the oracle would meet it, never as the budget's better, and nothing without an oracle", () => {
+    const settings = {
+      // clean: the oracle meets 0.6x uniform at 50% (590 <= 600) but not at 80% (it never gets there: the budget)
+      clean: { uniform: r(1000, 9000), heuristic: r(700, 9500), threshold: r(650, 8000), oracle: r(590, null) },
+      // traps: the oracle exactly at threshold's figure meets it (<=), one rollout more would not
+      traps: { uniform: r(1000, 9000), heuristic: r(900, 9000), threshold: r(800, 6000), oracle: r(800, 6001) },
+    };
+    const goal = goalChecks(settings, 10_000);
+    const check = (setting: string, level: number, baseline: string) =>
+      goal.checks.find((c) => c.setting === setting && c.level === level && c.baseline === baseline)!;
+    expect(check("clean", 50, "uniform")).toMatchObject({ won: false, oracle: 590, oracleWon: true });
+    expect(check("clean", 80, "uniform")).toMatchObject({ won: false, oracle: 10_000, oracleWon: false });
+    expect(check("clean", 50, "threshold")).toMatchObject({ won: false, oracle: 590, oracleWon: true });
+    expect(check("clean", 80, "threshold")).toMatchObject({ won: false, oracle: 10_000, oracleWon: false });
+    expect(check("traps", 50, "threshold")).toMatchObject({ won: false, oracle: 800, oracleWon: true });
+    expect(check("traps", 80, "threshold")).toMatchObject({ won: false, oracle: 6001, oracleWon: false });
+    expect(check("traps", 80, "uniform")).toMatchObject({ won: false, oracle: 6001, oracleWon: false });
+    // the oracle is no rival: it adds no check, and the counts are the rivals' alone
+    expect(goal.checks.some((c) => c.baseline === "oracle")).toBe(false);
+    expect(goal.checks).toHaveLength(8);
+    const withoutOracle = goalChecks({ clean: { uniform: r(1000, 1000), heuristic: r(500, 500) }, traps: {} }, 10_000);
+    expect(withoutOracle.checks[0]).not.toHaveProperty("oracle");
+    expect(withoutOracle.checks[0]).not.toHaveProperty("oracleWon");
+  });
+
   it("makes no check without the heuristic, and a goal without checks is not met", () => {
     const goal = goalChecks({ clean: { uniform: r(1000, 1000), plr: r(500, 500) }, traps: { uniform: r(1000, 1000) } }, 10_000);
     expect(goal.checks).toEqual([]);

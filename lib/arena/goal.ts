@@ -2,7 +2,9 @@
  * The arena's goal (issue 16): to 50% and to 80% target success, the heuristic engineer needs at
  * most 0.6x uniform's rollouts and at most each of threshold, RLVE, SFL, PLR and ACCEL's, in the
  * clean and the traps setting. Rollouts are IQMs over seeds where a seed that never gets there
- * counts as the budget, so a strategy that reaches a level on no seed scores the budget.
+ * counts as the budget, so a strategy that reaches a level on no seed scores the budget. Each check
+ * also says whether the oracle, the arena's upper bound, would meet it: a lost check the oracle
+ * loses too is one no curriculum of this arena is known to win.
  */
 import type { ArenaGoal, ArenaReport, ArenaSetting, GoalCheck, StrategyId, StrategyResult } from "./types";
 import { ARENA_SETTINGS } from "./types";
@@ -27,11 +29,23 @@ export function goalChecks(settings: ArenaReport["settings"], budget: number): A
     for (const level of [50, 80] as const) {
       const heuristic = rolloutsTo(settings[setting].heuristic, level, budget);
       if (heuristic === undefined) continue;
+      // The oracle (it reads the learner) is the bound: a check it cannot meet either asks for more than any curriculum here gives.
+      const oracle = rolloutsTo(settings[setting].oracle, level, budget);
       for (const { baseline, limit } of GOAL_LIMITS) {
         const other = rolloutsTo(settings[setting][baseline], level, budget);
         if (other === undefined) continue;
         const ratio = Math.round((heuristic / Math.max(1, other)) * 1000) / 1000;
-        checks.push({ setting, level, baseline, heuristic, other, ratio, limit, won: heuristic <= limit * other });
+        checks.push({
+          setting,
+          level,
+          baseline,
+          heuristic,
+          other,
+          ratio,
+          limit,
+          won: heuristic <= limit * other,
+          ...(oracle !== undefined ? { oracle, oracleWon: oracle <= limit * other } : {}),
+        });
       }
     }
   const ratio = (setting: ArenaSetting, baseline: StrategyId) =>

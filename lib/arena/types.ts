@@ -94,6 +94,13 @@ export interface GoalCheck {
   /** the ratio may be at most this (0.6 for uniform, 1 for the others) */
   limit: number;
   won: boolean;
+  /**
+   * the oracle's IQM rollouts at the same level and setting, and whether it would meet the same check
+   * (oracle <= limit x other); absent when the oracle did not run (and in reports made before it was
+   * added). A check the oracle loses too asks for more than the arena's upper bound gives.
+   */
+  oracle?: number;
+  oracleWon?: boolean;
 }
 
 /** The goal of a report: every check won (see lib/arena/goal.ts). */
