@@ -191,8 +191,13 @@ describe("rlveStrategy's window", () => {
       rlveStrategy(overrides)(world, createRng(2));
       return Math.max(...draws.map(rlveLevel));
     };
-    expect(top(5)).toBeGreaterThan(0);
-    expect(top(4)).toBe(0);
+    // n = 10 a group: at a threshold of 0.5, 5 of 10 raise and 4 of 10 do not
+    expect(top(5, { accuracy: 0.5 })).toBeGreaterThan(0);
+    expect(top(4, { accuracy: 0.5 })).toBe(0);
+    // the tuned default (0.4): 4 of 10 raise, 3 of 10 do not
+    expect(BASELINE_DEFAULTS.rlve.accuracy).toBe(0.4);
+    expect(top(4)).toBeGreaterThan(0);
+    expect(top(3)).toBe(0);
     expect(top(8, { accuracy: 0.9 })).toBe(0);
   });
 
@@ -231,11 +236,17 @@ describe("sflStrategy's schedule", () => {
     const best = Math.max(...probe.map((c) => groupScore({ n: 10, s: Math.min(10, Math.floor((c.id as number) / 50)) })));
     for (const id of kept) expect(groupScore({ n: 10, s: Math.min(10, Math.floor((id as number) / 50)) })).toBe(best);
 
-    // every probed level scores the same: the first 8 probed are kept
-    const flat = scriptedWorld({ batches: 9, batchSize: 40 });
-    sflStrategy()(flat.world, createRng(1));
-    const keptFlat = new Set(flat.training().flatMap((b) => b.filter((c) => (c.id as number) <= 128).map((c) => c.id)));
-    expect([...keptFlat].sort((a, b) => (a as number) - (b as number))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // every probed level scores the same: the first 8 probed are kept (128 candidates, and the default's 32)
+    for (const [overrides, candidates] of [
+      [{ candidates: 128 }, 128],
+      [undefined, BASELINE_DEFAULTS.sfl.candidates],
+    ] as const) {
+      const flat = scriptedWorld({ batches: 9, batchSize: 40 });
+      sflStrategy(overrides)(flat.world, createRng(1));
+      expect(flat.runs[0].configs).toHaveLength(candidates);
+      const keptFlat = new Set(flat.training().flatMap((b) => b.filter((c) => (c.id as number) <= candidates).map((c) => c.id)));
+      expect([...keptFlat].sort((a, b) => (a as number) - (b as number))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    }
   });
 
   it("keeps its set when a refresh finds no valid level", () => {
