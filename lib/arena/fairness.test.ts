@@ -259,7 +259,7 @@ describe("the goal", () => {
     expect(noPlr.heuristicVsUniform50).toEqual({ clean: 0.5, traps: null });
   });
 
-  it("says of every check whether the oracle would meet it, never as the budget's better, and nothing without an oracle", () => {
+  it("says of every check whether the oracle would meet it (a level it never reached counts as the budget), and nothing without an oracle", () => {
     const settings = {
       // clean: the oracle meets 0.6x uniform at 50% (590 <= 600) but not at 80% (it never gets there: the budget)
       clean: { uniform: r(1000, 9000), heuristic: r(700, 9500), threshold: r(650, 8000), oracle: r(590, null) },
