@@ -18,6 +18,9 @@ const QUICK = argv.includes("--quick");
 const SEEDS = Number(arg("--seeds", "10"));
 const FAMILIES = arg("--family", "search-agent,frozenlake-mapf").split(",");
 const TRAPS = arg("--traps", "0.15,0.3").split(",").map(Number);
+if (!Number.isInteger(SEEDS) || SEEDS < 1) throw new Error(`--seeds must be a whole number >= 1, got "${arg("--seeds", "")}"`);
+if (TRAPS.some((t) => !Number.isFinite(t) || t <= 0 || t > 0.3))
+  throw new Error(`--traps must be shares in (0, 0.3], got "${arg("--traps", "")}"`);
 
 type Level = "rolloutsTo50" | "rolloutsTo80";
 
@@ -25,10 +28,7 @@ type Level = "rolloutsTo50" | "rolloutsTo80";
 function familyScore(cells: ArenaReport[], baseline: StrategyId) {
   const budget = cells[0].budget.rollouts;
   const r = (cell: ArenaReport, setting: "clean" | "traps", level: Level) => cell.settings[setting][baseline]?.[level] ?? budget;
-  const settings = [
-    { label: "clean", cell: cells[0], setting: "clean" as const },
-    ...cells.map((cell) => ({ label: `traps ${cell.trapShare}`, cell, setting: "traps" as const })),
-  ];
+  const settings = [{ cell: cells[0], setting: "clean" as const }, ...cells.map((cell) => ({ cell, setting: "traps" as const }))];
   const to50 = settings.map((s) => r(s.cell, s.setting, "rolloutsTo50"));
   const to80 = settings.map((s) => r(s.cell, s.setting, "rolloutsTo80"));
   const all = [...to50, ...to80];

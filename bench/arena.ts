@@ -7,8 +7,7 @@
  * won and lost cells with their figures and the command in docs/BENCHMARKS.md.
  */
 import { arenaCommand } from "../cli/commands/arena";
-import { DEFAULT_SEED_BASE, defaultWorkers, type ArenaReport, type LearnerId, type StrategyResult } from "../lib/arena";
-import type { GoalCheck } from "../lib/arena/types";
+import { DEFAULT_SEED_BASE, defaultWorkers, type ArenaReport, type GoalCheck, type LearnerId, type StrategyResult } from "../lib/arena";
 import { jsonTarget, machine, recordSection } from "./lib";
 
 const argv = process.argv.slice(2);
