@@ -7,7 +7,15 @@
  * won and lost cells with their figures and the command in docs/BENCHMARKS.md.
  */
 import { arenaCommand } from "../cli/commands/arena";
-import { DEFAULT_SEED_BASE, defaultWorkers, type ArenaReport, type GoalCheck, type LearnerId, type StrategyResult } from "../lib/arena";
+import {
+  DEFAULT_SEED_BASE,
+  defaultWorkers,
+  type ArenaReport,
+  type GoalCheck,
+  type LearnerId,
+  type StrategyResult,
+  oracleMissesToo,
+} from "../lib/arena";
 import { jsonTarget, machine, recordSection } from "./lib";
 
 const argv = process.argv.slice(2);
@@ -44,7 +52,7 @@ function matrixTable(cells: ArenaReport[]): string {
         const checks = cell.goal.checks.filter((c) => c.setting === setting);
         const lost = checks.filter((c) => !c.won);
         if (lost.length === 0) return `**won** ${checks.length}/${checks.length}`;
-        const item = (c: GoalCheck) => `${c.level}% vs ${c.baseline} ${c.ratio.toFixed(2)}${c.oracleWon === false ? "†" : ""}`;
+        const item = (c: GoalCheck) => `${c.level}% vs ${c.baseline} ${c.ratio.toFixed(2)}${oracleMissesToo(c) ? "†" : ""}`;
         return `lost ${checks.length - lost.length}/${checks.length}: ${lost.map(item).join(", ")}`;
       });
       lines.push(`| ${family} · ${learner} | ${cols.join(" | ")} |`);
@@ -102,7 +110,7 @@ async function main() {
   const noneS = (performance.now() - noneStarted) / 1000;
   const won = cells.reduce((a, c) => a + c.goal.won, 0);
   const total = cells.reduce((a, c) => a + c.goal.checks.length, 0);
-  const beyondOracle = cells.reduce((a, c) => a + c.goal.checks.filter((x) => !x.won && x.oracleWon === false).length, 0);
+  const beyondOracle = cells.reduce((a, c) => a + c.goal.checks.filter(oracleMissesToo).length, 0);
   const noneCell = none[0] as ArenaReport | undefined;
   const defaultCell = cells.find((c) => c.family === "search-agent" && c.learner === "default" && c.trapShare === 0.15);
   const ratio = (cell: ArenaReport, setting: "clean" | "traps", baseline: string, level: 50 | 80) =>

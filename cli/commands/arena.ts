@@ -6,6 +6,7 @@ import {
   DEFAULT_ARENA_FAMILY,
   DEFAULT_TRAP_SHARE,
   defaultWorkers,
+  oracleMissesToo,
   runArenaMatrix,
   type ArenaMatrixReport,
   type ArenaReport,
@@ -68,7 +69,7 @@ export function lostChecks(report: ArenaReport): string {
     .map(
       (c) =>
         `  lost: ${c.setting} to ${c.level}%: heuristic ${c.heuristic} vs ${c.baseline} ${c.other} (ratio ${c.ratio.toFixed(2)}, goal <= ${c.limit})` +
-        (c.oracle !== undefined && c.oracleWon === false ? `; the oracle misses it too (${c.oracle})` : ""),
+        (oracleMissesToo(c) ? `; the oracle misses it too (${c.oracle})` : ""),
     )
     .join("\n");
 }

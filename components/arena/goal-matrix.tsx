@@ -1,5 +1,6 @@
 "use client";
 
+import { oracleMissesToo } from "@/lib/arena/goal";
 import type { ArenaReport, GoalCheck } from "@/lib/arena/types";
 import { count } from "@/components/ui/format";
 import { Button } from "@/components/ui/button";
@@ -94,7 +95,7 @@ function CellBadge({ checks }: { checks: GoalCheck[] }) {
             <li key={`${c.level}-${c.baseline}`} data-testid="arena-matrix-lost">
               to {c.level}%: {count(c.heuristic)} vs {c.baseline}&apos;s {count(c.other)} rollouts ({c.ratio.toFixed(2)}×, needs ≤ {c.limit}
               ×)
-              {c.oracle !== undefined && c.oracleWon === false && (
+              {oracleMissesToo(c) && (
                 <span className="text-zinc-500" data-testid="arena-matrix-beyond-oracle">
                   {" "}
                   · the oracle misses it too ({(c.oracle / Math.max(1, c.other)).toFixed(2)}×)
@@ -127,7 +128,7 @@ export function GoalMatrix({ cells, onPick }: { cells: ArenaReport[]; onPick?: (
   const won = cells.reduce((a, c) => a + (c.goal.checks ?? []).filter((x) => x.won).length, 0);
   const total = cells.reduce((a, c) => a + (c.goal.checks ?? []).length, 0);
   const withOracle = cells.some((c) => (c.goal.checks ?? []).some((x) => x.oracleWon !== undefined));
-  const beyondOracle = cells.reduce((a, c) => a + (c.goal.checks ?? []).filter((x) => !x.won && x.oracleWon === false).length, 0);
+  const beyondOracle = cells.reduce((a, c) => a + (c.goal.checks ?? []).filter(oracleMissesToo).length, 0);
   const perCell = cells[0]?.goal.checks?.filter((c) => c.setting === "clean").length ?? 0;
   const rivals = new Set((cells[0]?.goal.checks ?? []).map((c) => c.baseline)).size;
   const badge = (column: MatrixColumn | null) =>

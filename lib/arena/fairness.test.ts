@@ -4,12 +4,12 @@ import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig } from "@/lib/families/types";
 import type { EngineerInput } from "@/lib/engineer/types";
 import { engineerStrategy } from "./engineer-strategy";
-import { goalChecks } from "./goal";
+import { goalChecks, oracleMissesToo } from "./goal";
 import { learnerVariant } from "./learners";
 import { gainShapeValue } from "./learner";
 import { arenaConfig, createWorld, type ArenaJob } from "./run";
 import { freshLevels } from "./strategies";
-import type { StrategyResult } from "./types";
+import type { GoalCheck, StrategyResult } from "./types";
 import { MIN_TARGET_SIZE, targetConfigs, type ArenaWorld } from "./world";
 
 const family = builtinFamilies["search-agent"];
@@ -282,6 +282,26 @@ describe("the goal", () => {
     const withoutOracle = goalChecks({ clean: { uniform: r(1000, 1000), heuristic: r(500, 500) }, traps: {} }, 10_000);
     expect(withoutOracle.checks[0]).not.toHaveProperty("oracle");
     expect(withoutOracle.checks[0]).not.toHaveProperty("oracleWon");
+  });
+
+  it("marks a check as one the oracle misses too only when it is lost, the oracle loses it and its figure is a number", () => {
+    const lost: GoalCheck = {
+      setting: "clean",
+      level: 80,
+      baseline: "uniform",
+      heuristic: 900,
+      other: 1000,
+      ratio: 0.9,
+      limit: 0.6,
+      won: false,
+    };
+    expect(oracleMissesToo({ ...lost, oracle: 700, oracleWon: false })).toBe(true);
+    expect(oracleMissesToo({ ...lost, oracle: 500, oracleWon: true })).toBe(false);
+    expect(oracleMissesToo({ ...lost, won: true, oracle: 700, oracleWon: false })).toBe(false);
+    expect(oracleMissesToo(lost)).toBe(false);
+    // a crafted upload: a verdict without a figure, or a figure that is no number, draws no remark (never "NaN")
+    expect(oracleMissesToo({ ...lost, oracleWon: false })).toBe(false);
+    expect(oracleMissesToo({ ...lost, oracle: "x" as unknown as number, oracleWon: false })).toBe(false);
   });
 
   it("makes no check without the heuristic, and a goal without checks is not met", () => {

@@ -19,6 +19,14 @@ export const GOAL_LIMITS: readonly { baseline: StrategyId; limit: number }[] = [
   { baseline: "accel", limit: 1 },
 ];
 
+/**
+ * A lost check the oracle misses too (the oracle's figure known and a number): one no curriculum of this
+ * arena is known to win. The page, `envforge arena` and bench:arena all mark lost checks by this one rule.
+ */
+export function oracleMissesToo(check: GoalCheck): check is GoalCheck & { oracle: number } {
+  return !check.won && check.oracleWon === false && typeof check.oracle === "number" && Number.isFinite(check.oracle);
+}
+
 const rolloutsTo = (r: StrategyResult | undefined, level: 50 | 80, budget: number): number | undefined =>
   r === undefined ? undefined : ((level === 50 ? r.rolloutsTo50 : r.rolloutsTo80) ?? budget);
 
