@@ -10,9 +10,10 @@
 import fs from "node:fs";
 import { runArenaMatrix } from "../lib/arena/run";
 import type { ArenaReport, LearnerId } from "../lib/arena/types";
+import { flagValue } from "./lib";
 
 const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const arg = (name: string, fallback: string) => flagValue(name, fallback, argv);
 const seeds = Number(arg("--seeds", "10"));
 const family = arg("--family", "search-agent");
 const workers = Number(arg("--jobs", "2"));

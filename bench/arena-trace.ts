@@ -24,9 +24,10 @@ import { targetConfigs } from "../lib/arena/world";
 import { sigmoid } from "../lib/arena/learner";
 import type { ArenaSetting, LearnerId, StrategyId } from "../lib/arena/types";
 import type { FamilyConfig } from "../lib/families/types";
+import { flagValue } from "./lib";
 
 const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const arg = (name: string, fallback: string) => flagValue(name, fallback, argv);
 const seeds = arg("--seeds", "0,1,2").split(",").map(Number);
 const family = arg("--family", "search-agent");
 const learner = arg("--learner", "default") as LearnerId;

@@ -10,10 +10,10 @@
  * --traps 0.15` is the first tuning's protocol (2026-12-01 and 12-03 in docs/BENCHMARKS.md).
  */
 import { defaultWorkers, KNOB_GRID, runArenaMatrix, type ArenaReport, type StrategyId } from "../lib/arena";
-import { machine, recordSection } from "./lib";
+import { flagValue, machine, recordSection } from "./lib";
 
 const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const arg = (name: string, fallback: string) => flagValue(name, fallback, argv);
 const QUICK = argv.includes("--quick");
 const SEEDS = Number(arg("--seeds", "10"));
 const FAMILIES = arg("--family", "search-agent,frozenlake-mapf").split(",");

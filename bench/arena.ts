@@ -16,14 +16,13 @@ import {
   type StrategyResult,
   oracleMissesToo,
 } from "../lib/arena";
-import { jsonTarget, machine, recordSection } from "./lib";
+import { flagValue, jsonTarget, machine, recordSection } from "./lib";
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes("--quick");
-const SEEDS = argv.includes("--seeds") ? Number(argv[argv.indexOf("--seeds") + 1]) : 10;
-const arg = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+const SEEDS = Number(flagValue("--seeds", "10", argv));
 // --family a,b and --no-none narrow the matrix (a loaded machine); the default is the whole goal matrix.
-const FAMILIES = (arg("--family") ?? "search-agent,frozenlake-mapf").split(",");
+const FAMILIES = flagValue("--family", "search-agent,frozenlake-mapf", argv).split(",");
 const NONE_CELL = !argv.includes("--no-none");
 const LEARNERS: LearnerId[] = ["default", "drift", "tangled"];
 const TRAPS = [0.15, 0.3];

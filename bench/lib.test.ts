@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withRecordedSection } from "./lib";
+import { flagValue, withRecordedSection } from "./lib";
 
 const doc =
   "# Benchmarks\n\nIntro.\n\n## Ingest (`npm run bench:ingest`)\nOld run: 100/s.\n\n### Earlier\nOlder run: 50/s.\n\n## Viewer\nViewer run.\n";
@@ -22,5 +22,18 @@ describe("withRecordedSection", () => {
   it("adds a section not there yet at the end, and does not match a heading that only starts the same", () => {
     const out = withRecordedSection(doc, "Ingest", "Other.");
     expect(out).toBe(`${doc}\n## Ingest\nOther.\n`);
+  });
+});
+
+describe("flagValue", () => {
+  const argv = ["--seeds", "5", "--traps", "-0.1", "--quick", "--family"];
+  it("reads the value after a flag, and the fallback when the flag is absent", () => {
+    expect(flagValue("--seeds", "10", argv)).toBe("5");
+    expect(flagValue("--traps", "0.15", argv)).toBe("-0.1");
+    expect(flagValue("--learner", "default", argv)).toBe("default");
+  });
+  it("refuses a flag given last or followed by another flag, naming it", () => {
+    expect(() => flagValue("--family", "search-agent", argv)).toThrow("--family needs a value");
+    expect(() => flagValue("--seeds", "10", ["--seeds", "--quick"])).toThrow("--seeds needs a value");
   });
 });

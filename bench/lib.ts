@@ -14,6 +14,18 @@ export function jsonTarget(argv = process.argv.slice(2)): string | null {
   return i >= 0 && argv[i + 1] ? path.resolve(process.cwd(), argv[i + 1]) : null;
 }
 
+/**
+ * The value after `name` on the command line, or `fallback` when the flag is absent; a flag given last, or followed by
+ * another flag, is refused by name rather than read as a missing value.
+ */
+export function flagValue(name: string, fallback: string, argv = process.argv.slice(2)): string {
+  const i = argv.indexOf(name);
+  if (i < 0) return fallback;
+  const value = argv[i + 1];
+  if (value === undefined || value.startsWith("--")) throw new Error(`${name} needs a value`);
+  return value;
+}
+
 export interface RunningApp {
   url: string;
   token: string;
