@@ -13,7 +13,7 @@ import type { Db } from "@/lib/db/client";
 import { arenaRuns } from "@/lib/db/schema";
 import { Conflict, NotFound, parseOrThrow } from "@/lib/errors";
 import type { Principal } from "@/lib/auth/principal";
-import type { ArenaMatrixReport, ArenaReport } from "@/lib/arena/types";
+import { ARENA_SETTINGS, type ArenaMatrixReport, type ArenaReport } from "@/lib/arena/types";
 import { processEnvironment } from "@/lib/config/env";
 
 export const arenaRunSchema = z.strictObject({
@@ -23,7 +23,25 @@ export const arenaRunSchema = z.strictObject({
 
 export const arenaJobSchema = z.object({ runId: z.number().int().positive() });
 
-/** Just enough of a report (one cell) to draw it; the rest is kept as sent. */
+/**
+ * A goal check as the page, `envforge arena` and bench:arena read it (lib/arena/types.ts, GoalCheck): every figure they
+ * print or divide by must be a number, so a crafted upload is refused here, naming the field, rather than drawn as NaN
+ * or breaking the page for everyone who opens it.
+ */
+const checkSchema = z.looseObject({
+  setting: z.enum(ARENA_SETTINGS),
+  level: z.union([z.literal(50), z.literal(80)]),
+  baseline: z.string().min(1).max(64),
+  heuristic: z.number().nonnegative(),
+  other: z.number().nonnegative(),
+  ratio: z.number().nonnegative(),
+  limit: z.number().positive(),
+  won: z.boolean(),
+  oracle: z.number().nonnegative().optional(),
+  oracleWon: z.boolean().optional(),
+});
+
+/** Just enough of a report (one cell) to draw it, its goal checks whole; the rest is kept as sent. */
 const cellSchema = z.looseObject({
   version: z.literal(1),
   seeds: z.number().int().positive(),
@@ -32,21 +50,25 @@ const cellSchema = z.looseObject({
   budget: z.object({ rollouts: z.number().positive() }),
   settings: z.object({ clean: z.record(z.string(), z.unknown()), traps: z.record(z.string(), z.unknown()) }),
   curves: z.object({ clean: z.record(z.string(), z.unknown()), traps: z.record(z.string(), z.unknown()) }),
+  goal: z.looseObject({ met: z.boolean(), checks: z.array(checkSchema).max(64).optional() }),
+});
+
+/** A matrix of cells (several families, learners or trap shares). */
+const matrixSchema = z.looseObject({
+  version: z.literal(1),
+  kind: z.literal("matrix"),
+  seeds: z.number().int().positive(),
+  quick: z.boolean(),
+  cells: z.array(cellSchema).min(1).max(200),
   goal: z.looseObject({ met: z.boolean() }),
 });
 
-/** A report: one cell, or a matrix of cells (several families, learners or trap shares). */
-const reportSchema = z.union([
-  cellSchema,
-  z.looseObject({
-    version: z.literal(1),
-    kind: z.literal("matrix"),
-    seeds: z.number().int().positive(),
-    quick: z.boolean(),
-    cells: z.array(cellSchema).min(1).max(200),
-    goal: z.looseObject({ met: z.boolean() }),
-  }),
-]);
+/**
+ * A report: a matrix when it says `kind: "matrix"`, else one cell. Chosen before parsing rather than as a union, so an
+ * error names the field that is wrong (a union names only the report).
+ */
+const reportSchema = (body: unknown) =>
+  typeof body === "object" && body !== null && (body as { kind?: unknown }).kind === "matrix" ? matrixSchema : cellSchema;
 
 /** An arena run as the API and the page show it. */
 export type ArenaRunView = ReturnType<typeof view>;
@@ -67,7 +89,7 @@ function view(r: typeof arenaRuns.$inferSelect) {
 
 /** POST /arena/reports: store a report made elsewhere (the CLI). */
 export async function uploadArenaReport(db: Db, body: unknown, principal: Principal) {
-  const report = parseOrThrow(reportSchema, body, "report");
+  const report = parseOrThrow(reportSchema(body), body, "report");
   const [row] = await db
     .insert(arenaRuns)
     .values({
@@ -175,7 +197,8 @@ export async function runArenaJob(db: Db, data: unknown, root = path.resolve(imp
         code === 0 ? resolve() : reject(new Error(`envforge arena exited with ${code}: ${tail.trim().split("\n").slice(-3).join(" ")}`)),
       );
     });
-    const report = reportSchema.parse(JSON.parse(fs.readFileSync(out, "utf8")));
+    const made: unknown = JSON.parse(fs.readFileSync(out, "utf8"));
+    const report = reportSchema(made).parse(made);
     await db.update(arenaRuns).set({ status: "succeeded", report, progress: null, finishedAt: new Date() }).where(eq(arenaRuns.id, runId));
   } catch (err) {
     await db
