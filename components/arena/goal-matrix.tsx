@@ -171,6 +171,10 @@ export function GoalMatrix({ cells, onPick }: { cells: ArenaReport[]; onPick?: (
           ? " A lost one the oracle misses too (it reads the learner's true state: the best curriculum this arena knows) asks for more " +
             "than any strategy here is known to give; the others are where the heuristic falls short."
           : ""}
+        {shares.length > 1
+          ? ` Each share of traps is run beside its own clean run (the same seeds, so the same figures): the ${shareLabel(0)} ` +
+            "column shows it once, and the totals above count its comparisons once per share."
+          : ""}
         {cells[0]?.quick ? " This report is a quick run (fewer seeds, a quarter of the budget), so it only hints at the goal." : ""}
         {onPick ? " Pick a family · learner for its curves and tables below." : ""}
       </p>
