@@ -3,6 +3,7 @@ import { createRng } from "../rng";
 import { persuasionGameFamily, validatePersuasion, type PersuasionConfig } from "./index";
 import {
   bayesPosterior,
+  pMaxByDp,
   persuasionPMax,
   simulatePersuasion,
   updateBelief,
@@ -127,6 +128,79 @@ describe("persuasionPMax", () => {
     expect(allPro.rounds).toBe(2);
     expect(allPro.beliefs).toHaveLength(3);
     expect(allPro.beliefs[2]).toBeCloseTo(16 / 17, 12);
+  });
+
+  /** p_max by walking every sequence of signals (the persuader experiments each round until the target is reached). */
+  function pMaxByEnumeration(params: GameParams): number {
+    const walk = (belief: number, round: number): number => {
+      if (belief >= params.target_belief - 1e-12) return 1;
+      if (round === params.num_rounds) return 0;
+      const q = params.evidence_strength;
+      return q * walk(updateBelief(params, belief, 1), round + 1) + (1 - q) * walk(updateBelief(params, belief, -1), round + 1);
+    };
+    return walk(params.prior, 0);
+  }
+
+  // Path-dependent decision makers: their beliefs depend on the order of the signals, so the DP's table of exact beliefs
+  // fills up (2^round of them) until it merges them into bins past 4096.
+  const affine = game({ decision_model: "affine", affine_slope: 0.95, affine_intercept: 0.04, evidence_strength: 0.7, prior: 0.3, target_belief: 0.8 });
+  const grether = game({ decision_model: "grether", alpha: 0.85, beta: 0.9, evidence_strength: 0.7, prior: 0.3, target_belief: 0.85 });
+
+  it("equals the sum over every sequence of signals while the DP keeps its beliefs exact (12 rounds: 4,096 paths)", () => {
+    for (const params of [affine, grether]) {
+      const exact = pMaxByEnumeration({ ...params, num_rounds: 12 });
+      expect(exact).toBeGreaterThan(0.05);
+      expect(pMaxByDp({ ...params, num_rounds: 12 })).toBeCloseTo(exact, 10);
+    }
+  });
+
+  it("stays near the exact sum once it merges beliefs into bins (18 rounds: 262,144 paths, up to 8,190 beliefs a round)", () => {
+    const affineSlow = game({ ...affine, affine_slope: 0.9, affine_intercept: 0.08, evidence_strength: 0.6, prior: 0.2, target_belief: 0.9 });
+    for (const params of [affine, grether, affineSlow]) {
+      const exact = pMaxByEnumeration({ ...params, num_rounds: 18 });
+      expect(Math.abs(pMaxByDp({ ...params, num_rounds: 18 }) - exact)).toBeLessThan(1e-3);
+    }
+    // The merged figures the Map-of-objects DP gave before 2026-12-06 (the same operations in the same order): a merge that
+    // kept a bin's last belief, not its probability-weighted mean, moves them by 1e-4 and more.
+    expect(pMaxByDp({ ...affineSlow, num_rounds: 18 })).toBeCloseTo(0.3634074734949816, 14);
+    expect(pMaxByDp({ ...grether, num_rounds: 18 })).toBeCloseTo(0.9106266745834987, 14);
+  });
+
+  it("memoises by every parameter the DP reads: changing any one of them gives that game's own p_max", () => {
+    const base = { ...grether, num_rounds: 8, affine_slope: 1, affine_intercept: 0, motivation_strength: 0 };
+    const affineBase = { ...affine, num_rounds: 8 };
+    const motivatedBase = game({ decision_model: "motivated", motivation_strength: 0.2, num_rounds: 8, evidence_strength: 0.7 });
+    const cases: [GameParams, [string, GameParams][]][] = [
+      [
+        base,
+        [
+          ["decision_model", { ...base, decision_model: "bayesian" }],
+          ["evidence_strength", { ...base, evidence_strength: 0.65 }],
+          ["prior", { ...base, prior: 0.35 }],
+          ["num_rounds", { ...base, num_rounds: 9 }],
+          ["target_belief", { ...base, target_belief: 0.8 }],
+          ["alpha", { ...base, alpha: 0.95 }],
+          ["beta", { ...base, beta: 0.7 }],
+        ],
+      ],
+      [
+        affineBase,
+        [
+          ["affine_slope", { ...affineBase, affine_slope: 0.97 }],
+          ["affine_intercept", { ...affineBase, affine_intercept: 0.03 }],
+        ],
+      ],
+      [motivatedBase, [["motivation_strength", { ...motivatedBase, motivation_strength: 0.4 }]]],
+    ];
+    for (const [from, variants] of cases) {
+      persuasionPMax(from);
+      for (const [field, params] of variants) {
+        const own = pMaxByDp(params);
+        expect(own, field).not.toBe(pMaxByDp(from));
+        expect(persuasionPMax(params), field).toBe(own);
+        expect(persuasionPMax(params), field).toBe(own);
+      }
+    }
   });
 });
 

@@ -64,28 +64,33 @@ function logOdds(p: number): number {
  * - grether: posterior odds = LR^alpha * (prior odds)^beta.
  */
 export function updateBelief(params: DecisionMakerParams, belief: number, signal: Signal): number {
-  const q = params.evidence_strength;
-  const lr = likelihoodRatio(q, signal);
+  return beliefUpdater(params, signal)(belief);
+}
+
+/** The belief update of one decision maker after one signal (see updateBelief), its constants computed once. */
+export function beliefUpdater(params: DecisionMakerParams, signal: Signal): (belief: number) => number {
+  const lr = likelihoodRatio(params.evidence_strength, signal);
   switch (params.decision_model) {
     case "bayesian":
-      return bayesPosterior(belief, lr);
+      return (belief) => bayesPosterior(belief, lr);
     case "affine": {
       const slope = params.affine_slope ?? NEUTRAL_PARAMS.affine_slope;
       const intercept = params.affine_intercept ?? NEUTRAL_PARAMS.affine_intercept;
-      return clamp01(slope * bayesPosterior(belief, lr) + intercept);
+      return (belief) => clamp01(slope * bayesPosterior(belief, lr) + intercept);
     }
     case "motivated": {
       const m = params.motivation_strength ?? NEUTRAL_PARAMS.motivation_strength;
-      const weight = signal === 1 ? 1 - m : 1;
-      if (belief <= 0 || belief >= 1) return belief;
-      return logistic(logOdds(belief) + weight * Math.log(lr));
+      const shift = (signal === 1 ? 1 - m : 1) * Math.log(lr);
+      return (belief) => (belief <= 0 || belief >= 1 ? belief : logistic(logOdds(belief) + shift));
     }
     case "grether": {
       const alpha = params.alpha ?? NEUTRAL_PARAMS.alpha;
       const beta = params.beta ?? NEUTRAL_PARAMS.beta;
-      if ((belief <= 0 || belief >= 1) && beta > 0) return belief;
-      const priorTerm = beta === 0 ? 0 : beta * logOdds(belief);
-      return logistic(alpha * Math.log(lr) + priorTerm);
+      const evidence = alpha * Math.log(lr);
+      return (belief) => {
+        if ((belief <= 0 || belief >= 1) && beta > 0) return belief;
+        return logistic(evidence + (beta === 0 ? 0 : beta * logOdds(belief)));
+      };
     }
   }
 }
@@ -116,43 +121,151 @@ export function reachesTarget(belief: number, target: number): boolean {
  * the error is confined to probability mass within one bin of the target.
  */
 export function persuasionPMax(params: GameParams): number {
+  const key = pMaxKey(params);
+  let pMax = pMaxCache.get(key);
+  if (pMax === undefined) {
+    pMax = pMaxByDp(params);
+    if (pMaxCache.size >= PMAX_CACHE_SIZE) pMaxCache.clear();
+    pMaxCache.set(key, pMax);
+  }
+  return pMax;
+}
+
+/**
+ * p_max memoised by every parameter the DP reads: a config's p_max is read when it is drawn, when
+ * it is validated and by its difficulty (the arena did all three for every persuasion config it
+ * met). Bounded: cleared when full, as a pure function's cache may be.
+ */
+const pMaxCache = new Map<string, number>();
+const PMAX_CACHE_SIZE = 20_000;
+
+function pMaxKey(p: GameParams): string {
+  return [
+    p.decision_model,
+    p.evidence_strength,
+    p.prior,
+    p.num_rounds,
+    p.target_belief,
+    p.alpha ?? "",
+    p.beta ?? "",
+    p.affine_slope ?? "",
+    p.affine_intercept ?? "",
+    p.motivation_strength ?? "",
+  ].join(",");
+}
+
+/**
+ * The DP behind persuasionPMax, without the cache (exported for its tests). A round's beliefs live
+ * in two arrays in the order they were first met, found by their exact key through an
+ * open-addressing table of typed arrays, and a merge visits them in that order: the same
+ * floating-point operations in the same order as a Map of { belief, mass } objects (what it was
+ * until 2026-12-06; `envforge arena --quick --family persuasion-game` spent most of its time there),
+ * without an object or a boxed key per belief.
+ */
+export function pMaxByDp(params: GameParams): number {
   const q = params.evidence_strength;
-  if (reachesTarget(params.prior, params.target_belief)) return 1;
-  let states = new Map<number, { belief: number; mass: number }>([[0, { belief: params.prior, mass: 1 }]]);
+  const target = params.target_belief;
+  if (reachesTarget(params.prior, target)) return 1;
+  const pro = beliefUpdater(params, 1);
+  const con = beliefUpdater(params, -1);
+  let beliefs: number[] = [params.prior];
+  let masses: number[] = [1];
   let reached = 0;
-  for (let round = 0; round < params.num_rounds && states.size > 0; round++) {
-    const next = new Map<number, { belief: number; mass: number }>();
-    const add = (belief: number, mass: number) => {
-      if (mass <= 0) return;
-      if (reachesTarget(belief, params.target_belief)) {
-        reached += mass;
-        return;
+  for (let round = 0; round < params.num_rounds && beliefs.length > 0; round++) {
+    const nextBeliefs: number[] = [];
+    const nextMasses: number[] = [];
+    exactKeys.clear();
+    for (let i = 0; i < beliefs.length; i++) {
+      for (let side = 0; side < 2; side++) {
+        const belief = side === 0 ? pro(beliefs[i]) : con(beliefs[i]);
+        const mass = side === 0 ? masses[i] * q : masses[i] * (1 - q);
+        if (mass <= 0) continue;
+        if (reachesTarget(belief, target)) {
+          reached += mass;
+          continue;
+        }
+        const at = exactKeys.indexOf(Math.round(belief * 1e12), nextBeliefs.length);
+        if (at === nextBeliefs.length) {
+          nextBeliefs.push(belief);
+          nextMasses.push(mass);
+        } else nextMasses[at] += mass;
       }
-      const key = Math.round(belief * 1e12);
-      const entry = next.get(key);
-      if (entry) entry.mass += mass;
-      else next.set(key, { belief, mass });
-    };
-    for (const { belief, mass } of states.values()) {
-      add(updateBelief(params, belief, 1), mass * q);
-      add(updateBelief(params, belief, -1), mass * (1 - q));
     }
-    states = next.size > MAX_EXACT_STATES ? mergeBeliefs(next) : next;
+    if (nextBeliefs.length > MAX_EXACT_STATES) [beliefs, masses] = mergeBeliefs(nextBeliefs, nextMasses);
+    else [beliefs, masses] = [nextBeliefs, nextMasses];
   }
   return clamp01(reached);
 }
 
-function mergeBeliefs(states: Map<number, { belief: number; mass: number }>): Map<number, { belief: number; mass: number }> {
-  const bins = new Map<number, { belief: number; mass: number }>();
-  for (const { belief, mass } of states.values()) {
-    const key = Math.floor(belief * BELIEF_BINS);
-    const bin = bins.get(key);
-    if (bin) {
-      bin.belief = (bin.belief * bin.mass + belief * mass) / (bin.mass + mass);
-      bin.mass += mass;
-    } else bins.set(key, { belief, mass });
+/**
+ * Index of an exact belief key (an integer in [0, 1e12]) within a round, or `fresh` (recorded for
+ * it) when the key is new: linear probing over a power-of-two table kept at most half full. One
+ * table serves every DP (they run to the end synchronously); clear() empties only the slots used.
+ */
+class ExactKeyTable {
+  private readonly keys: Float64Array;
+  private readonly slots: Int32Array;
+  private readonly used: Int32Array;
+  private readonly mask: number;
+  private size = 0;
+
+  constructor(capacity: number) {
+    this.keys = new Float64Array(capacity);
+    this.slots = new Int32Array(capacity);
+    this.used = new Int32Array(capacity / 2);
+    this.mask = capacity - 1;
   }
-  return bins;
+
+  clear(): void {
+    for (let i = 0; i < this.size; i++) this.slots[this.used[i]] = 0;
+    this.size = 0;
+  }
+
+  indexOf(key: number, fresh: number): number {
+    const hi = Math.floor(key / 4294967296);
+    let h = Math.imul((key - hi * 4294967296) ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b);
+    h ^= h >>> 15;
+    for (let slot = h & this.mask; ; slot = (slot + 1) & this.mask) {
+      const stored = this.slots[slot];
+      if (stored === 0) {
+        if (this.size === this.used.length) throw new RangeError("ExactKeyTable is half full.");
+        this.used[this.size++] = slot;
+        this.keys[slot] = key;
+        this.slots[slot] = fresh + 1;
+        return fresh;
+      }
+      if (this.keys[slot] === key) return stored - 1;
+    }
+  }
+}
+
+/** A round meets at most 2 x MAX_EXACT_STATES new beliefs (two signals from each kept one): room for twice that, a quarter full. */
+const exactKeys = new ExactKeyTable(8 * MAX_EXACT_STATES);
+
+/**
+ * Beliefs merged into bins of 1/BELIEF_BINS (probability-weighted mean belief per bin), the bins in
+ * the order first met. Every belief lies in [0, 1] (Bayes' rule, the logistic and clamp01 keep it
+ * there), so the bin index is one of 0..BELIEF_BINS.
+ */
+function mergeBeliefs(beliefs: number[], masses: number[]): [number[], number[]] {
+  const binOf = new Int32Array(BELIEF_BINS + 1).fill(-1);
+  const binBeliefs: number[] = [];
+  const binMasses: number[] = [];
+  for (let i = 0; i < beliefs.length; i++) {
+    const belief = beliefs[i];
+    const mass = masses[i];
+    const key = Math.floor(belief * BELIEF_BINS);
+    const at = binOf[key];
+    if (at < 0) {
+      binOf[key] = binBeliefs.length;
+      binBeliefs.push(belief);
+      binMasses.push(mass);
+    } else {
+      binBeliefs[at] = (binBeliefs[at] * binMasses[at] + belief * mass) / (binMasses[at] + mass);
+      binMasses[at] += mass;
+    }
+  }
+  return [binBeliefs, binMasses];
 }
 
 export interface PersuasionEpisode {
