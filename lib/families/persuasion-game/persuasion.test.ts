@@ -143,7 +143,14 @@ describe("persuasionPMax", () => {
 
   // Path-dependent decision makers: their beliefs depend on the order of the signals, so the DP's table of exact beliefs
   // fills up (2^round of them) until it merges them into bins past 4096.
-  const affine = game({ decision_model: "affine", affine_slope: 0.95, affine_intercept: 0.04, evidence_strength: 0.7, prior: 0.3, target_belief: 0.8 });
+  const affine = game({
+    decision_model: "affine",
+    affine_slope: 0.95,
+    affine_intercept: 0.04,
+    evidence_strength: 0.7,
+    prior: 0.3,
+    target_belief: 0.8,
+  });
   const grether = game({ decision_model: "grether", alpha: 0.85, beta: 0.9, evidence_strength: 0.7, prior: 0.3, target_belief: 0.85 });
 
   it("equals the sum over every sequence of signals while the DP keeps its beliefs exact (12 rounds: 4,096 paths)", () => {
@@ -155,7 +162,14 @@ describe("persuasionPMax", () => {
   });
 
   it("stays near the exact sum once it merges beliefs into bins (18 rounds: 262,144 paths, up to 8,190 beliefs a round)", () => {
-    const affineSlow = game({ ...affine, affine_slope: 0.9, affine_intercept: 0.08, evidence_strength: 0.6, prior: 0.2, target_belief: 0.9 });
+    const affineSlow = game({
+      ...affine,
+      affine_slope: 0.9,
+      affine_intercept: 0.08,
+      evidence_strength: 0.6,
+      prior: 0.2,
+      target_belief: 0.9,
+    });
     for (const params of [affine, grether, affineSlow]) {
       const exact = pMaxByEnumeration({ ...params, num_rounds: 18 });
       expect(Math.abs(pMaxByDp({ ...params, num_rounds: 18 }) - exact)).toBeLessThan(1e-3);
