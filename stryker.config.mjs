@@ -1,8 +1,9 @@
 /**
  * Mutation testing of the environment engineer and the curriculum arena: `npm run test:mutation`
  * (not part of `npm test`; slow: tens of minutes on 2 cores). It mutates the pure decision code of
- * lib/engineer and lib/arena (the list below says what is left out and why) and runs the unit tests of vitest.stryker.config.ts against each
- * mutant (only the tests that cover it). Scores per folder: docs/BENCHMARKS.md.
+ * lib/engineer and lib/arena and the persuasion game's p_max DP (the list below says what is left
+ * out and why) and runs the unit tests of vitest.stryker.config.ts against each mutant (only the
+ * tests that cover it). Scores per folder: docs/BENCHMARKS.md.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 export default {
@@ -24,6 +25,8 @@ export default {
     "lib/arena/stats.ts",
     "lib/arena/strategies.ts",
     "lib/arena/goal.ts",
+    // the persuasion game's p_max DP: the arena's hidden p_max and the family's validator read it (persuasion.test.ts)
+    "lib/families/persuasion-game/simulator.ts",
     "!**/*.test.ts",
     "!lib/engineer/heuristic/rationale.ts",
     "!lib/engineer/heuristic/format.ts",

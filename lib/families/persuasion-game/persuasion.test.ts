@@ -5,6 +5,7 @@ import {
   bayesPosterior,
   pMaxByDp,
   persuasionPMax,
+  reachesTarget,
   simulatePersuasion,
   updateBelief,
   type DecisionMakerParams,
@@ -77,6 +78,21 @@ describe("decision makers", () => {
     expect(updateBelief(motivated, 0.5, -1)).toBeCloseTo(0.2, 12);
     expect(updateBelief({ ...motivated, motivation_strength: 1 }, 0.4, 1)).toBeCloseTo(0.4, 12);
   });
+
+  it("leave a certain belief (0 or 1) where it is, except Grether with beta = 0, who ignores the prior", () => {
+    const motivated: DecisionMakerParams = { decision_model: "motivated", motivation_strength: 0.3, evidence_strength: 0.8 };
+    const grether: DecisionMakerParams = { decision_model: "grether", alpha: 0.9, beta: 1, evidence_strength: 0.8 };
+    for (const params of [motivated, grether])
+      for (const signal of [1, -1] as const) {
+        expect(updateBelief(params, 0, signal)).toBe(0);
+        expect(updateBelief(params, 1, signal)).toBe(1);
+      }
+    // Posterior odds = LR^alpha: 4^0.9 for a supporting signal, whatever the belief was.
+    const noPrior = { ...grether, beta: 0 };
+    expect(updateBelief(noPrior, 0, 1)).toBeCloseTo(4 ** 0.9 / (1 + 4 ** 0.9), 12);
+    expect(updateBelief(noPrior, 1, -1)).toBeCloseTo(0.25 ** 0.9 / (1 + 0.25 ** 0.9), 12);
+    expect(updateBelief(noPrior, 0.3, 1)).toBeCloseTo(4 ** 0.9 / (1 + 4 ** 0.9), 12);
+  });
 });
 
 describe("persuasionPMax", () => {
@@ -130,6 +146,29 @@ describe("persuasionPMax", () => {
     expect(allPro.beliefs[2]).toBeCloseTo(16 / 17, 12);
   });
 
+  it("draws a supporting signal with probability evidence_strength and plays every round of a game it does not win", () => {
+    const params = game({ evidence_strength: 0.6, target_belief: 0.999999, num_rounds: 12 });
+    const rng = createRng("signals");
+    let pros = 0;
+    let signals = 0;
+    for (let i = 0; i < 2000; i++) {
+      const episode = simulatePersuasion(params, rng.next);
+      expect(episode.reached).toBe(false);
+      expect(episode.rounds).toBe(12);
+      expect(episode.signals).toHaveLength(12);
+      expect(episode.beliefs).toHaveLength(13);
+      pros += episode.signals.filter((s) => s === 1).length;
+      signals += episode.signals.length;
+    }
+    // From 0.5 with LR 1.5 the target needs 34 more supporting than opposing signals: no game of 12 rounds gets there.
+    expect(signals).toBe(2000 * 12);
+    expect(pros / signals).toBeGreaterThan(0.58);
+    expect(pros / signals).toBeLessThan(0.62);
+    const allCon = simulatePersuasion(params, () => 0.99);
+    expect(allCon).toMatchObject({ reached: false, rounds: 12 });
+    expect(allCon.signals.every((s) => s === -1)).toBe(true);
+  });
+
   /** p_max by walking every sequence of signals (the persuader experiments each round until the target is reached). */
   function pMaxByEnumeration(params: GameParams): number {
     const walk = (belief: number, round: number): number => {
@@ -181,7 +220,7 @@ describe("persuasionPMax", () => {
   });
 
   it("memoises by every parameter the DP reads: changing any one of them gives that game's own p_max", () => {
-    const base = { ...grether, num_rounds: 8, affine_slope: 1, affine_intercept: 0, motivation_strength: 0 };
+    const base = { ...grether, prior: 0.1, num_rounds: 12, affine_slope: 1, affine_intercept: 0, motivation_strength: 0 };
     const affineBase = { ...affine, num_rounds: 8 };
     const motivatedBase = game({ decision_model: "motivated", motivation_strength: 0.2, num_rounds: 8, evidence_strength: 0.7 });
     const cases: [GameParams, [string, GameParams][]][] = [
@@ -192,6 +231,8 @@ describe("persuasionPMax", () => {
           ["evidence_strength", { ...base, evidence_strength: 0.65 }],
           ["prior", { ...base, prior: 0.35 }],
           ["num_rounds", { ...base, num_rounds: 9 }],
+          // prior 0.1 with 12 rounds and prior 0.11 with 2 rounds read the same without a separator ("0.112")
+          ["prior and num_rounds", { ...base, prior: 0.11, num_rounds: 2 }],
           ["target_belief", { ...base, target_belief: 0.8 }],
           ["alpha", { ...base, alpha: 0.95 }],
           ["beta", { ...base, beta: 0.7 }],
@@ -215,6 +256,52 @@ describe("persuasionPMax", () => {
         expect(persuasionPMax(params), field).toBe(own);
       }
     }
+  });
+
+  it("equals the exact hitting probability of the signal counts over 20 rounds (Bayesian and motivated decision makers)", () => {
+    // A Bayesian belief depends only on pros - cons, a motivated one on (pros, cons): an exact DP over the counts, with
+    // no belief keys or bins, is an independent reference (one that stopped merging equal beliefs would bin 2^12 paths).
+    const byCounts = (params: GameParams, logit: (pros: number, cons: number) => number): number => {
+      const logistic = (x: number) => 1 / (1 + Math.exp(-x));
+      let states = new Map<string, { pros: number; cons: number; mass: number }>([["0,0", { pros: 0, cons: 0, mass: 1 }]]);
+      let reached = 0;
+      for (let round = 0; round < params.num_rounds; round++) {
+        const next = new Map<string, { pros: number; cons: number; mass: number }>();
+        for (const { pros, cons, mass } of states.values()) {
+          for (const [p, c, m] of [
+            [pros + 1, cons, mass * params.evidence_strength],
+            [pros, cons + 1, mass * (1 - params.evidence_strength)],
+          ]) {
+            if (logistic(logit(p, c)) >= params.target_belief - 1e-12) reached += m;
+            else {
+              const entry = next.get(`${p},${c}`);
+              if (entry) entry.mass += m;
+              else next.set(`${p},${c}`, { pros: p, cons: c, mass: m });
+            }
+          }
+        }
+        states = next;
+      }
+      return reached;
+    };
+    const bayesGame = game({ evidence_strength: 0.7, prior: 0.3, target_belief: 0.97, num_rounds: 20 });
+    const lr = Math.log(0.7 / 0.3);
+    const prior = Math.log(0.3 / 0.7);
+    const bayesExact = byCounts(bayesGame, (p, c) => prior + (p - c) * lr);
+    expect(bayesExact).toBeGreaterThan(0.3);
+    expect(pMaxByDp(bayesGame)).toBeCloseTo(bayesExact, 12);
+    const motivatedGame = { ...bayesGame, decision_model: "motivated" as const, motivation_strength: 0.3, target_belief: 0.9 };
+    const motivatedExact = byCounts(motivatedGame, (p, c) => prior + (0.7 * p - c) * lr);
+    expect(motivatedExact).toBeGreaterThan(0.1);
+    expect(pMaxByDp(motivatedGame)).toBeCloseTo(motivatedExact, 12);
+  });
+
+  it("is 1 when the prior already reaches the target, and counts a belief at the target as reached", () => {
+    expect(pMaxByDp(game({ prior: 0.9, target_belief: 0.9, num_rounds: 3 }))).toBe(1);
+    expect(pMaxByDp(game({ decision_model: "affine", affine_slope: 0.5, prior: 0.95, target_belief: 0.9 }))).toBe(1);
+    expect(reachesTarget(0.9, 0.9)).toBe(true);
+    expect(reachesTarget(0.9 - 1e-13, 0.9)).toBe(true);
+    expect(reachesTarget(0.9 - 1e-9, 0.9)).toBe(false);
   });
 });
 
