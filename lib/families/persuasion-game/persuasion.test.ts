@@ -260,7 +260,7 @@ describe("persuasionPMax", () => {
 
   it("equals the exact hitting probability of the signal counts over 20 rounds (Bayesian and motivated decision makers)", () => {
     // A Bayesian belief depends only on pros - cons, a motivated one on (pros, cons): an exact DP over the counts, with
-    // no belief keys or bins, is an independent reference (one that stopped merging equal beliefs would bin 2^12 paths).
+    // no belief keys or bins, is an independent reference for games longer than the enumeration above can walk.
     const byCounts = (params: GameParams, logit: (pros: number, cons: number) => number): number => {
       const logistic = (x: number) => 1 / (1 + Math.exp(-x));
       let states = new Map<string, { pros: number; cons: number; mass: number }>([["0,0", { pros: 0, cons: 0, mass: 1 }]]);
