@@ -54,6 +54,15 @@ describe("rememberRecent", () => {
     expect(() => rememberRecent(check, 0)).toThrow(/limit/);
   });
 
+  it("remembers any answer, a falsy one too (persuasion-game's p_max of 0)", () => {
+    let calls = 0;
+    const memo = rememberRecent((c: { id: number }) => (calls++, c.id > 1 ? c.id / 10 : 0), 4);
+    expect(memo({ id: 1 })).toBe(0);
+    expect(memo({ id: 1 })).toBe(0);
+    expect(memo({ id: 3 })).toBe(0.3);
+    expect(calls).toBe(2);
+  });
+
   it("frozenlake's validator gives the same answer remembered as computed", () => {
     const family = getBuiltinFamily("frozenlake-mapf")!;
     for (let seed = 0; seed < 5; seed++) {

@@ -26,15 +26,15 @@ export function withValidationCache<F extends FamilyDefinition>(family: F): F {
  * Wrap a costly check with a memo of its `limit` most recently used answers, keyed by the config's
  * canonical JSON. The frozenlake sampler validates the config it returns and the engineer validates
  * that same config right after; with this the second call is a lookup, with memory bounded however
- * long the process runs.
+ * long the process runs. Any answer may be remembered (persuasion-game's p_max is a number, 0 included).
  */
-export function rememberRecent<C>(check: (config: C) => ValidationResult, limit: number): (config: C) => ValidationResult {
+export function rememberRecent<C, R = ValidationResult>(check: (config: C) => R, limit: number): (config: C) => R {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be an integer >= 1, got ${limit}`);
-  const recent = new Map<string, ValidationResult>();
+  const recent = new Map<string, R>();
   return (config: C) => {
     const key = canonicalJson(config);
-    const known = recent.get(key);
-    if (known) {
+    if (recent.has(key)) {
+      const known = recent.get(key) as R;
       recent.delete(key); // most recently used goes last
       recent.set(key, known);
       return known;

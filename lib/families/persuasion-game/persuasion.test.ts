@@ -219,7 +219,7 @@ describe("persuasionPMax", () => {
     expect(pMaxByDp({ ...grether, num_rounds: 18 })).toBeCloseTo(0.9106266745834987, 14);
   });
 
-  it("memoises by every parameter the DP reads: changing any one of them gives that game's own p_max", () => {
+  it("remembers games by every parameter the DP reads: changing any one of them gives that game's own p_max", () => {
     const base = { ...grether, prior: 0.1, num_rounds: 12, affine_slope: 1, affine_intercept: 0, motivation_strength: 0 };
     const affineBase = { ...affine, num_rounds: 8 };
     const motivatedBase = game({ decision_model: "motivated", motivation_strength: 0.2, num_rounds: 8, evidence_strength: 0.7 });
@@ -231,7 +231,7 @@ describe("persuasionPMax", () => {
           ["evidence_strength", { ...base, evidence_strength: 0.65 }],
           ["prior", { ...base, prior: 0.35 }],
           ["num_rounds", { ...base, num_rounds: 9 }],
-          // prior 0.1 with 12 rounds and prior 0.11 with 2 rounds read the same without a separator ("0.112")
+          // prior 0.1 with 12 rounds and prior 0.11 with 2 rounds: a key of the values run together would read "0.112" for both
           ["prior and num_rounds", { ...base, prior: 0.11, num_rounds: 2 }],
           ["target_belief", { ...base, target_belief: 0.8 }],
           ["alpha", { ...base, alpha: 0.95 }],

@@ -9,6 +9,7 @@
  * num_rounds. Withholding an experiment leaves the belief unchanged and only wastes a round, so
  * the optimal persuader experiments every round until the target is reached.
  */
+import { rememberRecent } from "../validation-cache";
 
 export type DecisionModel = "bayesian" | "affine" | "motivated" | "grether";
 export type Signal = 1 | -1;
@@ -105,6 +106,11 @@ const REACHED_TOLERANCE = 1e-12;
 /** Beliefs per round kept exactly up to this many; beyond it they are merged into bins of 1/BELIEF_BINS. */
 const MAX_EXACT_STATES = 4096;
 const BELIEF_BINS = 4096;
+/**
+ * Games whose p_max persuasionPMax remembers (the most recently used): a config's p_max is read when it is drawn, when
+ * it is validated and for its hidden difficulty, and the arena did all three for every persuasion config it met.
+ */
+const PMAX_REMEMBERED = 20_000;
 
 /** True when a belief counts as having reached the target. */
 export function reachesTarget(belief: number, target: number): boolean {
@@ -120,39 +126,7 @@ export function reachesTarget(belief: number, target: number): boolean {
  * beyond that are merged into bins of width 1/4096 (probability-weighted mean belief per bin), so
  * the error is confined to probability mass within one bin of the target.
  */
-export function persuasionPMax(params: GameParams): number {
-  const key = pMaxKey(params);
-  let pMax = pMaxCache.get(key);
-  if (pMax === undefined) {
-    pMax = pMaxByDp(params);
-    if (pMaxCache.size >= PMAX_CACHE_SIZE) pMaxCache.clear();
-    pMaxCache.set(key, pMax);
-  }
-  return pMax;
-}
-
-/**
- * p_max memoised by every parameter the DP reads: a config's p_max is read when it is drawn, when
- * it is validated and by its difficulty (the arena did all three for every persuasion config it
- * met). Bounded: cleared when full, as a pure function's cache may be.
- */
-const pMaxCache = new Map<string, number>();
-const PMAX_CACHE_SIZE = 20_000;
-
-function pMaxKey(p: GameParams): string {
-  return [
-    p.decision_model,
-    p.evidence_strength,
-    p.prior,
-    p.num_rounds,
-    p.target_belief,
-    p.alpha ?? "",
-    p.beta ?? "",
-    p.affine_slope ?? "",
-    p.affine_intercept ?? "",
-    p.motivation_strength ?? "",
-  ].join(",");
-}
+export const persuasionPMax: (params: GameParams) => number = rememberRecent(pMaxByDp, PMAX_REMEMBERED);
 
 /**
  * The DP behind persuasionPMax, without the cache (exported for its tests). A round's beliefs live
