@@ -6,6 +6,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { dispatchTargets, environments, generations, projects } from "@/lib/db/schema";
+import { FIRST_GENERATION_HARDNESS } from "@/lib/families/hardness";
 import { getBuiltinFamily } from "@/lib/families/registry";
 import { createRng } from "@/lib/families/rng";
 import { createProject } from "@/lib/projects/service";
@@ -49,7 +50,7 @@ export async function seedDemo(
   });
 
   // a first population in the easier half of the config space, every map solvable
-  const configs = Array.from({ length: size }, () => family.sample(rng, { hardness: { min: 0.1, max: 0.55 } }));
+  const configs = Array.from({ length: size }, () => family.sample(rng, { hardness: FIRST_GENERATION_HARDNESS }));
   await createGeneration(
     db,
     project,

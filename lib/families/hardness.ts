@@ -53,6 +53,17 @@ export function fieldHardness(field: FieldSpec, value: unknown): number | undefi
   return field.difficulty === "up" ? position : 1 - position;
 }
 
+/**
+ * The hardness window a curriculum's first generation is drawn from (SampleOptions.hardness): the
+ * easier half of the config space, short of its easiest tenth, where a policy that has not trained
+ * yet passes some attempts and fails others. The demo project's first generation (lib/demo/seed.ts)
+ * and the arena's engineers' first population (lib/arena/engineer-strategy.ts) start here, as
+ * threshold stepping and RLVE start at their easiest level; drawn from the whole generator, the
+ * arena's first population put 12 of its 32 frozenlake-mapf groups under 10% success on tuning seed 0
+ * (docs/BENCHMARKS.md, "Issue 16, seventeenth round").
+ */
+export const FIRST_GENERATION_HARDNESS: Readonly<{ min: number; max: number }> = Object.freeze({ min: 0.1, max: 0.55 });
+
 export interface HardnessProfile {
   /** Weighted mean hardness of the difficulty-signed fields, in [0, 1]. */
   hardness: number;
