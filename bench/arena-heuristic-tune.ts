@@ -8,6 +8,7 @@
  * baselines' runs are cached in /tmp per family, seeds and trap shares; the heuristic always reruns.
  */
 import fs from "node:fs";
+import { ratioText } from "../lib/arena/goal";
 import { runArenaMatrix } from "../lib/arena/run";
 import type { ArenaReport, LearnerId } from "../lib/arena/types";
 import { flagValue } from "./lib";
@@ -52,7 +53,7 @@ for (let i = 0; i < heuristic.length; i++) {
         const ratio = hv / bv;
         total += 1;
         if (ratio <= limit) won += 1;
-        else parts.push(`${b} ${ratio.toFixed(2)}`);
+        else parts.push(`${b} ${ratioText({ heuristic: hv, other: bv, limit, won: false })}`);
       }
     }
     console.log(`${label.padEnd(11)} ${parts.join("  ")}`);

@@ -15,6 +15,7 @@ import {
   type LearnerId,
   type StrategyResult,
   oracleMissesToo,
+  ratioText,
 } from "../lib/arena";
 import { flagValue, jsonTarget, machine, recordSection } from "./lib";
 
@@ -51,7 +52,7 @@ function matrixTable(cells: ArenaReport[]): string {
         const checks = cell.goal.checks.filter((c) => c.setting === setting);
         const lost = checks.filter((c) => !c.won);
         if (lost.length === 0) return `**won** ${checks.length}/${checks.length}`;
-        const item = (c: GoalCheck) => `${c.level}% vs ${c.baseline} ${c.ratio.toFixed(2)}${oracleMissesToo(c) ? "†" : ""}`;
+        const item = (c: GoalCheck) => `${c.level}% vs ${c.baseline} ${ratioText(c)}${oracleMissesToo(c) ? "†" : ""}`;
         return `lost ${checks.length - lost.length}/${checks.length}: ${lost.map(item).join(", ")}`;
       });
       lines.push(`| ${family} · ${learner} | ${cols.join(" | ")} |`);

@@ -7,6 +7,7 @@ import {
   DEFAULT_TRAP_SHARE,
   defaultWorkers,
   oracleMissesToo,
+  ratioText,
   runArenaMatrix,
   type ArenaMatrixReport,
   type ArenaReport,
@@ -68,7 +69,7 @@ export function lostChecks(report: ArenaReport): string {
     .filter((c) => !c.won)
     .map(
       (c) =>
-        `  lost: ${c.setting} to ${c.level}%: heuristic ${c.heuristic} vs ${c.baseline} ${c.other} (ratio ${c.ratio.toFixed(2)}, goal <= ${c.limit})` +
+        `  lost: ${c.setting} to ${c.level}%: heuristic ${c.heuristic} vs ${c.baseline} ${c.other} (ratio ${ratioText(c)}, goal <= ${c.limit})` +
         (oracleMissesToo(c) ? `; the oracle misses it too (${c.oracle})` : ""),
     )
     .join("\n");

@@ -1,6 +1,6 @@
 "use client";
 
-import { oracleMissesToo } from "@/lib/arena/goal";
+import { oracleMissesToo, ratioText } from "@/lib/arena/goal";
 import type { ArenaReport, GoalCheck } from "@/lib/arena/types";
 import { count } from "@/components/ui/format";
 import { Button } from "@/components/ui/button";
@@ -93,7 +93,7 @@ function CellBadge({ checks }: { checks: GoalCheck[] }) {
         <ul className="mt-1 space-y-0.5 text-xs text-zinc-600">
           {lost.map((c) => (
             <li key={`${c.level}-${c.baseline}`} data-testid="arena-matrix-lost">
-              to {c.level}%: {count(c.heuristic)} vs {c.baseline}&apos;s {count(c.other)} rollouts ({c.ratio.toFixed(2)}×, needs ≤ {c.limit}
+              to {c.level}%: {count(c.heuristic)} vs {c.baseline}&apos;s {count(c.other)} rollouts ({ratioText(c)}×, needs ≤ {c.limit}
               ×)
               {oracleMissesToo(c) && (
                 <span className="text-zinc-500" data-testid="arena-matrix-beyond-oracle">

@@ -4,7 +4,7 @@ import { createRng } from "@/lib/families/rng";
 import type { FamilyConfig } from "@/lib/families/types";
 import type { EngineerInput } from "@/lib/engineer/types";
 import { engineerStrategy } from "./engineer-strategy";
-import { goalChecks, oracleMissesToo } from "./goal";
+import { goalChecks, oracleMissesToo, ratioText } from "./goal";
 import { learnerVariant } from "./learners";
 import { gainShapeValue } from "./learner";
 import { arenaConfig, createWorld, type ArenaJob } from "./run";
@@ -302,6 +302,22 @@ describe("the goal", () => {
     // a crafted upload: a verdict without a figure, or a figure that is no number, draws no remark (never "NaN")
     expect(oracleMissesToo({ ...lost, oracleWon: false })).toBe(false);
     expect(oracleMissesToo({ ...lost, oracle: "x" as unknown as number, oracleWon: false })).toBe(false);
+  });
+
+  it("writes a check's ratio on the side of its limit that its verdict says, with as few decimals as that takes", () => {
+    const check = (heuristic: number, other: number, limit: number) => ({ heuristic, other, limit, won: heuristic <= limit * other });
+    // lost by 20 rollouts in 45,000 (the matrix's search-agent · tangled traps 0.3 against threshold): not "1.00"
+    expect(ratioText(check(45_063, 45_043, 1))).toBe("1.0004");
+    // lost against uniform x0.6 by 0.3%: not "0.60"
+    expect(ratioText(check(17_731, 29_411, 0.6))).toBe("0.603");
+    // won exactly at the limit, won just under it, lost clearly, and a baseline that never got there (the budget)
+    expect(ratioText(check(600, 1000, 0.6))).toBe("0.60");
+    expect(ratioText(check(9_999, 10_000, 1))).toBe("1.00");
+    expect(ratioText(check(28_572, 27_040, 1))).toBe("1.06");
+    expect(ratioText(check(49_152, 49_152, 0.6))).toBe("1.00");
+    expect(ratioText(check(15_246, 0, 1))).toBe("15246.00");
+    // a verdict the figures contradict (a crafted upload) still prints a number, at most six decimals
+    expect(ratioText({ heuristic: 500, other: 1000, limit: 0.6, won: false })).toBe("0.500000");
   });
 
   it("makes no check without the heuristic, and a goal without checks is not met", () => {

@@ -27,6 +27,20 @@ export function oracleMissesToo(check: GoalCheck): check is GoalCheck & { oracle
   return !check.won && check.oracleWon === false && typeof check.oracle === "number" && Number.isFinite(check.oracle);
 }
 
+/**
+ * A check's ratio as text for the page, `envforge arena` and bench:arena: two decimals, or as many more (up to six)
+ * as it takes to land on the side of the limit the verdict says. The stored ratio is rounded, so a check lost by 20
+ * rollouts in 45,000 read "1.00x, needs <= 1x" beside the word lost; now it reads 1.0004.
+ */
+export function ratioText(check: Pick<GoalCheck, "heuristic" | "other" | "limit" | "won">): string {
+  const exact = check.heuristic / Math.max(1, check.other);
+  for (let digits = 2; digits < 6; digits++) {
+    const text = exact.toFixed(digits);
+    if (Number(text) <= check.limit === check.won) return text;
+  }
+  return exact.toFixed(6);
+}
+
 const rolloutsTo = (r: StrategyResult | undefined, level: 50 | 80, budget: number): number | undefined =>
   r === undefined ? undefined : ((level === 50 ? r.rolloutsTo50 : r.rolloutsTo80) ?? budget);
 

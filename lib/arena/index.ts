@@ -33,7 +33,7 @@ export {
   type LearnerParams,
 } from "./learner";
 export { BASELINE_DEFAULTS, KNOB_GRID } from "./strategies";
-export { GOAL_LIMITS, goalChecks, oracleMissesToo } from "./goal";
+export { GOAL_LIMITS, goalChecks, oracleMissesToo, ratioText } from "./goal";
 export { learnerVariant } from "./learners";
 export { ENGINEER_POPULATION, engineerStrategy } from "./engineer-strategy";
 export { arenaSummary } from "./summary";
