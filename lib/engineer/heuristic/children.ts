@@ -135,11 +135,6 @@ export interface ChildContext {
   familyKey?: string;
   /** the sampler's hardness window around the competence frontier (frontier.ts), for fresh samples; undefined: the whole generator */
   freshWindow?: { min: number; max: number };
-  /**
-   * the window of the frontier's extra fresh samples (budget.frontierFresh), centred a little easier than freshWindow
-   * (frontier.ts FRONTIER_FRESH_AIM); undefined: freshWindow
-   */
-  frontierFreshWindow?: { min: number; max: number };
   /** terminal tasks: adds come from the pool of imported tasks (returns how many joined) instead of crossovers and fresh samples */
   addFromPool?: (want: number) => number;
   /** the fresh samples a validation helper drew ahead (EngineerInput.helper); used only without freshWindow */
@@ -322,10 +317,9 @@ function crossoverChildren(ctx: ChildContext, carryIn: number): number {
 }
 
 /**
- * 4b. Fresh samples (novelty against a bounded reference set of members): with a frontier window, the
- * frontier's extra ones (budget.frontierFresh) from their own window (frontierFreshWindow), then two of every
- * three from the sampler's window around the competence frontier and the third from the whole generator
- * (coverage); else all from the whole generator.
+ * 4b. Fresh samples (novelty against a bounded reference set of members): with a frontier window,
+ * two of every three from the sampler's window around the competence frontier and the third from
+ * the whole generator (coverage); else all from the whole generator.
  */
 function freshChildren(ctx: ChildContext, carry: number): void {
   const { rng, family, batch, budget, reference, freshWindow } = ctx;
@@ -343,14 +337,12 @@ function freshChildren(ctx: ChildContext, carry: number): void {
   };
   let done = 0;
   for (let attempt = 0; done < want && attempt < 2 * want + 3 && !batch.exhausted; attempt++) {
-    // the frontier's extra fresh samples first, all from their window; then two of every three adds from the frontier's
-    const extra = done < budget.frontierFresh;
-    const windowed = freshWindow !== undefined && (extra || (done - budget.frontierFresh) % 3 !== 2);
-    const hardness = extra ? (ctx.frontierFreshWindow ?? freshWindow) : freshWindow;
+    // the frontier's extra fresh samples first, all from the window; then two of every three adds from it
+    const windowed = freshWindow !== undefined && (done < budget.frontierFresh || (done - budget.frontierFresh) % 3 !== 2);
     const config =
       freshWindow === undefined
         ? draw(attempt)
-        : ((windowed ? family.sample(freshRng, { hardness }) : family.sample(freshRng)) as FamilyConfig);
+        : ((windowed ? family.sample(freshRng, { hardness: freshWindow }) : family.sample(freshRng)) as FamilyConfig);
     let nearest: { key: string; distance: number } | undefined;
     for (const ref of reference) {
       const d = distance(family, config, ref.config);

@@ -5,7 +5,6 @@ import { heuristicEngineer } from ".";
 import { parentSteps } from "./directed";
 import {
   FRONTIER_AIM,
-  FRONTIER_FRESH_AIM,
   FRONTIER_HALF_WIDTH,
   FRONTIER_MIN_MEMBERS,
   competenceFrontier,
@@ -292,22 +291,5 @@ describe("frontierRising (fresh samples at the frontier by default)", () => {
     expect(still.windows.length).toBeGreaterThan(0);
     expect(still.windows.every((w) => w === undefined)).toBe(true);
     expect(still.notes).not.toContain("Fresh samples:");
-  });
-
-  // catches: the extra fresh samples drawn at the frontier's own 65% point (or the other adds at the 70% point)
-  it("draws the extra fresh samples from a window at the fitted 70% point, a little easier than the frontier's", () => {
-    const scored = moved(0.6, 0.4);
-    const { windows, notes } = proposeRecording(scored, { seed: 3, populationSize: 30 });
-    const frontier = competenceFrontier(family, scored) as number;
-    const easier = competenceFrontier(family, scored, FRONTIER_FRESH_AIM) as number;
-    expect(FRONTIER_FRESH_AIM).toBeCloseTo(Math.log(0.7 / 0.3), 1);
-    // success falls with hardness, so the 70% point lies easier than the 65% point
-    expect(easier).toBeLessThan(frontier - 0.005);
-    expect(windows.slice(0, 3)).toEqual([frontierWindow(easier), frontierWindow(easier), frontierWindow(easier)]);
-    expect(windows.slice(3, 5)).toEqual([frontierWindow(frontier), frontierWindow(frontier)]);
-    expect(windows[5]).toBeUndefined();
-    expect(notes).toContain(`Fresh samples: 3 from the hardness window ${frontierWindow(easier).min.toFixed(2)}-`);
-    expect(notes).toContain(`success fitted at 70% at hardness ${easier.toFixed(2)}`);
-    expect(notes).toContain(`success fitted at 65% at hardness ${frontier.toFixed(2)}`);
   });
 });

@@ -30,17 +30,6 @@ export const FRONTIER_MIN_MEMBERS = 8;
  * evaluation seeds or the held-out learners.
  */
 export const FRONTIER_AIM = 0.62;
-/**
- * Log-odds of the success the window of the frontier's extra fresh samples (phase.ts frontierFreshCount: a tenth of
- * the population while the frontier rises and the members pass 0.55 or more) is centred on: 0.85, about logit(0.7), a little
- * easier than the competence frontier. Those samples replace mutated children while the policy passes most of its
- * population, and drawn at the 65% point they landed as hard as the children they replaced. On the arena's tuning
- * seeds 0-9 (full budget; search-agent over five engineer seeds, frozenlake-mapf over three) the default learner's
- * goal checks of 36 went from 31.8 to 32.4 on search-agent (rollouts to 50% / 80% 0.991 / 0.974 of before) and
- * stayed at 34 on frozenlake-mapf; centring every window (or the frontier itself) at 70% gained as much on
- * search-agent and cost frozenlake-mapf 2-4% of its rollouts to 50% (docs/BENCHMARKS.md, "Issue 16, nineteenth round").
- */
-export const FRONTIER_FRESH_AIM = 0.85;
 /** Ridge prior on the fit's intercept and slope: small, so a steep fall in success is not flattened (1 moved the frontier well past the data). */
 export const FRONTIER_RIDGE = 0.1;
 /** Half width of the fresh-sample window around the frontier (hardness scale 0..1). */
@@ -115,13 +104,12 @@ export function fitSuccessOnHardness(family: FamilyDefinition, scored: readonly 
 
 /**
  * The hardness at which the population's success is predicted to be 65% (FRONTIER_AIM; logistic fit of success
- * on hardness), or at the success whose log-odds `aim` gives, or null when it cannot be told (too few members, or
- * success does not fall with hardness).
+ * on hardness), or null when it cannot be told (too few members, or success does not fall with hardness).
  */
-export function competenceFrontier(family: FamilyDefinition, scored: readonly Scored[], aim: number = FRONTIER_AIM): number | null {
+export function competenceFrontier(family: FamilyDefinition, scored: readonly Scored[]): number | null {
   const fit = fitSuccessOnHardness(family, scored);
   if (fit === null) return null;
-  return Math.min(1, Math.max(0, 0.5 + (aim - fit.a) / fit.b));
+  return Math.min(1, Math.max(0, 0.5 + (FRONTIER_AIM - fit.a) / fit.b));
 }
 
 /** The sampler's hardness window around the frontier (FRONTIER_HALF_WIDTH either side, kept inside [0, 1]). */

@@ -68,12 +68,11 @@
  *   with the rising gate 32 and 30 (issue 16, fifth round).
  * - More fresh samples at the frontier (phase.ts, frontierFreshCount): while fresh samples are drawn
  *   at the frontier and the members measured this generation passed at least 0.55 of their attempts
- *   on average, a tenth of the population more (3 of 32) comes from a window, all of them, taken
+ *   on average, a tenth of the population more (3 of 32) comes from the window, all of them, taken
  *   from the mutated children: a policy that passes most of its population while its frontier moves
  *   harder has outgrown the middle of it (threshold stepping's batches, drawn fresh at its level,
  *   sit at the frontier). Without the success gate frozenlake-mapf, whose window's samples passed
- *   0.6-0.97, lost (HEURISTIC_DEFAULTS.frontierFreshShare has the figures). Their window is centred
- *   a little easier than the frontier, at the fitted 70% point (frontier.ts FRONTIER_FRESH_AIM has the figures).
+ *   0.6-0.97, lost (HEURISTIC_DEFAULTS.frontierFreshShare has the figures).
  * - Which direction the failure evidence points to: per direction, the mean fitted success drop
  *   from the easy to the hard end of its fields' buckets (summary.environments.fields) plus how much
  *   harder along it the environments of policy failure clusters are than the population (cluster lift).
@@ -136,7 +135,7 @@ import { HEURISTIC_DEFAULTS } from "./defaults";
 import { directionEvidence, evidenceWriter } from "./evidence";
 import { baseSuccessRate, predictChild } from "./predict";
 import { childRationale, keepItems, proposalNotes, retireItems } from "./rationale";
-import { competenceFrontier, FRONTIER_FRESH_AIM, frontierRising, frontierWindow } from "./frontier";
+import { competenceFrontier, frontierRising, frontierWindow } from "./frontier";
 import { freshTooEasy, frontierFreshCount, meanSuccess } from "./phase";
 import { scoreMembers } from "./score";
 import { learnabilityTies, selectKept, weighByFrontier, weighByHardness } from "./select";
@@ -178,10 +177,8 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   // Fresh samples at the frontier: always with options.freshAtFrontier, never with false; by default when the frontier is rising.
   const atFrontier = options.freshAtFrontier ?? frontierRising(family, scored);
   const frontier = pooled || !atFrontier ? null : competenceFrontier(family, scored);
-  // With a frontier, and a population the policy passes mostly, a tenth more fresh samples (phase.ts), from a window
-  // centred a little easier, at the fitted 70% point (frontier.ts FRONTIER_FRESH_AIM).
+  // With a frontier, and a population the policy passes mostly, a tenth more fresh samples from its window (phase.ts).
   const frontierFresh = frontier === null ? 0 : frontierFreshCount(scored, target);
-  const extraCentre = frontierFresh > 0 ? (competenceFrontier(family, scored, FRONTIER_FRESH_AIM) ?? frontier) : null;
   const budget = childBudget({
     rng,
     scored,
@@ -203,7 +200,6 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const ctx = {
     ...childContext({ rng, family, evidence, budget, batch, reference, scored }),
     ...(frontier !== null ? { freshWindow: frontierWindow(frontier) } : {}),
-    ...(extraCentre !== null ? { frontierFreshWindow: frontierWindow(extraCentre) } : {}),
     familyKey,
     ...(pooled ? { addFromPool } : {}),
   };
@@ -224,20 +220,17 @@ export function heuristicEngineer(input: EngineerInput): EngineerOutput {
   const retire = retireItems(scored, batch, keepCut, cite);
   const notes = proposalNotes({ seed, target, kept: kept.length, keepCut, scored, evidence, batch, childrenTarget: budget.childrenTarget });
   if (frontier !== null && batch.made.fresh > 0) {
-    const range = (centre: number) => {
-      const w = frontierWindow(centre);
-      return `${w.min.toFixed(2)}-${w.max.toFixed(2)}`;
-    };
+    const w = frontierWindow(frontier);
     const pct = (x: number) => `${Math.round(100 * x)}%`;
     const extra = budget.frontierFresh;
-    const around = `around the competence frontier (success fitted at 65% at hardness ${frontier.toFixed(2)})`;
     notes.push(
-      extra > 0 && extraCentre !== null
-        ? `Fresh samples: ${extra} from the hardness window ${range(extraCentre)} (success fitted at 70% at hardness ` +
-            `${extraCentre.toFixed(2)}, a little easier than the frontier), taken from the mutated children as the members ` +
-            `passed ${pct(meanSuccess(scored) ?? 0)} of their attempts on average (${pct(D.frontierFreshAbove)} or more); ` +
-            `of the other adds two of every three from the window ${range(frontier)} ${around}, the rest from the whole generator.`
-        : `Fresh samples: two of every three from the hardness window ${range(frontier)} ${around}, the rest from the whole generator.`,
+      `Fresh samples: ${extra > 0 ? `${extra} from` : "two of every three from"} the hardness window ${w.min.toFixed(2)}-${w.max.toFixed(2)} ` +
+        `around the competence frontier (success fitted at 65% at hardness ${frontier.toFixed(2)})` +
+        (extra > 0
+          ? `, taken from the mutated children as the members passed ${pct(meanSuccess(scored) ?? 0)} of their attempts on ` +
+            `average (${pct(D.frontierFreshAbove)} or more); of the other adds two of every three from the window, the rest ` +
+            `from the whole generator.`
+          : `, the rest from the whole generator.`),
     );
   }
   if (summary.family !== family.id) notes.push(`The summary is for family ${summary.family}, the population for ${family.id}.`);
