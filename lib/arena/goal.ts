@@ -27,13 +27,16 @@ export function oracleMissesToo(check: GoalCheck): check is GoalCheck & { oracle
   return !check.won && check.oracleWon === false && typeof check.oracle === "number" && Number.isFinite(check.oracle);
 }
 
+/** The heuristic's rollouts over the baseline's (a baseline at 0 rollouts counts as 1): the stored ratio, unrounded. */
+const exactRatio = (heuristic: number, other: number): number => heuristic / Math.max(1, other);
+
 /**
  * A check's ratio as text for the page, `envforge arena` and bench:arena: two decimals, or as many more (up to six)
  * as it takes to land on the side of the limit the verdict says. The stored ratio is rounded, so a check lost by 20
  * rollouts in 45,000 read "1.00x, needs <= 1x" beside the word lost; now it reads 1.0004.
  */
 export function ratioText(check: Pick<GoalCheck, "heuristic" | "other" | "limit" | "won">): string {
-  const exact = check.heuristic / Math.max(1, check.other);
+  const exact = exactRatio(check.heuristic, check.other);
   for (let digits = 2; digits < 6; digits++) {
     const text = exact.toFixed(digits);
     if (Number(text) <= check.limit === check.won) return text;
@@ -56,7 +59,7 @@ export function goalChecks(settings: ArenaReport["settings"], budget: number): A
       for (const { baseline, limit } of GOAL_LIMITS) {
         const other = rolloutsTo(settings[setting][baseline], level, budget);
         if (other === undefined) continue;
-        const ratio = Math.round((heuristic / Math.max(1, other)) * 1000) / 1000;
+        const ratio = Math.round(exactRatio(heuristic, other) * 1000) / 1000;
         checks.push({
           setting,
           level,
