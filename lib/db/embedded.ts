@@ -174,6 +174,16 @@ async function choosePort(wanted: number | undefined): Promise<number> {
 /** Postgres could not bind its port: someone took it between the check and the start. */
 class PortTaken extends Error {}
 
+/**
+ * Whether a failed start's log says another process holds the port. Postgres says so two ways
+ * (src/backend/libpq/pqcomm.c, where the server opens its listen sockets): `could not bind IPv4 address ...` when
+ * bind() fails, and `could not listen on IPv4 address ...` when bind() passed (SO_REUSEADDR) but listen() finds the
+ * port taken, which is what two servers starting at the same moment met in CI.
+ */
+export function portTakenIn(log: string): boolean {
+  return /could not (?:bind|listen on) [^\n]*Address already in use/.test(log);
+}
+
 interface RunningPostgres {
   child: ChildProcess;
   exited: Promise<void>;
@@ -217,7 +227,7 @@ async function spawnPostgres(
     child.on("error", reject);
     child.on("exit", (code) => {
       const message = `The embedded database stopped during start (exit ${code}). Its log says:\n${recent.trim()}`;
-      reject(/could not bind .*Address already in use/.test(recent) ? new PortTaken(message) : new Error(message));
+      reject(portTakenIn(recent) ? new PortTaken(message) : new Error(message));
     });
   });
   return { child, exited };
