@@ -157,12 +157,14 @@ describe("search indexer", () => {
   it("the worker's indexer defers while ingest keeps noting rollouts, one batch per maxDeferMs, and indexes them all once it stops", async () => {
     await indexPendingRollouts(db.db);
     // ticks far apart: each drain below is one look by the indexer
-    // ingest counts as writing until 1.5 s pass without a new note
+    // ingest counts as writing until 1.5 s pass without a new note, on a clock the test moves
+    let clock = 1_000_000;
     const indexer = startSearchIndexer(db.db, {
       intervalMs: 3_600_000,
       maxDeferMs: 3_600_000,
       quietMs: 1500,
       onError: (err) => console.error(err),
+      now: () => clock,
     });
     try {
       expect(await indexer.drain()).toBe(0); // nothing pending
@@ -171,8 +173,9 @@ describe("search indexer", () => {
       await post(Array.from({ length: 5 }, (_, i) => line(7100 + i, "loquat")));
       expect(await indexer.drain()).toBe(0);
       expect(await pendingSearchCount(db.db, projectId)).toBe(10);
+      clock += 1499;
       expect(await indexer.drain()).toBe(0); // no new notes since the last look, but not quiet for long enough yet
-      await new Promise((r) => setTimeout(r, 1700));
+      clock += 1;
       expect(await indexer.drain()).toBe(10); // quiet: the backlog goes
       expect(await pendingSearchCount(db.db, projectId)).toBe(0);
     } finally {

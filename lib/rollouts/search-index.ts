@@ -91,12 +91,14 @@ export async function newestPendingRollout(db: Executor): Promise<number> {
  * A background loop that drains the queue every `intervalMs` (the worker runs one); `stop` waits for the batch in flight.
  * With `maxDeferMs`, it yields the cores to ingest: while new rollouts keep being noted it takes one batch per
  * `maxDeferMs` or per ten times the last batch's time, whichever is longer (lib/rollouts/index-deferral.ts), and the
- * whole backlog once none has been noted for `quietMs` (default `maxDeferMs`).
+ * whole backlog once none has been noted for `quietMs` (default `maxDeferMs`). `now` is the clock those times are read
+ * from (tests pass one they move by hand, so no assertion depends on how fast the machine is).
  */
 export function startSearchIndexer(
   db: Db,
-  opts: { intervalMs: number; maxDeferMs?: number; quietMs?: number; onError: (err: unknown) => void },
+  opts: { intervalMs: number; maxDeferMs?: number; quietMs?: number; onError: (err: unknown) => void; now?: () => number },
 ): { drain: () => Promise<number>; stop: () => Promise<void> } {
+  const now = opts.now ?? Date.now;
   let running: Promise<number> | null = null;
   let stopped = false;
   let deferral = NO_DEFERRAL;
@@ -104,13 +106,13 @@ export function startSearchIndexer(
     let indexed = 0;
     while (!stopped) {
       if (opts.maxDeferMs !== undefined) {
-        const step = deferralStep(deferral, await newestPendingRollout(db), Date.now(), opts.maxDeferMs, undefined, opts.quietMs);
+        const step = deferralStep(deferral, await newestPendingRollout(db), now(), opts.maxDeferMs, undefined, opts.quietMs);
         deferral = step.state;
         if (!step.run) break; // ingest is writing: look again at the next tick
       }
-      const started = Date.now();
+      const started = now();
       const r = await indexSearchBatch(db);
-      deferral = batchRan(deferral, Date.now() - started);
+      deferral = batchRan(deferral, now() - started);
       indexed += r.indexed;
       if (r.taken === 0) break;
     }
