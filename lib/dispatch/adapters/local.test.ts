@@ -102,13 +102,17 @@ describe("local adapter", () => {
   it("a resend does not start a second process, while running or after it finished", async () => {
     const payload = samplePayload();
     const counter = path.join(localDispatchDir({ workDir }, payload.dispatchId), "count");
-    const script = `require("fs").appendFileSync(process.argv[1], "run\\n"); setTimeout(() => {}, 600);`;
-    const ctx = deliveryContext(payload, { workDir, command: node(script, "{{dispatchDir}}/count") });
+    // the run lasts until the test lets it go (a file appears), not a fixed time a slow machine may outlast
+    const script =
+      `const fs = require("fs"); fs.appendFileSync(process.argv[1], "run\\n");` +
+      `setInterval(() => fs.existsSync(process.argv[2]) && process.exit(0), 20); setTimeout(() => process.exit(0), 60000);`;
+    const ctx = deliveryContext(payload, { workDir, command: node(script, "{{dispatchDir}}/count", "{{dispatchDir}}/release") });
     const [a, b] = await Promise.allSettled([localAdapter.deliver(ctx), localAdapter.deliver({ ...ctx, attempt: 2 })]);
     const started = [a, b].filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<{ externalId?: string }>).value);
     expect(started.length).toBeGreaterThanOrEqual(1); // a concurrent twin either reports the same run or is told to retry
     const again = await localAdapter.deliver({ ...ctx, attempt: 3 });
     expect(again).toMatchObject({ status: "running", externalId: started[0].externalId, data: { duplicate: true } });
+    writeFileSync(path.join(localDispatchDir({ workDir }, payload.dispatchId), "release"), "");
     await pollUntilDone(ctx, again.externalId!);
     const after = await localAdapter.deliver({ ...ctx, attempt: 4 });
     expect(after).toMatchObject({ status: "succeeded", externalId: started[0].externalId });
