@@ -171,7 +171,7 @@ async function choosePort(wanted: number | undefined): Promise<number> {
   throw new Error("No free port for the embedded database between 54329 and 54528; set ENVFORGE_PG_PORT.");
 }
 
-/** Postgres could not bind its port: someone took it between the check and the start. */
+/** Postgres could not take its port (bind or listen): someone took it between the check and the start. */
 class PortTaken extends Error {}
 
 /**
