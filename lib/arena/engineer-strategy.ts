@@ -59,6 +59,8 @@ export interface EngineerStrategyOptions {
   engineer?: EngineerOptions;
   /** label of the engineer in keys and the summary's project */
   label: string;
+  /** XORed into every proposal seed (default 0): another draw of the engineer's own randomness, the arena unchanged */
+  seedXor?: number;
 }
 
 /** An arena strategy that asks `propose` for the next population every generation. */
@@ -118,7 +120,12 @@ export function engineerStrategy(
         summary: arenaSummary({ family, project: `arena-${opts.label}`, generation, population }),
         population,
         // The trainer is GRPO with G attempts a group, so the engineer scores by the group learnability.
-        options: { groupSize: world.groupSize, ...opts.engineer, seed: rng.int(0, 2 ** 31 - 1), populationSize: size },
+        options: {
+          groupSize: world.groupSize,
+          ...opts.engineer,
+          seed: rng.int(0, 2 ** 31 - 1) ^ (opts.seedXor ?? 0),
+          populationSize: size,
+        },
         knownHashes: known,
         keyPrefix: `g${generation + 1}-`,
       };

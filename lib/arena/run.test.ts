@@ -4,7 +4,7 @@ import { heuristicEngineer } from "@/lib/engineer/heuristic";
 import { configHash } from "@/lib/families/hash";
 import { createRng } from "@/lib/families/rng";
 import { engineerStrategy } from "./engineer-strategy";
-import { arenaConfig, createWorld, resolveStrategies, runArena, runSeed, summarizeRuns } from "./run";
+import { arenaConfig, createWorld, resolveStrategies, runArena, runArenaMatrix, runSeed, summarizeRuns } from "./run";
 import { ARENA_SETTINGS, STRATEGY_IDS, type SeedRun, type StrategyId } from "./types";
 
 const tiny = { ...arenaConfig(true), budget: 2048, targetSize: 32 };
@@ -21,6 +21,37 @@ describe("runSeed", () => {
       const other = await runSeed({ ...job, seed: 4 }, tiny);
       expect(other.curve.success, strategy).not.toEqual(a.curve.success);
     }
+  }, 30_000);
+
+  it("draws the engineers' own randomness again under another engineer seed, and nothing else", async () => {
+    const job = { family: "search-agent", setting: "traps" as const, seed: 3, quick: true };
+    const heuristic = await runSeed({ ...job, strategy: "heuristic" }, tiny);
+    // 0 is the recorded draw: the same run as no engineer seed at all.
+    expect(await runSeed({ ...job, strategy: "heuristic", engineerSeed: 0 }, tiny)).toEqual(heuristic);
+    const other = await runSeed({ ...job, strategy: "heuristic", engineerSeed: 5 }, tiny);
+    expect(other.curve.success).not.toEqual(heuristic.curve.success);
+    expect(await runSeed({ ...job, strategy: "heuristic", engineerSeed: 5 }, tiny)).toEqual(other);
+    // The arena and the baselines do not move: the same world, the same uniform and oracle runs.
+    for (const strategy of ["uniform", "threshold", "oracle"] as StrategyId[]) {
+      expect(await runSeed({ ...job, strategy, engineerSeed: 5 }, tiny), strategy).toEqual(await runSeed({ ...job, strategy }, tiny));
+    }
+  }, 30_000);
+
+  it("refuses an engineer seed that is not a whole number in [0, 2^31), and says so in the notes when it is not 0", async () => {
+    const base = {
+      seeds: 1,
+      quick: true,
+      families: ["search-agent"],
+      learners: ["default" as const],
+      trapShares: [0.15],
+      strategies: ["uniform"],
+    };
+    for (const bad of [-1, 1.5, Number.NaN, 2 ** 31])
+      await expect(runArenaMatrix({ ...base, engineerSeed: bad })).rejects.toThrow(/engineer seed/);
+    const [plain] = await runArenaMatrix(base);
+    expect(plain.notes.join(" ")).not.toMatch(/XOR/);
+    const [other] = await runArenaMatrix({ ...base, engineerSeed: 7 });
+    expect(other.notes.join(" ")).toMatch(/proposal seeds XOR 7/);
   }, 30_000);
 
   it("counts SFL's scoring rollouts as probes within the budget", async () => {

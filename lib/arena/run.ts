@@ -106,6 +106,8 @@ export interface ArenaJob {
   validatorCost?: number;
   /** knob overrides of a baseline (tuning) */
   knobs?: KnobOverrides;
+  /** XORed into the engineers' proposal seeds (ArenaOptions.engineerSeed; default 0) */
+  engineerSeed?: number;
 }
 
 function familyOrThrow(id: string): FamilyDefinition {
@@ -115,7 +117,7 @@ function familyOrThrow(id: string): FamilyDefinition {
   return family;
 }
 
-function strategyRun(id: StrategyId, llm: LlmEngineerConfig | null, knobs?: KnobOverrides): StrategyRun {
+function strategyRun(id: StrategyId, llm: LlmEngineerConfig | null, knobs?: KnobOverrides, engineerSeed = 0): StrategyRun {
   switch (id) {
     case "uniform":
       return uniformStrategy();
@@ -132,7 +134,7 @@ function strategyRun(id: StrategyId, llm: LlmEngineerConfig | null, knobs?: Knob
     case "oracle":
       return oracleStrategy();
     case "heuristic":
-      return engineerStrategy((input) => heuristicEngineer(input), { label: "heuristic" });
+      return engineerStrategy((input) => heuristicEngineer(input), { label: "heuristic", seedXor: engineerSeed });
     case "llm": {
       if (!llm) throw new Error("The llm strategy needs an endpoint: set OPENAI_BASE_URL and ENVFORGE_ENGINEER_MODEL.");
       let failures = 0;
@@ -160,7 +162,7 @@ function strategyRun(id: StrategyId, llm: LlmEngineerConfig | null, knobs?: Knob
           }
         },
         // Twice the heuristic's population: half as many calls to the endpoint.
-        { label: "llm", populationSize: 2 * ENGINEER_POPULATION },
+        { label: "llm", populationSize: 2 * ENGINEER_POPULATION, seedXor: engineerSeed },
       );
     }
   }
@@ -197,7 +199,12 @@ export async function runSeed(
 ): Promise<SeedRun> {
   const world = createWorld(job, config);
   const rng = createRng(`arena:strategy:${job.strategy}:${job.seed}:${job.setting}`);
-  await strategyRun(job.strategy, job.strategy === "llm" ? (llm ?? llmEngineerConfigFromEnv()) : null, job.knobs)(world, rng);
+  await strategyRun(
+    job.strategy,
+    job.strategy === "llm" ? (llm ?? llmEngineerConfigFromEnv()) : null,
+    job.knobs,
+    job.engineerSeed,
+  )(world, rng);
   const { rollouts, success } = world.curve;
   const stats = world.stats();
   return {
@@ -363,7 +370,10 @@ export async function runArenaMatrix(options: MatrixOptions): Promise<ArenaRepor
   const strategies = resolveStrategies(options.strategies, llmConfigured);
   const config = arenaConfig(quick);
   const jobs: ArenaJob[] = [];
-  const common = { quick, validator, validatorCost } as const;
+  const engineerSeed = options.engineerSeed ?? 0;
+  if (!(Number.isInteger(engineerSeed) && engineerSeed >= 0 && engineerSeed <= 0x7fffffff))
+    throw new Error(`engineer seed must be a whole number in [0, 2^31) (got ${options.engineerSeed}).`);
+  const common = { quick, validator, validatorCost, ...(engineerSeed !== 0 ? { engineerSeed } : {}) } as const;
   for (const family of options.families)
     for (const learner of options.learners) {
       for (const strategy of strategies)
@@ -424,7 +434,15 @@ export async function runArenaMatrix(options: MatrixOptions): Promise<ArenaRepor
           settings,
           curves,
           goal,
-          notes: reportNotes(config, family, learner, trapShare, validator, validatorCost, seedBase, seeds),
+          notes: [
+            ...reportNotes(config, family, learner, trapShare, validator, validatorCost, seedBase, seeds),
+            ...(engineerSeed !== 0
+              ? [
+                  `The engineers' proposal seeds XOR ${engineerSeed} (not the recorded draw): the same arena and baselines under ` +
+                    `another draw of the engineer's own randomness.`,
+                ]
+              : []),
+          ],
           durationMs: Date.now() - started,
         });
       }

@@ -152,6 +152,12 @@ export interface ArenaOptions {
   strategies?: string[];
   /** knob overrides per baseline (tuning, bench/arena-tune.ts) */
   knobs?: Partial<Record<StrategyId, Partial<Record<string, number>>>>;
+  /**
+   * the engineers' proposal seeds (heuristic and LLM), XORed with this (default 0: the seeds every recorded figure
+   * used): the same arena, baselines and seeds under another draw of the engineer's own randomness, to measure how
+   * much a figure depends on it (bench/arena-engineer-seeds.ts); the baselines and the oracle ignore it
+   */
+  engineerSeed?: number;
   /** worker threads across runs; 0 or 1 runs in this thread (default 0) */
   workers?: number;
   /** called after every finished run (strategy x setting x seed) */
