@@ -11,7 +11,7 @@
  * file of the same seeds, budget and cells (--baselines), which saves their time.
  */
 import fs from "node:fs";
-import { goalChecks, ratioText } from "../lib/arena/goal";
+import { GOAL_LIMITS, goalChecks, ratioText } from "../lib/arena/goal";
 import { DEFAULT_SEED_BASE, defaultWorkers, runArenaMatrix } from "../lib/arena/run";
 import type { ArenaReport, LearnerId } from "../lib/arena/types";
 import { flagValue, jsonTarget, machine } from "./lib";
@@ -31,6 +31,7 @@ const trapShares = list("--traps", "0.15,0.3").map(Number);
 const workers = Number(arg("--jobs", String(defaultWorkers())));
 const baselinesFile = arg("--baselines", "");
 const quick = argv.includes("--quick");
+if (engineerSeeds.length === 0) throw new Error("--engineer-seeds: give at least one (0 is the recorded draw)");
 for (const x of engineerSeeds) if (!(Number.isInteger(x) && x >= 0)) throw new Error(`--engineer-seeds: ${x} is not a whole number >= 0`);
 
 const cellKey = (r: Pick<ArenaReport, "family" | "learner" | "trapShare">) => `${r.family} · ${r.learner} · traps ${r.trapShare}`;
@@ -50,7 +51,8 @@ async function baselineCells(): Promise<Map<string, ArenaReport>> {
           `--baselines ${baselinesFile}: ${cellKey(c)} ran ${run(c.seedBase, c.seeds, c.quick)}, not ${run(seedBase, seeds, quick)}`,
         );
   } else {
-    cells = await runArenaMatrix({ ...common, strategies: ["uniform", "threshold", "rlve", "sfl", "plr", "accel", "oracle"] });
+    // the goal's baselines and the oracle (whose verdicts the checks carry)
+    cells = await runArenaMatrix({ ...common, strategies: [...GOAL_LIMITS.map((g) => g.baseline), "oracle"] });
   }
   const out = new Map(cells.map((c) => [cellKey(c), c]));
   for (const f of families)
