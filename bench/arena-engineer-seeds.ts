@@ -14,7 +14,7 @@ import fs from "node:fs";
 import { GOAL_LIMITS, goalChecks, ratioText } from "../lib/arena/goal";
 import { DEFAULT_SEED_BASE, defaultWorkers, runArenaMatrix } from "../lib/arena/run";
 import type { ArenaReport, LearnerId } from "../lib/arena/types";
-import { flagValue, jsonTarget, machine } from "./lib";
+import { engineerSeedsFlag, flagValue, jsonTarget, machine } from "./lib";
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => flagValue(name, fallback, argv);
@@ -22,7 +22,7 @@ const list = (name: string, fallback: string) =>
   arg(name, fallback)
     .split(",")
     .filter((x) => x !== "");
-const engineerSeeds = list("--engineer-seeds", "0,1,2,3,4").map(Number);
+const engineerSeeds = engineerSeedsFlag("0,1,2,3,4", argv);
 const seeds = Number(arg("--seeds", "10"));
 const seedBase = Number(arg("--seed-base", String(DEFAULT_SEED_BASE)));
 const families = list("--family", "search-agent,frozenlake-mapf");
@@ -31,8 +31,6 @@ const trapShares = list("--traps", "0.15,0.3").map(Number);
 const workers = Number(arg("--jobs", String(defaultWorkers())));
 const baselinesFile = arg("--baselines", "");
 const quick = argv.includes("--quick");
-if (engineerSeeds.length === 0) throw new Error("--engineer-seeds: give at least one (0 is the recorded draw)");
-for (const x of engineerSeeds) if (!(Number.isInteger(x) && x >= 0)) throw new Error(`--engineer-seeds: ${x} is not a whole number >= 0`);
 
 const cellKey = (r: Pick<ArenaReport, "family" | "learner" | "trapShare">) => `${r.family} · ${r.learner} · traps ${r.trapShare}`;
 const common = { seeds, seedBase, quick, families, learners, trapShares, workers };

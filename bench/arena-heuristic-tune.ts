@@ -13,10 +13,10 @@
  * gets there counts as the budget), the figures a rule is compared by.
  */
 import fs from "node:fs";
-import { ratioText } from "../lib/arena/goal";
+import { GOAL_LIMITS, goalChecks, ratioText } from "../lib/arena/goal";
 import { runArenaMatrix } from "../lib/arena/run";
-import type { ArenaReport, LearnerId } from "../lib/arena/types";
-import { flagValue } from "./lib";
+import { ARENA_SETTINGS, type ArenaReport, type LearnerId } from "../lib/arena/types";
+import { engineerSeedsFlag, flagValue } from "./lib";
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => flagValue(name, fallback, argv);
@@ -26,13 +26,9 @@ const workers = Number(arg("--jobs", "2"));
 const trapShares = arg("--traps", "0.15,0.3").split(",").map(Number);
 const learner = arg("--learner", "default") as LearnerId;
 const quick = !argv.includes("--full");
-const engineerSeeds = arg("--engineer-seeds", "0")
-  .split(",")
-  .filter((x) => x !== "")
-  .map(Number);
-if (engineerSeeds.length === 0) throw new Error("--engineer-seeds: give at least one (0 is the recorded draw)");
-for (const x of engineerSeeds) if (!(Number.isInteger(x) && x >= 0)) throw new Error(`--engineer-seeds: ${x} is not a whole number >= 0`);
-const BASELINES = ["uniform", "threshold", "rlve", "sfl", "plr", "accel"] as const;
+const engineerSeeds = engineerSeedsFlag("0", argv);
+// the goal's own baselines and limits (lib/arena/goal.ts), so this bench judges exactly as bench:arena does
+const BASELINES = GOAL_LIMITS.map((g) => g.baseline);
 
 const run = (strategies: string[], engineerSeed = 0) =>
   runArenaMatrix({ seeds, seedBase: 0, quick, families: [family], learners: [learner], trapShares, strategies, workers, engineerSeed });
@@ -54,7 +50,14 @@ for (const engineerSeed of engineerSeeds) {
   total = 0;
   if (engineerSeeds.length > 1) console.log(`engineer seed ${engineerSeed}`);
   for (let i = 0; i < heuristic.length; i++) {
-    for (const setting of ["clean", "traps"] as const) {
+    const b = baselines[i];
+    const settings = {
+      clean: { ...b.settings.clean, heuristic: heuristic[i].settings.clean.heuristic },
+      traps: { ...b.settings.traps, heuristic: heuristic[i].settings.traps.heuristic },
+    };
+    const { checks } = goalChecks(settings, b.budget.rollouts);
+    for (const setting of ARENA_SETTINGS) {
+      // the clean setting is the same run for every trap share: counted once
       if (setting === "clean" && i > 0) continue;
       const h = heuristic[i].settings[setting].heuristic!;
       const label = setting === "clean" ? "clean" : `traps ${heuristic[i].trapShare}`;
@@ -63,14 +66,10 @@ for (const engineerSeed of engineerSeeds) {
         const hv = (level === 50 ? h.rolloutsTo50 : h.rolloutsTo80) ?? heuristic[i].budget.rollouts;
         logs[level].push(Math.log(hv));
         parts.push(`${level}%: ${hv} (${level === 50 ? h.reached50 : h.reached80}/${seeds})`);
-        for (const b of BASELINES) {
-          const r = baselines[i].settings[setting][b]!;
-          const bv = (level === 50 ? r.rolloutsTo50 : r.rolloutsTo80) ?? baselines[i].budget.rollouts;
-          const limit = b === "uniform" ? 0.6 : 1;
-          const ratio = hv / bv;
+        for (const c of checks.filter((x) => x.setting === setting && x.level === level)) {
           total += 1;
-          if (ratio <= limit) won += 1;
-          else parts.push(`${b} ${ratioText({ heuristic: hv, other: bv, limit, won: false })}`);
+          if (c.won) won += 1;
+          else parts.push(`${c.baseline} ${ratioText(c)}`);
         }
       }
       console.log(`${label.padEnd(11)} ${parts.join("  ")}`);

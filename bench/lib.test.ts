@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flagValue, withRecordedSection } from "./lib";
+import { engineerSeedsFlag, flagValue, withRecordedSection } from "./lib";
 
 const doc =
   "# Benchmarks\n\nIntro.\n\n## Ingest (`npm run bench:ingest`)\nOld run: 100/s.\n\n### Earlier\nOlder run: 50/s.\n\n## Viewer\nViewer run.\n";
@@ -35,5 +35,18 @@ describe("flagValue", () => {
   it("refuses a flag given last or followed by another flag, naming it", () => {
     expect(() => flagValue("--family", "search-agent", argv)).toThrow("--family needs a value");
     expect(() => flagValue("--seeds", "10", ["--seeds", "--quick"])).toThrow("--seeds needs a value");
+  });
+});
+
+describe("engineerSeedsFlag", () => {
+  it("reads a comma list, and the fallback when the flag is absent", () => {
+    expect(engineerSeedsFlag("0", ["--engineer-seeds", "0,1,4"])).toEqual([0, 1, 4]);
+    expect(engineerSeedsFlag("0,1,2,3,4", ["--seeds", "3"])).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("refuses an empty list and an entry that is not a whole number >= 0, by name", () => {
+    expect(() => engineerSeedsFlag("0", ["--engineer-seeds", ","])).toThrow("--engineer-seeds: give at least one");
+    for (const bad of ["-1", "1.5", "x", "1,,-2"])
+      expect(() => engineerSeedsFlag("0", ["--engineer-seeds", bad]), bad).toThrow(/--engineer-seeds: .* is not a whole number >= 0/);
   });
 });

@@ -26,6 +26,20 @@ export function flagValue(name: string, fallback: string, argv = process.argv.sl
   return value;
 }
 
+/**
+ * `--engineer-seeds a,b,...` (ArenaOptions.engineerSeed, one draw of the heuristic's own randomness each; 0 is the
+ * recorded draw): an empty list, or an entry that is not a whole number >= 0, is refused by name.
+ */
+export function engineerSeedsFlag(fallback: string, argv = process.argv.slice(2)): number[] {
+  const seeds = flagValue("--engineer-seeds", fallback, argv)
+    .split(",")
+    .filter((x) => x !== "")
+    .map(Number);
+  if (seeds.length === 0) throw new Error("--engineer-seeds: give at least one (0 is the recorded draw)");
+  for (const x of seeds) if (!(Number.isInteger(x) && x >= 0)) throw new Error(`--engineer-seeds: ${x} is not a whole number >= 0`);
+  return seeds;
+}
+
 export interface RunningApp {
   url: string;
   token: string;
