@@ -14,7 +14,7 @@ import type { EngineerHelper, EngineerInput, ProposedItem } from "../types";
 import type { ChildBudget } from "./budget";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import { directedEdit, parentSteps, stepsPerField } from "./directed";
-import { editDirection, orderDirections } from "./evidence";
+import { editDirection, harderDirections, orderDirections } from "./evidence";
 import type { Candidate, ChildKind, DirectionEvidence, Scored } from "./model";
 import { weightedOrder } from "./select";
 
@@ -158,6 +158,9 @@ function directedChild(ctx: ChildContext, parent: Scored, sign: 1 | -1, attempt:
   const timeout = driver?.kind === "timeout";
   let order = orderDirections(mutRng, evidence, sign < 0);
   if (timeout) order = [...order.filter((e) => e.direction === "precision"), ...order.filter((e) => e.direction !== "precision")];
+  // A harder step leaves the directions the parent is already nearly hardest along for last.
+  const ranking = sign > 0 ? harderDirections(order, parent.member.config, HEURISTIC_DEFAULTS.harderSaturatedAt) : undefined;
+  if (ranking) order = ranking.map((r) => r.evidence);
   // The third try of a parent keeps one directed step and reseeds, for a new instance of the same step.
   const step = directedEdit(
     mutRng,
@@ -185,6 +188,7 @@ function directedChild(ctx: ChildContext, parent: Scored, sign: 1 | -1, attempt:
     starts: step.starts,
     ...(driver ? { driver } : {}),
     firstChoice: step.evidence === order[0],
+    ...(ranking ? { ranking } : {}),
     parent,
     evidence: step.evidence,
     steps: step.steps,

@@ -83,6 +83,20 @@ export const HEURISTIC_DEFAULTS = {
    * tenth round")
    */
   frontierDiscount: 0.5,
+  /**
+   * a harder step tries last the directions along which its parent already sits this far or more
+   * toward the hard end (evidence.ts, harderDirections; its mean hardness over the direction's
+   * fields), the failure evidence's order kept otherwise. On the arena's tuning seeds 0-9 (full
+   * budget, five engineer seeds), goal checks of 36 against 31.8 without the rule: search-agent 0.5
+   * 33.0, 0.6 32.8, 0.7 35.0 (rollouts to 50% / 80% 4.4% / 7.9% fewer), 0.75 34.4, 0.8 33.2, 0.9
+   * 31.2; frozenlake-mapf 33.8 at 0.7 and at 0.75, as without it. The held-out learners as a check
+   * at 0.7: search-agent tangled 24.4 -> 29.6, drift 30.2 -> 31.4, frozenlake-mapf tangled 28.0 ->
+   * 28.3 (three engineer seeds). Ranking every direction by the parent's hardness alone (its easiest
+   * first) gave search-agent 35.0 and tangled 31.6 but frozenlake-mapf 32.2: there a parent's
+   * easiest direction is often the one whose steps cap what a policy can reach (more agents, fewer
+   * steps), which the evidence's order avoids (docs/BENCHMARKS.md, "Issue 16, twenty-third round")
+   */
+  harderSaturatedAt: 0.7,
   /** members sampled as the novelty reference set */
   noveltyReference: 32,
   /** attempts per solved parent before moving on */

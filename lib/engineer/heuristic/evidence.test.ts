@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import type { PopulationMember, StructuredSummary, SummaryCluster, SummaryField } from "../types";
-import { directionEvidence, editDirection, evidenceWriter, hardnessSteps, orderDirections } from "./evidence";
+import { directionEvidence, editDirection, evidenceWriter, harderDirections, hardnessSteps, orderDirections } from "./evidence";
 import type { Scored } from "./model";
 
 const size: FieldSpec = { path: "size", kind: "integer", min: 2, max: 12, difficulty: "up", direction: "horizon" };
@@ -143,6 +143,39 @@ describe("orderDirections", () => {
     const firsts = new Set<string>();
     for (let seed = 0; seed < 20; seed++) firsts.add(orderDirections(createRng(seed), tied, true)[0].direction);
     expect(firsts.size).toBeGreaterThan(1);
+  });
+});
+
+describe("harderDirections", () => {
+  const e = (direction: "horizon" | "uncertainty" | "precision", fields: FieldSpec[], score: number) => ({
+    direction,
+    fields,
+    drop: null,
+    lift: null,
+    score,
+    top: null,
+  });
+  // size 11 is 0.9 of horizon's way to its hard end, slip 0.7 uncertainty's 0.7, budget 100 precision's easy end (0)
+  const config = { size: 11, slip: 0.7, budget: 100 };
+  // the evidence's ascending order (orderDirections "least"): horizon, uncertainty, precision
+  const order = [e("horizon", [size], -0.2), e("uncertainty", [slip], 0.1), e("precision", [budget], 0.5)];
+  const directions = (at: number, cfg: Record<string, unknown> = config) =>
+    harderDirections(order, cfg, at).map((r) => r.evidence.direction);
+
+  // catches: the saturation test inverted or dropped (a parent pushed further along the direction it is already hardest in)
+  it("keeps the evidence's order but leaves the directions the parent is near the hard end of for last", () => {
+    expect(directions(0.7)).toEqual(["precision", "horizon", "uncertainty"]);
+    expect(directions(0.8)).toEqual(["uncertainty", "precision", "horizon"]);
+    expect(directions(1.01)).toEqual(["horizon", "uncertainty", "precision"]);
+    const ranked = harderDirections(order, config, 0.7);
+    expect(ranked.map((r) => r.saturated)).toEqual([false, true, true]);
+    expect(ranked.map((r) => r.hardness)).toEqual([0, 0.9, 0.7].map((h) => expect.closeTo(h, 12)));
+  });
+
+  it("counts a direction with no field set as halfway, and with every direction near the hard end keeps the evidence's order", () => {
+    expect(directions(0.7, { budget: 100 })).toEqual(["horizon", "uncertainty", "precision"]);
+    expect(harderDirections(order, { budget: 100 }, 0.7).map((r) => r.hardness)).toEqual([0.5, 0.5, 0]);
+    expect(directions(0.5, { size: 12, slip: 1, budget: 10 })).toEqual(["horizon", "uncertainty", "precision"]);
   });
 });
 

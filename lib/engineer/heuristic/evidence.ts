@@ -9,7 +9,7 @@ import type { Rng } from "@/lib/families/rng";
 import { SKILL_DIRECTIONS, type Direction, type FamilyDefinition, type FieldSpec } from "@/lib/families/types";
 import type { EvidenceRef, StructuredSummary, SummaryCluster, SummaryField } from "../types";
 import { fmt, showRate } from "./format";
-import type { DirectionEvidence, Scored } from "./model";
+import type { DirectionEvidence, HarderDirection, Scored } from "./model";
 
 const MISSING_BUCKET = "(missing)";
 
@@ -73,7 +73,8 @@ function fieldDrop(field: FieldSpec, buckets: SummaryField["buckets"]): { easy: 
   return { easy, hard, drop: easy - hard };
 }
 
-function meanHardness(fields: readonly FieldSpec[], config: unknown): number | undefined {
+/** Mean hardness of a config over `fields` (each in [0, 1]; unset fields left out); undefined when none is set. */
+export function meanHardness(fields: readonly FieldSpec[], config: unknown): number | undefined {
   let sum = 0;
   let count = 0;
   for (const field of fields) {
@@ -151,6 +152,24 @@ export function orderDirections(rng: Rng, evidence: readonly DirectionEvidence[]
     .map((e, i) => ({ e, i }))
     .sort((a, b) => (Math.abs(a.e.score - b.e.score) < 1e-9 ? a.i - b.i : sign * (a.e.score - b.e.score)))
     .map((x) => x.e);
+}
+
+/**
+ * The directions a harder step of `config` tries, in order: the failure evidence's order (the
+ * direction it points to least first, ENGINEER.md), except that a direction along which the parent
+ * already sits `saturatedAt` or more of the way to the hard end (its mean hardness over the
+ * direction's fields; 0.5 when none is set) goes last, in the same order. A step there has little
+ * room left (one field moving its last step) and makes a config that is hard along one direction
+ * and easy along the others, where the hard end of a curriculum is hard along all of them; the
+ * population's evidence cannot tell, since it points least where the policy passes the most, which
+ * is often where the population is already hard. docs/BENCHMARKS.md, "Issue 16, twenty-third round".
+ */
+export function harderDirections(order: readonly DirectionEvidence[], config: unknown, saturatedAt: number): HarderDirection[] {
+  const ranked = order.map((evidence) => {
+    const hardness = meanHardness(evidence.fields, config) ?? 0.5;
+    return { evidence, hardness, saturated: hardness >= saturatedAt };
+  });
+  return [...ranked.filter((r) => !r.saturated), ...ranked.filter((r) => r.saturated)];
 }
 
 /** Net count of edits that made the config harder (+1) or easier (-1), over difficulty-signed fields. */

@@ -245,6 +245,29 @@ describe("which direction a directed mutation takes", () => {
     for (const child of harder) expect(child.direction, child.rationale).not.toBe("uncertainty");
   });
 
+  // catches: the saturation rule dropped or inverted (a parent pushed further along the direction it is already near the hard end of)
+  it("pushes a solved parent already near horizon's hard end along another direction, and names horizon in its rationale", () => {
+    // without the rule, the evidence ties horizon and precision (no statistics for either) and some harder children take horizon
+    expect(directed((q) => q > 0.8).some((child) => child.direction === "horizon")).toBe(true);
+    // the solved members moved to size 32 and a goal distance of 50 (horizon hardness 0.92) with the most steps (precision's easy end)
+    const nearHard: EngineerInput = {
+      ...input,
+      population: input.population.map((m) =>
+        m.s === 8 ? { ...m, config: { ...m.config, size: 32, min_goal_distance: 50, max_steps: 1000 } as FamilyConfig } : m,
+      ),
+    };
+    nearHard.knownHashes = new Set(nearHard.population.map((m) => configHash(m.config)));
+    const proposal = heuristicEngineer(nearHard);
+    const harder = proposal.items.filter(
+      (i) => i.op === "mutate" && !i.flags?.includes("crossover") && /^Solved/.test(i.rationale) && i.rationale.includes("pushed harder"),
+    );
+    expect(harder.length).toBeGreaterThan(0);
+    for (const child of harder) {
+      expect(child.direction, child.rationale).toBe("precision");
+      expect(child.rationale).toMatch(/among the directions it is not already near the hard end of \(not horizon, at hardness 0\.9\d\)/);
+    }
+  });
+
   it("makes failing parents easier where the evidence points most: along uncertainty", () => {
     const easier = directed((q) => q < 0.2);
     expect(easier.length).toBeGreaterThan(0);

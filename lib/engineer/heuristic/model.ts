@@ -62,6 +62,15 @@ export interface Scored {
   infra: boolean;
 }
 
+/** A direction as a harder step of one parent ranks it (harderDirections). */
+export interface HarderDirection {
+  evidence: DirectionEvidence;
+  /** the parent's mean hardness along the direction (0.5 when none of its fields is set) */
+  hardness: number;
+  /** at harderSaturatedAt or more of the way to the hard end: tried last */
+  saturated: boolean;
+}
+
 export interface DirectionEvidence {
   direction: SkillDirection;
   /** mutable difficulty-signed fields of this direction */
@@ -99,6 +108,8 @@ export interface Candidate {
   nearest?: { key: string; distance: number };
   /** single-field steps of a directed edit (more than its edits when fields moved several steps) */
   steps?: number;
-  /** whether a directed edit moved along the direction the evidence ranks first (else a later one that could move) */
+  /** whether a directed edit moved along the direction its order ranks first (else a later one that could move) */
   firstChoice?: boolean;
+  /** a harder step's directions as it ranked them (harderDirections) */
+  ranking?: HarderDirection[];
 }

@@ -15,6 +15,10 @@
  * frontier"; with HEURISTIC_DEFAULTS.frontierDiscount at 0 and the note's old words, the ninth round's digests
  * (54bc9380..., 208dde41...; with addShare 0.15 ebb331d5..., 01a63534...) hold bit for bit. The second digest is now
  * the same population proposed with addShare 0.15.
+ * Recomputed for issue 16's twenty-third round: a harder step tries last the directions its parent already sits 0.7 or
+ * more of the way to the hard end of (evidence.ts, harderDirections), its rationale names them, and the evidence note
+ * says so; with HEURISTIC_DEFAULTS.harderSaturatedAt above 1 and the note's old words, the tenth round's digests
+ * (40dce1e8..., eb4cc7b8...; with addShare 0.15 e27a79c2..., fe847af2...) hold bit for bit.
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -121,13 +125,13 @@ describe("heuristicEngineer: the proposal on a fixed frozenlake-mapf population"
   it.each([
     [
       0,
-      "40dce1e8c5108a03eddf58be3d418e0f62699eb2a8e04742ebef2d9ad9f9aef1",
-      "e27a79c2f0780da59345f8354db3091c9a5970eb37c40d0ec493306a445013ac",
+      "7fc1db48f3ca5fce78677951825a74d2ca1017d56d13855eae7ce47051988898",
+      "be660258520bf3d62783be9dd3d65c5e9a62130a593de0c8f8dbcbbd3cc0361c",
     ],
     [
       1,
-      "eb4cc7b83c21b2884e1efca0aa5a505ea12c94de173ef1694076572116cf757a",
-      "fe847af2d9c8945a0c327848d0db1b0af0f8b42932d7f1da0fb31aecb9fb68ae",
+      "c4adc49498b0251181b375b0e4c5ff237296006715d5de19a034e8c9d42e1beb",
+      "11bd8ee4a88635fe4901077b7bdcaa58ed75194efa36a6bcb9e724fa3e5b5a06",
     ],
   ])("seed %i gives the stored proposal, and the stored one with addShare 0.15", (seed, digest, at15) => {
     const out = heuristicEngineer(snapshotInput(seed));

@@ -71,8 +71,21 @@ export function childRationale(ctx: {
       case "harder": {
         const label =
           p.retire === "solved" ? "Solved" : p.q !== null && p.q > HEURISTIC_DEFAULTS.harderAbove ? "Nearly solved" : "Mostly passed";
+        // Directions the parent was already near the hard end of go last, whatever the evidence said.
+        const saturated = (cand.ranking ?? []).filter((r) => r.saturated && r.evidence.direction !== cand.direction);
+        const among = [
+          ...(saturated.length > 0
+            ? [
+                `it is not already near the hard end of (not ${saturated
+                  .map((r) => `${r.evidence.direction}, at hardness ${fmt(r.hardness)}`)
+                  .join("; not ")})`,
+              ]
+            : []),
+          ...(cand.firstChoice === false ? ["that can move"] : []),
+        ];
+        const which = `which the failure evidence points to least${among.length > 0 ? ` among the directions ${among.join(" and ")}` : ""}`;
         return {
-          rationale: `${label} (${showRate(p)}): pushed harder along ${cand.direction}, ${pointed("least")}: ${edits}.`,
+          rationale: `${label} (${showRate(p)}): pushed harder along ${cand.direction}, ${which}: ${edits}.`,
           evidence: [cite.environment(p), ...cite.field(cand.evidence)],
         };
       }
@@ -304,7 +317,8 @@ export function proposalNotes(p: {
     const shown = p.evidence.map((e) => `${e.direction} ${e.score >= 0 ? "+" : ""}${fmt(e.score)}`).join(", ");
     notes.push(
       `Failure evidence by direction (success drop across field buckets + failure-cluster lift): ` +
-        `${shown}; harder steps prefer ${byScore[0].direction}, easier ones ${byScore[byScore.length - 1].direction}.`,
+        `${shown}; harder steps prefer ${byScore[0].direction} (where a parent is not already near its hard end), ` +
+        `easier ones ${byScore[byScore.length - 1].direction}.`,
     );
   }
   const m = p.batch.made;
