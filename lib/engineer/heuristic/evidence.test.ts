@@ -9,6 +9,7 @@ import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import type { PopulationMember, StructuredSummary, SummaryCluster, SummaryField } from "../types";
 import { directionEvidence, editDirection, evidenceWriter, harderDirections, hardnessSteps, orderDirections } from "./evidence";
 import type { Scored } from "./model";
+import { childRationale } from "./rationale";
 
 const size: FieldSpec = { path: "size", kind: "integer", min: 2, max: 12, difficulty: "up", direction: "horizon" };
 const slip: FieldSpec = { path: "slip", kind: "number", min: 0, max: 1, difficulty: "up", direction: "uncertainty" };
@@ -176,6 +177,39 @@ describe("harderDirections", () => {
     expect(directions(0.7, { budget: 100 })).toEqual(["horizon", "uncertainty", "precision"]);
     expect(harderDirections(order, { budget: 100 }, 0.7).map((r) => r.hardness)).toEqual([0.5, 0.5, 0]);
     expect(directions(0.5, { size: 12, slip: 1, budget: 10 })).toEqual(["horizon", "uncertainty", "precision"]);
+  });
+
+  // catches: a rationale that names no skipped direction, or names them when the step itself went along one
+  it("has the harder child's rationale name the directions skipped, and none when every one was near the hard end", () => {
+    const describe = childRationale({
+      family,
+      cite: evidenceWriter({ environments: { fields: [] } } as unknown as StructuredSummary),
+      rankOf: new Map(),
+      reference: [],
+    });
+    const parent = {
+      member: { key: "p", config, n: 8, s: 8, validation: { state: "valid", pMax: null } } as unknown as PopulationMember,
+      q: 1,
+      retire: "solved",
+      learnability: 0,
+    } as unknown as Scored;
+    const rationale = (at: number, direction: "precision" | "horizon") =>
+      describe({
+        kind: "harder",
+        config,
+        direction,
+        edits: [{ path: "budget", from: 100, to: 90 }],
+        parent,
+        ranking: harderDirections(order, config, at),
+        firstChoice: true,
+      }).rationale;
+    expect(rationale(0.7, "precision")).toBe(
+      "Solved (8/8, q 1.00): pushed harder along precision, which the failure evidence points to least among the directions " +
+        "it is not already near the hard end of (not horizon, at hardness 0.90; not uncertainty, at hardness 0.70): budget 100→90.",
+    );
+    expect(rationale(0, "horizon")).toBe(
+      "Solved (8/8, q 1.00): pushed harder along horizon, which the failure evidence points to least: budget 100→90.",
+    );
   });
 });
 

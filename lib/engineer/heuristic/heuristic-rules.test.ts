@@ -247,7 +247,7 @@ describe("which direction a directed mutation takes", () => {
 
   // catches: the saturation rule dropped or inverted (a parent pushed further along the direction it is already near the hard end of)
   it("pushes a solved parent already near horizon's hard end along another direction, and names horizon in its rationale", () => {
-    // without the rule, the evidence ties horizon and precision (no statistics for either) and some harder children take horizon
+    // at mid hardness (where the rule does not bind) the evidence ties horizon and precision and some harder children take horizon
     expect(directed((q) => q > 0.8).some((child) => child.direction === "horizon")).toBe(true);
     // the solved members moved to size 32 and a goal distance of 50 (horizon hardness 0.92) with the most steps (precision's easy end)
     const nearHard: EngineerInput = {

@@ -17,7 +17,7 @@
  * the same population proposed with addShare 0.15.
  * Recomputed for issue 16's twenty-third round: a harder step tries last the directions its parent already sits 0.7 or
  * more of the way to the hard end of (evidence.ts, harderDirections), its rationale names them, and the evidence note
- * says so; with HEURISTIC_DEFAULTS.harderSaturatedAt above 1 and the note's old words, the tenth round's digests
+ * says so; with HEURISTIC_DEFAULTS.harderSaturatedAt above 1 and the note's old words, the digests before it
  * (40dce1e8..., eb4cc7b8...; with addShare 0.15 e27a79c2..., fe847af2...) hold bit for bit.
  */
 import { createHash } from "node:crypto";

@@ -72,7 +72,9 @@ export function childRationale(ctx: {
         const label =
           p.retire === "solved" ? "Solved" : p.q !== null && p.q > HEURISTIC_DEFAULTS.harderAbove ? "Nearly solved" : "Mostly passed";
         // Directions the parent was already near the hard end of go last, whatever the evidence said.
-        const saturated = (cand.ranking ?? []).filter((r) => r.saturated && r.evidence.direction !== cand.direction);
+        // (none named when the step itself went along one: every direction that could move was near it)
+        const chosen = cand.ranking?.find((r) => r.evidence.direction === cand.direction);
+        const saturated = chosen?.saturated ? [] : (cand.ranking ?? []).filter((r) => r.saturated);
         const among = [
           ...(saturated.length > 0
             ? [
