@@ -120,15 +120,17 @@ describe("directionEvidence", () => {
   });
 });
 
+/** A direction's evidence with only its score (and fields) set. */
+const e = (direction: "horizon" | "uncertainty" | "precision", score: number, fields: FieldSpec[] = []) => ({
+  direction,
+  fields,
+  drop: null,
+  lift: null,
+  score,
+  top: null,
+});
+
 describe("orderDirections", () => {
-  const e = (direction: "horizon" | "uncertainty" | "precision", score: number) => ({
-    direction,
-    fields: [],
-    drop: null,
-    lift: null,
-    score,
-    top: null,
-  });
   const evidence = [e("horizon", 0.1), e("uncertainty", 0.8), e("precision", -0.3)];
 
   // catches: "most" and "least" swapped (a solved parent would be pushed where the policy still fails)
@@ -148,18 +150,10 @@ describe("orderDirections", () => {
 });
 
 describe("harderDirections", () => {
-  const e = (direction: "horizon" | "uncertainty" | "precision", fields: FieldSpec[], score: number) => ({
-    direction,
-    fields,
-    drop: null,
-    lift: null,
-    score,
-    top: null,
-  });
   // size 11 is 0.9 of horizon's way to its hard end, slip 0.7 uncertainty's 0.7, budget 100 precision's easy end (0)
   const config = { size: 11, slip: 0.7, budget: 100 };
   // the evidence's ascending order (orderDirections "least"): horizon, uncertainty, precision
-  const order = [e("horizon", [size], -0.2), e("uncertainty", [slip], 0.1), e("precision", [budget], 0.5)];
+  const order = [e("horizon", -0.2, [size]), e("uncertainty", 0.1, [slip]), e("precision", 0.5, [budget])];
   const directions = (at: number, cfg: Record<string, unknown> = config) =>
     harderDirections(order, cfg, at).map((r) => r.evidence.direction);
 
