@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import type { PopulationMember, StructuredSummary } from "../types";
-import { childBudget, clampShare } from "./budget";
+import { childBudget, clampShare, meanRate, plateauedHarderParents } from "./budget";
+import { HEURISTIC_DEFAULTS } from "./defaults";
 import type { Candidate, DirectionEvidence, Scored } from "./model";
 import { baseSuccessRate, logit, predictChild, round4 } from "./predict";
 
@@ -14,9 +15,10 @@ const size: FieldSpec = { path: "size", kind: "integer", min: 2, max: 12, diffic
 const family = { id: "t", fields: [size] } as unknown as FamilyDefinition;
 const horizon: DirectionEvidence = { direction: "horizon", fields: [size], drop: null, lift: null, score: 0, top: null };
 
-function scoredAt(key: string, q: number | null, extra: Partial<Scored> = {}, size = 6): Scored {
+function scoredAt(key: string, q: number | null, extra: Partial<Scored> = {}, size = 6, history: number[] = []): Scored {
+  const n = q === null ? 0 : 8;
   return {
-    member: { key, config: { size } } as unknown as PopulationMember,
+    member: { key, config: { size }, n, s: Math.round((q ?? 0) * n), history } as unknown as PopulationMember,
     index: 0,
     q,
     mean: q ?? 0.5,
@@ -141,12 +143,34 @@ describe("childBudget", () => {
       scoredAt("infra", 0.95, { infra: true }),
       scoredAt("invalid", 0.95, { retire: "invalid" }),
       scoredAt("unsolvable", 0.5, { retire: "unsolvable" }),
-      scoredAt("plateau", 0.5, { retire: "plateaued" }),
+      scoredAt("plateau", 0.5, { retire: "plateaued" }, 6, [0.5, 0.5]),
     ];
     const b = budgetOf(out, [], 8);
     expect(b.harderPool).toEqual([]);
     expect(b.replayPool).toEqual([]);
     expect(b.crossPool).toEqual([]);
+  });
+
+  // catches: the bar inverted or dropped, the mean taken over this generation alone, lineage-plateaued or
+  // infra-dominated members pushed harder, plateaued parents ahead of the solved ones
+  it("pushes harder, after the solved parents, the members plateaued on their own that passed 0.6 or more on average", () => {
+    const D = HEURISTIC_DEFAULTS;
+    const solved = scoredAt("solved", 0.9);
+    // means 0.625 (5/8, 5/8, 5/8) and exactly 0.6 (0.6, 0.575, 5/8): mostly passed, without a rise
+    const high = scoredAt("high", 0.625, { retire: "plateaued" }, 6, [0.625, 0.625]);
+    const edge = scoredAt("edge", 0.625, { retire: "plateaued" }, 6, [0.6, 0.575]);
+    // 5/8 now but 0.5 on average: a noisy TV looks like this
+    const half = scoredAt("half", 0.625, { retire: "plateaued" }, 6, [0.5, 0.375]);
+    const lineage = scoredAt("lineage", 0.75, { retire: "plateaued", plateauedParent: "high" }, 6, [0.75, 0.75]);
+    const flaky = scoredAt("flaky", 0.75, { retire: "plateaued", infra: true }, 6, [0.75, 0.75]);
+    const mid = scoredAt("mid", 0.5);
+    const b = budgetOf([high, half, solved, lineage, edge, flaky, mid], [mid], 8);
+    expect(b.harderPool[0]).toBe(solved);
+    expect(new Set(b.harderPool.slice(1))).toEqual(new Set([high, edge]));
+    expect(b.replayPool).toEqual([mid]);
+    expect(meanRate(edge.member)).toBeCloseTo(D.plateauHarderAbove, 12);
+    expect(plateauedHarderParents(createRng(1), [high, edge, half], 0.61)).toEqual([high]);
+    expect(plateauedHarderParents(createRng(1), [high, edge, half], 0.5)).toHaveLength(3);
   });
 
   // catches: the failing edge moved (q = 0.2 is not failing: it replays and crosses over whatever its failures are)

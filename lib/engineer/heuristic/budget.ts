@@ -13,6 +13,29 @@ export function clampShare(value: number | undefined, fallback: number): number 
   return Math.min(1, Math.max(0, value));
 }
 
+/** A member's mean success rate over every generation it was measured in, this one included (0 unmeasured). */
+export function meanRate(member: Scored["member"]): number {
+  const rates = [...member.history.filter((r) => Number.isFinite(r)), member.n > 0 ? member.s / member.n : 0];
+  return rates.reduce((a, b) => a + b, 0) / rates.length;
+}
+
+/**
+ * Members retired as plateaued on their own (not with a plateaued parent: retirePlateauedLineage) whose
+ * success rate averaged over their measurements is `above` or more: each gets a harder child, after
+ * the solved parents. The policy passes such a member mostly, and has for generations without passing
+ * it more: the steps ahead of it teach, it no longer does. A member passed about half the time
+ * (a noisy TV, whose mean sits at 1/2 whatever the policy learns, or one capped there) stays no parent,
+ * as the plateau rule says; so do those below the bar. Infra-dominated members never parent.
+ * docs/BENCHMARKS.md, "Issue 16, twenty-fourth round".
+ */
+export function plateauedHarderParents(rng: Rng, scored: readonly Scored[], above: number): Scored[] {
+  return rng
+    .fork("plateau-order")
+    .shuffle(
+      scored.filter((sc) => sc.retire === "plateaued" && sc.plateauedParent === undefined && !sc.infra && meanRate(sc.member) >= above),
+    );
+}
+
 /** The children to make and the parents to make them from. */
 export interface ChildBudget {
   /** children that fill the population back up to its target */
@@ -23,7 +46,11 @@ export interface ChildBudget {
   frontierFresh: number;
   /** mutated children (harder, easier, replayed) */
   mutateTarget: number;
-  /** solved and nearly solved parents (q > harderAbove), in seeded random order */
+  /**
+   * solved and nearly solved parents (q > harderAbove), in seeded random order, then the members
+   * retired as plateaued on their own whose mean success rate is plateauHarderAbove or more
+   * (plateauedHarderParents), in seeded random order
+   */
   harderPool: Scored[];
   /** replay parents: q <= harderAbove, those with q < easierBelow only when they can move easier */
   replayPool: Scored[];
@@ -68,7 +95,10 @@ export function childBudget(p: {
   addTarget += frontierFresh;
   const mutateTarget = childrenTarget - addTarget;
   const eligible = scored.filter((sc) => !sc.infra && sc.retire !== "invalid" && sc.retire !== "unsolvable" && sc.retire !== "plateaued");
-  const harderPool = rng.fork("harder-order").shuffle(eligible.filter((sc) => sc.q !== null && sc.q > D.harderAbove));
+  const harderPool = [
+    ...rng.fork("harder-order").shuffle(eligible.filter((sc) => sc.q !== null && sc.q > D.harderAbove)),
+    ...plateauedHarderParents(rng, scored, D.plateauHarderAbove),
+  ];
   // A parent with q < 0.2 only gets easier steps: none when its failures are the policy's output, or when nothing can move easier.
   const replayPool = eligible.filter((sc) => {
     if (sc.q === null || sc.q >= D.easierBelow) return sc.q === null || sc.q <= D.harderAbove;

@@ -358,6 +358,38 @@ describe("heuristicEngineer: learning progress and step sizes", () => {
     expect(off.items.find((i) => i.environmentKey === "g3-004")?.flags ?? []).not.toContain("retire:plateaued");
   });
 
+  it("pushes harder a member plateaued while mostly passed (0.6 or more on average), and says so on both items", () => {
+    // 5/8 three times: no rise, mean 0.625; 0.5 three times: no rise, mean 0.5 (a noisy TV looks like this)
+    const input = withOutcomes((m, i) =>
+      i === 4 ? { s: 5, n: 8, history: [0.625, 0.625], age: 3 } : i === 6 ? { s: 4, n: 8, history: [0.5, 0.5], age: 3 } : {},
+    );
+    const out = heuristicEngineer(input);
+    const mostly = out.items.find((i) => i.environmentKey === "g3-004");
+    expect(mostly?.flags).toContain("retire:plateaued");
+    const child = children(out).find((c) => c.parentKey === "g3-004");
+    expect(child?.op).toBe("mutate");
+    expect(child?.rationale).toMatch(
+      /^Plateaued while mostly passed \(mean 0\.63 over 3 generations\) \(5\/8, q 0\.63[^)]*\): pushed harder along \w+, /,
+    );
+    expect(mostly?.rationale).toBe(
+      "Plateaued (learnability without learning progress): success rates 0.63 → 0.63 → 0.63 over 3 generations of " +
+        `training, no rise of 0.1: retired; passed 0.63 on average (0.6 or more), so its harder child ${child?.environmentKey} takes its place.`,
+    );
+    // the harder child is harder by the schema's signs
+    const parent = input.population[4];
+    const moved = frozenlake.fields.filter(
+      (f) => f.difficulty && getFieldValue(parent.config, f.path) !== getFieldValue(child?.config, f.path),
+    );
+    expect(moved.length).toBeGreaterThan(0);
+    for (const f of moved)
+      expect(fieldHardness(f, getFieldValue(child?.config, f.path)) ?? 0, f.path).toBeGreaterThan(
+        fieldHardness(f, getFieldValue(parent.config, f.path)) ?? 0,
+      );
+    // the member passed half the time breeds nothing, and its rationale says it is no parent
+    expect(children(out).some((c) => c.parentKey === "g3-006" || c.secondParentKey === "g3-006")).toBe(false);
+    expect(out.items.find((i) => i.environmentKey === "g3-006")?.rationale).toMatch(/: retired, not used as a parent\.$/);
+  });
+
   it("retires a plateaued member's child in the same band with it, says why, and breeds from neither", () => {
     const input = withOutcomes((m, i) =>
       i === 4

@@ -29,7 +29,10 @@
  *   (p_max < 1) or noisy than still being learnt (HEURISTIC_DEFAULTS.frontierDiscount has the figures).
  *   Ties broken by learning progress (history plus the current q). The keep cut and the parents' PLR
  *   rank weights go by the same priority.
- * - Children: solved parents (q > 0.8) get one harder child each, at most half of the mutation
+ * - Children: solved parents (q > 0.8) get one harder child each, and after them members retired as
+ *   plateaued on their own that passed 0.6 or more of their attempts on average (budget.ts,
+ *   plateauedHarderParents: mostly passed for generations without passing more, the steps ahead
+ *   teach; HEURISTIC_DEFAULTS.plateauHarderAbove has the figures), at most half of the mutation
  *   budget when there are also replay parents; replay parents (q <= 0.8) are drawn by PLR rank
  *   weights (temperature 0.3, staleness weight 0.3 with equal staleness, as every score is fresh)
  *   without replacement, cycling, so children spread over parents instead of piling onto rank 1;

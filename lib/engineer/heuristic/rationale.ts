@@ -5,6 +5,7 @@
  */
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { EvidenceRef, ProposedItem } from "../types";
+import { meanRate } from "./budget";
 import { isBudget } from "./directed";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import type { EvidenceWriter } from "./evidence";
@@ -70,7 +71,13 @@ export function childRationale(ctx: {
     switch (cand.kind) {
       case "harder": {
         const label =
-          p.retire === "solved" ? "Solved" : p.q !== null && p.q > HEURISTIC_DEFAULTS.harderAbove ? "Nearly solved" : "Mostly passed";
+          p.retire === "solved"
+            ? "Solved"
+            : p.retire === "plateaued"
+              ? `Plateaued while mostly passed (mean ${fmt(meanRate(p.member))} over ${p.member.history.length + 1} generations)`
+              : p.q !== null && p.q > HEURISTIC_DEFAULTS.harderAbove
+                ? "Nearly solved"
+                : "Mostly passed";
         // Directions the parent was already near the hard end of go last, whatever the evidence said.
         // (none named when the step itself went along one: every direction that could move was near it)
         const chosen = cand.ranking?.find((r) => r.evidence.direction === cand.direction);
@@ -262,8 +269,10 @@ function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: n
         );
       return (
         `Plateaued (learnability without learning progress): success rates ${[...m.history, m.n > 0 ? m.s / m.n : 0].map((r) => fmt(r)).join(" → ")} ` +
-        `over ${m.history.length + 1} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired, not ` +
-        `used as a parent`
+        `over ${m.history.length + 1} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired` +
+        (harderChild
+          ? `; passed ${fmt(meanRate(m))} on average (${HEURISTIC_DEFAULTS.plateauHarderAbove} or more), so its harder child ${harderChild} takes its place`
+          : `, not used as a parent`)
       );
     case "infra": {
       const d = sc.failure.dominant as Dominant;
