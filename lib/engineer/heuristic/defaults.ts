@@ -111,12 +111,13 @@ export const HEURISTIC_DEFAULTS = {
    * or more gets a harder child after the solved parents (budget.ts, plateauedHarderParents). On the
    * arena's tuning seeds 0-9 (full budget, five engineer seeds), goal checks of 36 and rollouts to
    * 50% / 80% against main's: 0.6 kept search-agent's 35.0 (0.993 / 0.981) and frozenlake-mapf's
-   * 33.8 (1.010 / 0.965: traps 0.3 to 80% 7-15% fewer, clean 1-4% more); every plateaued member (no
-   * bar) took search-agent's 80% 3.4% lower but frozenlake-mapf to 31-32 on two draws (its traps
-   * 0.15 to 80% 19% slower: noisy TVs, passed half the time, bred harder TVs); the rate this
-   * generation at 0.55 or more instead of the mean, 34.8 and 33.5 on two draws. The held-out
-   * learners as a check at 0.6: search-agent tangled 29.6 -> 30.0, drift 31.4 -> 32.0
-   * (docs/BENCHMARKS.md, "Issue 16, twenty-fourth round")
+   * 33.8 (1.010 / 0.965: traps 0.3 to 80% 4-16% fewer on four draws of five, clean to 50% 2.6%
+   * more); every plateaued member (no bar) took search-agent's 80% 3.4% lower but frozenlake-mapf
+   * to 31-32 on two draws (its traps 0.15 to 80% 16-19% slower: noisy TVs, passed half the time,
+   * bred harder TVs); the rate this generation at 0.55 or more instead of the mean, 34.8 and 33.5
+   * on two draws. The held-out learners as a check at 0.6: search-agent tangled 29.6 -> 30.0,
+   * drift 31.4 -> 32.0. On the evaluation seeds 244 -> 244 of 288 on the recorded draw, 245.6 ->
+   * 249.4 over five draws (docs/BENCHMARKS.md, "Issue 16, twenty-fourth round")
    */
   plateauHarderAbove: 0.6,
   /** a kind of failure dominates a member when it holds more than this share of its failed attempts */
