@@ -169,6 +169,8 @@ describe("childBudget", () => {
     expect(new Set(b.harderPool.slice(1))).toEqual(new Set([high, edge]));
     expect(b.replayPool).toEqual([mid]);
     expect(meanRate(edge.member)).toBeCloseTo(D.plateauHarderAbove, 12);
+    // a rate that is no number is left out, and an unmeasured generation counts as 0, never as 0/0
+    expect(meanRate({ history: [0.75, Number.NaN], n: 0, s: 0 } as unknown as PopulationMember)).toBe(0.375);
     expect(plateauedHarderParents(createRng(1), [high, edge, half], 0.61)).toEqual([high]);
     expect(plateauedHarderParents(createRng(1), [high, edge, half], 0.5)).toHaveLength(3);
   });
