@@ -6,10 +6,11 @@ import { describe, expect, it } from "vitest";
 import { createRng } from "@/lib/families/rng";
 import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import type { PopulationMember, StructuredSummary } from "../types";
-import { childBudget, clampShare, meanRate, plateauedHarderParents } from "./budget";
+import { childBudget, clampShare, plateauedHarderParents } from "./budget";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import type { Candidate, DirectionEvidence, Scored } from "./model";
 import { baseSuccessRate, logit, predictChild, round4 } from "./predict";
+import { meanRate } from "./score";
 
 const size: FieldSpec = { path: "size", kind: "integer", min: 2, max: 12, difficulty: "up", direction: "horizon" };
 const family = { id: "t", fields: [size] } as unknown as FamilyDefinition;

@@ -6,17 +6,12 @@ import type { Rng } from "@/lib/families/rng";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import { canStep } from "./directed";
 import type { DirectionEvidence, Scored } from "./model";
+import { meanRate } from "./score";
 
 /** A share option clamped to [0, 1], or the fallback when unset or not finite. */
 export function clampShare(value: number | undefined, fallback: number): number {
   if (value === undefined || !Number.isFinite(value)) return fallback;
   return Math.min(1, Math.max(0, value));
-}
-
-/** A member's mean success rate over every generation it was measured in, this one included (0 unmeasured). */
-export function meanRate(member: Scored["member"]): number {
-  const rates = [...member.history.filter((r) => Number.isFinite(r)), member.n > 0 ? member.s / member.n : 0];
-  return rates.reduce((a, b) => a + b, 0) / rates.length;
 }
 
 /**

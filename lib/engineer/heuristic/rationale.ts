@@ -5,7 +5,6 @@
  */
 import type { FamilyDefinition } from "@/lib/families/types";
 import type { EvidenceRef, ProposedItem } from "../types";
-import { meanRate } from "./budget";
 import { isBudget } from "./directed";
 import { HEURISTIC_DEFAULTS } from "./defaults";
 import type { EvidenceWriter } from "./evidence";
@@ -13,6 +12,7 @@ import type { ChildBatch, ReferenceConfig } from "./children";
 import { fmt, quote, showCount, showEdits, showRate } from "./format";
 import type { Candidate, DirectionEvidence, Dominant, FailureKind, RetireReason, Scored } from "./model";
 import { round4 } from "./predict";
+import { meanRate, measuredRates } from "./score";
 import { learnabilityTies, TIE_BREAK_RULE } from "./select";
 
 /** What a member's failures add to its keep or retire item: a clause (starting "; " or ", "), the cluster cited, the "infra" flag. */
@@ -74,7 +74,7 @@ export function childRationale(ctx: {
           p.retire === "solved"
             ? "Solved"
             : p.retire === "plateaued"
-              ? `Plateaued while mostly passed (mean ${fmt(meanRate(p.member))} over ${p.member.history.length + 1} generations)`
+              ? `Plateaued while mostly passed (mean ${fmt(meanRate(p.member))} over ${measuredRates(p.member).length} generations)`
               : p.q !== null && p.q > HEURISTIC_DEFAULTS.harderAbove
                 ? "Nearly solved"
                 : "Mostly passed";
@@ -268,8 +268,10 @@ function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: n
           `retired with it, not used as a parent`
         );
       return (
-        `Plateaued (learnability without learning progress): success rates ${[...m.history, m.n > 0 ? m.s / m.n : 0].map((r) => fmt(r)).join(" → ")} ` +
-        `over ${m.history.length + 1} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired` +
+        `Plateaued (learnability without learning progress): success rates ${measuredRates(m)
+          .map((r) => fmt(r))
+          .join(" → ")} ` +
+        `over ${measuredRates(m).length} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired` +
         (harderChild
           ? `; passed ${fmt(meanRate(m))} on average (${HEURISTIC_DEFAULTS.plateauHarderAbove} or more), so its harder child ${harderChild} takes its place`
           : `, not used as a parent`)

@@ -70,6 +70,21 @@ export function retirePlateauedLineage(scored: readonly Scored[]): void {
   }
 }
 
+/**
+ * A member's success rates, oldest first: its earlier generations' (a rate that is no number left out)
+ * and this generation's (0 when unmeasured). What the plateau rule, its retire rationale and
+ * meanRate read.
+ */
+export function measuredRates(member: Pick<PopulationMember, "history" | "n" | "s">): number[] {
+  return [...member.history.filter((r) => Number.isFinite(r)), member.n > 0 ? member.s / member.n : 0];
+}
+
+/** A member's mean success rate over every generation it was measured in, this one included (0 unmeasured). */
+export function meanRate(member: Pick<PopulationMember, "history" | "n" | "s">): number {
+  const rates = measuredRates(member);
+  return rates.reduce((a, b) => a + b, 0) / rates.length;
+}
+
 function retireReason(member: PopulationMember, q: number | null, plateauGenerations: number): RetireReason | null {
   if (member.validation.state === "invalid") return "invalid";
   if (isUnsolvable(member.validation)) return "unsolvable";
@@ -91,7 +106,7 @@ function retireReason(member: PopulationMember, q: number | null, plateauGenerat
  */
 function isPlateaued(member: PopulationMember, generations: number): boolean {
   if (generations <= 0 || member.n === 0) return false;
-  const rates = [...member.history.filter((r) => Number.isFinite(r)), member.s / member.n];
+  const rates = measuredRates(member);
   if (rates.length < Math.max(2, generations)) return false;
   const recent = (rates[rates.length - 1] + rates[rates.length - 2]) / 2;
   const D = HEURISTIC_DEFAULTS;
