@@ -158,8 +158,11 @@ function directedChild(ctx: ChildContext, parent: Scored, sign: 1 | -1, attempt:
   const timeout = driver?.kind === "timeout";
   let order = orderDirections(mutRng, evidence, sign < 0);
   if (timeout) order = [...order.filter((e) => e.direction === "precision"), ...order.filter((e) => e.direction !== "precision")];
-  // A harder step leaves the directions the parent is already nearly hardest along for last.
-  const ranking = sign > 0 ? harderDirections(order, parent.member.config, HEURISTIC_DEFAULTS.harderSaturatedAt) : undefined;
+  // A harder step leaves the directions the parent is already nearly hardest along, then noise (harderLast), for last.
+  const ranking =
+    sign > 0
+      ? harderDirections(order, parent.member.config, HEURISTIC_DEFAULTS.harderSaturatedAt, HEURISTIC_DEFAULTS.harderLast)
+      : undefined;
   if (ranking) order = ranking.map((r) => r.evidence);
   // The third try of a parent keeps one directed step and reseeds, for a new instance of the same step.
   const step = directedEdit(

@@ -1,4 +1,5 @@
 /** The heuristic engineer's tunable defaults and the harness defaults of unset fields. */
+import type { SkillDirection } from "@/lib/families/types";
 import { CLASSIFICATION } from "../classification";
 
 /** Defaults of the heuristic engineer (ENGINEER.md; PLR/ACCEL replay defaults). */
@@ -97,6 +98,18 @@ export const HEURISTIC_DEFAULTS = {
    * steps), which the evidence's order avoids (docs/BENCHMARKS.md, "Issue 16, twenty-third round")
    */
   harderSaturatedAt: 0.7,
+  /**
+   * directions a harder step takes after every other, saturated or not (evidence.ts, harderDirections):
+   * uncertainty, whose steps add noise (slippery tiles, distractor documents), failures no policy learns
+   * away, so its children are capped below success 1 and teach less at the same success rate. On the
+   * arena's tuning seeds 0-9 (full budget; five engineer seeds, three for frozenlake-mapf's held-out
+   * learners), goal checks of 36 and rollouts to 50% / 80% against main's: search-agent 35.0 -> 35.0
+   * (0.957 / 0.965), frozenlake-mapf 33.8 -> 35.6 (0.940 / 0.855); uncertainty only after the unsaturated
+   * directions (before the saturated ones) 35.0 (0.976 / 0.990) and 35.6 (0.940 / 0.891). The held-out
+   * learners as a check: search-agent tangled 30.0 -> 32.2, drift 32.0 -> 32.2, frozenlake-mapf tangled
+   * 28.0 -> 31.0, drift 31.0 -> 35.0 (docs/BENCHMARKS.md, "Issue 16, twenty-fifth round")
+   */
+  harderLast: ["uncertainty"] as readonly SkillDirection[],
   /** members sampled as the novelty reference set */
   noveltyReference: 32,
   /** attempts per solved parent before moving on */

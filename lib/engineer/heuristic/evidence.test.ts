@@ -173,6 +173,23 @@ describe("harderDirections", () => {
     expect(directions(0.5, { size: 12, slip: 1, budget: 10 })).toEqual(["horizon", "uncertainty", "precision"]);
   });
 
+  // catches: harderLast ignored, or noise put before the saturated directions instead of after them (or only after the
+  // unsaturated ones), or the flag not set
+  it("puts the directions of `last` after every other, saturated or not, in the same order", () => {
+    const last = (at: number, cfg: Record<string, unknown> = config) =>
+      harderDirections(order, cfg, at, ["uncertainty"]).map((r) => r.evidence.direction);
+    expect(last(1.01)).toEqual(["horizon", "precision", "uncertainty"]);
+    expect(last(0.8)).toEqual(["precision", "horizon", "uncertainty"]);
+    expect(last(0.7)).toEqual(["precision", "horizon", "uncertainty"]);
+    expect(harderDirections(order, config, 0.8, ["uncertainty"]).map((r) => r.last)).toEqual([false, false, true]);
+    expect(harderDirections(order, config, 0.8).map((r) => r.last)).toEqual([false, false, false]);
+    expect(harderDirections(order, config, 1.01, ["horizon", "uncertainty"]).map((r) => r.evidence.direction)).toEqual([
+      "precision",
+      "horizon",
+      "uncertainty",
+    ]);
+  });
+
   // catches: a rationale that names no skipped direction, or names them when the step itself went along one
   it("has the harder child's rationale name the directions skipped, and none when every one was near the hard end", () => {
     const describe = childRationale({
@@ -203,6 +220,26 @@ describe("harderDirections", () => {
     );
     expect(rationale(0, "horizon")).toBe(
       "Solved (8/8, q 1.00): pushed harder along horizon, which the failure evidence points to least: budget 100→90.",
+    );
+    const withLast = (direction: "precision" | "horizon" | "uncertainty", firstChoice: boolean) =>
+      describe({
+        kind: "harder",
+        config,
+        direction,
+        edits: [{ path: "budget", from: 100, to: 90 }],
+        parent,
+        ranking: harderDirections(order, config, 0.8, ["uncertainty"]),
+        firstChoice,
+      }).rationale;
+    expect(withLast("precision", true)).toBe(
+      "Solved (8/8, q 1.00): pushed harder along precision, which the failure evidence points to least among the directions " +
+        "it is not already near the hard end of (not horizon, at hardness 0.90) and that add no noise (not uncertainty: " +
+        "noise caps the success a policy can reach): budget 100→90.",
+    );
+    // a step along noise names nothing skipped: every direction before it could not move
+    expect(withLast("uncertainty", false)).toBe(
+      "Solved (8/8, q 1.00): pushed harder along uncertainty, which the failure evidence points to least among the directions " +
+        "that can move: budget 100→90.",
     );
   });
 });

@@ -6,7 +6,7 @@ import { getFieldValue } from "@/lib/families/field-path";
 import { fieldHardness } from "@/lib/families/hardness";
 import type { FieldEdit } from "@/lib/families/operators";
 import type { Rng } from "@/lib/families/rng";
-import { SKILL_DIRECTIONS, type Direction, type FamilyDefinition, type FieldSpec } from "@/lib/families/types";
+import { SKILL_DIRECTIONS, type Direction, type FamilyDefinition, type FieldSpec, type SkillDirection } from "@/lib/families/types";
 import type { EvidenceRef, StructuredSummary, SummaryCluster, SummaryField } from "../types";
 import { fmt, showRate } from "./format";
 import type { DirectionEvidence, HarderDirection, Scored } from "./model";
@@ -163,13 +163,27 @@ export function orderDirections(rng: Rng, evidence: readonly DirectionEvidence[]
  * and easy along the others, where the hard end of a curriculum is hard along all of them; the
  * population's evidence cannot tell, since it points least where the policy passes the most, which
  * is often where the population is already hard. docs/BENCHMARKS.md, "Issue 16, twenty-third round".
+ *
+ * The directions in `last` (HEURISTIC_DEFAULTS.harderLast: uncertainty) go after all of these, saturated or
+ * not: a step that adds noise to transitions or observations (PRODUCT.md: slippery tiles, distractor
+ * documents) adds failures that no policy learns away, a lower cap on the success it can reach, so the
+ * child is passed about half the time for the environment's dice as much as for what the policy has yet
+ * to learn, and teaches less than one made harder along horizon or precision. They are still taken when
+ * nothing else can move, and fresh samples, crossovers and replayed mutations still bring noise in.
+ * docs/BENCHMARKS.md, "Issue 16, twenty-fifth round".
  */
-export function harderDirections(order: readonly DirectionEvidence[], config: unknown, saturatedAt: number): HarderDirection[] {
+export function harderDirections(
+  order: readonly DirectionEvidence[],
+  config: unknown,
+  saturatedAt: number,
+  last: readonly SkillDirection[] = [],
+): HarderDirection[] {
   const ranked = order.map((evidence) => {
     const hardness = meanHardness(evidence.fields, config) ?? 0.5;
-    return { evidence, hardness, saturated: hardness >= saturatedAt };
+    return { evidence, hardness, saturated: hardness >= saturatedAt, last: last.includes(evidence.direction) };
   });
-  return [...ranked.filter((r) => !r.saturated), ...ranked.filter((r) => r.saturated)];
+  const bySaturation = [...ranked.filter((r) => !r.saturated), ...ranked.filter((r) => r.saturated)];
+  return [...bySaturation.filter((r) => !r.last), ...bySaturation.filter((r) => r.last)];
 }
 
 /** Net count of edits that made the config harder (+1) or easier (-1), over difficulty-signed fields. */

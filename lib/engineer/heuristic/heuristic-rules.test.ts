@@ -238,7 +238,8 @@ describe("which direction a directed mutation takes", () => {
       (i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8),
     );
 
-  // catches: "least" and "most" swapped between the harder and the easier step
+  // (uncertainty goes last for a harder step whatever the evidence says, HEURISTIC_DEFAULTS.harderLast: "least" and
+  // "most" swapped is caught by the next block, where the evidence points along horizon)
   it("pushes solved parents harder where the evidence points least (the policy has mastered it), not along uncertainty", () => {
     const harder = directed((q) => q > 0.8);
     expect(harder.length).toBeGreaterThan(0);
@@ -272,6 +273,51 @@ describe("which direction a directed mutation takes", () => {
     const easier = directed((q) => q < 0.2);
     expect(easier.length).toBeGreaterThan(0);
     for (const child of easier) expect(child.direction, child.rationale).toBe("uncertainty");
+  });
+});
+
+describe("a harder step takes noise last", () => {
+  // Success falls from 0.9 to 0.1 across size: the evidence points along horizon; precision and uncertainty tie at 0.
+  const size: SummaryField = {
+    path: "size",
+    kind: "integer",
+    direction: "horizon",
+    difficulty: "up",
+    buckets: [
+      { label: "3–8", environments: 6, rollouts: 48, successRate: 0.9 },
+      { label: "20–32", environments: 6, rollouts: 48, successRate: 0.1 },
+    ],
+  } as SummaryField;
+  const family = builtinFamilies["frozenlake-mapf"];
+  const outcomes: Outcome[] = Array.from({ length: 24 }, (_, i) =>
+    i % 3 === 0 ? { s: 8, n: 8 } : i % 3 === 1 ? { s: 1, n: 8 } : { s: 4, n: 8 },
+  );
+  const input = inputOf(family, outcomes, { seed: 4, keepShare: 0.25 }, [size]);
+  const byKey = new Map(input.population.map((m) => [m.key, m]));
+  const directed = (items: ReturnType<typeof heuristicEngineer>["items"], pred: (q: number) => boolean) =>
+    items.filter(
+      (i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8),
+    );
+  const out = perTest(() => heuristicEngineer(input));
+
+  // catches: "least" and "most" swapped between the harder and the easier step (harder along horizon), and the rule
+  // dropped (HEURISTIC_DEFAULTS.harderLast empty: precision and uncertainty tie, and some harder children take uncertainty)
+  it("pushes solved parents along precision, not horizon (the evidence points there most) nor uncertainty (noise), and says why", () => {
+    const harder = directed(out().items, (q) => q > 0.8);
+    expect(harder.length).toBeGreaterThan(2);
+    for (const child of harder) {
+      expect(child.direction, child.rationale).toBe("precision");
+      expect(child.rationale).toContain("that add no noise (not uncertainty: noise caps the success a policy can reach)");
+    }
+    expect(out().notes.join(" ")).toContain(
+      "harder steps prefer precision (where a parent is not already near its hard end; uncertainty last: noise caps",
+    );
+  });
+
+  it("makes failing parents easier where the evidence points most: along horizon", () => {
+    const easier = directed(out().items, (q) => q < 0.2);
+    expect(easier.length).toBeGreaterThan(0);
+    for (const child of easier) expect(child.direction, child.rationale).toBe("horizon");
   });
 });
 

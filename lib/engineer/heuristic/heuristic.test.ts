@@ -298,7 +298,7 @@ describe("heuristicEngineer: evidence", () => {
     expect(flOut().items.find((i) => i.environmentKey === "g3-002")?.flags).toContain("infra");
     const harder = children(flOut()).find((c) => c.rationale.startsWith("Solved"));
     expect(harder?.rationale).toMatch(
-      /Solved \(8\/8, q 1\.00.*\): pushed harder along \w+, which the failure evidence points to least: \w+ [\d.]+→[\d.]+/,
+      /Solved \(8\/8, q 1\.00.*\): pushed harder along \w+, which the failure evidence points to least(?: among the directions .+?)?: \w+ [\d.]+→[\d.]+/,
     );
   });
 

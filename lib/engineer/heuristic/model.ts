@@ -67,8 +67,10 @@ export interface HarderDirection {
   evidence: DirectionEvidence;
   /** the parent's mean hardness along the direction (0.5 when none of its fields is set) */
   hardness: number;
-  /** at harderSaturatedAt or more of the way to the hard end: tried last */
+  /** at harderSaturatedAt or more of the way to the hard end: tried after the others */
   saturated: boolean;
+  /** one of HEURISTIC_DEFAULTS.harderLast (uncertainty: noise caps what a policy can reach): tried after every other */
+  last: boolean;
 }
 
 export interface DirectionEvidence {

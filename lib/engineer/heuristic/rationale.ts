@@ -15,6 +15,9 @@ import { round4 } from "./predict";
 import { meanRate, measuredRates } from "./score";
 import { learnabilityTies, TIE_BREAK_RULE } from "./select";
 
+/** Why a harder step takes noise (HEURISTIC_DEFAULTS.harderLast) last, as the rationale and the notes say it. */
+const NOISE_CAPS = "noise caps the success a policy can reach";
+
 /** What a member's failures add to its keep or retire item: a clause (starting "; " or ", "), the cluster cited, the "infra" flag. */
 function failureClause(sc: Scored, cite: EvidenceWriter): { text: string; refs: EvidenceRef[]; flags: string[] } {
   const { dominant: d, top } = sc.failure;
@@ -78,10 +81,13 @@ export function childRationale(ctx: {
               : p.q !== null && p.q > HEURISTIC_DEFAULTS.harderAbove
                 ? "Nearly solved"
                 : "Mostly passed";
-        // Directions the parent was already near the hard end of go last, whatever the evidence said.
-        // (none named when the step itself went along one: every direction that could move was near it)
+        // Directions the parent was already near the hard end of go last, whatever the evidence said, and
+        // noise (harderLast) after them. None named when the step itself went along one: every direction
+        // before it could not move, or (saturated) was near its hard end too.
         const chosen = cand.ranking?.find((r) => r.evidence.direction === cand.direction);
-        const saturated = chosen?.saturated ? [] : (cand.ranking ?? []).filter((r) => r.saturated);
+        const ranking = chosen?.last ? [] : (cand.ranking ?? []);
+        const saturated = chosen?.saturated ? [] : ranking.filter((r) => r.saturated && !r.last);
+        const noisy = ranking.filter((r) => r.last);
         const among = [
           ...(saturated.length > 0
             ? [
@@ -90,6 +96,7 @@ export function childRationale(ctx: {
                   .join("; not ")})`,
               ]
             : []),
+          ...(noisy.length > 0 ? [`that add no noise (not ${noisy.map((r) => r.evidence.direction).join(", ")}: ${NOISE_CAPS})`] : []),
           ...(cand.firstChoice === false ? ["that can move"] : []),
         ];
         const which = `which the failure evidence points to least${among.length > 0 ? ` among the directions ${among.join(" and ")}` : ""}`;
@@ -327,11 +334,14 @@ export function proposalNotes(p: {
   }
   if (p.evidence.length > 0) {
     const byScore = [...p.evidence].sort((a, b) => a.score - b.score);
+    const last = HEURISTIC_DEFAULTS.harderLast;
+    const harder = byScore.find((e) => !last.includes(e.direction)) ?? byScore[0];
+    const noisy = byScore.filter((e) => last.includes(e.direction) && e !== harder).map((e) => e.direction);
     const shown = p.evidence.map((e) => `${e.direction} ${e.score >= 0 ? "+" : ""}${fmt(e.score)}`).join(", ");
     notes.push(
       `Failure evidence by direction (success drop across field buckets + failure-cluster lift): ` +
-        `${shown}; harder steps prefer ${byScore[0].direction} (where a parent is not already near its hard end), ` +
-        `easier ones ${byScore[byScore.length - 1].direction}.`,
+        `${shown}; harder steps prefer ${harder.direction} (where a parent is not already near its hard end` +
+        `${noisy.length > 0 ? `; ${noisy.join(", ")} last: ${NOISE_CAPS}` : ""}), easier ones ${byScore[byScore.length - 1].direction}.`,
     );
   }
   const m = p.batch.made;
