@@ -9,7 +9,8 @@ import type { FamilyDefinition, FieldSpec } from "@/lib/families/types";
 import type { PopulationMember, StructuredSummary, SummaryCluster, SummaryField } from "../types";
 import { directionEvidence, editDirection, evidenceWriter, harderDirections, hardnessSteps, orderDirections } from "./evidence";
 import type { Scored } from "./model";
-import { childRationale } from "./rationale";
+import { childRationale, proposalNotes } from "./rationale";
+import type { ChildBatch } from "./children";
 
 const size: FieldSpec = { path: "size", kind: "integer", min: 2, max: 12, difficulty: "up", direction: "horizon" };
 const slip: FieldSpec = { path: "slip", kind: "number", min: 0, max: 1, difficulty: "up", direction: "uncertainty" };
@@ -236,10 +237,65 @@ describe("harderDirections", () => {
         "it is not already near the hard end of (not horizon, at hardness 0.90) and that add no noise (not uncertainty: " +
         "noise caps the success a policy can reach): budget 100→90.",
     );
+    // two directions taken last are both named; a candidate that carries no ranking names none
+    expect(
+      describe({
+        kind: "harder",
+        config,
+        direction: "precision",
+        edits: [{ path: "budget", from: 100, to: 90 }],
+        parent,
+        ranking: harderDirections(order, config, 1.01, ["horizon", "uncertainty"]),
+        firstChoice: true,
+      }).rationale,
+    ).toContain("among the directions that add no noise (not horizon, uncertainty: noise caps");
+    expect(
+      describe({
+        kind: "harder",
+        config,
+        direction: "precision",
+        edits: [{ path: "budget", from: 100, to: 90 }],
+        parent,
+        firstChoice: true,
+      }).rationale,
+    ).toBe("Solved (8/8, q 1.00): pushed harder along precision, which the failure evidence points to least: budget 100→90.");
     // a step along noise names nothing skipped: every direction before it could not move
     expect(withLast("uncertainty", false)).toBe(
       "Solved (8/8, q 1.00): pushed harder along uncertainty, which the failure evidence points to least among the directions " +
         "that can move: budget 100→90.",
+    );
+  });
+});
+
+describe("the evidence note", () => {
+  const note = (evidence: ReturnType<typeof e>[]) =>
+    proposalNotes({
+      seed: 0,
+      target: 4,
+      kept: 0,
+      keepCut: null,
+      scored: [],
+      evidence,
+      batch: { made: { harder: 0, easier: 0, replay: 0, crossover: 0, fresh: 0 }, items: [], exhausted: false } as unknown as ChildBatch,
+      childrenTarget: 0,
+    }).find((n) => n.startsWith("Failure evidence")) as string;
+
+  // catches: the preference that skips noise dropped, its words printed with no noisy direction in the evidence, or the
+  // direction harder steps prefer named again as last; the scores' signs
+  it("names the direction harder steps prefer (uncertainty after every other), and uncertainty last only when it was skipped", () => {
+    expect(note([e("uncertainty", -0.4), e("horizon", 0), e("precision", 0.2)])).toBe(
+      "Failure evidence by direction (success drop across field buckets + failure-cluster lift): uncertainty -0.40, horizon " +
+        "+0.00, precision +0.20; harder steps prefer horizon (where a parent is not already near its hard end; uncertainty " +
+        "last: noise caps the success a policy can reach), easier ones precision.",
+    );
+    expect(note([e("horizon", -0.4), e("precision", 0.2)])).toBe(
+      "Failure evidence by direction (success drop across field buckets + failure-cluster lift): horizon -0.40, precision " +
+        "+0.20; harder steps prefer horizon (where a parent is not already near its hard end), easier ones precision.",
+    );
+    // a family whose only difficulty direction is noise: harder steps take it, and the note does not call it last
+    expect(note([e("uncertainty", 0.1)])).toBe(
+      "Failure evidence by direction (success drop across field buckets + failure-cluster lift): uncertainty +0.10; harder " +
+        "steps prefer uncertainty (where a parent is not already near its hard end), easier ones uncertainty.",
     );
   });
 });
