@@ -107,7 +107,8 @@ export const HEURISTIC_DEFAULTS = {
    * (0.957 / 0.965), frozenlake-mapf 33.8 -> 35.6 (0.940 / 0.855); uncertainty only after the unsaturated
    * directions (before the saturated ones) 35.0 (0.976 / 0.990) and 35.6 (0.940 / 0.891). The held-out
    * learners as a check: search-agent tangled 30.0 -> 32.2, drift 32.0 -> 32.2, frozenlake-mapf tangled
-   * 28.0 -> 31.0, drift 31.0 -> 35.0 (docs/BENCHMARKS.md, "Issue 16, twenty-fifth round")
+   * 28.0 -> 31.0, drift 31.0 -> 35.0. On the evaluation seeds 244 -> 279 of 288 on the recorded draw,
+   * 249.4 -> 276.4 over five draws (docs/BENCHMARKS.md, "Issue 16, twenty-fifth round"; ADR 0010)
    */
   harderLast: ["uncertainty"] as readonly SkillDirection[],
   /** members sampled as the novelty reference set */
