@@ -205,16 +205,12 @@ describe("harderDirections", () => {
       retire: "solved",
       learnability: 0,
     } as unknown as Scored;
-    const rationale = (at: number, direction: "precision" | "horizon") =>
-      describe({
-        kind: "harder",
-        config,
-        direction,
-        edits: [{ path: "budget", from: 100, to: 90 }],
-        parent,
-        ranking: harderDirections(order, config, at),
-        firstChoice: true,
-      }).rationale;
+    type Dir = "precision" | "horizon" | "uncertainty";
+    // the rationale of a harder child along `direction` with this ranking (none: a candidate that carries no ranking)
+    const say = (direction: Dir, ranking?: ReturnType<typeof harderDirections>, firstChoice = true) =>
+      describe({ kind: "harder", config, direction, edits: [{ path: "budget", from: 100, to: 90 }], parent, ranking, firstChoice })
+        .rationale;
+    const rationale = (at: number, direction: Dir) => say(direction, harderDirections(order, config, at));
     expect(rationale(0.7, "precision")).toBe(
       "Solved (8/8, q 1.00): pushed harder along precision, which the failure evidence points to least among the directions " +
         "it is not already near the hard end of (not horizon, at hardness 0.90; not uncertainty, at hardness 0.70): budget 100→90.",
@@ -222,43 +218,20 @@ describe("harderDirections", () => {
     expect(rationale(0, "horizon")).toBe(
       "Solved (8/8, q 1.00): pushed harder along horizon, which the failure evidence points to least: budget 100→90.",
     );
-    const withLast = (direction: "precision" | "horizon" | "uncertainty", firstChoice: boolean) =>
-      describe({
-        kind: "harder",
-        config,
-        direction,
-        edits: [{ path: "budget", from: 100, to: 90 }],
-        parent,
-        ranking: harderDirections(order, config, 0.8, ["uncertainty"]),
-        firstChoice,
-      }).rationale;
+    const withLast = (direction: Dir, firstChoice: boolean) =>
+      say(direction, harderDirections(order, config, 0.8, ["uncertainty"]), firstChoice);
     expect(withLast("precision", true)).toBe(
       "Solved (8/8, q 1.00): pushed harder along precision, which the failure evidence points to least among the directions " +
         "it is not already near the hard end of (not horizon, at hardness 0.90) and that add no noise (not uncertainty: " +
         "noise caps the success a policy can reach): budget 100→90.",
     );
     // two directions taken last are both named; a candidate that carries no ranking names none
-    expect(
-      describe({
-        kind: "harder",
-        config,
-        direction: "precision",
-        edits: [{ path: "budget", from: 100, to: 90 }],
-        parent,
-        ranking: harderDirections(order, config, 1.01, ["horizon", "uncertainty"]),
-        firstChoice: true,
-      }).rationale,
-    ).toContain("among the directions that add no noise (not horizon, uncertainty: noise caps");
-    expect(
-      describe({
-        kind: "harder",
-        config,
-        direction: "precision",
-        edits: [{ path: "budget", from: 100, to: 90 }],
-        parent,
-        firstChoice: true,
-      }).rationale,
-    ).toBe("Solved (8/8, q 1.00): pushed harder along precision, which the failure evidence points to least: budget 100→90.");
+    expect(say("precision", harderDirections(order, config, 1.01, ["horizon", "uncertainty"]))).toContain(
+      "among the directions that add no noise (not horizon, uncertainty: noise caps",
+    );
+    expect(say("precision")).toBe(
+      "Solved (8/8, q 1.00): pushed harder along precision, which the failure evidence points to least: budget 100→90.",
+    );
     // a step along noise names nothing skipped: every direction before it could not move
     expect(withLast("uncertainty", false)).toBe(
       "Solved (8/8, q 1.00): pushed harder along uncertainty, which the failure evidence points to least among the directions " +

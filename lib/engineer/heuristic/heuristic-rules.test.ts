@@ -214,29 +214,38 @@ describe("direction of directed mutations", () => {
   }
 });
 
-describe("which direction a directed mutation takes", () => {
-  // Success falls from 0.9 to 0.1 across slip_probability: the evidence points along uncertainty, nowhere else.
-  const slip: SummaryField = {
-    path: "slip_probability",
-    kind: "number",
-    direction: "uncertainty",
+/**
+ * A frozenlake-mapf population of 24 (a third passed 8/8, a third 1/8, a third 4/8) whose summary has one field, along
+ * which success falls from 0.9 to 0.1: the evidence points along that field's direction, nowhere else. `directed`
+ * picks the directed children (not crossovers) of parents whose rate passes `pred`.
+ */
+function evidenceAlong(path: string, direction: "horizon" | "uncertainty", kind: "integer" | "number", labels: [string, string]) {
+  const field = {
+    path,
+    kind,
+    direction,
     difficulty: "up",
     buckets: [
-      { label: "0–0.1", environments: 6, rollouts: 48, successRate: 0.9 },
-      { label: "0.2–0.3", environments: 6, rollouts: 48, successRate: 0.1 },
+      { label: labels[0], environments: 6, rollouts: 48, successRate: 0.9 },
+      { label: labels[1], environments: 6, rollouts: 48, successRate: 0.1 },
     ],
   } as SummaryField;
-  const family = builtinFamilies["frozenlake-mapf"];
   const outcomes: Outcome[] = Array.from({ length: 24 }, (_, i) =>
     i % 3 === 0 ? { s: 8, n: 8 } : i % 3 === 1 ? { s: 1, n: 8 } : { s: 4, n: 8 },
   );
-  const input = inputOf(family, outcomes, { seed: 4, keepShare: 0.25 }, [slip]);
+  const input = inputOf(builtinFamilies["frozenlake-mapf"], outcomes, { seed: 4, keepShare: 0.25 }, [field]);
   const out = perTest(() => heuristicEngineer(input));
   const byKey = new Map(input.population.map((m) => [m.key, m]));
   const directed = (pred: (q: number) => boolean) =>
     out().items.filter(
       (i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8),
     );
+  return { input, out, directed };
+}
+
+describe("which direction a directed mutation takes", () => {
+  // Success falls from 0.9 to 0.1 across slip_probability: the evidence points along uncertainty, nowhere else.
+  const { input, directed } = evidenceAlong("slip_probability", "uncertainty", "number", ["0–0.1", "0.2–0.3"]);
 
   // (uncertainty goes last for a harder step whatever the evidence says, HEURISTIC_DEFAULTS.harderLast: "least" and
   // "most" swapped is caught by the next block, where the evidence points along horizon)
@@ -278,32 +287,12 @@ describe("which direction a directed mutation takes", () => {
 
 describe("a harder step takes noise last", () => {
   // Success falls from 0.9 to 0.1 across size: the evidence points along horizon; precision and uncertainty tie at 0.
-  const size: SummaryField = {
-    path: "size",
-    kind: "integer",
-    direction: "horizon",
-    difficulty: "up",
-    buckets: [
-      { label: "3–8", environments: 6, rollouts: 48, successRate: 0.9 },
-      { label: "20–32", environments: 6, rollouts: 48, successRate: 0.1 },
-    ],
-  } as SummaryField;
-  const family = builtinFamilies["frozenlake-mapf"];
-  const outcomes: Outcome[] = Array.from({ length: 24 }, (_, i) =>
-    i % 3 === 0 ? { s: 8, n: 8 } : i % 3 === 1 ? { s: 1, n: 8 } : { s: 4, n: 8 },
-  );
-  const input = inputOf(family, outcomes, { seed: 4, keepShare: 0.25 }, [size]);
-  const byKey = new Map(input.population.map((m) => [m.key, m]));
-  const directed = (items: ReturnType<typeof heuristicEngineer>["items"], pred: (q: number) => boolean) =>
-    items.filter(
-      (i) => i.op === "mutate" && !i.flags?.includes("crossover") && pred((byKey.get(i.parentKey as string) as PopulationMember).s / 8),
-    );
-  const out = perTest(() => heuristicEngineer(input));
+  const { out, directed } = evidenceAlong("size", "horizon", "integer", ["3–8", "20–32"]);
 
   // catches: "least" and "most" swapped between the harder and the easier step (harder along horizon), and the rule
   // dropped (HEURISTIC_DEFAULTS.harderLast empty: precision and uncertainty tie, and some harder children take uncertainty)
   it("pushes solved parents along precision, not horizon (the evidence points there most) nor uncertainty (noise), and says why", () => {
-    const harder = directed(out().items, (q) => q > 0.8);
+    const harder = directed((q) => q > 0.8);
     expect(harder.length).toBeGreaterThan(2);
     for (const child of harder) {
       expect(child.direction, child.rationale).toBe("precision");
@@ -315,7 +304,7 @@ describe("a harder step takes noise last", () => {
   });
 
   it("makes failing parents easier where the evidence points most: along horizon", () => {
-    const easier = directed(out().items, (q) => q < 0.2);
+    const easier = directed((q) => q < 0.2);
     expect(easier.length).toBeGreaterThan(0);
     for (const child of easier) expect(child.direction, child.rationale).toBe("horizon");
   });
