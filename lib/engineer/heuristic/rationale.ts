@@ -7,7 +7,7 @@ import type { FamilyDefinition } from "@/lib/families/types";
 import type { EvidenceRef, ProposedItem } from "../types";
 import { isBudget } from "./directed";
 import { HEURISTIC_DEFAULTS } from "./defaults";
-import type { EvidenceWriter } from "./evidence";
+import { harderDirections, type EvidenceWriter } from "./evidence";
 import type { ChildBatch, ReferenceConfig } from "./children";
 import { fmt, quote, showCount, showEdits, showRate } from "./format";
 import type { Candidate, DirectionEvidence, Dominant, FailureKind, RetireReason, Scored } from "./model";
@@ -267,22 +267,22 @@ function retireRationale(sc: Scored, harderChild: string | undefined, keepCut: n
       );
     case "hopeless":
       return `Hopeless (${m.s}/${m.n} now and a success rate of 0 the generation before): retired after two generations at zero`;
-    case "plateaued":
+    case "plateaued": {
       if (sc.plateauedParent)
         return (
           `Plateaued lineage: its parent ${sc.plateauedParent} plateaued (learnability without learning progress) and it ` +
           `passes ${fmt(m.s / m.n)} (${m.s}/${m.n}), in the same band ${HEURISTIC_DEFAULTS.easierBelow}-${HEURISTIC_DEFAULTS.harderAbove}: ` +
           `retired with it, not used as a parent`
         );
+      const rates = measuredRates(m);
       return (
-        `Plateaued (learnability without learning progress): success rates ${measuredRates(m)
-          .map((r) => fmt(r))
-          .join(" → ")} ` +
-        `over ${measuredRates(m).length} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired` +
+        `Plateaued (learnability without learning progress): success rates ${rates.map((r) => fmt(r)).join(" → ")} ` +
+        `over ${rates.length} generations of training, no rise of ${HEURISTIC_DEFAULTS.plateauRise}: retired` +
         (harderChild
           ? `; passed ${fmt(meanRate(m))} on average (${HEURISTIC_DEFAULTS.plateauHarderAbove} or more), so its harder child ${harderChild} takes its place`
           : `, not used as a parent`)
       );
+    }
     case "infra": {
       const d = sc.failure.dominant as Dominant;
       const failed = `${showCount(d, m.n)} failed on infrastructure (${d.category}, ${quote(d.cluster.signature)})`;
@@ -334,13 +334,13 @@ export function proposalNotes(p: {
   }
   if (p.evidence.length > 0) {
     const byScore = [...p.evidence].sort((a, b) => a.score - b.score);
-    const last = HEURISTIC_DEFAULTS.harderLast;
-    const harder = byScore.find((e) => !last.includes(e.direction)) ?? byScore[0];
-    const noisy = byScore.filter((e) => last.includes(e.direction) && e !== harder).map((e) => e.direction);
+    // The order a harder step takes before any parent's hardness is known: no direction saturated, noise last.
+    const [harder, ...after] = harderDirections(byScore, undefined, Number.POSITIVE_INFINITY, HEURISTIC_DEFAULTS.harderLast);
+    const noisy = after.filter((r) => r.last).map((r) => r.evidence.direction);
     const shown = p.evidence.map((e) => `${e.direction} ${e.score >= 0 ? "+" : ""}${fmt(e.score)}`).join(", ");
     notes.push(
       `Failure evidence by direction (success drop across field buckets + failure-cluster lift): ` +
-        `${shown}; harder steps prefer ${harder.direction} (where a parent is not already near its hard end` +
+        `${shown}; harder steps prefer ${harder.evidence.direction} (where a parent is not already near its hard end` +
         `${noisy.length > 0 ? `; ${noisy.join(", ")} last: ${NOISE_CAPS}` : ""}), easier ones ${byScore[byScore.length - 1].direction}.`,
     );
   }
